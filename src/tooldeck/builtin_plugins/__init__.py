@@ -1,0 +1,10 @@
+"""Built-in tool plugins: ordinary plugins, one module per tool, listed in load order.
+
+They are not entry points: listing them here makes them always load first (lowest
+precedence), through the same code path as third-party packs.
+"""
+
+from __future__ import annotations
+
+BUILTIN_PLUGINS: tuple[str, ...] = ()
+"""Module names under ``tooldeck.builtin_plugins``, in load order."""

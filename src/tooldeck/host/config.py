@@ -1,0 +1,69 @@
+"""The configuration model (DESIGN §11), validated with pydantic at the file edge.
+
+Loading files and turning validation errors into ``ConfigError`` messages that name
+the file and the key lives in ``config_files``; this module is only the shape.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class _Section(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class PluginsConfig(_Section):
+    """``[plugins]``: which plugins load and in what order."""
+
+    disable: tuple[str, ...] = ()
+    only: tuple[str, ...] | None = None
+    order: tuple[str, ...] = ()
+
+
+class PermissionRule(_Section):
+    """One ``[[permission]]`` rule; the last matching rule wins."""
+
+    action: str
+    resource: str = "*"
+    effect: Literal["allow", "ask", "deny"]
+
+
+class McpServerConfig(_Section):
+    """``[mcp.servers.NAME]``: a stdio ``command`` or a streamable-HTTP ``url``."""
+
+    command: tuple[str, ...] | None = None
+    url: str | None = None
+    env: dict[str, str] = Field(default_factory=dict)
+
+
+class McpConfig(_Section):
+    """``[mcp]``."""
+
+    servers: dict[str, McpServerConfig] = Field(default_factory=dict)
+
+
+class OutputConfig(_Section):
+    """``[output]``: generic bounding of tool output returned to the model."""
+
+    max_lines: int = Field(default=2000, gt=0)
+    max_bytes: int = Field(default=50 * 1024, gt=0)
+
+
+class CodemodeConfig(_Section):
+    """``[codemode]``."""
+
+    enabled: bool = True
+    budget_tokens: int = Field(default=4000, gt=0)
+
+
+class Config(_Section):
+    """The whole configuration of one Location (user file merged under project file)."""
+
+    plugins: PluginsConfig = Field(default_factory=PluginsConfig)
+    permission: tuple[PermissionRule, ...] = ()
+    mcp: McpConfig = Field(default_factory=McpConfig)
+    output: OutputConfig = Field(default_factory=OutputConfig)
+    codemode: CodemodeConfig = Field(default_factory=CodemodeConfig)

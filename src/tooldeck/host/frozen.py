@@ -1,0 +1,70 @@
+"""Read-only dict and list types for published schemas and definitions.
+
+Snapshots hand the same schema objects to every caller, so they must not be mutable.
+These subclass ``dict``/``list`` so ``json.dumps``, equality with plain values and
+``isinstance`` checks keep working; ``copy.deepcopy`` returns ordinary mutable copies.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, NoReturn
+
+
+def _read_only(*_args: Any, **_kwargs: Any) -> NoReturn:
+    raise TypeError("published tool schemas and definitions are read-only; copy.deepcopy() them")
+
+
+class FrozenDict(dict[str, Any]):
+    """A ``dict`` that refuses mutation."""
+
+    __slots__ = ()
+    __setitem__ = __delitem__ = _read_only
+    clear = pop = popitem = setdefault = update = _read_only
+    __ior__ = _read_only
+
+    def __copy__(self) -> dict[str, Any]:
+        return dict(self)
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> dict[str, Any]:
+        return thaw(self)  # type: ignore[no-any-return]
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (FrozenDict, (dict(self),))
+
+
+class FrozenList(list[Any]):
+    """A ``list`` that refuses mutation."""
+
+    __slots__ = ()
+    __setitem__ = __delitem__ = __iadd__ = __imul__ = _read_only
+    append = extend = insert = pop = remove = clear = sort = reverse = _read_only
+
+    def __copy__(self) -> list[Any]:
+        return list(self)
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> list[Any]:
+        return thaw(self)  # type: ignore[no-any-return]
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (FrozenList, (list(self),))
+
+
+def freeze(value: Any) -> Any:
+    """Return a deeply read-only copy of a JSON-like value."""
+    if isinstance(value, FrozenDict | FrozenList):
+        return value
+    if isinstance(value, Mapping):
+        return FrozenDict({k: freeze(v) for k, v in value.items()})
+    if isinstance(value, list | tuple):
+        return FrozenList([freeze(v) for v in value])
+    return value
+
+
+def thaw(value: Any) -> Any:
+    """Return a deeply mutable plain copy of a (possibly frozen) JSON-like value."""
+    if isinstance(value, Mapping):
+        return {k: thaw(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [thaw(v) for v in value]
+    return value

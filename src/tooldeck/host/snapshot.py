@@ -1,0 +1,259 @@
+"""``Snapshot``: the frozen catalog one model request advertises and executes against.
+
+A snapshot captures the effective definitions *and* executors of one catalog; later
+registrations, reloads and disposals build new catalogs and never touch it.
+``execute`` is the local execution boundary (the hot path): resolve, validate input,
+call, enforce the output contract, normalize content.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import json
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
+
+from tooldeck.errors import ToolDefectError, TooldeckError
+from tooldeck.host import definitions as formats
+from tooldeck.host.compiled import Compiled, compiled
+from tooldeck.host.content import normalize_content
+from tooldeck.host.editor import CatalogEntry
+from tooldeck.host.frozen import FrozenDict
+from tooldeck.host.names import RESERVED_CODEMODE_NAME
+from tooldeck.host.state import Catalog
+from tooldeck.host.validation import InputIssues, input_validator, output_validator
+from tooldeck.tool import AnyTool, ContentPart, ProgressCallback, ToolContext, ToolFailure, ToolResult
+
+if TYPE_CHECKING:
+    from tooldeck.host.location import Location
+
+MAX_ISSUES = 5
+
+
+class ToolCall(NamedTuple):
+    """One tool call from the model: ``input`` is JSON text or an already-parsed mapping."""
+
+    id: str = ""
+    name: str = ""
+    input: str | Mapping[str, Any] = "{}"
+
+
+class ExecutedTool(NamedTuple):
+    """What the execution boundary returns: normalized content, metadata, checked output."""
+
+    content: tuple[ContentPart, ...]
+    metadata: Mapping[str, Any]
+    output: Any
+
+
+class ToolDefinition(NamedTuple):
+    """An advertised tool as the snapshot describes it (provider-neutral)."""
+
+    name: str
+    description: str
+    input_schema: FrozenDict
+    output_schema: FrozenDict | None
+    tool: AnyTool
+
+
+class Visibility(Protocol):
+    """What ``service.snapshot(permissions=...)`` needs: is an action wholly denied?"""
+
+    def hidden(self, action: str) -> bool: ...
+
+
+class CodeModeProvider(Protocol):
+    """Builds the code-mode ``execute`` tool for a snapshot (see ``tooldeck.codemode``)."""
+
+    def available(self, location: Location) -> bool: ...
+
+    def build(self, snapshot: Snapshot, tools: Sequence[CatalogEntry]) -> AnyTool: ...
+
+
+class Snapshot:
+    """Immutable: the advertised definitions and the executors captured with them."""
+
+    __slots__ = ("_callable", "_rendered", "catalog", "codemode_tools", "definitions", "location")
+
+    def __init__(
+        self,
+        catalog: Catalog,
+        location: Location,
+        *,
+        permissions: Visibility | None = None,
+        codemode: CodeModeProvider | None = None,
+    ) -> None:
+        self.catalog = catalog
+        self.location = location
+        self._rendered: dict[str, tuple[FrozenDict, ...]] = {}
+        visible = [
+            catalog.tools[name] for name in sorted(catalog.tools)
+            if permissions is None or not permissions.hidden(_action(catalog.tools[name]))
+        ]
+        use_codemode = (
+            codemode is not None
+            and codemode.available(location)
+            and (permissions is None or not permissions.hidden(RESERVED_CODEMODE_NAME))
+        )
+        native = [e for e in visible if not (use_codemode and e.tool.codemode)]
+        self.codemode_tools: tuple[CatalogEntry, ...] = tuple(
+            e for e in visible if use_codemode and e.tool.codemode
+        )
+        records = [compiled(e.tool) for e in native]
+        if use_codemode and codemode is not None:
+            records.append(compiled(codemode.build(self, self.codemode_tools)))
+        self._callable: dict[str, Compiled] = {r.effective: r for r in records}
+        self.definitions: tuple[ToolDefinition, ...] = tuple(
+            ToolDefinition(r.effective, r.tool.description, r.input_schema, r.output_schema,
+                           r.tool)
+            for r in records
+        )
+
+    # -- catalog ---------------------------------------------------------------------------
+    @property
+    def names(self) -> tuple[str, ...]:
+        """Advertised native names, in definition order."""
+        return tuple(d.name for d in self.definitions)
+
+    def get(self, name: str) -> AnyTool | None:
+        """The advertised tool called ``name``, or ``None``."""
+        record = self._callable.get(name)
+        return record.tool if record is not None else None
+
+    def definitions_for(self, fmt: str) -> tuple[FrozenDict, ...]:
+        """The advertised tools in a provider format: openai, anthropic, gemini or mcp."""
+        rendered = self._rendered.get(fmt)
+        if rendered is None:
+            rendered = tuple(formats.render(self._callable[d.name], fmt) for d in self.definitions)
+            self._rendered[fmt] = rendered
+        return rendered
+
+    # -- execution -------------------------------------------------------------------------
+    async def execute(
+        self,
+        call: ToolCall,
+        *,
+        session_id: str = "",
+        message_id: str = "",
+        agent: str | None = None,
+        progress: ProgressCallback | None = None,
+    ) -> ExecutedTool:
+        """Validate and run one call; ``ToolFailure`` is the only expected failure."""
+        record = self._resolve(call.name)
+        value = _validated(record, call)
+        ctx = ToolContext(location=self.location, session_id=session_id,
+                          message_id=message_id, call_id=call.id, agent=agent,
+                          progress=progress)
+        result = record.tool.execute(value, ctx)
+        if result.__class__ is not ToolResult and inspect.isawaitable(result):
+            result = await result
+        return self._finish(record, result)
+
+    def execute_sync(
+        self,
+        call: ToolCall,
+        *,
+        session_id: str = "",
+        message_id: str = "",
+        agent: str | None = None,
+        progress: ProgressCallback | None = None,
+    ) -> ExecutedTool:
+        """``execute`` for hosts without an event loop in this thread.
+
+        Sync executors are called directly; async ones run in a private event loop.
+        Calling it from a thread whose loop is running is an error: ``await execute``.
+        """
+        record = self._resolve(call.name)
+        value = _validated(record, call)
+        ctx = ToolContext(location=self.location, session_id=session_id,
+                          message_id=message_id, call_id=call.id, agent=agent,
+                          progress=progress)
+        result = record.tool.execute(value, ctx)
+        if result.__class__ is not ToolResult and inspect.isawaitable(result):
+            result = _run_blocking(result, call.name)
+        return self._finish(record, result)
+
+    def _resolve(self, name: str) -> Compiled:
+        record = self._callable.get(name)
+        if record is None:
+            listed = ", ".join(self._callable) or "none"
+            raise ToolFailure(
+                f"Tool '{name}' is not available. Call one of the available tools instead: "
+                f"{listed}."
+            )
+        return record
+
+    def _finish(self, record: Compiled, result: Any) -> ExecutedTool:
+        if result.__class__ is not ToolResult:
+            raise ToolDefectError(
+                record.effective,
+                f"executor returned {type(result).__name__}, expected tooldeck.ToolResult",
+            )
+        content, metadata, output = result
+        if record.tool.output is None:
+            if output is not None:
+                raise ToolDefectError(
+                    record.effective,
+                    "returned output but declares no output schema (set Tool.output)",
+                )
+        elif output is None:
+            raise ToolFailure(
+                f"Tool '{record.effective}' declares an output schema but returned no output."
+            )
+        else:
+            try:
+                output = output_validator(record)(output)
+            except InputIssues as exc:
+                path, message = exc.issues[0]
+                raise ToolFailure(
+                    f"Tool '{record.effective}' returned output that does not match its "
+                    f"declared schema: {path}: {message}"
+                ) from None
+        return ExecutedTool(normalize_content(content, output), metadata, output)
+
+
+def _validated(record: Compiled, call: ToolCall) -> Any:
+    try:
+        return input_validator(record)(call.input)
+    except InputIssues as exc:
+        raise ToolFailure(invalid_input_message(record.effective, call.input, exc.issues)) from None
+
+
+def invalid_input_message(name: str, raw: Any, issues: list[tuple[str, str]]) -> str:
+    """The model-facing text for invalid arguments: issues, the echoed input, what to do."""
+    lines = [f"Invalid input for tool '{name}':"]
+    lines += [f"- {path}: {message}" for path, message in issues[:MAX_ISSUES]]
+    if len(issues) > MAX_ISSUES:
+        lines.append(f"...and {len(issues) - MAX_ISSUES} more")
+    lines += ["Arguments received:", _echo(raw),
+              f"Correct the arguments and call '{name}' again."]
+    return "\n".join(lines)
+
+
+def _echo(raw: Any) -> str:
+    try:
+        value = json.loads(raw) if isinstance(raw, str) else raw
+        return json.dumps(value, indent=2, ensure_ascii=False, default=repr)
+    except ValueError:
+        return str(raw)
+
+
+def _action(entry: CatalogEntry) -> str:
+    return entry.tool.permission or entry.name
+
+
+def _run_blocking(awaitable: Any, name: str) -> Any:
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return asyncio.run(_await(awaitable))
+    awaitable.close() if inspect.iscoroutine(awaitable) else None
+    raise TooldeckError(
+        f"execute_sync({name!r}) was called from a running event loop; "
+        "use 'await snapshot.execute(...)' there"
+    )
+
+
+async def _await(awaitable: Any) -> Any:
+    return await awaitable

@@ -1,0 +1,284 @@
+"""The only mutable core: ordered transforms, replay, dispose, batch.
+
+Every change (a new transform, a disposal, ``reload()``) marks the state dirty; the next
+read replays the transforms in registration order against a fresh editor and publishes
+the resulting ``Catalog`` in one assignment, so readers see the old catalog or the new
+one and never a half-built one. Rebuilds are lazy: N registrations with no read in
+between cost one replay.
+
+Replays resume from a checkpoint: the state after step *k* depends only on transforms
+``0..k`` (and on their sources' data, which may change only through ``reload()``, which
+replays everything), so a disposal at position *k* replays from the last checkpoint
+before *k* instead of from the start.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import traceback
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from types import MappingProxyType
+from typing import Any
+
+from tooldeck.host.editor import CatalogEntry, Diagnostic, NamespaceEntry, Removal, ToolEditor
+
+log = logging.getLogger("tooldeck")
+
+TransformFn = Callable[[ToolEditor], Any]
+
+# Total catalog entries copied for checkpoints per replay before they get sparser.
+_CHECKPOINT_BUDGET = 250_000
+
+
+class Transform:
+    """One registered transform: a callback and the source it belongs to."""
+
+    __slots__ = ("disposed", "fn", "source")
+
+    def __init__(self, fn: TransformFn, source: str) -> None:
+        self.fn = fn
+        self.source = source
+        self.disposed = False
+
+    def __repr__(self) -> str:
+        return f"<Transform {self.source!r}{' disposed' if self.disposed else ''}>"
+
+
+@dataclass(frozen=True, slots=True)
+class SourceEffects:
+    """What one source contributes to a catalog (for reports such as ``tooldeck plugins``)."""
+
+    provides: tuple[str, ...]
+    overrides: tuple[tuple[str, str], ...]
+    overridden_by: tuple[tuple[str, str], ...]
+    removed: tuple[tuple[str, str], ...]
+
+
+class Catalog:
+    """An immutable result of one replay: the effective tools and what happened."""
+
+    __slots__ = ("diagnostics", "failed", "namespaces", "removals", "tools")
+
+    def __init__(
+        self,
+        tools: dict[str, CatalogEntry],
+        namespaces: dict[str, NamespaceEntry],
+        diagnostics: tuple[Diagnostic, ...],
+        removals: tuple[Removal, ...],
+        failed: dict[str, Diagnostic],
+    ) -> None:
+        self.tools: MappingProxyType[str, CatalogEntry] = MappingProxyType(tools)
+        self.namespaces: MappingProxyType[str, NamespaceEntry] = MappingProxyType(namespaces)
+        self.diagnostics = diagnostics
+        self.removals = removals
+        self.failed: MappingProxyType[str, Diagnostic] = MappingProxyType(failed)
+
+    def effects(self, source: str) -> SourceEffects:
+        """What ``source`` provides, overrides, lost to later sources, and removed."""
+        provides, overrides, overridden_by = [], [], []
+        for name in sorted(self.tools):
+            head = self.tools[name]
+            if head.source == source:
+                provides.append(name)
+                prev = head.previous
+                if prev is not None and prev.source != source:
+                    overrides.append((name, prev.source))
+                continue
+            winner = head.source
+            prev = head.previous
+            while prev is not None:
+                if prev.source == source:
+                    overridden_by.append((name, winner))
+                    break
+                prev = prev.previous
+        removed = tuple((r.entry.name, r.entry.source) for r in self.removals if r.source == source)
+        return SourceEffects(tuple(provides), tuple(overrides), tuple(overridden_by), removed)
+
+
+class _Step:
+    """The replay of one transform: its diagnostics, removals and an optional checkpoint."""
+
+    __slots__ = ("diagnostics", "namespaces", "removals", "tools", "transform")
+
+    def __init__(self, transform: Transform) -> None:
+        self.transform = transform
+        self.diagnostics: list[Diagnostic] = []
+        self.removals: list[Removal] = []
+        self.tools: dict[str, CatalogEntry] | None = None
+        self.namespaces: dict[str, NamespaceEntry] | None = None
+
+
+class _TransformRaised(Exception):  # noqa: N818 - internal control flow, never escapes
+    def __init__(self, index: int, diagnostic: Diagnostic) -> None:
+        self.index = index
+        self.diagnostic = diagnostic
+
+
+_EMPTY_CATALOG = Catalog({}, {}, (), (), {})
+
+
+class ToolState:
+    """Ordered transforms and the catalog replayed from them. Thread-safe."""
+
+    def __init__(self) -> None:
+        self._lock = threading.RLock()
+        self._working: list[Transform] = []
+        self._committed: tuple[Transform, ...] = ()
+        self._version = 0
+        self._published: tuple[int, Catalog] = (0, _EMPTY_CATALOG)
+        self._steps: list[_Step] = []
+        self._failed: dict[str, Diagnostic] = {}
+        self._full_replay = False
+        self._batch_depth = 0
+        self._replaying_thread: int | None = None
+
+    # -- mutations -------------------------------------------------------------------------
+    def add(self, fn: TransformFn, source: str) -> Transform:
+        """Append a transform (lowest precedence so far is first; the newest wins)."""
+        transform = Transform(fn, source)
+        with self._lock:
+            self._working.append(transform)
+            self._commit()
+        return transform
+
+    def dispose(self, transform: Transform) -> None:
+        """Remove ``transform``; idempotent. Reveals whatever it had overridden."""
+        with self._lock:
+            if transform.disposed:
+                return
+            transform.disposed = True
+            self._working.remove(transform)
+            if not any(t.source == transform.source for t in self._working):
+                self._failed.pop(transform.source, None)
+            self._commit()
+
+    def reload(self) -> None:
+        """Replay everything from the sources' current data; retries failed sources."""
+        with self._lock:
+            self._failed.clear()
+            self._full_replay = True
+            self._commit()
+
+    @contextmanager
+    def batch(self) -> Iterator[None]:
+        """Coalesce changes: readers keep seeing the previous catalog until the end."""
+        with self._lock:
+            self._batch_depth += 1
+        try:
+            yield
+        finally:
+            with self._lock:
+                self._batch_depth -= 1
+                self._commit()
+
+    def _commit(self) -> None:
+        if self._batch_depth == 0:
+            self._committed = tuple(self._working)
+            self._version += 1
+
+    # -- reading ---------------------------------------------------------------------------
+    def current(self) -> Catalog:
+        """The catalog of the committed transforms, replaying them if anything changed."""
+        version, catalog = self._published
+        if version == self._version:
+            return catalog
+        with self._lock:
+            if self._replaying_thread == threading.get_ident():
+                raise RuntimeError("a transform must not read the tool service it is part of")
+            version, catalog = self._published
+            if version != self._version:
+                version = self._version
+                catalog = self._rebuild()
+                self._published = (version, catalog)
+            return catalog
+
+    @property
+    def transforms(self) -> tuple[Transform, ...]:
+        """The committed transforms in registration order."""
+        return self._committed
+
+    # -- replay ----------------------------------------------------------------------------
+    def _rebuild(self) -> Catalog:
+        previous = self._published[1]
+        self._replaying_thread = threading.get_ident()
+        try:
+            while True:
+                active = [t for t in self._committed if t.source not in self._failed]
+                start = 0 if self._full_replay else self._common_prefix(active)
+                try:
+                    self._replay(active, start)
+                    break
+                except _TransformRaised as raised:
+                    self._failed[raised.diagnostic.source] = raised.diagnostic
+            self._full_replay = False
+        finally:
+            self._replaying_thread = None
+        catalog = self._catalog()
+        _log_new(previous.diagnostics, catalog.diagnostics)
+        return catalog
+
+    def _common_prefix(self, active: list[Transform]) -> int:
+        index = 0
+        for step, transform in zip(self._steps, active, strict=False):
+            if step.transform is not transform:
+                break
+            index += 1
+        return index
+
+    def _replay(self, active: list[Transform], start: int) -> None:
+        base = start - 1
+        while base >= 0 and self._steps[base].tools is None:
+            base -= 1
+        if base >= 0:
+            tools = dict(self._steps[base].tools or {})
+            namespaces = dict(self._steps[base].namespaces or {})
+        else:
+            tools, namespaces = {}, {}
+        del self._steps[base + 1 :]
+        stride = max(1, (len(tools) + 16) * len(active) // _CHECKPOINT_BUDGET)
+        editor = ToolEditor(tools, namespaces)
+        for index in range(base + 1, len(active)):
+            step = self._run(editor, active[index], index)
+            if index % stride == 0 or index == len(active) - 1:
+                step.tools = dict(tools)
+                step.namespaces = dict(namespaces)
+            self._steps.append(step)
+
+    def _run(self, editor: ToolEditor, transform: Transform, index: int) -> _Step:
+        step = _Step(transform)
+        editor._source = transform.source
+        editor._diagnostics = step.diagnostics
+        editor._removals = step.removals
+        try:
+            transform.fn(editor)
+        except Exception as exc:
+            del self._steps[index:]
+            reason = f"transform raised {type(exc).__name__}: {exc}; source disabled"
+            raise _TransformRaised(index, Diagnostic(
+                transform.source, reason, traceback=traceback.format_exc(),
+            )) from exc
+        return step
+
+    def _catalog(self) -> Catalog:
+        if not self._steps:
+            return Catalog({}, {}, tuple(self._failed.values()), (), dict(self._failed))
+        last = self._steps[-1]
+        diagnostics = [*self._failed.values()]
+        removals: list[Removal] = []
+        for step in self._steps:
+            diagnostics.extend(step.diagnostics)
+            removals.extend(step.removals)
+        return Catalog(
+            dict(last.tools or {}), dict(last.namespaces or {}),
+            tuple(diagnostics), tuple(removals), dict(self._failed),
+        )
+
+
+def _log_new(before: tuple[Diagnostic, ...], after: tuple[Diagnostic, ...]) -> None:
+    seen = set(before)
+    for diagnostic in after:
+        if diagnostic not in seen:
+            log.warning("tooldeck: %s", diagnostic)

@@ -1,0 +1,182 @@
+"""The tool object and the values that flow in and out of an executor.
+
+A ``Tool`` is one frozen object: name, description, schemas, options and the executor.
+It never validates itself when constructed; ``ToolEditor.add``/``update`` do, so a pack
+can build tools freely and the registry decides, with a diagnostic, what it accepts.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import TYPE_CHECKING, Any, Generic, NamedTuple, TypeAlias, TypeVar
+
+if TYPE_CHECKING:
+    from tooldeck.host.location import Location
+    from tooldeck.host.permission import PermissionGate
+    from tooldeck.host.question import QuestionGate
+
+InT = TypeVar("InT")
+OutT = TypeVar("OutT")
+
+JsonSchema: TypeAlias = Mapping[str, Any]
+"""A JSON Schema document as a mapping."""
+
+SchemaSource: TypeAlias = Any
+"""What ``Tool.input``/``Tool.output`` accept: a pydantic model class, a JSON Schema
+mapping, a ``pydantic.TypeAdapter`` (used by ``tool(fn)`` for plain return types), or
+``None`` (no arguments / no declared output)."""
+
+ProgressCallback: TypeAlias = Callable[[Mapping[str, Any]], None]
+
+_EMPTY: Mapping[str, Any] = MappingProxyType({})
+
+
+@dataclass(frozen=True, slots=True)
+class TextPart:
+    """Model-facing text."""
+
+    text: str
+    type: str = field(default="text", init=False)
+
+
+@dataclass(frozen=True, slots=True)
+class ImagePart:
+    """A model-facing image: raw bytes plus their MIME type (checked by magic bytes)."""
+
+    data: bytes
+    mime_type: str
+    type: str = field(default="image", init=False)
+
+
+@dataclass(frozen=True, slots=True)
+class FilePart:
+    """A model-facing file attachment (for example a PDF)."""
+
+    data: bytes
+    mime_type: str
+    filename: str | None = None
+    type: str = field(default="file", init=False)
+
+
+ContentPart: TypeAlias = TextPart | ImagePart | FilePart
+Content: TypeAlias = str | Sequence[ContentPart] | None
+
+
+class ToolResult(NamedTuple):
+    """What an executor returns.
+
+    ``content`` is what the model reads, ``metadata`` is free-form for UIs and logs, and
+    ``output`` is the declared machine output: required when the tool declares an output
+    schema, forbidden (``None``) when it does not. A named tuple because it is created on
+    every call.
+    """
+
+    content: Content = None
+    metadata: Mapping[str, Any] = _EMPTY
+    output: Any = None
+
+
+class ToolFailure(Exception):  # noqa: N818 - the contract's name for the model-visible failure
+    """The only expected, model-visible failure of a tool call.
+
+    Leaves translate their *expected* errors (file not found, invalid regex, a permission
+    rejected with feedback) into ``ToolFailure`` and nothing else: defects, cancellation
+    and decline signals must travel past them.
+    """
+
+    def __init__(
+        self,
+        message: str,
+        cause: BaseException | None = None,
+        metadata: Mapping[str, Any] | None = None,
+    ) -> None:
+        super().__init__(message)
+        self.message = message
+        self.cause = cause
+        self.metadata: Mapping[str, Any] = metadata if metadata is not None else _EMPTY
+        if cause is not None:
+            self.__cause__ = cause
+
+
+class ToolContext:
+    """Everything an executor may know about the call it is serving.
+
+    Built once per call by the execution boundary; kept small because it is on the hot
+    path. ``permission`` and ``question`` are bound to the canonical source of this call
+    (``{"type": "tool", "message_id": ..., "id": call_id}``) when first used.
+    """
+
+    __slots__ = ("agent", "call_id", "location", "message_id", "session_id", "_progress")
+
+    def __init__(
+        self,
+        *,
+        location: Location,
+        session_id: str = "",
+        message_id: str = "",
+        call_id: str = "",
+        agent: str | None = None,
+        progress: ProgressCallback | None = None,
+    ) -> None:
+        self.location = location
+        self.session_id = session_id
+        self.message_id = message_id
+        self.call_id = call_id
+        self.agent = agent
+        self._progress = progress
+
+    @property
+    def source(self) -> dict[str, str]:
+        """The canonical permission source of this call."""
+        return {"type": "tool", "message_id": self.message_id, "id": self.call_id}
+
+    def progress(self, metadata: Mapping[str, Any]) -> None:
+        """Report progress to the host; the metadata reaches its callback unchanged."""
+        if self._progress is not None:
+            self._progress(metadata)
+
+    @property
+    def permission(self) -> PermissionGate:
+        """The Location's permission service, bound to this call's source and session."""
+        return self.location.permission.gate(self.source, session_id=self.session_id)
+
+    @property
+    def question(self) -> QuestionGate:
+        """The Location's question service, bound to this call's source and session."""
+        return self.location.question.gate(self.source, session_id=self.session_id)
+
+
+Executor: TypeAlias = Callable[[InT, ToolContext], "ToolResult | Awaitable[ToolResult]"]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True, eq=False, weakref_slot=True)
+class Tool(Generic[InT, OutT]):
+    """One tool: name, description, schemas, options and its executor.
+
+    Generic for authors (``Tool[ReadInput, ReadOutput]``) so mypy checks the executor
+    against the input model; the registry erases it to ``Tool[Any, Any]``. Equality is
+    identity: two tools are the same tool only if they are the same object.
+    """
+
+    name: str
+    description: str
+    execute: Callable[[InT, ToolContext], ToolResult | Awaitable[ToolResult]]
+    input: SchemaSource = None
+    output: SchemaSource = None
+    namespace: str | None = None
+    codemode: bool = True
+    permission: str | None = None
+    pinned: bool = False
+    # Registry-private cache (tooldeck.host.compiled); a replaced copy starts empty.
+    _compiled: Any = field(default=None, init=False, repr=False, compare=False)
+
+    def replace(self, **changes: Any) -> Tool[Any, Any]:
+        """Return a copy with ``changes`` applied (the original stays untouched)."""
+        return dataclasses.replace(self, **changes)
+
+
+AnyTool: TypeAlias = Tool[Any, Any]
+"""A registered tool: the registry erases author generics at this boundary."""

@@ -1,0 +1,50 @@
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+
+from tooldeck import Tool, ToolFailure, ToolResult
+
+
+def run(inp, ctx):
+    return ToolResult("ok")
+
+
+def test_tool_is_frozen_and_replace_copies():
+    original = Tool(name="read", description="Read.", execute=run)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        original.name = "x"  # type: ignore[misc]
+    changed = original.replace(description="Changed.", codemode=False)
+    assert (changed.name, changed.description, changed.codemode) == ("read", "Changed.", False)
+    assert original.description == "Read." and original.codemode is True
+
+
+def test_tool_never_validates_when_constructed():
+    broken = Tool(name="", description=None, execute=None, input=42)  # type: ignore[arg-type]
+    assert broken.input == 42
+
+
+def test_tool_defaults_match_the_contract():
+    t = Tool(name="x", description="d", execute=run)
+    assert (t.input, t.output, t.namespace, t.codemode, t.permission, t.pinned) == (
+        None, None, None, True, None, False)
+
+
+def test_tool_equality_is_identity():
+    a = Tool(name="x", description="d", execute=run)
+    assert a == a and a != a.replace()
+
+
+def test_tool_result_defaults():
+    result = ToolResult("text")
+    assert (result.content, dict(result.metadata), result.output) == ("text", {}, None)
+
+
+def test_tool_failure_keeps_message_cause_and_metadata():
+    cause = OSError("disk")
+    failure = ToolFailure("could not read", cause=cause, metadata={"path": "a"})
+    assert str(failure) == "could not read"
+    assert failure.cause is cause and failure.__cause__ is cause
+    assert failure.metadata == {"path": "a"}
+    assert isinstance(failure, Exception)
