@@ -51,9 +51,9 @@ def test_add_uses_the_effective_name(service):
 def test_latest_valid_add_wins_without_renaming(service):
     first, second = make(description="First."), make(description="Second.")
     catalog = apply(service, lambda e: (e.add(first), e.add(second)))
-    entry = catalog.tools["read"]
-    assert entry.tool is second and entry.previous.tool is first
+    assert catalog.tools["read"].tool is second
     assert set(catalog.tools) == {"read"}
+    assert catalog.lineage("read") == ("test", "test")
 
 
 def test_update_receives_the_current_tool_and_forces_name_and_namespace(service):
@@ -101,7 +101,7 @@ def test_only_add_creates(service):
 def test_remove_deletes(service):
     catalog = apply(service, lambda e: (e.add(make()), e.remove("read")))
     assert "read" not in catalog.tools
-    assert [(r.source, r.entry.name) for r in catalog.removals] == [("test", "read")]
+    assert catalog.removals == (("test", "read", "test"),)
 
 
 @pytest.mark.parametrize(

@@ -194,3 +194,30 @@ def test_effects_report_what_each_source_did(service):
 def test_default_location_is_the_current_directory(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     assert ToolService().location.root == tmp_path.resolve()
+
+
+def test_disposal_reapplies_pure_transforms_and_calls_readers_again(service):
+    calls = []
+
+    def pure(i):
+        return lambda e: (calls.append(i), e.add(make("t", f"#{i}")))
+
+    def reader(e):
+        calls.append("reader")
+        if e.get("t") is not None:
+            e.add(make("seen_t"))
+
+    first = service.transform(pure(0), source="p0")
+    service.transform(pure(1), source="p1")
+    service.transform(reader, source="reader")
+    service.transform(pure(2), source="p2")
+    service.snapshot()
+    assert calls == [0, 1, "reader", 2]
+    calls.clear()
+    first.dispose()
+    assert names(service) == {"t": "#2", "seen_t": "A tool."}
+    assert calls == ["reader"]  # pure steps re-applied from their logged edits
+    calls.clear()
+    service.reload()
+    service.snapshot()
+    assert calls == [1, "reader", 2]  # reload calls every transform again

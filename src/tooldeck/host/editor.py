@@ -3,11 +3,14 @@
 The editor works on a draft catalog and never performs I/O. Invalid operations are
 skipped with a ``Diagnostic`` and the rest of the transform still applies; only an
 exception raised *by the transform itself* disables its source (see ``state``).
+
+Every accepted edit is also appended to a log. The state uses the log to re-apply a
+transform that never read the draft without calling it again, and reports use it to
+reconstruct who overrode or removed what.
 """
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import NamedTuple
@@ -16,20 +19,13 @@ from tooldeck.host import names
 from tooldeck.host.compiled import compiled
 from tooldeck.tool import AnyTool, Tool
 
-log = logging.getLogger("tooldeck")
-
 
 class CatalogEntry(NamedTuple):
-    """One effective definition: the tool, who provided it, and what it replaced.
-
-    ``previous`` is the definition this one overrode or updated (a chain back to the
-    first ``add``), which is what a disposal reveals and what reports show.
-    """
+    """One effective definition: its effective name, the tool and who provided it."""
 
     name: str
     tool: AnyTool
     source: str
-    previous: CatalogEntry | None
 
 
 class NamespaceEntry(NamedTuple):
@@ -61,14 +57,10 @@ class Diagnostic:
         return f"{', '.join(where)}: {self.reason}"
 
 
-class Removal(NamedTuple):
-    """A ``remove`` that took effect: who removed which definition."""
-
-    source: str
-    entry: CatalogEntry
-
-
 UpdateFn = Callable[[AnyTool], AnyTool]
+Op = tuple[str, "CatalogEntry | NamespaceEntry | None"]
+"""A logged edit: (name, entry) for add/update, (name, None) for remove,
+(namespace, NamespaceEntry) for a namespace description."""
 
 
 class ToolEditor:
@@ -79,7 +71,7 @@ class ToolEditor:
     ``remove`` target effective names and do nothing for missing tools.
     """
 
-    __slots__ = ("_diagnostics", "_namespaces", "_removals", "_source", "_tools")
+    __slots__ = ("_diagnostics", "_log", "_namespaces", "_pure", "_source", "_tools")
 
     def __init__(
         self,
@@ -90,28 +82,40 @@ class ToolEditor:
         self._namespaces: dict[str, NamespaceEntry] = namespaces if namespaces is not None else {}
         self._source = "<editor>"
         self._diagnostics: list[Diagnostic] = []
-        self._removals: list[Removal] = []
+        self._log: list[Op] = []
+        # False once the current transform read the draft (get/list/update): its edits
+        # may then depend on what came before it, so it must be called on every replay.
+        self._pure = True
 
     # -- reading ---------------------------------------------------------------------------
     def list(self) -> list[AnyTool]:
         """The current tools, sorted by effective name."""
+        self._pure = False
         return [self._tools[name].tool for name in sorted(self._tools)]
 
     def get(self, name: str) -> AnyTool | None:
         """The current tool with effective name ``name``, or ``None``."""
+        self._pure = False
         entry = self._tools.get(name)
         return entry.tool if entry is not None else None
 
     # -- writing ---------------------------------------------------------------------------
     def add(self, tool: AnyTool) -> None:
         """Add ``tool``; it replaces any current tool with the same effective name."""
-        record = compiled(tool) if isinstance(tool, Tool) else None
-        if record is None or record.problem is not None:
-            reason = record.problem if record else f"expected a Tool, got {type(tool).__name__}"
-            self._refuse(reason, tool)
+        # Hot path of every first replay: read the cached record straight from the slot.
+        record = getattr(tool, "_compiled", None)
+        if record is None:
+            if not isinstance(tool, Tool):
+                self._refuse(f"expected a Tool, got {type(tool).__name__}", tool)
+                return
+            record = compiled(tool)
+        if record.problem is not None:
+            self._refuse(record.problem, tool)
             return
         name = record.effective
-        self._tools[name] = CatalogEntry(name, tool, self._source, self._tools.get(name))
+        entry = CatalogEntry(name, tool, self._source)
+        self._tools[name] = entry
+        self._log.append((name, entry))
 
     def update(self, name: str, fn: UpdateFn) -> None:
         """Replace tool ``name`` by ``fn(current)``; a no-op (fn not called) if missing.
@@ -119,6 +123,7 @@ class ToolEditor:
         Name and namespace are forced back to the current ones; a replacement that is
         not a valid tool is skipped and the current definition stays.
         """
+        self._pure = False
         current = self._tools.get(name)
         if current is None:
             return
@@ -130,17 +135,18 @@ class ToolEditor:
         old = current.tool
         if replacement.name != old.name or replacement.namespace != old.namespace:
             replacement = replacement.replace(name=old.name, namespace=old.namespace)
-        record = compiled(replacement)
-        if record.problem is not None:
-            self._refuse(f"update skipped: {record.problem}", replacement)
+        problem = compiled(replacement).problem
+        if problem is not None:
+            self._refuse(f"update skipped: {problem}", replacement)
             return
-        self._tools[name] = CatalogEntry(name, replacement, self._source, current)
+        entry = CatalogEntry(name, replacement, self._source)
+        self._tools[name] = entry
+        self._log.append((name, entry))
 
     def remove(self, name: str) -> None:
         """Remove tool ``name``; a no-op if missing."""
-        entry = self._tools.pop(name, None)
-        if entry is not None:
-            self._removals.append(Removal(self._source, entry))
+        self._tools.pop(name, None)
+        self._log.append((name, None))
 
     def namespace(self, name: str, description: str) -> None:
         """Describe namespace ``name`` (tools reference namespaces by name; optional)."""
@@ -148,19 +154,41 @@ class ToolEditor:
         if problem is None and not (isinstance(description, str) and description.strip()):
             problem = "namespace description must be a non-empty string"
         if problem is not None:
-            self._diagnose(Diagnostic(self._source, problem, namespace=str(name)))
+            self._diagnostics.append(Diagnostic(self._source, problem, namespace=str(name)))
             return
-        self._namespaces[name] = NamespaceEntry(description, self._source)
+        entry = NamespaceEntry(description, self._source)
+        self._namespaces[name] = entry
+        self._log.append((name, entry))
 
-    # -- internals used by the state -------------------------------------------------------
     def _refuse(self, reason: str, tool: object) -> None:
         name = getattr(tool, "name", None)
         namespace = getattr(tool, "namespace", None)
-        self._diagnose(Diagnostic(
+        self._diagnostics.append(Diagnostic(
             self._source, reason,
             tool=name if isinstance(name, str) else repr(name),
             namespace=namespace if isinstance(namespace, str) else None,
         ))
 
-    def _diagnose(self, diagnostic: Diagnostic) -> None:
-        self._diagnostics.append(diagnostic)
+
+class Delta(NamedTuple):
+    """The net effect of a pure transform: independent of the state it is applied to."""
+
+    removed: tuple[str, ...]
+    tools: dict[str, CatalogEntry]
+    namespaces: dict[str, NamespaceEntry]
+
+    @classmethod
+    def of(cls, log: list[Op]) -> Delta:
+        """Fold a log into names to drop first, then entries to set."""
+        removed: dict[str, None] = {}
+        tools: dict[str, CatalogEntry] = {}
+        namespaces: dict[str, NamespaceEntry] = {}
+        for name, value in log:
+            if value is None:
+                removed[name] = None
+                tools.pop(name, None)
+            elif isinstance(value, NamespaceEntry):
+                namespaces[name] = value
+            else:
+                tools[name] = value
+        return cls(tuple(removed), tools, namespaces)

@@ -8,8 +8,10 @@ between cost one replay.
 
 Replays resume from a checkpoint: the state after step *k* depends only on transforms
 ``0..k`` (and on their sources' data, which may change only through ``reload()``, which
-replays everything), so a disposal at position *k* replays from the last checkpoint
-before *k* instead of from the start.
+calls every transform again), so a disposal at position *k* replays from the last
+checkpoint before *k* instead of from the start. After that point, a transform that
+only added, removed or described (it never called ``get``/``list``/``update``) is
+re-applied from its logged edits instead of being called again.
 """
 
 from __future__ import annotations
@@ -21,9 +23,11 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from types import MappingProxyType
-from typing import Any
+from typing import Any, NamedTuple
 
-from tooldeck.host.editor import CatalogEntry, Diagnostic, NamespaceEntry, Removal, ToolEditor
+from tooldeck.host.editor import (
+    CatalogEntry, Delta, Diagnostic, NamespaceEntry, Op, ToolEditor,
+)
 
 log = logging.getLogger("tooldeck")
 
@@ -57,56 +61,93 @@ class SourceEffects:
     removed: tuple[tuple[str, str], ...]
 
 
+class _Link(NamedTuple):
+    source: str
+    previous: _Link | None
+
+
 class Catalog:
     """An immutable result of one replay: the effective tools and what happened."""
 
-    __slots__ = ("diagnostics", "failed", "namespaces", "removals", "tools")
+    __slots__ = ("_history", "_steps", "diagnostics", "failed", "namespaces", "tools")
 
     def __init__(
         self,
         tools: dict[str, CatalogEntry],
         namespaces: dict[str, NamespaceEntry],
         diagnostics: tuple[Diagnostic, ...],
-        removals: tuple[Removal, ...],
         failed: dict[str, Diagnostic],
+        steps: tuple[_Step, ...] = (),
     ) -> None:
         self.tools: MappingProxyType[str, CatalogEntry] = MappingProxyType(tools)
         self.namespaces: MappingProxyType[str, NamespaceEntry] = MappingProxyType(namespaces)
         self.diagnostics = diagnostics
-        self.removals = removals
         self.failed: MappingProxyType[str, Diagnostic] = MappingProxyType(failed)
+        self._steps = steps
+        self._history: tuple[dict[str, _Link], list[tuple[str, str, str]]] | None = None
+
+    def lineage(self, name: str) -> tuple[str, ...]:
+        """Sources that defined ``name`` in its current chain, newest first.
+
+        ``("safe-read", "builtin:read")`` means the current definition comes from
+        ``safe-read`` and overrides ``builtin:read``; disposing it reveals the latter.
+        """
+        link = self._replayed()[0].get(name)
+        chain: list[str] = []
+        while link is not None:
+            chain.append(link.source)
+            link = link.previous
+        return tuple(chain)
+
+    @property
+    def removals(self) -> tuple[tuple[str, str, str], ...]:
+        """Every effective remove: (remover source, tool name, removed definition's source)."""
+        return tuple(self._replayed()[1])
 
     def effects(self, source: str) -> SourceEffects:
         """What ``source`` provides, overrides, lost to later sources, and removed."""
         provides, overrides, overridden_by = [], [], []
         for name in sorted(self.tools):
-            head = self.tools[name]
-            if head.source == source:
+            chain = self.lineage(name)
+            if chain[0] == source:
                 provides.append(name)
-                prev = head.previous
-                if prev is not None and prev.source != source:
-                    overrides.append((name, prev.source))
-                continue
-            winner = head.source
-            prev = head.previous
-            while prev is not None:
-                if prev.source == source:
-                    overridden_by.append((name, winner))
-                    break
-                prev = prev.previous
-        removed = tuple((r.entry.name, r.entry.source) for r in self.removals if r.source == source)
+                later = [s for s in chain[1:] if s != source]
+                if later:
+                    overrides.append((name, later[0]))
+            elif source in chain:
+                overridden_by.append((name, chain[0]))
+        removed = tuple((name, gone) for who, name, gone in self.removals if who == source)
         return SourceEffects(tuple(provides), tuple(overrides), tuple(overridden_by), removed)
+
+    def _replayed(self) -> tuple[dict[str, _Link], list[tuple[str, str, str]]]:
+        # Provenance is only for reports: rebuilt from the edit logs on first use.
+        if self._history is None:
+            heads: dict[str, _Link] = {}
+            removed: list[tuple[str, str, str]] = []
+            for step in self._steps:
+                source = step.transform.source
+                for name, value in step.log:
+                    if value is None:
+                        link = heads.pop(name, None)
+                        if link is not None:
+                            removed.append((source, name, link.source))
+                    elif isinstance(value, CatalogEntry):
+                        heads[name] = _Link(source, heads.get(name))
+            self._history = (heads, removed)
+        return self._history
 
 
 class _Step:
-    """The replay of one transform: its diagnostics, removals and an optional checkpoint."""
+    """The replay of one transform: its log, diagnostics and an optional checkpoint."""
 
-    __slots__ = ("diagnostics", "namespaces", "removals", "tools", "transform")
+    __slots__ = ("delta", "diagnostics", "log", "namespaces", "tools", "transform")
 
     def __init__(self, transform: Transform) -> None:
         self.transform = transform
         self.diagnostics: list[Diagnostic] = []
-        self.removals: list[Removal] = []
+        self.log: list[Op] = []
+        # Set when the transform never read the draft: its net edits, re-applicable.
+        self.delta: Delta | None = None
         self.tools: dict[str, CatalogEntry] | None = None
         self.namespaces: dict[str, NamespaceEntry] | None = None
 
@@ -117,7 +158,7 @@ class _TransformRaised(Exception):  # noqa: N818 - internal control flow, never 
         self.diagnostic = diagnostic
 
 
-_EMPTY_CATALOG = Catalog({}, {}, (), (), {})
+_EMPTY_CATALOG = Catalog({}, {}, (), {})
 
 
 class ToolState:
@@ -151,8 +192,9 @@ class ToolState:
                 return
             transform.disposed = True
             self._working.remove(transform)
-            if not any(t.source == transform.source for t in self._working):
-                self._failed.pop(transform.source, None)
+            source = transform.source
+            if source in self._failed and all(t.source != source for t in self._working):
+                del self._failed[source]
             self._commit()
 
     def reload(self) -> None:
@@ -237,21 +279,41 @@ class ToolState:
             namespaces = dict(self._steps[base].namespaces or {})
         else:
             tools, namespaces = {}, {}
+        recorded = {} if self._full_replay else {s.transform: s for s in self._steps[base + 1 :]}
         del self._steps[base + 1 :]
         stride = max(1, (len(tools) + 16) * len(active) // _CHECKPOINT_BUDGET)
         editor = ToolEditor(tools, namespaces)
         for index in range(base + 1, len(active)):
-            step = self._run(editor, active[index], index)
+            transform = active[index]
+            previous = recorded.get(transform)
+            if previous is not None and previous.delta is not None:
+                # A pure transform: re-apply its net edits instead of calling it (this
+                # loop is the hot path of a disposal, so the delta is applied inline).
+                # Its edits never depended on the state it ran against, so this equals
+                # calling it again with unchanged source data; changed source data goes
+                # through reload(), which calls every transform.
+                delta = previous.delta
+                for name in delta.removed:
+                    tools.pop(name, None)
+                tools.update(delta.tools)
+                if delta.namespaces:
+                    namespaces.update(delta.namespaces)
+                step = previous
+            else:
+                step = self._run(editor, transform, index)
             if index % stride == 0 or index == len(active) - 1:
-                step.tools = dict(tools)
-                step.namespaces = dict(namespaces)
+                step.tools = tools.copy()
+                # Namespaces rarely change: share the last checkpoint's copy when equal.
+                last_ns = self._steps[-1].namespaces if self._steps else None
+                step.namespaces = last_ns if last_ns == namespaces else namespaces.copy()
             self._steps.append(step)
 
     def _run(self, editor: ToolEditor, transform: Transform, index: int) -> _Step:
         step = _Step(transform)
         editor._source = transform.source
         editor._diagnostics = step.diagnostics
-        editor._removals = step.removals
+        editor._log = step.log
+        editor._pure = True
         try:
             transform.fn(editor)
         except Exception as exc:
@@ -260,21 +322,21 @@ class ToolState:
             raise _TransformRaised(index, Diagnostic(
                 transform.source, reason, traceback=traceback.format_exc(),
             )) from exc
+        if editor._pure:
+            step.delta = Delta.of(step.log)
         return step
 
     def _catalog(self) -> Catalog:
+        failed = dict(self._failed)
         if not self._steps:
-            return Catalog({}, {}, tuple(self._failed.values()), (), dict(self._failed))
+            return Catalog({}, {}, tuple(failed.values()), failed)
         last = self._steps[-1]
-        diagnostics = [*self._failed.values()]
-        removals: list[Removal] = []
+        diagnostics = [*failed.values()]
         for step in self._steps:
-            diagnostics.extend(step.diagnostics)
-            removals.extend(step.removals)
-        return Catalog(
-            dict(last.tools or {}), dict(last.namespaces or {}),
-            tuple(diagnostics), tuple(removals), dict(self._failed),
-        )
+            if step.diagnostics:
+                diagnostics.extend(step.diagnostics)
+        return Catalog(dict(last.tools or {}), dict(last.namespaces or {}),
+                       tuple(diagnostics), failed, tuple(self._steps))
 
 
 def _log_new(before: tuple[Diagnostic, ...], after: tuple[Diagnostic, ...]) -> None:

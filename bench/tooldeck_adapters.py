@@ -1,0 +1,139 @@
+"""tooldeck as a peer in the shared benchmark (../shared/bench): W1-W4 adapters.
+
+Run through `bench/run.sh`, which passes this file to every shared driver with
+`--adapters`, so tooldeck is measured in the same process and run as the floors and the
+peers, and only ratios are compared. The work done matches the peers' (see the shared
+README's "rules for a fair comparison").
+"""
+import json
+
+from tooldeck import Location, Tool, ToolCall, ToolResult, ToolService, run_tool_call, tool
+
+DIST = "tooldeck"
+_LOCATION = Location(".", data_dir="/tmp/tooldeck-bench-data")
+
+
+def _executor(fn):
+    return lambda inp, ctx: ToolResult(json.dumps(fn(inp)))
+
+
+# ---- W1: 100 plugins x 10 tools -> 1,000 OpenAI definitions -------------------------------
+def w1_tooldeck(bench):
+    plugins = bench.fixture("model")
+    service = ToolService(_LOCATION)  # the host object: created untimed, like MCPServer()
+    t0 = bench.clock()
+    for plugin in plugins:
+        tools = [Tool(name=ts.name, description=ts.description, input=ts.model,
+                      execute=_executor(ts.fn)) for ts in plugin.tools]
+        service.transform(lambda editor, tools=tools: [editor.add(t) for t in tools],
+                          source=plugin.name)
+    t1 = bench.clock()
+    defs = service.snapshot().definitions_for("openai")
+    t2 = bench.clock()
+    t3 = bench.clock()
+    defs2 = service.snapshot().definitions_for("openai")
+    t4 = bench.clock()
+    return bench._finish("tooldeck", defs, defs2, t0, t1, t2, t3, t4)
+
+
+W1_PEERS = {"tooldeck": w1_tooldeck}
+
+
+# ---- W2: override churn: dispose #50, then #100 (reveals #99) -----------------------------
+class W2Tooldeck:
+    name, dist = "tooldeck", "tooldeck"
+
+    def setup(self):
+        b = self.bench
+        schema = b.schema()
+        self.tools = {
+            p: [Tool(name=n, description=b.desc(p, t), input=schema,
+                     execute=_executor(b._flat_fn(p, t))) for t, n in enumerate(b.NAMES)]
+            for p in range(1, b.N_PLUGINS + 1)
+        }
+
+    def reset(self):
+        self.service = ToolService(_LOCATION)
+        self.registrations = {
+            p: self.service.transform(lambda e, tools=tools: [e.add(t) for t in tools],
+                                      source=f"plugin{p}")
+            for p, tools in self.tools.items()
+        }
+        self.service.snapshot()  # a running host has its state built before the churn
+
+    def remove(self, p):
+        self.registrations[p].dispose()
+        return list(self.service.snapshot().definitions_for("openai"))
+
+
+W2_PEERS = [W2Tooldeck]
+
+
+# ---- W3: validated call of add(a, b) from the JSON string --------------------------------
+_ADD_SCHEMA = {"type": "object", "properties": {"a": {"type": "integer"},
+                                                "b": {"type": "integer"}},
+               "required": ["a", "b"], "additionalProperties": False}
+
+
+def _snapshot(*tools):
+    service = ToolService(_LOCATION)
+    service.transform(lambda editor: [editor.add(t) for t in tools], source="bench")
+    return service.snapshot()
+
+
+def _add_tool():
+    def add(a: int, b: int) -> int:
+        """Add two integers."""
+        return a + b
+
+    return tool(add)
+
+
+def _unwrap(result):
+    return result.output
+
+
+def w3_execute_async():
+    snap = _snapshot(_add_tool())
+    execute, call = snap.execute, ToolCall
+    return "async", (lambda s: execute(call("c1", "add", s))), _unwrap
+
+
+def w3_execute_sync():
+    snap = _snapshot(_add_tool())
+    execute, call = snap.execute_sync, ToolCall
+    return "sync", (lambda s: execute(call("c1", "add", s))), _unwrap
+
+
+def w3_run_tool_call():
+    snap = _snapshot(_add_tool())
+    call = ToolCall
+    return "async", (lambda s: run_tool_call(snap, call("c1", "add", s))), _unwrap
+
+
+def w3_execute_json_schema():
+    add = Tool(name="add", description="Add two integers.", input=_ADD_SCHEMA,
+               output={"type": "integer"},
+               execute=lambda args, ctx: ToolResult(output=args["a"] + args["b"]))
+    snap = _snapshot(add)
+    execute, call = snap.execute, ToolCall
+    return "async", (lambda s: execute(call("c1", "add", s))), _unwrap
+
+
+def w3_execute_async_tool():
+    async def add(a: int, b: int) -> int:
+        """Add two integers."""
+        return a + b
+
+    snap = _snapshot(tool(add))
+    execute, call = snap.execute, ToolCall
+    return "async", (lambda s: execute(call("c1", "add", s))), _unwrap
+
+
+W3_PEERS = {
+    "tooldeck execute (sync add)": (w3_execute_async, DIST),
+    "tooldeck execute (async add)": (w3_execute_async_tool, DIST),
+    "tooldeck execute_sync (sync add)": (w3_execute_sync, DIST),
+    "tooldeck execute JSON-Schema input": (w3_execute_json_schema, DIST),
+    "tooldeck run_tool_call (sync add)": (w3_run_tool_call, DIST),
+}
