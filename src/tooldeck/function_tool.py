@@ -173,12 +173,16 @@ def _executor(
     return run_with_context
 
 
+_new = tuple.__new__
+_NO_METADATA = ToolResult().metadata
+
+
 def _wrap_output(value: Any) -> ToolResult:
     if value.__class__ is ToolResult:
         return value  # type: ignore[no-any-return]
     if value.__class__ is str:
-        return ToolResult(value, output=value)
-    return ToolResult(output=value)
+        return _new(ToolResult, (value, _NO_METADATA, value))
+    return _new(ToolResult, (None, _NO_METADATA, value))  # called per tool call: no kwargs
 
 
 def _wrap_content(value: Any) -> ToolResult:

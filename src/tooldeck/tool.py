@@ -34,31 +34,28 @@ ProgressCallback: TypeAlias = Callable[[Mapping[str, Any]], None]
 _EMPTY: Mapping[str, Any] = MappingProxyType({})
 
 
-@dataclass(frozen=True, slots=True)
-class TextPart:
-    """Model-facing text."""
+class TextPart(NamedTuple):
+    """Model-facing text. (Content parts are named tuples: one is built per call.)"""
 
     text: str
-    type: str = field(default="text", init=False)
+    type: str = "text"
 
 
-@dataclass(frozen=True, slots=True)
-class ImagePart:
+class ImagePart(NamedTuple):
     """A model-facing image: raw bytes plus their MIME type (checked by magic bytes)."""
 
     data: bytes
     mime_type: str
-    type: str = field(default="image", init=False)
+    type: str = "image"
 
 
-@dataclass(frozen=True, slots=True)
-class FilePart:
+class FilePart(NamedTuple):
     """A model-facing file attachment (for example a PDF)."""
 
     data: bytes
     mime_type: str
     filename: str | None = None
-    type: str = field(default="file", init=False)
+    type: str = "file"
 
 
 ContentPart: TypeAlias = TextPart | ImagePart | FilePart
@@ -101,32 +98,20 @@ class ToolFailure(Exception):  # noqa: N818 - the contract's name for the model-
             self.__cause__ = cause
 
 
-class ToolContext:
+class ToolContext(NamedTuple):
     """Everything an executor may know about the call it is serving.
 
-    Built once per call by the execution boundary; kept small because it is on the hot
-    path. ``permission`` and ``question`` are bound to the canonical source of this call
-    (``{"type": "tool", "message_id": ..., "id": call_id}``) when first used.
+    Built once per call by the execution boundary (a named tuple because it is on the
+    hot path). ``permission`` and ``question`` are bound to the canonical source of this
+    call (``{"type": "tool", "message_id": ..., "id": call_id}``) when first used.
     """
 
-    __slots__ = ("agent", "call_id", "location", "message_id", "session_id", "_progress")
-
-    def __init__(
-        self,
-        *,
-        location: Location,
-        session_id: str = "",
-        message_id: str = "",
-        call_id: str = "",
-        agent: str | None = None,
-        progress: ProgressCallback | None = None,
-    ) -> None:
-        self.location = location
-        self.session_id = session_id
-        self.message_id = message_id
-        self.call_id = call_id
-        self.agent = agent
-        self._progress = progress
+    location: Location
+    session_id: str = ""
+    message_id: str = ""
+    call_id: str = ""
+    agent: str | None = None
+    on_progress: ProgressCallback | None = None
 
     @property
     def source(self) -> dict[str, str]:
@@ -135,8 +120,8 @@ class ToolContext:
 
     def progress(self, metadata: Mapping[str, Any]) -> None:
         """Report progress to the host; the metadata reaches its callback unchanged."""
-        if self._progress is not None:
-            self._progress(metadata)
+        if self.on_progress is not None:
+            self.on_progress(metadata)
 
     @property
     def permission(self) -> PermissionGate:

@@ -20,8 +20,8 @@ class Compiled:
     """What the registry knows about one tool object. Schemas and validators are lazy."""
 
     __slots__ = (
-        "_input_schema", "_output_schema", "definitions", "effective", "input_validator",
-        "output_validator", "problem", "tool",
+        "_input_schema", "_output_schema", "definitions", "effective", "input_python",
+        "input_validator", "output_validator", "problem", "tool",
     )
 
     def __init__(self, tool: AnyTool, effective: str, problem: str | None) -> None:
@@ -31,7 +31,10 @@ class Compiled:
         self._input_schema: FrozenDict | None = None
         self._output_schema: FrozenDict | None = None
         self.definitions: dict[str, FrozenDict] = {}
+        # JSON text → value, and mapping → value; they raise InputIssues or pydantic's
+        # ValidationError (translated once, at the execution boundary).
         self.input_validator: Callable[[Any], Any] | None = None
+        self.input_python: Callable[[Any], Any] | None = None
         self.output_validator: Callable[[Any], Any] | None = None
 
     @property

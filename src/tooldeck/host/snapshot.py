@@ -14,6 +14,8 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 
+from pydantic import ValidationError
+
 from tooldeck.errors import ToolDefectError, TooldeckError
 from tooldeck.host import definitions as formats
 from tooldeck.host.compiled import Compiled, compiled
@@ -22,13 +24,19 @@ from tooldeck.host.editor import CatalogEntry
 from tooldeck.host.frozen import FrozenDict
 from tooldeck.host.names import RESERVED_CODEMODE_NAME
 from tooldeck.host.state import Catalog
-from tooldeck.host.validation import InputIssues, input_validator, output_validator
+from tooldeck.host.validation import (
+    InputIssues,
+    input_issues,
+    input_validator,
+    output_validator,
+)
 from tooldeck.tool import AnyTool, ContentPart, ProgressCallback, ToolContext, ToolFailure, ToolResult
 
 if TYPE_CHECKING:
     from tooldeck.host.location import Location
 
 MAX_ISSUES = 5
+_new = tuple.__new__
 
 
 class ToolCall(NamedTuple):
@@ -140,11 +148,11 @@ class Snapshot:
         progress: ProgressCallback | None = None,
     ) -> ExecutedTool:
         """Validate and run one call; ``ToolFailure`` is the only expected failure."""
-        record = self._resolve(call.name)
+        # The hot path: named tuples built with tuple.__new__, validators read directly.
+        record = self._callable.get(call.name) or self._unavailable(call.name)
         value = _validated(record, call)
-        ctx = ToolContext(location=self.location, session_id=session_id,
-                          message_id=message_id, call_id=call.id, agent=agent,
-                          progress=progress)
+        ctx = _new(ToolContext, (self.location, session_id, message_id, call.id, agent,
+                                 progress))
         result = record.tool.execute(value, ctx)
         if result.__class__ is not ToolResult and inspect.isawaitable(result):
             result = await result
@@ -164,25 +172,21 @@ class Snapshot:
         Sync executors are called directly; async ones run in a private event loop.
         Calling it from a thread whose loop is running is an error: ``await execute``.
         """
-        record = self._resolve(call.name)
+        record = self._callable.get(call.name) or self._unavailable(call.name)
         value = _validated(record, call)
-        ctx = ToolContext(location=self.location, session_id=session_id,
-                          message_id=message_id, call_id=call.id, agent=agent,
-                          progress=progress)
+        ctx = _new(ToolContext, (self.location, session_id, message_id, call.id, agent,
+                                 progress))
         result = record.tool.execute(value, ctx)
         if result.__class__ is not ToolResult and inspect.isawaitable(result):
             result = _run_blocking(result, call.name)
         return self._finish(record, result)
 
-    def _resolve(self, name: str) -> Compiled:
-        record = self._callable.get(name)
-        if record is None:
-            listed = ", ".join(self._callable) or "none"
-            raise ToolFailure(
-                f"Tool '{name}' is not available. Call one of the available tools instead: "
-                f"{listed}."
-            )
-        return record
+    def _unavailable(self, name: str) -> Compiled:
+        listed = ", ".join(self._callable) or "none"
+        raise ToolFailure(
+            f"Tool '{name}' is not available. Call one of the available tools instead: "
+            f"{listed}."
+        )
 
     def _finish(self, record: Compiled, result: Any) -> ExecutedTool:
         if result.__class__ is not ToolResult:
@@ -203,21 +207,27 @@ class Snapshot:
             )
         else:
             try:
-                output = output_validator(record)(output)
+                output = (record.output_validator or output_validator(record))(output)
             except InputIssues as exc:
                 path, message = exc.issues[0]
                 raise ToolFailure(
                     f"Tool '{record.effective}' returned output that does not match its "
                     f"declared schema: {path}: {message}"
                 ) from None
-        return ExecutedTool(normalize_content(content, output), metadata, output)
+        return _new(ExecutedTool, (normalize_content(content, output), metadata, output))
 
 
 def _validated(record: Compiled, call: ToolCall) -> Any:
+    raw = call.input
     try:
-        return input_validator(record)(call.input)
-    except InputIssues as exc:
-        raise ToolFailure(invalid_input_message(record.effective, call.input, exc.issues)) from None
+        if raw.__class__ is str:
+            return (record.input_validator or input_validator(record))(raw)
+        if record.input_python is None:
+            input_validator(record)
+        return record.input_python(raw)  # type: ignore[misc]
+    except (InputIssues, ValidationError) as exc:
+        issues = input_issues(exc)
+        raise ToolFailure(invalid_input_message(record.effective, raw, issues)) from None
 
 
 def invalid_input_message(name: str, raw: Any, issues: list[tuple[str, str]]) -> str:

@@ -34,11 +34,21 @@ class InputIssues(Exception):  # noqa: N818 - internal signal, converted to Tool
 
 
 def input_validator(record: Compiled) -> Validator:
-    """The cached input validator of a tool: JSON text or mapping → executor argument."""
-    validator = record.input_validator
-    if validator is None:
-        validator = record.input_validator = _build_input(record.tool.input)
-    return validator
+    """Compile (once) and return the JSON-text input validator of a tool.
+
+    Also sets ``record.input_python`` for already-parsed mappings. Both raise
+    ``InputIssues`` or pydantic's ``ValidationError`` (see ``input_issues``).
+    """
+    if record.input_validator is None:
+        record.input_validator, record.input_python = _build_input(record.tool.input)
+    return record.input_validator
+
+
+def input_issues(exc: Exception) -> list[Issue]:
+    """The issues of an input validator's exception."""
+    if isinstance(exc, ValidationError):
+        return pydantic_issues(exc)
+    return exc.issues  # type: ignore[attr-defined, no-any-return]
 
 
 def output_validator(record: Compiled) -> Validator:
@@ -50,25 +60,16 @@ def output_validator(record: Compiled) -> Validator:
 
 
 # -- input -----------------------------------------------------------------------------------
-def _build_input(source: Any) -> Validator:
+def _build_input(source: Any) -> tuple[Validator, Validator]:
     if is_model_class(source) or isinstance(source, TypeAdapter):
+        # pydantic-core parses and validates JSON in one pass; its errors are translated
+        # by the boundary, so the bound methods are used as they are (no wrapper call).
         core = source.__pydantic_validator__ if is_model_class(source) else source.validator
-        return _pydantic_input(core.validate_json, core.validate_python)
+        return core.validate_json, core.validate_python
     if source is None:
-        return _empty_input
-    return _schema_input(source)
-
-
-def _pydantic_input(from_json: Validator, from_python: Validator) -> Validator:
-    def validate(raw: Any) -> Any:
-        try:
-            if raw.__class__ is str:
-                return from_json(raw)
-            return from_python(raw)
-        except ValidationError as exc:
-            raise InputIssues(pydantic_issues(exc)) from None
-
-    return validate
+        return _empty_input, _empty_input
+    checker = _schema_input(source)
+    return checker, checker
 
 
 def _empty_input(raw: Any) -> Any:
@@ -127,10 +128,18 @@ def _model_output(model: type[Any]) -> Validator:
     return validate
 
 
+_SCALAR_CORE_TYPES = {"int": int, "str": str, "float": float, "bool": bool}
+
+
 def _adapter_output(adapter: TypeAdapter[Any]) -> Validator:
     validate_python = adapter.validate_python
+    # A bare int/str/float/bool annotation accepts a value of exactly that class as is.
+    core = adapter.core_schema
+    exact = _SCALAR_CORE_TYPES.get(core["type"]) if set(core) <= {"type", "metadata"} else None
 
     def validate(value: Any) -> Any:
+        if value.__class__ is exact:
+            return value
         try:
             checked = validate_python(value)
         except ValidationError as exc:
