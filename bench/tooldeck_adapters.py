@@ -5,6 +5,7 @@ Run through `bench/run.sh`, which passes this file to every shared driver with
 peers, and only ratios are compared. The work done matches the peers' (see the shared
 README's "rules for a fair comparison").
 """
+
 import json
 
 from tooldeck import Location, Tool, ToolCall, ToolResult, ToolService, run_tool_call, tool
@@ -23,10 +24,13 @@ def w1_tooldeck(bench):
     service = ToolService(_LOCATION)  # the host object: created untimed, like MCPServer()
     t0 = bench.clock()
     for plugin in plugins:
-        tools = [Tool(name=ts.name, description=ts.description, input=ts.model,
-                      execute=_executor(ts.fn)) for ts in plugin.tools]
-        service.transform(lambda editor, tools=tools: [editor.add(t) for t in tools],
-                          source=plugin.name)
+        tools = [
+            Tool(name=ts.name, description=ts.description, input=ts.model, execute=_executor(ts.fn))
+            for ts in plugin.tools
+        ]
+        service.transform(
+            lambda editor, tools=tools: [editor.add(t) for t in tools], source=plugin.name
+        )
     t1 = bench.clock()
     defs = service.snapshot().definitions_for("openai")
     t2 = bench.clock()
@@ -47,16 +51,24 @@ class W2Tooldeck:
         b = self.bench
         schema = b.schema()
         self.tools = {
-            p: [Tool(name=n, description=b.desc(p, t), input=schema,
-                     execute=_executor(b._flat_fn(p, t))) for t, n in enumerate(b.NAMES)]
+            p: [
+                Tool(
+                    name=n,
+                    description=b.desc(p, t),
+                    input=schema,
+                    execute=_executor(b._flat_fn(p, t)),
+                )
+                for t, n in enumerate(b.NAMES)
+            ]
             for p in range(1, b.N_PLUGINS + 1)
         }
 
     def reset(self):
         self.service = ToolService(_LOCATION)
         self.registrations = {
-            p: self.service.transform(lambda e, tools=tools: [e.add(t) for t in tools],
-                                      source=f"plugin{p}")
+            p: self.service.transform(
+                lambda e, tools=tools: [e.add(t) for t in tools], source=f"plugin{p}"
+            )
             for p, tools in self.tools.items()
         }
         self.service.snapshot()  # a running host has its state built before the churn
@@ -70,9 +82,12 @@ W2_PEERS = [W2Tooldeck]
 
 
 # ---- W3: validated call of add(a, b) from the JSON string --------------------------------
-_ADD_SCHEMA = {"type": "object", "properties": {"a": {"type": "integer"},
-                                                "b": {"type": "integer"}},
-               "required": ["a", "b"], "additionalProperties": False}
+_ADD_SCHEMA = {
+    "type": "object",
+    "properties": {"a": {"type": "integer"}, "b": {"type": "integer"}},
+    "required": ["a", "b"],
+    "additionalProperties": False,
+}
 
 
 def _snapshot(*tools):
@@ -112,9 +127,13 @@ def w3_run_tool_call():
 
 
 def w3_execute_json_schema():
-    add = Tool(name="add", description="Add two integers.", input=_ADD_SCHEMA,
-               output={"type": "integer"},
-               execute=lambda args, ctx: ToolResult(output=args["a"] + args["b"]))
+    add = Tool(
+        name="add",
+        description="Add two integers.",
+        input=_ADD_SCHEMA,
+        output={"type": "integer"},
+        execute=lambda args, ctx: ToolResult(output=args["a"] + args["b"]),
+    )
     snap = _snapshot(add)
     execute, call = snap.execute, ToolCall
     return "async", (lambda s: execute(call("c1", "add", s))), _unwrap

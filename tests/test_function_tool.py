@@ -44,7 +44,12 @@ def test_options_and_sphinx_docstrings():
         return key
 
     assert (find.name, find.namespace, find.codemode, find.permission, find.pinned) == (
-        "lookup", "kb", False, "kb", True)
+        "lookup",
+        "kb",
+        False,
+        "kb",
+        True,
+    )
     assert find.input.model_json_schema()["properties"]["key"]["description"] == "The key to find."
 
 

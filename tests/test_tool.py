@@ -28,7 +28,13 @@ def test_tool_never_validates_when_constructed():
 def test_tool_defaults_match_the_contract():
     t = Tool(name="x", description="d", execute=run)
     assert (t.input, t.output, t.namespace, t.codemode, t.permission, t.pinned) == (
-        None, None, None, True, None, False)
+        None,
+        None,
+        None,
+        True,
+        None,
+        False,
+    )
 
 
 def test_tool_equality_is_identity():

@@ -18,6 +18,7 @@ if TYPE_CHECKING:
     from tooldeck.errors import PermissionDeclined as PermissionDeclined
     from tooldeck.errors import QuestionDismissed as QuestionDismissed
     from tooldeck.errors import TooldeckError as TooldeckError
+    from tooldeck.function_tool import tool as tool
     from tooldeck.hookspecs import hookimpl as hookimpl
     from tooldeck.hookspecs import hookspec as hookspec
     from tooldeck.host.editor import ToolEditor as ToolEditor
@@ -38,19 +39,18 @@ if TYPE_CHECKING:
     from tooldeck.tool import ToolContext as ToolContext
     from tooldeck.tool import ToolFailure as ToolFailure
     from tooldeck.tool import ToolResult as ToolResult
-
-    from tooldeck.function_tool import tool as tool
 else:
     # ``tooldeck.tool`` is both a submodule and the ``tool`` decorator. Importing the
     # (stdlib-only) submodule first and binding the decorator afterwards keeps the name
     # pointing at the decorator, which itself loads pydantic only when called.
-    import tooldeck.tool
+    import tooldeck.tool  # noqa: F401 - imported for its side effect on the name, see above
 
     def tool(fn: Any = None, /, **options: Any) -> Any:
         """Build a Tool from a typed function: ``tool(fn)`` or ``@tool(...)``."""
         from tooldeck.function_tool import tool as build
 
         return build(fn, **options) if fn is not None else build(**options)
+
 
 _LOCATIONS = {
     "ExecutedTool": "tooldeck.host.snapshot",

@@ -84,7 +84,7 @@ class PermissionBlocked(TooldeckError):
         self.rule = rule
 
 
-class PermissionCorrected(Exception):  # noqa: N818 - a signal, named like the contract says
+class PermissionCorrected(Exception):
     """The user rejected a permission ask *with feedback*.
 
     An ordinary ``Exception``: leaves catch it and raise ``ToolFailure`` carrying
@@ -96,7 +96,7 @@ class PermissionCorrected(Exception):  # noqa: N818 - a signal, named like the c
         self.feedback = feedback
 
 
-class PermissionDeclined(BaseException):  # noqa: N818 - a signal, named like the contract says
+class PermissionDeclined(BaseException):
     """The user rejected a permission ask. Travels past leaf code to the session boundary."""
 
     def __init__(self, action: str = "", resources: Sequence[str] = ()) -> None:
@@ -105,5 +105,5 @@ class PermissionDeclined(BaseException):  # noqa: N818 - a signal, named like th
         self.resources = tuple(resources)
 
 
-class QuestionDismissed(BaseException):  # noqa: N818 - a signal, named like the contract says
+class QuestionDismissed(BaseException):
     """The user dismissed a question. Travels past leaf code to the session boundary."""

@@ -101,8 +101,10 @@ def parse_docstring(doc: str) -> tuple[str, dict[str, str]]:
 
 def _doc_arg_line(line: str, args: dict[str, str], current: str | None) -> str | None:
     match = _GOOGLE_ARG.match(line)
-    if match and len(line) - len(line.lstrip()) <= 8 and not (
-        current and len(line) - len(line.lstrip()) > 4
+    if (
+        match
+        and len(line) - len(line.lstrip()) <= 8
+        and not (current and len(line) - len(line.lstrip()) > 4)
     ):
         key = match[1].lstrip("*")
         args[key] = match[2].strip()
@@ -153,6 +155,7 @@ def _executor(
     wrap = _wrap_output if has_output else _wrap_content
 
     if inspect.iscoroutinefunction(func):
+
         async def run_async(inp: Any, ctx: ToolContext) -> ToolResult:
             kwargs = dict(inp.__dict__)
             if context_param:
@@ -162,6 +165,7 @@ def _executor(
         return run_async
 
     if context_param is None:
+
         def run(inp: Any, ctx: ToolContext) -> ToolResult:
             return wrap(func(**inp.__dict__))
 
@@ -179,7 +183,7 @@ _NO_METADATA = ToolResult().metadata
 
 def _wrap_output(value: Any) -> ToolResult:
     if value.__class__ is ToolResult:
-        return value  # type: ignore[no-any-return]
+        return value
     if value.__class__ is str:
         return _new(ToolResult, (value, _NO_METADATA, value))
     return _new(ToolResult, (None, _NO_METADATA, value))  # called per tool call: no kwargs
@@ -187,7 +191,7 @@ def _wrap_output(value: Any) -> ToolResult:
 
 def _wrap_content(value: Any) -> ToolResult:
     if value.__class__ is ToolResult:
-        return value  # type: ignore[no-any-return]
+        return value
     if value is None:
         return ToolResult("")
     if isinstance(value, str):

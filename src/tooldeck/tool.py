@@ -76,7 +76,7 @@ class ToolResult(NamedTuple):
     output: Any = None
 
 
-class ToolFailure(Exception):  # noqa: N818 - the contract's name for the model-visible failure
+class ToolFailure(Exception):
     """The only expected, model-visible failure of a tool call.
 
     Leaves translate their *expected* errors (file not found, invalid regex, a permission

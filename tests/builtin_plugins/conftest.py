@@ -84,15 +84,13 @@ class Builtins:
     def load(self, *modules: str) -> Builtins:
         for name in modules:
             module = importlib.import_module(f"tooldeck.builtin_plugins.{name}")
-            self.service.transform(_transform_of(module, self.location),
-                                   source=f"builtin:{name}")
+            self.service.transform(_transform_of(module, self.location), source=f"builtin:{name}")
         return self
 
     async def call(self, name: str, **arguments: Any) -> ToolCallOutcome:
         self.calls += 1
         call = ToolCall(id=f"call_{self.calls}", name=name, input=arguments)
-        return await run_tool_call(self.service.snapshot(), call, session_id="s1",
-                                   message_id="m1")
+        return await run_tool_call(self.service.snapshot(), call, session_id="s1", message_id="m1")
 
 
 def _transform_of(module: Any, location: Location) -> Any:

@@ -62,8 +62,13 @@ def test_update_receives_the_current_tool_and_forces_name_and_namespace(service)
 
     def transform(editor):
         editor.add(original)
-        editor.update("git_status", lambda t: seen.append(t) or t.replace(
-            name="renamed", namespace="other", description="Changed."))
+        editor.update(
+            "git_status",
+            lambda t: (
+                seen.append(t)
+                or t.replace(name="renamed", namespace="other", description="Changed.")
+            ),
+        )
 
     catalog = apply(service, transform)
     assert seen == [original]
@@ -89,8 +94,10 @@ def test_invalid_update_keeps_the_previous_definition(service):
     catalog = apply(service, transform, source="pack")
     assert catalog.tools["read"].tool is original
     reasons = [d.reason for d in catalog.diagnostics]
-    assert reasons == ["update skipped: description must be a non-empty string",
-                       "update must return a Tool, got str"]
+    assert reasons == [
+        "update skipped: description must be a non-empty string",
+        "update must return a Tool, got str",
+    ]
 
 
 def test_only_add_creates(service):
@@ -110,10 +117,14 @@ def test_remove_deletes(service):
         (make(description=3), "description must be a string, got int"),
         (make(description="  "), "description must be a non-empty string"),
         (Tool(name="x", description="d", execute=None), "execute must be callable"),
-        (Tool(name="x", description="d", execute=run, input={"type": "nope"}),
-         "input schema is not a valid JSON Schema:"),
-        (Tool(name="x", description="d", execute=run, output=[1]),
-         "output schema must be a pydantic model class"),
+        (
+            Tool(name="x", description="d", execute=run, input={"type": "nope"}),
+            "input schema is not a valid JSON Schema:",
+        ),
+        (
+            Tool(name="x", description="d", execute=run, output=[1]),
+            "output schema must be a pydantic model class",
+        ),
         (make(name="x" * 70), "name must be 1-64 characters"),
         (make(name="execute", codemode=False), "reserved for the code-mode tool"),
         (make(permission=""), "permission must be a non-empty string"),

@@ -75,8 +75,10 @@ def test_ref_with_sibling_annotations_merges_them():
     raw = {
         "type": "object",
         "$defs": {"P": {"type": "string"}},
-        "properties": {"p": {"$ref": "#/$defs/P", "description": "a path"},
-                       "q": {"$ref": "#/$defs/P", "minLength": 2}},
+        "properties": {
+            "p": {"$ref": "#/$defs/P", "description": "a path"},
+            "q": {"$ref": "#/$defs/P", "minLength": 2},
+        },
     }
     derived = json_schema(raw)
     assert derived["properties"]["p"] == {"type": "string", "description": "a path"}
@@ -84,8 +86,10 @@ def test_ref_with_sibling_annotations_merges_them():
 
 
 def test_a_property_named_like_a_keyword_is_not_treated_as_one():
-    raw = {"type": "object", "properties": {"$ref": {"type": "string"},
-                                            "properties": {"type": "integer"}}}
+    raw = {
+        "type": "object",
+        "properties": {"$ref": {"type": "string"}, "properties": {"type": "integer"}},
+    }
     derived = json_schema(raw)
     assert derived["properties"]["$ref"] == {"type": "string"}
     assert derived["properties"]["properties"] == {"type": "integer"}

@@ -55,8 +55,10 @@ def test_dispose_is_idempotent_and_a_context_manager(service):
 
 
 def test_disposing_a_middle_registration_keeps_the_rest_in_order(service):
-    regs = [service.transform(adder(make("t", f"#{i}"), make(f"only{i}")), source=f"p{i}")
-            for i in range(40)]
+    regs = [
+        service.transform(adder(make("t", f"#{i}"), make(f"only{i}")), source=f"p{i}")
+        for i in range(40)
+    ]
     service.snapshot()
     regs[20].dispose()
     assert names(service)["t"] == "#39"

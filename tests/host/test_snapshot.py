@@ -71,12 +71,19 @@ def test_provider_formats(service):
     snap = service.snapshot()
     parameters = snap.definitions[0].input_schema
     assert parameters["additionalProperties"] is False
-    assert snap.definitions_for("openai") == ({
-        "type": "function",
-        "function": {"name": "fs_read", "description": "Read a file.", "parameters": parameters},
-    },)
+    assert snap.definitions_for("openai") == (
+        {
+            "type": "function",
+            "function": {
+                "name": "fs_read",
+                "description": "Read a file.",
+                "parameters": parameters,
+            },
+        },
+    )
     assert snap.definitions_for("anthropic") == (
-        {"name": "fs_read", "description": "Read a file.", "input_schema": parameters},)
+        {"name": "fs_read", "description": "Read a file.", "input_schema": parameters},
+    )
     (gemini,) = snap.definitions_for("gemini")
     assert gemini["name"] == "fs_read" and "additionalProperties" not in gemini["parameters"]
     (mcp,) = snap.definitions_for("mcp")
@@ -111,9 +118,14 @@ class HideActions:
 
 
 def test_visibility_hides_by_permission_action_and_hidden_tools_are_not_callable(service):
-    service.transform(lambda e: [
-        e.add(make("edit")), e.add(make("write", permission="edit")), e.add(make("read")),
-    ], source="s")
+    service.transform(
+        lambda e: [
+            e.add(make("edit")),
+            e.add(make("write", permission="edit")),
+            e.add(make("read")),
+        ],
+        source="s",
+    )
     snap = service.snapshot(permissions=HideActions("edit"))
     assert snap.names == ("read",)
     with pytest.raises(ToolFailure, match="Tool 'write' is not available"):
@@ -134,17 +146,26 @@ class FakeCodeMode:
 
     def build(self, snapshot, tools):
         self.seen = [entry.name for entry in tools]
-        return Tool(name="execute", description="Run a program.", codemode=False,
-                    execute=lambda inp, ctx: ToolResult("ran"))
+        return Tool(
+            name="execute",
+            description="Run a program.",
+            codemode=False,
+            execute=lambda inp, ctx: ToolResult("ran"),
+        )
 
 
 def test_codemode_tools_hide_behind_execute_which_comes_last(tmp_path):
     provider = FakeCodeMode()
     service = ToolService(Location(tmp_path, data_dir=tmp_path / "d"), codemode=provider)
-    service.transform(lambda e: [
-        e.add(make("zz_native", codemode=False)), e.add(make("aa_native", codemode=False)),
-        e.add(make("coded")), e.add(make("also_coded", namespace="ns")),
-    ], source="s")
+    service.transform(
+        lambda e: [
+            e.add(make("zz_native", codemode=False)),
+            e.add(make("aa_native", codemode=False)),
+            e.add(make("coded")),
+            e.add(make("also_coded", namespace="ns")),
+        ],
+        source="s",
+    )
     snap = service.snapshot()
     assert snap.names == ("aa_native", "zz_native", "execute")
     assert provider.seen == ["coded", "ns_also_coded"]
@@ -156,8 +177,9 @@ def test_codemode_tools_hide_behind_execute_which_comes_last(tmp_path):
 def test_without_codemode_every_visible_tool_is_native(tmp_path, mode):
     provider = FakeCodeMode(available=mode != "unavailable")
     service = ToolService(Location(tmp_path, data_dir=tmp_path / "d"), codemode=provider)
-    service.transform(lambda e: [e.add(make("coded")), e.add(make("native", codemode=False))],
-                      source="s")
+    service.transform(
+        lambda e: [e.add(make("coded")), e.add(make("native", codemode=False))], source="s"
+    )
     permissions = HideActions("execute") if mode == "denied" else None
     assert service.snapshot(permissions=permissions).names == ("coded", "native")
 

@@ -22,10 +22,18 @@ def effective(name, namespace):
 
 
 op = st.one_of(
-    st.tuples(st.just("add"), st.sampled_from(NAMES), st.sampled_from(NAMESPACES),
-              st.sampled_from(DESCRIPTIONS)),
-    st.tuples(st.just("update"), st.sampled_from(NAMES), st.sampled_from(NAMESPACES),
-              st.sampled_from(DESCRIPTIONS)),
+    st.tuples(
+        st.just("add"),
+        st.sampled_from(NAMES),
+        st.sampled_from(NAMESPACES),
+        st.sampled_from(DESCRIPTIONS),
+    ),
+    st.tuples(
+        st.just("update"),
+        st.sampled_from(NAMES),
+        st.sampled_from(NAMESPACES),
+        st.sampled_from(DESCRIPTIONS),
+    ),
     st.tuples(st.just("remove"), st.sampled_from(NAMES), st.sampled_from(NAMESPACES)),
     st.tuples(st.just("namespace"), st.sampled_from(("n", "m")), st.sampled_from(DESCRIPTIONS)),
 )
@@ -50,10 +58,10 @@ def reference(transforms):
     for ops in transforms:
         for op in ops:
             kind = op[0]
-            if kind == "add" and op[3]:
-                tools[effective(op[1], op[2])] = op[3]
-            elif kind == "update" and op[3] and effective(op[1], op[2]) in tools:
-                tools[effective(op[1], op[2])] = op[3]
+            if kind in ("add", "update") and op[3]:
+                name = effective(op[1], op[2])
+                if kind == "add" or name in tools:
+                    tools[name] = op[3]
             elif kind == "remove":
                 tools.pop(effective(op[1], op[2]), None)
             elif kind == "namespace" and op[2]:
@@ -80,7 +88,8 @@ class Registrations(RuleBasedStateMachine):
     def register(self, ops):
         data = [list(ops)]  # a mutable source: the transform reads its current ops
         registration = self.service.transform(
-            lambda editor: [apply_op(editor, o) for o in data[0]], source=f"s{len(self.live)}")
+            lambda editor: [apply_op(editor, o) for o in data[0]], source=f"s{len(self.live)}"
+        )
         self.live.append((registration, data))
         return registration
 
@@ -133,7 +142,5 @@ class Registrations(RuleBasedStateMachine):
             assert self.described(snapshot) == described
 
 
-Registrations.TestCase.settings = settings(
-    max_examples=120, stateful_step_count=25, deadline=None
-)
+Registrations.TestCase.settings = settings(max_examples=120, stateful_step_count=25, deadline=None)
 TestRegistrations = Registrations.TestCase

@@ -16,9 +16,11 @@ def run(inp, ctx):
 def pair(writer, round_):
     """Each transform adds two tools with the same tag: a snapshot shows both or neither."""
     tag = f"w{writer}-r{round_}"
-    tools = [Tool(name=f"x{writer}", description=tag, execute=run),
-             Tool(name=f"y{writer}", description=tag, execute=run),
-             Tool(name="shared", description=tag, execute=run)]
+    tools = [
+        Tool(name=f"x{writer}", description=tag, execute=run),
+        Tool(name=f"y{writer}", description=tag, execute=run),
+        Tool(name="shared", description=tag, execute=run),
+    ]
     return tag, lambda editor: [editor.add(t) for t in tools]
 
 
@@ -39,14 +41,14 @@ def test_concurrent_registration_disposal_and_snapshots(tmp_path):
                 if previous is not None:
                     previous.dispose()
                 previous = registration
-        except BaseException as exc:  # noqa: BLE001 - collected and asserted below
+        except BaseException as exc:
             errors.append(exc)
 
     def reader():
         try:
             while not done.is_set():
                 snapshots.append(service.snapshot())
-        except BaseException as exc:  # noqa: BLE001 - collected and asserted below
+        except BaseException as exc:
             errors.append(exc)
 
     readers = [threading.Thread(target=reader) for _ in range(READERS)]
@@ -71,6 +73,7 @@ def test_concurrent_registration_disposal_and_snapshots(tmp_path):
             live = {described[f"x{w}"] for w in range(WRITERS) if f"x{w}" in described}
             assert described["shared"] in live
     final = {d.name: d.description for d in service.snapshot().definitions}
-    assert {final[f"x{w}"] for w in range(WRITERS)} == {f"w{w}-r{ROUNDS - 1}"
-                                                       for w in range(WRITERS)}
+    assert {final[f"x{w}"] for w in range(WRITERS)} == {
+        f"w{w}-r{ROUNDS - 1}" for w in range(WRITERS)
+    }
     assert len(service.registrations) == WRITERS

@@ -20,8 +20,15 @@ class Compiled:
     """What the registry knows about one tool object. Schemas and validators are lazy."""
 
     __slots__ = (
-        "_input_schema", "_output_schema", "definitions", "effective", "input_python",
-        "input_validator", "output_validator", "problem", "tool",
+        "_input_schema",
+        "_output_schema",
+        "definitions",
+        "effective",
+        "input_python",
+        "input_validator",
+        "output_validator",
+        "problem",
+        "tool",
     )
 
     def __init__(self, tool: AnyTool, effective: str, problem: str | None) -> None:
@@ -84,9 +91,7 @@ def _problem(tool: AnyTool) -> str | None:
         return "description must be a non-empty string"
     if not callable(tool.execute):
         return f"execute must be callable, got {type(tool.execute).__name__}"
-    if tool.permission is not None and not (
-        isinstance(tool.permission, str) and tool.permission
-    ):
+    if tool.permission is not None and not (isinstance(tool.permission, str) and tool.permission):
         return "permission must be a non-empty string or None"
     return schema.schema_problem(tool.input, role="input") or schema.schema_problem(
         tool.output, role="output"

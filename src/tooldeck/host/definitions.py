@@ -33,11 +33,14 @@ def render(record: Compiled, fmt: str) -> FrozenDict:
 
 
 def _openai(record: Compiled) -> dict[str, Any]:
-    return {"type": "function", "function": {
-        "name": record.effective,
-        "description": record.tool.description,
-        "parameters": record.input_schema,
-    }}
+    return {
+        "type": "function",
+        "function": {
+            "name": record.effective,
+            "description": record.tool.description,
+            "parameters": record.input_schema,
+        },
+    }
 
 
 def _anthropic(record: Compiled) -> dict[str, Any]:

@@ -129,8 +129,9 @@ class ToolEditor:
             return
         replacement = fn(current.tool)
         if not isinstance(replacement, Tool):
-            self._refuse(f"update must return a Tool, got {type(replacement).__name__}",
-                         current.tool)
+            self._refuse(
+                f"update must return a Tool, got {type(replacement).__name__}", current.tool
+            )
             return
         old = current.tool
         if replacement.name != old.name or replacement.namespace != old.namespace:
@@ -163,11 +164,14 @@ class ToolEditor:
     def _refuse(self, reason: str, tool: object) -> None:
         name = getattr(tool, "name", None)
         namespace = getattr(tool, "namespace", None)
-        self._diagnostics.append(Diagnostic(
-            self._source, reason,
-            tool=name if isinstance(name, str) else repr(name),
-            namespace=namespace if isinstance(namespace, str) else None,
-        ))
+        self._diagnostics.append(
+            Diagnostic(
+                self._source,
+                reason,
+                tool=name if isinstance(name, str) else repr(name),
+                namespace=namespace if isinstance(namespace, str) else None,
+            )
+        )
 
 
 class Delta(NamedTuple):

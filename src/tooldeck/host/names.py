@@ -33,10 +33,7 @@ def namespace_problem(namespace: str) -> str | None:
         return f"namespace must be a string, got {type(namespace).__name__}"
     for segment in namespace.split("."):
         if not _SEGMENT.fullmatch(segment):
-            return (
-                f"namespace segment {segment!r} must be 1-{MAX_NAME} characters "
-                "of [A-Za-z0-9_-]"
-            )
+            return f"namespace segment {segment!r} must be 1-{MAX_NAME} characters of [A-Za-z0-9_-]"
     return None
 
 

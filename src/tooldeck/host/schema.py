@@ -23,24 +23,42 @@ from pydantic import BaseModel, TypeAdapter
 from tooldeck.host.frozen import FrozenDict, freeze
 
 # Keywords whose value is one schema, a list of schemas, or a name → schema map.
-_ONE = frozenset({
-    "additionalProperties", "additionalItems", "contains", "not", "if", "then", "else",
-    "propertyNames", "unevaluatedProperties", "unevaluatedItems", "items", "contentSchema",
-})
+_ONE = frozenset(
+    {
+        "additionalProperties",
+        "additionalItems",
+        "contains",
+        "not",
+        "if",
+        "then",
+        "else",
+        "propertyNames",
+        "unevaluatedProperties",
+        "unevaluatedItems",
+        "items",
+        "contentSchema",
+    }
+)
 _MANY = frozenset({"allOf", "anyOf", "oneOf", "prefixItems", "items"})
 _MAP = frozenset({"properties", "patternProperties", "$defs", "definitions", "dependentSchemas"})
-_ANNOTATIONS = frozenset({
-    "title", "description", "default", "examples", "deprecated", "readOnly", "writeOnly",
-    "$comment",
-})
+_ANNOTATIONS = frozenset(
+    {
+        "title",
+        "description",
+        "default",
+        "examples",
+        "deprecated",
+        "readOnly",
+        "writeOnly",
+        "$comment",
+    }
+)
 
 EMPTY_OBJECT: FrozenDict = freeze(
     {"type": "object", "properties": {}, "additionalProperties": False}
 )
 
-_model_cache: weakref.WeakKeyDictionary[type, dict[str, FrozenDict]] = (
-    weakref.WeakKeyDictionary()
-)
+_model_cache: weakref.WeakKeyDictionary[type, dict[str, FrozenDict]] = weakref.WeakKeyDictionary()
 _object_cache: dict[int, tuple[object, FrozenDict]] = {}
 _OBJECT_CACHE_MAX = 4096
 
@@ -60,7 +78,7 @@ def json_schema(source: Any, *, mode: str = "validation") -> FrozenDict:
             per_mode = _model_cache[source] = {}
         cached = per_mode.get(mode)
         if cached is None:
-            raw = source.model_json_schema(mode=mode)  # type: ignore[union-attr]
+            raw = source.model_json_schema(mode=mode)
             cached = per_mode[mode] = derive(raw)
         return cached
     hit = _object_cache.get(id(source))
@@ -90,7 +108,7 @@ class _Deriver:
         self.cyclic: set[str] = set()
 
     def run(self) -> dict[str, Any]:
-        body = self.walk(self.root, closable=True, at_root=True)
+        body: dict[str, Any] = self.walk(self.root, closable=True, at_root=True)
         if self.cyclic:
             self._keep_cyclic_defs(body)
         return body
@@ -187,7 +205,7 @@ def _check_json_schema(schema: Mapping[str, Any]) -> str | None:
 
     cls = validators.validator_for(schema, default=validators.Draft202012Validator)
     try:
-        cls.check_schema(schema)
+        cls.check_schema(dict(schema))
     except exceptions.SchemaError as exc:
         where = "/".join(str(p) for p in exc.absolute_path) or "root"
         return f"{exc.message} (at {where})"

@@ -105,8 +105,7 @@ class ToolService:
         cached = self._snapshots.get(key)
         if cached is not None and cached.catalog is catalog:
             return cached
-        snap = Snapshot(catalog, self.location, permissions=permissions,
-                        codemode=self._codemode)
+        snap = Snapshot(catalog, self.location, permissions=permissions, codemode=self._codemode)
         if len(self._snapshots) > 16:
             self._snapshots.clear()
         self._snapshots[key] = snap

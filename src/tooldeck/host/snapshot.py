@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 
 from pydantic import ValidationError
 
-from tooldeck.errors import ToolDefectError, TooldeckError
+from tooldeck.errors import TooldeckError, ToolDefectError
 from tooldeck.host import definitions as formats
 from tooldeck.host.compiled import Compiled, compiled
 from tooldeck.host.content import normalize_content
@@ -30,7 +30,14 @@ from tooldeck.host.validation import (
     input_validator,
     output_validator,
 )
-from tooldeck.tool import AnyTool, ContentPart, ProgressCallback, ToolContext, ToolFailure, ToolResult
+from tooldeck.tool import (
+    AnyTool,
+    ContentPart,
+    ProgressCallback,
+    ToolContext,
+    ToolFailure,
+    ToolResult,
+)
 
 if TYPE_CHECKING:
     from tooldeck.host.location import Location
@@ -96,7 +103,8 @@ class Snapshot:
         self.location = location
         self._rendered: dict[str, tuple[FrozenDict, ...]] = {}
         visible = [
-            catalog.tools[name] for name in sorted(catalog.tools)
+            catalog.tools[name]
+            for name in sorted(catalog.tools)
             if permissions is None or not permissions.hidden(_action(catalog.tools[name]))
         ]
         use_codemode = (
@@ -113,8 +121,7 @@ class Snapshot:
             records.append(compiled(codemode.build(self, self.codemode_tools)))
         self._callable: dict[str, Compiled] = {r.effective: r for r in records}
         self.definitions: tuple[ToolDefinition, ...] = tuple(
-            ToolDefinition(r.effective, r.tool.description, r.input_schema, r.output_schema,
-                           r.tool)
+            ToolDefinition(r.effective, r.tool.description, r.input_schema, r.output_schema, r.tool)
             for r in records
         )
 
@@ -151,8 +158,7 @@ class Snapshot:
         # The hot path: named tuples built with tuple.__new__, validators read directly.
         record = self._callable.get(call.name) or self._unavailable(call.name)
         value = _validated(record, call)
-        ctx = _new(ToolContext, (self.location, session_id, message_id, call.id, agent,
-                                 progress))
+        ctx = _new(ToolContext, (self.location, session_id, message_id, call.id, agent, progress))
         result = record.tool.execute(value, ctx)
         if result.__class__ is not ToolResult and inspect.isawaitable(result):
             result = await result
@@ -174,8 +180,7 @@ class Snapshot:
         """
         record = self._callable.get(call.name) or self._unavailable(call.name)
         value = _validated(record, call)
-        ctx = _new(ToolContext, (self.location, session_id, message_id, call.id, agent,
-                                 progress))
+        ctx = _new(ToolContext, (self.location, session_id, message_id, call.id, agent, progress))
         result = record.tool.execute(value, ctx)
         if result.__class__ is not ToolResult and inspect.isawaitable(result):
             result = _run_blocking(result, call.name)
@@ -184,8 +189,7 @@ class Snapshot:
     def _unavailable(self, name: str) -> Compiled:
         listed = ", ".join(self._callable) or "none"
         raise ToolFailure(
-            f"Tool '{name}' is not available. Call one of the available tools instead: "
-            f"{listed}."
+            f"Tool '{name}' is not available. Call one of the available tools instead: {listed}."
         )
 
     def _finish(self, record: Compiled, result: Any) -> ExecutedTool:
@@ -236,8 +240,7 @@ def invalid_input_message(name: str, raw: Any, issues: list[tuple[str, str]]) ->
     lines += [f"- {path}: {message}" for path, message in issues[:MAX_ISSUES]]
     if len(issues) > MAX_ISSUES:
         lines.append(f"...and {len(issues) - MAX_ISSUES} more")
-    lines += ["Arguments received:", _echo(raw),
-              f"Correct the arguments and call '{name}' again."]
+    lines += ["Arguments received:", _echo(raw), f"Correct the arguments and call '{name}' again."]
     return "\n".join(lines)
 
 

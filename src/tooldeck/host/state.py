@@ -26,7 +26,12 @@ from types import MappingProxyType
 from typing import Any, NamedTuple
 
 from tooldeck.host.editor import (
-    CatalogEntry, Delta, Diagnostic, NamespaceEntry, Op, ToolEditor,
+    CatalogEntry,
+    Delta,
+    Diagnostic,
+    NamespaceEntry,
+    Op,
+    ToolEditor,
 )
 
 log = logging.getLogger("tooldeck")
@@ -152,7 +157,7 @@ class _Step:
         self.namespaces: dict[str, NamespaceEntry] | None = None
 
 
-class _TransformRaised(Exception):  # noqa: N818 - internal control flow, never escapes
+class _TransformRaised(Exception):
     def __init__(self, index: int, diagnostic: Diagnostic) -> None:
         self.index = index
         self.diagnostic = diagnostic
@@ -319,9 +324,14 @@ class ToolState:
         except Exception as exc:
             del self._steps[index:]
             reason = f"transform raised {type(exc).__name__}: {exc}; source disabled"
-            raise _TransformRaised(index, Diagnostic(
-                transform.source, reason, traceback=traceback.format_exc(),
-            )) from exc
+            raise _TransformRaised(
+                index,
+                Diagnostic(
+                    transform.source,
+                    reason,
+                    traceback=traceback.format_exc(),
+                ),
+            ) from exc
         if editor._pure:
             step.delta = Delta.of(step.log)
         return step
@@ -335,8 +345,13 @@ class ToolState:
         for step in self._steps:
             if step.diagnostics:
                 diagnostics.extend(step.diagnostics)
-        return Catalog(dict(last.tools or {}), dict(last.namespaces or {}),
-                       tuple(diagnostics), failed, tuple(self._steps))
+        return Catalog(
+            dict(last.tools or {}),
+            dict(last.namespaces or {}),
+            tuple(diagnostics),
+            failed,
+            tuple(self._steps),
+        )
 
 
 def _log_new(before: tuple[Diagnostic, ...], after: tuple[Diagnostic, ...]) -> None:

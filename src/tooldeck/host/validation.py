@@ -25,7 +25,7 @@ Issue = tuple[str, str]
 _JSON_SCALARS = frozenset({int, float, str, bool, type(None)})
 
 
-class InputIssues(Exception):  # noqa: N818 - internal signal, converted to ToolFailure
+class InputIssues(Exception):
     """Raised by validators; carries every problem found, in a stable order."""
 
     def __init__(self, issues: list[Issue]) -> None:
