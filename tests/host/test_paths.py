@@ -109,14 +109,24 @@ async def test_outside_without_an_asker_is_declined(tmp_path):
     assert caught.value.action == "external_directory"
 
 
-async def test_symlinks_are_judged_lexically(location, asker, tmp_path):
+async def test_a_symlink_leading_outside_asks_for_its_real_directory(location, asker, tmp_path):
     target = tmp_path / "outside"
     target.mkdir()
     os.symlink(target, location.root / "link")
     resolved = await resolve(location, "link/secret.txt")
-    assert resolved == location.root / "link" / "secret.txt"  # not followed
-    assert asker.requests == []  # inside the Location by its path, so nothing asked
-    assert is_inside(location, "link/secret.txt")
+    assert resolved == location.root / "link" / "secret.txt"  # the path the model wrote
+    (request,) = asker.requests
+    assert request.action == "external_directory"
+    assert request.resources == (f"{target}/*",)
+    assert request.metadata["link"] == str(resolved)
+    assert is_inside(location, "link/secret.txt")  # lexically inside
+
+
+async def test_a_symlink_staying_inside_asks_nothing(location, asker):
+    (location.root / "real").mkdir()
+    os.symlink(location.root / "real", location.root / "alias")
+    assert await resolve(location, "alias/a.txt") == location.root / "alias" / "a.txt"
+    assert asker.requests == []
 
 
 @pytest.mark.parametrize(

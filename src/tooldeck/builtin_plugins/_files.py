@@ -1,0 +1,266 @@
+"""What the file tools (``read``, ``write``, ``edit``) share: paths, permission, text, diffs.
+
+* **Paths and permission.** ``FileServices`` is captured from the Location when a
+  transform runs. ``resolve`` asks ``external_directory`` for a path lexically outside
+  the Location (``host/paths.py``) and then, because the lexical check alone would let a
+  symlink inside the project (``docs -> ~/.ssh``) reach outside without a word, also
+  asks for the directory a symlink really leads to when that is outside the Location.
+  The path the tool works on stays the lexical one, and so do permission resources.
+  ``PermissionCorrected`` becomes a ``ToolFailure`` carrying the user's feedback; the
+  decline signals are never caught.
+* **Text.** Files are UTF-8. A BOM and pure CRLF line endings are remembered by
+  ``TextFile`` so an edit writes them back; the text itself uses ``\\n``.
+* **Messages.** Missing files name up to three similar siblings; OS errors say what
+  went wrong in words a model can act on.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import difflib
+import os
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal
+
+from tooldeck.errors import PermissionCorrected
+from tooldeck.host.paths import lexical_path, resolve_in_location
+from tooldeck.tool import ToolFailure
+
+if TYPE_CHECKING:
+    from tooldeck.host.location import Location
+    from tooldeck.host.permission import PermissionGate, PermissionService
+    from tooldeck.tool import ToolContext
+
+BOM = "\ufeff"
+SNIFF_BYTES = 8192
+MAX_LINE_CHARS = 2000
+PathKind = Literal["file", "directory"]
+
+# Bytes that occur in text: tab, LF, FF, CR, ESC, printable ASCII and all of 0x80-0xFF
+# (UTF-8 sequences). What ``translate`` leaves of a sample is control characters.
+_TEXT_BYTES = bytes([9, 10, 12, 13, 27, *range(32, 127), *range(128, 256)])
+
+
+# -- paths and permission ------------------------------------------------------------------
+@dataclass(frozen=True, slots=True)
+class FileServices:
+    """The Location services a file tool captures when its transform runs."""
+
+    location: Location
+    permission: PermissionService
+
+    @classmethod
+    def capture(cls, location: Location) -> FileServices:
+        return cls(location, location.permission)
+
+    def gate(self, ctx: ToolContext) -> PermissionGate:
+        """The permission service bound to this call's canonical source and session."""
+        return self.permission.gate(ctx.source, session_id=ctx.session_id)
+
+    def shown(self, path: Path) -> str:
+        """How messages name ``path``: relative to the root inside it, else absolute."""
+        root = self.location.root
+        if path == root:
+            return "."
+        return path.relative_to(root).as_posix() if path.is_relative_to(root) else str(path)
+
+    def lexical(self, raw: str) -> Path:
+        """``raw`` judged like ``resolve_in_location`` does, without asking anything."""
+        return lexical_path(self.location, raw)
+
+    async def resolve(self, gate: PermissionGate, raw: str, kind: PathKind) -> Path:
+        """The absolute lexical path, after every ``external_directory`` ask it needs."""
+        with feedback_as_failure(f"access outside the project ({raw})"):
+            return await resolve_in_location(gate, self.location, raw, kind=kind)
+
+    async def ask(
+        self, gate: PermissionGate, action: str, path: Path, metadata: Mapping[str, Any]
+    ) -> None:
+        """Assert the tool's own action on ``path``; feedback becomes a ``ToolFailure``."""
+        with feedback_as_failure(f"the {action} of {self.shown(path)}"):
+            await gate.assert_(action, (str(path),), metadata=metadata)
+
+
+@contextlib.contextmanager
+def feedback_as_failure(what: str) -> Iterator[None]:
+    """Turn a rejection *with feedback* into a failure the model reads and acts on."""
+    try:
+        yield
+    except PermissionCorrected as exc:
+        raise ToolFailure(
+            f"The user rejected {what} and said: {exc.feedback}\n"
+            "Take this feedback into account before trying again.",
+            cause=exc,
+        ) from exc
+
+
+# -- reading and writing bytes -------------------------------------------------------------
+def read_bytes(path: Path, shown: str, *, hint: str) -> bytes:
+    """The bytes of a regular file; every expected OS error becomes a ``ToolFailure``."""
+    try:
+        if path.exists() and not path.is_file() and not path.is_dir():
+            raise ToolFailure(f"{shown} is not a regular file (a device, socket or pipe).")
+        return path.read_bytes()
+    except FileNotFoundError as exc:
+        raise not_found(path, shown, hint) from exc
+    except OSError as exc:
+        raise os_failure(exc, shown, "read") from exc
+
+
+def write_bytes(path: Path, data: bytes, shown: str) -> None:
+    """Write in place (following a symlink like an editor does), creating parents."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(data)
+    except OSError as exc:
+        raise os_failure(exc, shown, "write") from exc
+
+
+def os_failure(exc: OSError, shown: str, verb: str) -> ToolFailure:
+    """An expected OS error in words the model can act on."""
+    if isinstance(exc, IsADirectoryError):
+        message = f"{shown} is a directory, not a file."
+    elif isinstance(exc, NotADirectoryError | FileExistsError):
+        message = f"Cannot {verb} {shown}: a part of its parent path is a file, not a directory."
+    elif isinstance(exc, PermissionError):
+        message = f"Cannot {verb} {shown}: the operating system denied access."
+    else:
+        message = f"Cannot {verb} {shown}: {exc.strerror or exc}."
+    return ToolFailure(message, cause=exc)
+
+
+def not_found(path: Path, shown: str, hint: str) -> ToolFailure:
+    """ "Not found", plus similar names in the same directory or a missing parent.
+
+    ``hint`` is the tool's next step for the model (list the directory, use write, ...).
+    """
+    message = f"File not found: {shown}."
+    if not path.parent.is_dir():
+        message += " Its directory does not exist either."
+    else:
+        similar = [os.path.join(os.path.dirname(shown), name) for name in similar_names(path)]
+        if similar:
+            message += f" Did you mean: {', '.join(similar)}?"
+    return ToolFailure(f"{message} {hint}")
+
+
+def similar_names(path: Path, limit: int = 3) -> list[str]:
+    """Up to ``limit`` siblings whose names look like ``path``'s (case-insensitive)."""
+    try:
+        with os.scandir(path.parent) as entries:
+            names = sorted(entry.name for entry in entries)
+    except OSError:
+        return []
+    by_folded = {name.casefold(): name for name in reversed(names)}  # first name wins
+    close = difflib.get_close_matches(path.name.casefold(), list(by_folded), n=limit, cutoff=0.6)
+    return [by_folded[name] for name in close]
+
+
+# -- text ----------------------------------------------------------------------------------
+@dataclass(frozen=True, slots=True)
+class TextFile:
+    """A decoded file: its text with ``\\n`` line endings, and what to restore on write."""
+
+    text: str
+    bom: bool = False
+    crlf: bool = False
+
+    def encode(self, text: str) -> bytes:
+        """``text`` (``\\n`` endings) as this file's bytes: same BOM, same line endings."""
+        if self.crlf and "\r\n" not in text:
+            text = text.replace("\n", "\r\n")
+        return ((BOM if self.bom else "") + text).encode("utf-8")
+
+
+def decode_text(data: bytes, shown: str, *, purpose: str) -> TextFile:
+    """Decode UTF-8 text, or fail saying why the file is not text (binary, UTF-16, bytes)."""
+    if data.startswith((b"\xff\xfe", b"\xfe\xff")):
+        raise ToolFailure(f"{shown} is UTF-16 text; only UTF-8 files can be {purpose}.")
+    if looks_binary(data):
+        size = f"{len(data):,} bytes"
+        raise ToolFailure(f"{shown} is a binary file ({size}) and cannot be {purpose}.")
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ToolFailure(
+            f"{shown} is not valid UTF-8 (invalid byte at offset {exc.start:,}), so it cannot "
+            f"be {purpose}. It may be binary or use another encoding.",
+            cause=exc,
+        ) from exc
+    return text_file(text)
+
+
+def text_file(text: str) -> TextFile:
+    """Split decoded text into ``\\n`` text, BOM and line-ending style."""
+    bom = text.startswith(BOM)
+    if bom:
+        text = text[1:]
+    crlf = "\r\n" in text and text.count("\r\n") == text.count("\n")
+    return TextFile(text.replace("\r\n", "\n") if crlf else text, bom, crlf)
+
+
+def looks_binary(data: bytes) -> bool:
+    """A NUL byte, or more than 30% control characters, in the first 8 KiB."""
+    sample = data[:SNIFF_BYTES]
+    if b"\x00" in sample:
+        return True
+    return len(sample.translate(None, _TEXT_BYTES)) > len(sample) * 0.3
+
+
+def numbered_line(number: int, line: str) -> str:
+    """``N: text``, as ``read`` shows lines; a long line is cut and says so."""
+    line = line.removesuffix("\r")  # a stray CR of a file with mixed line endings
+    if len(line) > MAX_LINE_CHARS:
+        cut = f"{line[:MAX_LINE_CHARS]}… [line cut at {MAX_LINE_CHARS:,} of {len(line):,} chars]"
+        return f"{number}: {cut}"
+    return f"{number}: {line}" if line else f"{number}:"
+
+
+def count_lines(text: str) -> int:
+    """Lines as an editor numbers them: a final newline does not start another line."""
+    return text.count("\n") + (1 if text and not text.endswith("\n") else 0)
+
+
+def split_lines(text: str) -> list[str]:
+    """The lines of ``text`` without their ``\\n``; ``[]`` for empty text."""
+    lines = text.split("\n")
+    if lines[-1] == "":
+        lines.pop()
+    return lines
+
+
+# -- diffs ---------------------------------------------------------------------------------
+@dataclass(frozen=True, slots=True)
+class Diff:
+    """A unified diff for UIs and permission asks, with its line counts."""
+
+    text: str
+    additions: int
+    deletions: int
+
+    def metadata(self) -> dict[str, Any]:
+        return {"diff": self.text, "additions": self.additions, "deletions": self.deletions}
+
+
+def unified_diff(before: str | None, after: str, shown: str) -> Diff:
+    """The change from ``before`` (``None``: a new file) to ``after``."""
+    diff = difflib.unified_diff(
+        _diff_lines(before or ""),
+        _diff_lines(after),
+        fromfile="/dev/null" if before is None else shown,
+        tofile=shown,
+    )
+    lines = list(diff)
+    added = sum(1 for line in lines[2:] if line.startswith("+"))
+    removed = sum(1 for line in lines[2:] if line.startswith("-"))
+    return Diff("".join(lines), added, removed)
+
+
+def _diff_lines(text: str) -> list[str]:
+    """Lines with their newline; a last line without one says so, like ``diff`` does."""
+    lines = [line + "\n" for line in split_lines(text)]
+    if lines and not text.endswith("\n"):
+        lines[-1] += "\\ No newline at end of file\n"
+    return lines

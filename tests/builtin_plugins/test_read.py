@@ -1,0 +1,289 @@
+from __future__ import annotations
+
+import os
+import struct
+import zlib
+
+import pytest
+
+from tooldeck.host.config import Config, OutputConfig, PermissionRule
+from tooldeck.host.location import Location
+from tooldeck.host.permission import Reject
+from tooldeck.tool import ImagePart, TextPart
+
+
+@pytest.fixture
+def read(builtins):
+    builtins.load("read")
+    return builtins
+
+
+def text(outcome) -> str:
+    return "\n".join(p.text for p in outcome.content if isinstance(p, TextPart))
+
+
+def png(width=1, height=1) -> bytes:
+    ihdr = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)
+    chunk = b"IHDR" + ihdr
+    return (
+        b"\x89PNG\r\n\x1a\n" + struct.pack(">I", 13) + chunk + struct.pack(">I", zlib.crc32(chunk))
+    )
+
+
+def with_config(builtins, root, tmp_path, asker, **config):
+    location = Location(root, config=Config(**config), data_dir=tmp_path / "data2", asker=asker)
+    return type(builtins)(location).load("read")
+
+
+# -- text --------------------------------------------------------------------------------------
+async def test_reads_numbered_lines_under_a_header(read, root):
+    (root / "README.md").write_text("# Title\n\nhello\n")
+    outcome = await read.call("read", path="README.md")
+    assert outcome.status == "completed"
+    assert text(outcome) == "README.md (3 lines)\n1: # Title\n2:\n3: hello"
+    assert outcome.output == {
+        "path": str(root / "README.md"),
+        "kind": "text",
+        "total": 3,
+        "first": 1,
+        "last": 3,
+        "next_offset": None,
+        "mime_type": None,
+    }
+    assert outcome.metadata["truncated"] is False
+
+
+async def test_a_last_line_without_newline_counts_and_an_empty_file_has_none(read, root):
+    (root / "a.txt").write_text("one\ntwo")
+    (root / "empty.txt").write_text("")
+    assert text(await read.call("read", path="a.txt")) == "a.txt (2 lines)\n1: one\n2: two"
+    empty = await read.call("read", path="empty.txt")
+    assert text(empty) == "empty.txt (0 lines)"
+    assert empty.output["first"] == empty.output["last"] == 0
+
+
+async def test_bom_and_crlf_are_not_shown(read, root):
+    (root / "win.txt").write_bytes(b"\xef\xbb\xbfa\r\nb\r\n")
+    assert text(await read.call("read", path="win.txt")) == "win.txt (2 lines)\n1: a\n2: b"
+
+
+async def test_a_long_file_pages_with_the_offset_to_continue(read, root):
+    (root / "big.txt").write_text("".join(f"line {n}\n" for n in range(1, 2501)))
+    first = await read.call("read", path="big.txt")
+    lines = text(first).split("\n")
+    assert lines[0] == "big.txt (2,500 lines)"
+    assert lines[1] == "1: line 1" and lines[2000] == "2000: line 2000"
+    assert lines[-1] == "(Showing lines 1-2000 of 2,500. Use offset=2001 to continue.)"
+    assert first.output["next_offset"] == 2001
+    assert first.metadata["truncated"] is True
+    assert "output_path" not in first.metadata  # not cut again by the session runner
+    rest = await read.call("read", path="big.txt", offset=2001)
+    assert text(rest).split("\n")[1] == "2001: line 2001"
+    assert text(rest).endswith("2500: line 2500")
+    assert rest.output["next_offset"] is None
+
+
+async def test_offset_and_limit_select_a_window(read, root):
+    (root / "a.txt").write_text("a\nb\nc\nd\n")
+    outcome = await read.call("read", path="a.txt", offset=2, limit=2)
+    assert text(outcome) == (
+        "a.txt (4 lines)\n2: b\n3: c\n(Showing lines 2-3 of 4. Use offset=4 to continue.)"
+    )
+    assert (outcome.output["first"], outcome.output["last"]) == (2, 3)
+
+
+async def test_a_page_that_would_overflow_the_output_limit_by_its_header_is_paged(read, root):
+    (root / "exact.txt").write_text("x\n" * 2000)
+    outcome = await read.call("read", path="exact.txt")
+    assert outcome.output["last"] == 1999 and outcome.output["next_offset"] == 2000
+    assert "output_path" not in outcome.metadata
+
+
+async def test_a_page_stops_at_the_byte_budget(read, root):
+    (root / "wide.txt").write_text(("y" * 1000 + "\n") * 100)
+    outcome = await read.call("read", path="wide.txt")
+    last = outcome.output["last"]
+    assert 40 < last < 100
+    assert text(outcome).endswith(
+        f"(Showing lines 1-{last} of 100 (the page reached its size limit). "
+        f"Use offset={last + 1} to continue.)"
+    )
+    assert len(text(outcome).encode()) <= 50 * 1024
+
+
+async def test_the_page_follows_the_locations_output_limits(builtins, root, tmp_path, asker):
+    (root / "a.txt").write_text("".join(f"{n}\n" for n in range(1, 21)))
+    small = with_config(builtins, root, tmp_path, asker, output=OutputConfig(max_lines=5))
+    outcome = await small.call("read", path="a.txt")
+    assert outcome.output["last"] == 5 and outcome.output["next_offset"] == 6
+
+
+async def test_long_lines_are_cut_and_say_so(read, root):
+    (root / "min.js").write_text("z" * 5000 + "\nshort\n")
+    lines = text(await read.call("read", path="min.js")).split("\n")
+    assert lines[1] == "1: " + "z" * 2000 + "… [line cut at 2,000 of 5,000 chars]"
+    assert lines[2] == "2: short"
+
+
+async def test_an_offset_past_the_end_says_how_long_the_file_is(read, root):
+    (root / "a.txt").write_text("1\n2\n3\n")
+    outcome = await read.call("read", path="a.txt", offset=10)
+    assert outcome.status == "failed" and outcome.error.type == "tool.execution"
+    assert outcome.error.message == (
+        "offset 10 is past the end of a.txt, which has 3 lines. Use an offset from 1 to 3."
+    )
+
+
+# -- directories, images, refusals ---------------------------------------------------------------
+async def test_a_directory_lists_subdirectories_first_sorted(read, root):
+    for name in ("b.txt", "A.txt", "c.py"):
+        (root / "src" / name).parent.mkdir(exist_ok=True)
+        (root / "src" / name).write_text("")
+    (root / "src" / "zeta").mkdir()
+    (root / "src" / "Beta").mkdir()
+    outcome = await read.call("read", path="src")
+    assert text(outcome) == "src/ (5 entries)\nBeta/\nzeta/\nA.txt\nb.txt\nc.py"
+    assert outcome.output["kind"] == "directory" and outcome.output["total"] == 5
+    paged = await read.call("read", path="src/", offset=2, limit=2)
+    assert text(paged) == (
+        "src/ (5 entries)\nzeta/\nA.txt\n(Showing entries 2-3 of 5. Use offset=4 to continue.)"
+    )
+
+
+async def test_an_image_is_sniffed_by_its_bytes_whatever_its_name(read, root):
+    data = png()
+    (root / "picture.txt").write_bytes(data)
+    outcome = await read.call("read", path="picture.txt")
+    assert outcome.status == "completed"
+    assert outcome.content[0] == TextPart(f"picture.txt (PNG image, {len(data)} bytes)")
+    assert outcome.content[1] == ImagePart(data, "image/png")
+    assert outcome.output["kind"] == "image" and outcome.output["mime_type"] == "image/png"
+
+
+async def test_binary_files_are_refused(read, root):
+    (root / "app.bin").write_bytes(b"\x7fELF\x00\x01\x02" * 10)
+    outcome = await read.call("read", path="app.bin")
+    assert outcome.status == "failed"
+    assert outcome.error.message == (
+        "app.bin is a binary file (70 bytes) and cannot be read as text."
+    )
+
+
+async def test_invalid_utf8_and_utf16_are_refused(read, root):
+    (root / "latin1.txt").write_bytes("café\n".encode("latin-1"))
+    (root / "wide.txt").write_bytes("hi\n".encode("utf-16"))
+    latin = await read.call("read", path="latin1.txt")
+    assert latin.error.message == (
+        "latin1.txt is not valid UTF-8 (invalid byte at offset 3), so it cannot be read as "
+        "text. It may be binary or use another encoding."
+    )
+    wide = await read.call("read", path="wide.txt")
+    assert wide.error.message == "wide.txt is UTF-16 text; only UTF-8 files can be read as text."
+
+
+async def test_a_missing_file_suggests_up_to_three_similar_names(read, root):
+    for name in ("config.py", "configs.py", "Config.yaml", "conftest.py", "main.py"):
+        (root / "pkg" / name).parent.mkdir(exist_ok=True)
+        (root / "pkg" / name).write_text("")
+    outcome = await read.call("read", path="pkg/confg.py")
+    assert outcome.status == "failed"
+    message = outcome.error.message
+    assert message.startswith("File not found: pkg/confg.py. Did you mean: pkg/config.py, ")
+    assert message.count("pkg/") == 4 and "main.py" not in message
+    assert message.endswith("Check the path, or read its directory to list it.")
+
+
+async def test_a_missing_directory_says_so(read):
+    outcome = await read.call("read", path="nope/a.txt")
+    assert outcome.error.message == (
+        "File not found: nope/a.txt. Its directory does not exist either. "
+        "Check the path, or read its directory to list it."
+    )
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs named pipes")
+async def test_a_pipe_is_refused_instead_of_blocking(read, root):
+    os.mkfifo(root / "pipe")
+    outcome = await read.call("read", path="pipe")
+    assert outcome.error.message == "pipe is not a regular file (a device, socket or pipe)."
+
+
+# -- permission ------------------------------------------------------------------------------
+async def test_read_is_allowed_by_default_without_asking(read, root, asker):
+    (root / "a.txt").write_text("x\n")
+    assert (await read.call("read", path="a.txt")).status == "completed"
+    assert asker.requests == []
+
+
+async def test_a_deny_rule_fails_with_permission_rejected(builtins, root, tmp_path, asker):
+    (root / "a.txt").write_text("secret\n")
+    deny = PermissionRule(action="read", resource="*", effect="deny")
+    denied = with_config(builtins, root, tmp_path, asker, permission=(deny,))
+    outcome = await denied.call("read", path="a.txt")
+    assert outcome.status == "failed" and outcome.error.type == "permission.rejected"
+    assert "secret" not in text(outcome)
+
+
+async def test_an_ask_rule_asks_for_the_absolute_path(builtins, root, tmp_path, asker):
+    (root / "a.txt").write_text("secret\n")
+    ask = PermissionRule(action="read", resource="*", effect="ask")
+    asking = with_config(builtins, root, tmp_path, asker, permission=(ask,))
+    asker.replies["read"] = "reject"
+    outcome = await asking.call("read", path="a.txt")
+    assert outcome.status == "declined" and "secret" not in text(outcome)
+    assert asker.asked("read")[0].resources == (str(root / "a.txt"),)
+    asker.replies["read"] = Reject("read b.txt instead")
+    corrected = await asking.call("read", path="a.txt")
+    assert corrected.status == "failed" and corrected.error.type == "tool.execution"
+    assert "read b.txt instead" in corrected.error.message
+
+
+async def test_outside_the_location_asks_external_directory_first(read, root, asker):
+    outside = root.parent / "notes.txt"
+    outside.write_text("private\n")
+    asker.replies["external_directory"] = "reject"
+    outcome = await read.call("read", path="../notes.txt")
+    assert outcome.status == "declined" and "private" not in text(outcome)
+    assert [r.action for r in asker.requests] == ["external_directory"]
+    assert asker.requests[0].resources == (os.path.join(root.parent, "*"),)
+    asker.replies["external_directory"] = "once"
+    allowed = await read.call("read", path=str(outside))
+    assert text(allowed) == f"{outside} (1 line)\n1: private"
+
+
+async def test_an_outside_directory_is_asked_about_as_a_directory(read, root, asker):
+    (root.parent / "shared").mkdir()
+    (root.parent / "shared" / "x.txt").write_text("")
+    outcome = await read.call("read", path="../shared")
+    assert text(outcome) == f"{root.parent / 'shared'}/ (1 entry)\nx.txt"
+    assert asker.requests[0].resources == (os.path.join(root.parent, "shared", "*"),)
+
+
+async def test_a_symlink_out_of_the_location_asks_for_its_real_directory(read, root, asker):
+    # Paths are judged lexically (host/paths.py): "link/secret.txt" is inside, and the
+    # read ask names that path. The file tools also check where a link really leads, so
+    # a link placed in the project cannot reach outside it without external_directory.
+    target = root.parent / "target"
+    target.mkdir()
+    (target / "secret.txt").write_text("private\n")
+    (root / "link").symlink_to(target, target_is_directory=True)
+    asker.replies["external_directory"] = Reject("stay in the project")
+    outcome = await read.call("read", path="link/secret.txt")
+    assert outcome.status == "failed" and "stay in the project" in outcome.error.message
+    assert "private" not in text(outcome)
+    assert asker.requests[0].resources == (os.path.join(target, "*"),)
+    assert asker.requests[0].metadata["link"] == str(root / "link" / "secret.txt")
+
+
+async def test_a_symlink_inside_the_location_asks_nothing(read, root, asker):
+    (root / "real.txt").write_text("hi\n")
+    (root / "alias.txt").symlink_to(root / "real.txt")
+    outcome = await read.call("read", path="alias.txt")
+    assert text(outcome) == "alias.txt (1 line)\n1: hi"
+    assert outcome.output["path"] == str(root / "alias.txt")
+    assert asker.requests == []
+
+
+async def test_the_tool_is_native_and_declares_read(read):
+    tool = read.service.snapshot().get("read")
+    assert tool.codemode is False and tool.permission == "read"
