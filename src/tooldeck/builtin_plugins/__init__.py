@@ -6,5 +6,5 @@ precedence), through the same code path as third-party packs.
 
 from __future__ import annotations
 
-BUILTIN_PLUGINS: tuple[str, ...] = ("read", "write", "edit")
+BUILTIN_PLUGINS: tuple[str, ...] = ("read", "write", "edit", "patch", "shell")
 """Module names under ``tooldeck.builtin_plugins``, in load order."""

@@ -1,0 +1,205 @@
+"""One shell command in its own process group, its output going straight to a file.
+
+Why a process group: a command is a tree (``make`` and its compilers, ``a & b``), and
+killing only the shell would orphan the rest. ``start_new_session=True`` makes the shell
+the leader of a new session and group whose id is its pid, so ``killpg`` reaches
+everything it started (except what deliberately left the group).
+
+Why a file: stdout and stderr share one descriptor, so the output keeps the order the
+command wrote it in; its size is unbounded while memory stays flat; nothing can block on
+a full pipe; and the model only ever reads a tail of it (``read_tail``), with the file as
+the place to find the rest.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import signal
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import BinaryIO
+
+KILL_GRACE_SECONDS = 2.0
+"""How long a timed-out or cancelled command has between SIGTERM and SIGKILL."""
+
+_POLL_SECONDS = 0.02
+_CHUNK = 1 << 20
+
+
+@dataclass(frozen=True, slots=True)
+class Finished:
+    """How the command ended: ``returncode`` as asyncio reports it (``-N``: signal N)."""
+
+    returncode: int | None
+    timed_out: bool
+
+
+async def run_in_group(
+    argv: Sequence[str],
+    *,
+    cwd: Path,
+    output: int,
+    timeout: float,
+    grace: float = KILL_GRACE_SECONDS,
+) -> Finished:
+    """Run ``argv`` with stdout and stderr on the descriptor ``output``, stdin empty.
+
+    On timeout the whole group is killed and ``timed_out`` is set. On cancellation the
+    whole group is killed *before* ``CancelledError`` propagates, so nothing outlives the
+    call. ``OSError`` means the command could not be started.
+    """
+    process = await asyncio.create_subprocess_exec(
+        *argv,
+        cwd=cwd,
+        stdin=asyncio.subprocess.DEVNULL,
+        stdout=output,
+        stderr=asyncio.subprocess.STDOUT,
+        start_new_session=True,
+    )
+    try:
+        await asyncio.wait_for(process.wait(), timeout)
+    except TimeoutError:
+        await kill_group(process, grace)
+        return Finished(process.returncode, True)
+    except asyncio.CancelledError:
+        await kill_group(process, grace)
+        raise
+    return Finished(process.returncode, False)
+
+
+async def kill_group(process: asyncio.subprocess.Process, grace: float) -> None:
+    """SIGTERM the group, give it ``grace`` seconds to exit, then SIGKILL what is left.
+
+    The SIGKILL is in a ``finally``: a second cancellation during the grace period must
+    not leave the group running.
+    """
+    pgid = process.pid  # the leader of a new session: its pid is the group id
+    _signal_group(pgid, signal.SIGTERM)
+    gone = False
+    try:
+        gone = await _until_gone(pgid, grace)
+    finally:
+        if not gone:
+            _signal_group(pgid, signal.SIGKILL)
+    await process.wait()
+
+
+def _signal_group(pgid: int, signum: signal.Signals) -> None:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(pgid, signum)
+
+
+async def _until_gone(pgid: int, grace: float) -> bool:
+    deadline = time.monotonic() + grace
+    while group_alive(pgid):
+        if time.monotonic() >= deadline:
+            return False
+        await asyncio.sleep(_POLL_SECONDS)
+    return True
+
+
+def group_alive(pgid: int) -> bool:
+    """Whether any process of the group is still running (zombies do not count)."""
+    try:
+        os.killpg(pgid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True  # a member that changed user is alive all the same
+    return _live_member(pgid)
+
+
+def _live_member(pgid: int) -> bool:
+    """``killpg(pgid, 0)`` also succeeds for zombies, which pile up where nothing reaps
+    orphans (a container whose init does not). ``/proc`` tells them apart; without it,
+    assume alive."""
+    try:
+        names = os.listdir("/proc")
+    except OSError:
+        return True
+    return any(name.isdigit() and _running_in(name, pgid) for name in names)
+
+
+def _running_in(pid: str, pgid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as file:
+            stat = file.read()
+    except OSError:
+        return False  # exited while we looked
+    # "pid (comm) state ppid pgrp ...": comm may hold spaces and parentheses.
+    fields = stat.rpartition(b")")[2].split()
+    return len(fields) > 2 and int(fields[2]) == pgid and fields[0] != b"Z"
+
+
+# -- the backing file -------------------------------------------------------------------------
+def open_new(directory: Path, stem: str) -> tuple[Path, int]:
+    """Create ``<directory>/<stem>.log`` exclusively (``_2``, ``_3``... when taken)."""
+    directory.mkdir(parents=True, exist_ok=True)
+    for attempt in range(1, 1000):
+        path = directory / (f"{stem}.log" if attempt == 1 else f"{stem}_{attempt}.log")
+        try:
+            return path, os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        except FileExistsError:
+            continue
+    raise FileExistsError(f"no free output file name for {stem} in {directory}")
+
+
+@dataclass(frozen=True, slots=True)
+class Tail:
+    """The end of an output file, and how much of it was left out before that."""
+
+    text: str
+    cut: bool
+    omitted_lines: int
+    omitted_bytes: int
+
+
+def read_tail(path: Path, max_lines: int, max_bytes: int) -> Tail:
+    """The last whole lines of ``path`` within both limits (the whole file if it fits).
+
+    Reads at most ``max_bytes`` of it (plus one pass counting newlines), however large
+    the file. Only when the last line alone is over ``max_bytes`` is a line cut.
+    """
+    with open(path, "rb") as file:
+        size = os.fstat(file.fileno()).st_size
+        lines = _count_lines(file)
+        if lines <= max_lines and size <= max_bytes:
+            file.seek(0)
+            return Tail(_decode(file.read()), False, 0, 0)
+        start = max(0, size - max_bytes)
+        file.seek(start)
+        data = _last_lines(file.read(max_bytes), max_lines, partial=start > 0)
+    shown = data.count(b"\n") + (1 if data and not data.endswith(b"\n") else 0)
+    return Tail(_decode(data), True, max(lines - shown, 0), max(size - len(data), 0))
+
+
+def _count_lines(file: BinaryIO) -> int:
+    """Lines as an editor counts them: a final newline does not start another line."""
+    newlines, last = 0, b""
+    while chunk := file.read(_CHUNK):
+        newlines += chunk.count(b"\n")
+        last = chunk[-1:]
+    return newlines + (1 if last and last != b"\n" else 0)
+
+
+def _last_lines(data: bytes, max_lines: int, *, partial: bool) -> bytes:
+    if partial:  # the window starts inside a line: drop that fragment if there is more
+        newline = data.find(b"\n")
+        if 0 <= newline < len(data) - 1:
+            data = data[newline + 1 :]
+        else:  # one line longer than the window: start at a UTF-8 character boundary
+            data = data.lstrip(bytes(range(0x80, 0xC0)))
+    end = len(data) - 1 if data.endswith(b"\n") else len(data)
+    for _ in range(max_lines):
+        end = data.rfind(b"\n", 0, end)
+        if end < 0:
+            return data
+    return data[end + 1 :]
+
+
+def _decode(data: bytes) -> str:
+    return data.decode("utf-8", "replace")
