@@ -124,3 +124,45 @@ def test_schema_problems_are_specific():
     assert schema_problem({"type": "string"}, role="output") is None
     wrong_kind = schema_problem(42, role="output")
     assert wrong_kind is not None and "got int" in wrong_kind
+
+
+def test_raw_schemas_are_not_closed_below_combinators():
+    raw = {
+        "type": "object",
+        "properties": {
+            "v": {
+                "oneOf": [
+                    {"type": "object", "properties": {"a": {}}},
+                    {"type": "object", "properties": {"b": {}}},
+                ]
+            },
+            "w": {"anyOf": [{"type": "object", "properties": {"c": {}}}, {"type": "null"}]},
+            "list": {"type": "array", "items": {"type": "object", "properties": {"x": {}}}},
+            "map": {
+                "type": "object",
+                "additionalProperties": {"type": "object", "properties": {"y": {}}},
+            },
+        },
+        "if": {"properties": {"kind": {"const": "num"}}},
+        "then": {"properties": {"n": {"type": "integer"}}},
+    }
+    derived = json_schema(raw)
+    props = derived["properties"]
+    assert all("additionalProperties" not in b for b in props["v"]["oneOf"])
+    assert "additionalProperties" not in props["w"]["anyOf"][0]
+    assert "additionalProperties" not in derived["if"]
+    assert "additionalProperties" not in derived["then"]
+    assert props["list"]["items"]["additionalProperties"] is False
+    assert props["map"]["additionalProperties"]["additionalProperties"] is False
+
+
+def test_pydantic_optional_models_are_closed_inside_any_of():
+    (branch,) = [
+        b for b in json_schema(Shape)["properties"]["center"]["anyOf"] if b.get("type") == "object"
+    ]
+    assert branch["additionalProperties"] is False
+
+
+def test_required_names_missing_from_properties_keep_the_object_open():
+    derived = json_schema({"type": "object", "properties": {"a": {}}, "required": ["b"]})
+    assert "additionalProperties" not in derived

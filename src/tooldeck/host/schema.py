@@ -22,20 +22,22 @@ from pydantic import BaseModel, TypeAdapter
 
 from tooldeck.host.frozen import FrozenDict, freeze
 
-# Keywords whose value is one schema, a list of schemas, or a name → schema map.
-_ONE = frozenset(
+# Keywords whose subschemas constrain the instance as a whole (closing inside changes
+# which branch matches), lists of schemas, and name → schema maps.
+_COMBINATORS = frozenset(
     {
-        "additionalProperties",
-        "additionalItems",
-        "contains",
+        "allOf",
+        "anyOf",
+        "oneOf",
         "not",
         "if",
         "then",
         "else",
+        "contains",
         "propertyNames",
+        "dependentSchemas",
         "unevaluatedProperties",
         "unevaluatedItems",
-        "items",
         "contentSchema",
     }
 )
@@ -79,13 +81,13 @@ def json_schema(source: Any, *, mode: str = "validation") -> FrozenDict:
         cached = per_mode.get(mode)
         if cached is None:
             raw = source.model_json_schema(mode=mode)
-            cached = per_mode[mode] = derive(raw)
+            cached = per_mode[mode] = derive(raw, pydantic=True)
         return cached
     hit = _object_cache.get(id(source))
     if hit is not None and hit[0] is source:
         return hit[1]
     if isinstance(source, TypeAdapter):
-        derived = derive(source.json_schema(mode=mode))  # type: ignore[arg-type]
+        derived = derive(source.json_schema(mode=mode), pydantic=True)  # type: ignore[arg-type]
     else:
         derived = derive(source)
     if len(_object_cache) >= _OBJECT_CACHE_MAX:
@@ -94,21 +96,44 @@ def json_schema(source: Any, *, mode: str = "validation") -> FrozenDict:
     return derived
 
 
-def derive(schema: Mapping[str, Any]) -> FrozenDict:
-    """Inline acyclic local refs, close object schemas and freeze the result."""
-    return freeze(_Deriver(schema).run())  # type: ignore[no-any-return]
+def derive(schema: Mapping[str, Any], *, pydantic: bool = False) -> FrozenDict:
+    """Inline acyclic local refs, close object schemas and freeze the result.
+
+    For a raw JSON Schema, objects are closed only along the structural paths that
+    input validation prunes too (``properties``, ``items``, ``prefixItems``,
+    ``additionalProperties``), never below ``anyOf``/``oneOf``/``allOf``/``if``... where
+    closing would change which branch matches. Pydantic models ignore extra keys
+    wherever they are, so their schemas are closed everywhere but in ``allOf`` branches.
+    """
+    return freeze(_Deriver(schema, raw=not pydantic).run())  # type: ignore[no-any-return]
+
+
+# Keywords whose subschemas are the instance's own parts (and are pruned the same way).
+_STRUCTURAL = frozenset(
+    {
+        "properties",
+        "patternProperties",
+        "items",
+        "prefixItems",
+        "additionalProperties",
+        "additionalItems",
+        "$defs",
+        "definitions",
+    }
+)
 
 
 class _Deriver:
     """One pass over a schema document; copies as it goes, never mutates the input."""
 
-    def __init__(self, root: Mapping[str, Any]) -> None:
+    def __init__(self, root: Mapping[str, Any], *, raw: bool) -> None:
         self.root = root
+        self.raw = raw
         self.resolving: list[str] = []
         self.cyclic: set[str] = set()
 
     def run(self) -> dict[str, Any]:
-        body: dict[str, Any] = self.walk(self.root, closable=True, at_root=True)
+        body: dict[str, Any] = self.walk(self.root, close=True, deep=True, at_root=True)
         if self.cyclic:
             self._keep_cyclic_defs(body)
         return body
@@ -119,43 +144,49 @@ class _Deriver:
             container, name = _split_ref(ref)
             self.resolving = [ref]
             target = self.root[container][name]
-            kept.setdefault(container, {})[name] = self.walk(target, closable=True)
+            closable = not self.raw  # a raw def may be reached through a combinator
+            kept.setdefault(container, {})[name] = self.walk(target, close=closable, deep=closable)
         body.update(kept)
 
-    def walk(self, node: Any, *, closable: bool, at_root: bool = False) -> Any:
+    def walk(self, node: Any, *, close: bool, deep: bool, at_root: bool = False) -> Any:
+        """Copy ``node``; ``close``: this object may be closed; ``deep``: so may its parts."""
         if not isinstance(node, Mapping):
             return node
         if at_root:
             node = {k: v for k, v in node.items() if k not in ("$defs", "definitions")}
         ref = node.get("$ref")
         if isinstance(ref, str) and ref.startswith("#/") and _resolvable(self.root, ref):
-            return self._inline(node, ref, closable)
-        out = {key: self._child(key, value) for key, value in node.items()}
-        if closable and "properties" in out and _open_by_default(out):
+            return self._inline(node, ref, close, deep)
+        out = {key: self._child(key, value, deep) for key, value in node.items()}
+        if close and "properties" in out and _closable(out):
             out["additionalProperties"] = False
         return out
 
-    def _child(self, key: str, value: Any) -> Any:
+    def _child(self, key: str, value: Any, deep: bool) -> Any:
+        if key in _STRUCTURAL:
+            flags = {"close": deep, "deep": deep}
+        elif key in _COMBINATORS:
+            nested = deep and not self.raw
+            flags = {"close": nested and key != "allOf", "deep": nested}
+        else:
+            return value
         if key in _MAP and isinstance(value, Mapping):
-            return {k: self.walk(v, closable=True) for k, v in value.items()}
-        if key in _MANY and isinstance(value, list):
-            closable = key != "allOf"
-            return [self.walk(v, closable=closable) for v in value]
-        if key in _ONE:
-            return self.walk(value, closable=True)
-        return value
+            return {k: self.walk(v, **flags) for k, v in value.items()}
+        if isinstance(value, list):
+            return [self.walk(v, **flags) for v in value] if key in _MANY else value
+        return self.walk(value, **flags)
 
-    def _inline(self, node: Mapping[str, Any], ref: str, closable: bool) -> Any:
+    def _inline(self, node: Mapping[str, Any], ref: str, close: bool, deep: bool) -> Any:
         if ref in self.resolving:
             self.cyclic.add(ref)
-            return {k: self._child(k, v) for k, v in node.items()}
+            return {k: self._child(k, v, deep) for k, v in node.items()}
         container, name = _split_ref(ref)
         self.resolving.append(ref)
         try:
-            target = self.walk(self.root[container][name], closable=closable)
+            target = self.walk(self.root[container][name], close=close, deep=deep)
         finally:
             self.resolving.pop()
-        siblings = {k: self._child(k, v) for k, v in node.items() if k != "$ref"}
+        siblings = {k: self._child(k, v, deep) for k, v in node.items() if k != "$ref"}
         if not siblings:
             return target
         if set(siblings) <= _ANNOTATIONS and isinstance(target, dict):
@@ -176,10 +207,16 @@ def _resolvable(root: Mapping[str, Any], ref: str) -> bool:
     return isinstance(defs, Mapping) and name in defs
 
 
-def _open_by_default(schema: Mapping[str, Any]) -> bool:
-    return not any(
-        key in schema
-        for key in ("additionalProperties", "patternProperties", "unevaluatedProperties")
+def _closable(schema: Mapping[str, Any]) -> bool:
+    """Open by default, and every required name declared (else closing forbids it)."""
+    if any(
+        k in schema for k in ("additionalProperties", "patternProperties", "unevaluatedProperties")
+    ):
+        return False
+    required = schema.get("required", ())
+    properties = schema["properties"]
+    return isinstance(properties, Mapping) and all(
+        name in properties for name in required if isinstance(name, str)
     )
 
 

@@ -44,6 +44,8 @@ if TYPE_CHECKING:
 
 MAX_ISSUES = 5
 _new = tuple.__new__
+# Returns the running loop or None without raising (cheaper than get_running_loop()).
+_running_loop = asyncio.events._get_running_loop
 
 
 class ToolCall(NamedTuple):
@@ -178,12 +180,17 @@ class Snapshot:
         Sync executors are called directly; async ones run in a private event loop.
         Calling it from a thread whose loop is running is an error: ``await execute``.
         """
+        if _running_loop() is not None:
+            raise TooldeckError(
+                f"execute_sync({call.name!r}) was called from a running event loop; "
+                "use 'await snapshot.execute(...)' there"
+            )
         record = self._callable.get(call.name) or self._unavailable(call.name)
         value = _validated(record, call)
         ctx = _new(ToolContext, (self.location, session_id, message_id, call.id, agent, progress))
         result = record.tool.execute(value, ctx)
         if result.__class__ is not ToolResult and inspect.isawaitable(result):
-            result = _run_blocking(result, call.name)
+            result = asyncio.run(_await(result))
         return self._finish(record, result)
 
     def _unavailable(self, name: str) -> Compiled:
@@ -205,14 +212,15 @@ class Snapshot:
                     record.effective,
                     "returned output but declares no output schema (set Tool.output)",
                 )
-        elif output is None:
-            raise ToolFailure(
-                f"Tool '{record.effective}' declares an output schema but returned no output."
-            )
         else:
             try:
                 output = (record.output_validator or output_validator(record))(output)
             except InputIssues as exc:
+                if output is None:
+                    raise ToolFailure(
+                        f"Tool '{record.effective}' declares an output schema but returned "
+                        "no output."
+                    ) from None
                 path, message = exc.issues[0]
                 raise ToolFailure(
                     f"Tool '{record.effective}' returned output that does not match its "
@@ -254,18 +262,6 @@ def _echo(raw: Any) -> str:
 
 def _action(entry: CatalogEntry) -> str:
     return entry.tool.permission or entry.name
-
-
-def _run_blocking(awaitable: Any, name: str) -> Any:
-    try:
-        asyncio.get_running_loop()
-    except RuntimeError:
-        return asyncio.run(_await(awaitable))
-    awaitable.close() if inspect.iscoroutine(awaitable) else None
-    raise TooldeckError(
-        f"execute_sync({name!r}) was called from a running event loop; "
-        "use 'await snapshot.execute(...)' there"
-    )
 
 
 async def _await(awaitable: Any) -> Any:
