@@ -1,0 +1,65 @@
+"""Helpers every command shares: opening the host, errors, tables and JSON output."""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    import argparse
+
+    from tooldeck.host.host import Host
+
+
+class CommandError(Exception):
+    """A usage problem found by a command; ``main`` prints it and exits with ``code``.
+
+    CLI-internal control flow: it never leaves ``tooldeck.cli.main``.
+    """
+
+    def __init__(self, message: str, code: int = 2) -> None:
+        super().__init__(message)
+        self.code = code
+
+
+def error(message: str, code: int) -> int:
+    """Print ``tooldeck: error: message`` to stderr and return ``code``."""
+    print(f"tooldeck: error: {message}", file=sys.stderr)
+    return code
+
+
+def location_dir(args: argparse.Namespace) -> Path:
+    """``--location`` as a directory, or a usage error."""
+    path = Path(args.location)
+    if not path.is_dir():
+        raise CommandError(f"--location {args.location}: not a directory")
+    return path
+
+
+def open_host(args: argparse.Namespace, **options: Any) -> Host:
+    """``Host.open`` on ``--location`` (config errors reach ``main`` as exit code 2)."""
+    from tooldeck.host.host import Host
+
+    return Host.open(location_dir(args), **options)
+
+
+def print_json(data: Any) -> None:
+    print(json.dumps(data, indent=2, ensure_ascii=False))
+
+
+def table(headers: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
+    """Left-aligned columns, two spaces apart; the last column is not padded."""
+    widths = [max(len(str(r[i])) for r in [headers, *rows]) for i in range(len(headers))]
+    lines = []
+    for row in [headers, *rows]:
+        cells = [str(cell).ljust(width) for cell, width in zip(row, widths, strict=True)]
+        lines.append("  ".join(cells).rstrip())
+    return "\n".join(lines)
+
+
+def first_line(text: str, limit: int = 60) -> str:
+    line = text.strip().splitlines()[0] if text.strip() else ""
+    return line if len(line) <= limit else line[: limit - 1] + "…"

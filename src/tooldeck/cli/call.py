@@ -1,0 +1,126 @@
+"""``tooldeck call NAME [JSON | @file | -]``: one call through the session boundary.
+
+Permission asks go to the terminal when stdin is a TTY (once / always / reject / reject
+with feedback), are answered "once" with ``--yes``, and are declined otherwise.
+Exit 0 when the call completed; 1 when it failed, was declined or interrupted.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from tooldeck.cli._common import CommandError, open_host
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from tooldeck.host.permission import Asker, PermissionRequest, Reply
+    from tooldeck.tool import ContentPart
+
+CALL_ID = "cli-call"
+
+
+def add_parser(commands: Any) -> None:
+    parser = commands.add_parser(
+        "call", help="run one tool call",
+        description="Run one tool call through the session boundary and print its text. "
+                    "INPUT is JSON text, @FILE with JSON, or - to read stdin (default {}).")
+    parser.add_argument("name", metavar="NAME", help="the tool's effective name")
+    parser.add_argument("input", nargs="?", default="{}", metavar="JSON | @file | -")
+    parser.add_argument("--yes", action="store_true",
+                        help='answer "once" to every permission ask')
+    parser.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    import asyncio
+
+    raw = read_input(args.input)
+    host = open_host(args, asker=choose_asker(args.yes, interactive=_interactive(args)))
+    from tooldeck.host.session import run_tool_call
+    from tooldeck.host.snapshot import ToolCall
+
+    outcome = asyncio.run(run_tool_call(host.snapshot(), ToolCall(CALL_ID, args.name, raw),
+                                        session_id="cli", message_id="cli"))
+    if outcome.status == "completed":
+        _print_content(outcome.content, sys.stdout)
+        return 0
+    kind = f" ({outcome.error.type})" if outcome.error is not None else ""
+    print(f"tooldeck: {args.name}: {outcome.status}{kind}", file=sys.stderr)
+    _print_content(outcome.content, sys.stderr)
+    return 1
+
+
+def read_input(argument: str) -> str:
+    """The call's JSON text from the argument, ``@file`` or stdin; must be an object."""
+    if argument == "-":
+        text = sys.stdin.read()
+    elif argument.startswith("@"):
+        try:
+            text = Path(argument[1:]).read_text(encoding="utf-8")
+        except OSError as exc:
+            raise CommandError(f"cannot read {argument[1:]}: {exc.strerror}") from None
+    else:
+        text = argument
+    try:
+        value = json.loads(text or "{}")
+    except ValueError as exc:
+        raise CommandError(f"input is not valid JSON: {exc}") from None
+    if not isinstance(value, dict):
+        raise CommandError(f"input must be a JSON object, got {type(value).__name__}")
+    return text or "{}"
+
+
+def choose_asker(yes: bool, *, interactive: bool) -> Asker | None:
+    """``--yes`` allows once; a terminal prompts; otherwise no asker (asks decline)."""
+    if yes:
+        return _allow_once
+    return ask_on_terminal if interactive else None
+
+
+def _interactive(args: argparse.Namespace) -> bool:
+    return args.input != "-" and sys.stdin.isatty()
+
+
+def _allow_once(request: PermissionRequest) -> Reply:
+    return "once"
+
+
+_CHOICES = {"o": "once", "once": "once", "a": "always", "always": "always",
+            "r": "reject", "reject": "reject"}
+
+
+def ask_on_terminal(request: PermissionRequest) -> Reply:
+    """Prompt on stderr/stdin until the user picks once, always, reject or feedback."""
+    from tooldeck.host.permission import Reject
+
+    shown = ", ".join(request.resources) or "*"
+    sys.stderr.write(f"tooldeck: permission requested: {request.action} on {shown}\n")
+    while True:
+        answer = _prompt("[o]nce, [a]lways, [r]eject, reject with [f]eedback? ")
+        if answer is None:
+            return "reject"
+        if answer in ("f", "feedback"):
+            return Reject(_prompt("feedback for the model: ") or "")
+        if answer in _CHOICES:
+            return _CHOICES[answer]  # type: ignore[return-value]
+
+
+def _prompt(text: str) -> str | None:
+    sys.stderr.write(text)
+    sys.stderr.flush()
+    line = sys.stdin.readline()
+    return line.strip().lower() if line else None
+
+
+def _print_content(content: Sequence[ContentPart], stream: Any) -> None:
+    for part in content:
+        text = getattr(part, "text", None)
+        if text is None:
+            size = len(getattr(part, "data", b""))
+            text = f"[{part.type}: {getattr(part, 'mime_type', '?')}, {size} bytes]"
+        print(text, file=stream)

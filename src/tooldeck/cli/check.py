@@ -1,0 +1,136 @@
+"""``tooldeck check [PATH | DIST]``: load one pack alone, replay it, report problems.
+
+The pack loads with the built-ins (to find name collisions) and nothing else; config
+selection and ``TOOLDECK_*_PLUGINS`` do not apply. Problems: a plugin that fails to
+import or register (including a hookimpl signature that does not match its spec), a
+hook that raises, every tool or namespace the editor refused, and every tool that
+collides with a built-in. Exit 1 when there is any problem.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from tooldeck.cli._common import CommandError, location_dir
+
+if TYPE_CHECKING:
+    from tooldeck.host.discovery import Candidate
+    from tooldeck.host.host import Host
+    from tooldeck.host.plugin_report import PluginInfo
+
+
+def add_parser(commands: Any) -> None:
+    parser = commands.add_parser(
+        "check", help="validate a tool pack",
+        description="Load one pack alone (with the built-ins), replay it and report every "
+                    "invalid tool or schema, hookimpl problem and collision with a "
+                    "built-in. TARGET: a project directory (the tooldeck entry points of "
+                    "its pyproject.toml, or its .tooldeck/plugins), a .py file, or an "
+                    "installed distribution name.")
+    parser.add_argument("target", nargs="?", default=".", metavar="PATH | DIST")
+    parser.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    candidates, root = pack_candidates(args.target, location_dir(args))
+    host = pack_host(root, candidates)
+    pack = [info for info in host.plugins if info.name in {c.name for c in candidates}]
+    problems = 0
+    for info in pack:
+        problems += _report(info)
+    print(f"{problems} problem{'s' if problems != 1 else ''} found" if problems
+          else "no problems found")
+    return 1 if problems else 0
+
+
+def pack_candidates(target: str, cwd: Path) -> tuple[list[Candidate], Path]:
+    """The pack's plugins and the Location root to check them in."""
+    from tooldeck.host.discovery import local_candidate
+
+    path = Path(target)
+    if path.is_file():
+        if path.suffix != ".py":
+            raise CommandError(f"{target}: expected a .py file, a directory or a distribution")
+        return [local_candidate(path)], cwd
+    if path.is_dir():
+        return _project_candidates(path), path
+    if os.sep in target or target.startswith("."):
+        raise CommandError(f"{target}: no such file or directory")
+    return _installed_candidates(target), cwd
+
+
+def _project_candidates(folder: Path) -> list[Candidate]:
+    from tooldeck.host.discovery import entry_point_candidates, local_candidates
+
+    found = entry_point_candidates(_source_entry_points(folder)) + local_candidates(folder)
+    if not found:
+        raise CommandError(f"{folder}: no tool pack here: no [project.entry-points.tooldeck] "
+                           "in pyproject.toml and no .tooldeck/plugins/*.py")
+    return found
+
+
+def _source_entry_points(folder: Path) -> list[Any]:
+    """Entry points declared in a source tree's pyproject.toml; makes them importable."""
+    from tooldeck.host.config_files import read_toml
+    from tooldeck.host.discovery import EntryPointRecord, normalize_dist
+
+    pyproject = folder / "pyproject.toml"
+    if not pyproject.is_file():
+        return []
+    project = read_toml(pyproject).get("project", {})
+    declared = project.get("entry-points", {}).get("tooldeck", {})
+    if not declared:
+        return []
+    source = folder / "src" if (folder / "src").is_dir() else folder
+    sys.path.insert(0, str(source.resolve()))
+    name = normalize_dist(str(project.get("name", folder.resolve().name)))
+    return [EntryPointRecord(name, str(project.get("version", "")), ep, value, str(source))
+            for ep, value in sorted(declared.items())]
+
+
+def _installed_candidates(dist: str) -> list[Candidate]:
+    from tooldeck.host.discovery import entry_point_candidates, normalize_dist, scan_entry_points
+
+    wanted = normalize_dist(dist)
+    records = [r for r in scan_entry_points() if r.distribution == wanted]
+    if not records:
+        raise CommandError(f"no installed distribution {dist!r} has tooldeck entry points")
+    return entry_point_candidates(records)
+
+
+def pack_host(root: Path, candidates: list[Candidate]) -> Host:
+    """A host holding the built-ins and ``candidates``, all selected, loaded."""
+    from tooldeck.host.discovery import builtin_candidates
+    from tooldeck.host.host import Host
+    from tooldeck.host.location import Location
+    from tooldeck.host.plugins import Selection
+    from tooldeck.host.service import ToolService
+
+    location = Location(root)
+    host = Host(location, ToolService(location), Selection(),
+                lambda: [*builtin_candidates(), *candidates],
+                trace=os.environ.get("TOOLDECK_TRACE_PLUGINS") == "1")
+    host.refresh_plugins()
+    return host
+
+
+def _report(info: PluginInfo) -> int:
+    """Print one plugin's result; return how many problems it has."""
+    collisions = [(t, p) for t, p in info.overrides if p.startswith("builtin:")]
+    if info.status != "active":
+        print(f"{info.name}: {info.status}: {info.reason}")
+        if info.traceback:
+            print("    " + info.traceback.rstrip().replace("\n", "\n    "))
+        return 1
+    tools = ", ".join(info.provides) or "no tools"
+    print(f"{info.name}: {'ok' if not (info.diagnostics or collisions) else 'problems'} "
+          f"({tools})")
+    for diagnostic in info.diagnostics:
+        print(f"    refused: {diagnostic}")
+    for tool, plugin in collisions:
+        print(f"    collision: tool {tool!r} replaces the built-in from {plugin}")
+    return len(info.diagnostics) + len(collisions)

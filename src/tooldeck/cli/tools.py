@@ -1,0 +1,74 @@
+"""``tooldeck tools``: the effective catalog, as a table, JSON or provider definitions."""
+
+from __future__ import annotations
+
+import argparse
+from typing import TYPE_CHECKING, Any
+
+from tooldeck.cli._common import first_line, open_host, print_json, table
+
+if TYPE_CHECKING:
+    from tooldeck.host.editor import CatalogEntry
+    from tooldeck.host.snapshot import Snapshot
+    from tooldeck.host.state import Catalog
+
+FORMATS = ("openai", "anthropic", "gemini", "mcp")
+"""Mirrors ``tooldeck.host.definitions.FORMATS`` (kept here so ``--help`` stays light)."""
+
+HEADERS = ("NAME", "MODE", "PLUGIN", "OVERRIDES", "PERMISSION", "DESCRIPTION")
+
+
+def add_parser(commands: Any) -> None:
+    parser = commands.add_parser(
+        "tools", help="list the effective tool catalog",
+        description="List the effective tools: name, mode (native / code), the plugin "
+                    "providing it, the plugins it overrides, its permission action.")
+    output = parser.add_mutually_exclusive_group()
+    output.add_argument("--json", action="store_true", help="machine-readable output")
+    output.add_argument("--format", choices=FORMATS,
+                        help="print the provider tool definitions as JSON")
+    parser.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    snapshot = open_host(args).snapshot()
+    if args.format:
+        print_json(list(snapshot.definitions_for(args.format)))
+        return 0
+    rows = tool_rows(snapshot)
+    if args.json:
+        print_json(rows)
+        return 0
+    print(table(HEADERS, [_cells(row) for row in rows]) if rows else "no tools")
+    return 0
+
+
+def tool_rows(snapshot: Snapshot) -> list[dict[str, Any]]:
+    """One dict per visible tool, sorted by effective name."""
+    code = {entry.name for entry in snapshot.codemode_tools}
+    catalog = snapshot.catalog
+    visible = sorted(code | {d.name for d in snapshot.definitions if d.name in catalog.tools})
+    return [_row(catalog, catalog.tools[name], "code" if name in code else "native")
+            for name in visible]
+
+
+def _row(catalog: Catalog, entry: CatalogEntry, mode: str) -> dict[str, Any]:
+    tool = entry.tool
+    return {"name": entry.name, "mode": mode, "plugin": entry.source,
+            "overrides": overridden_sources(catalog, entry),
+            "permission": tool.permission or entry.name,
+            "namespace": tool.namespace, "description": tool.description}
+
+
+def overridden_sources(catalog: Catalog, entry: CatalogEntry) -> list[str]:
+    """The other plugins whose earlier definitions of this tool it replaced, newest first."""
+    found: list[str] = []
+    for source in catalog.lineage(entry.name):
+        if source != entry.source and source not in found:
+            found.append(source)
+    return found
+
+
+def _cells(row: dict[str, Any]) -> list[str]:
+    return [row["name"], row["mode"], row["plugin"], ", ".join(row["overrides"]) or "-",
+            row["permission"], first_line(row["description"])]

@@ -1,0 +1,83 @@
+"""The plugin contract: the ``hookimpl``/``hookspec`` markers and the two hookspecs.
+
+A tool pack is any module, class or instance with ``@hookimpl`` functions named after
+the hooks below, published under the ``tooldeck`` entry-point group (or listed in
+``BUILTIN_PLUGINS``, or dropped into ``.tooldeck/plugins/*.py``). The host turns both
+hooks of one plugin into **one** registration (``ToolService.transform``), so disabling,
+uninstalling or failing the plugin removes everything it did and reveals what it had
+overridden. See ``docs/hooks.md`` for runnable examples.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import pluggy
+
+if TYPE_CHECKING:
+    from tooldeck.host.editor import ToolEditor
+    from tooldeck.host.location import Location
+
+PROJECT = "tooldeck"
+"""The pluggy project name; also the entry-point group packs publish under."""
+
+hookspec = pluggy.HookspecMarker(PROJECT)
+hookimpl = pluggy.HookimplMarker(PROJECT)
+
+
+@hookspec
+def namespace_descriptions(editor: ToolEditor, location: Location) -> None:
+    """Describe the namespaces this plugin's tools use: ``editor.namespace(name, text)``.
+
+    When it runs: on **every replay** of the catalog (each registration, disposal or
+    ``reload()`` anywhere in the Location), immediately before the same plugin's
+    ``tool_transform``. It must therefore be a deterministic function of data the plugin
+    already holds: cheap, and doing no I/O beyond what it captured earlier.
+
+    Arguments (an implementation may accept any subset, by name):
+
+    * ``editor`` — the ``ToolEditor`` of the replay in progress. It already holds every
+      definition of the plugins before this one.
+    * ``location`` — the ``Location`` the catalog belongs to (root, config, data dir,
+      permission and question services).
+
+    Ordering: plugins run lowest precedence first (built-ins, MCP, entry points sorted by
+    distribution and entry-point name, Location plugins by file name; ``plugins.order``
+    moves named plugins last). A later description of the same namespace replaces an
+    earlier one.
+
+    If it raises: the whole plugin (both hooks) is disabled, reported as ``failed`` with
+    the traceback, and the catalog is rebuilt without it; every other plugin keeps
+    serving. The return value is ignored.
+    """
+
+
+@hookspec
+def tool_transform(editor: ToolEditor, location: Location) -> None:
+    """Add, override, update or remove tools: ``editor.add(tool)``, ``editor.update(...)``.
+
+    When it runs: on **every replay** of the catalog, right after this plugin's
+    ``namespace_descriptions``. Like it, it must be a deterministic function of data the
+    plugin already holds, cheap, and doing no I/O beyond what it captured earlier
+    (discover things once, at import or in a tool's executor, not here). It is called
+    synchronously: a plain function, not ``async``.
+
+    Arguments (an implementation may accept any subset, by name):
+
+    * ``editor`` — the ``ToolEditor`` of the replay in progress: ``list()``, ``get()``,
+      ``namespace()``, ``add()``, ``update()``, ``remove()``. It sees the definitions of
+      every plugin before this one; plugins after this one see its result.
+    * ``location`` — the ``Location`` the catalog belongs to; executors capture the
+      services they need from it.
+
+    Ordering: the same as ``namespace_descriptions``. The latest valid ``add`` of an
+    effective name wins; an invalid ``add`` or ``update`` is skipped with a diagnostic
+    naming this plugin, and the rest of the transform still applies.
+
+    If it raises: the whole plugin is disabled, reported as ``failed`` with the
+    traceback, and the catalog is rebuilt without it. The return value is ignored.
+    """
+
+
+HOOKS: tuple[str, ...] = ("namespace_descriptions", "tool_transform")
+"""The hooks in the order one plugin's registration calls them."""

@@ -1,0 +1,84 @@
+"""``tooldeck call``: input forms, permission asks, exit codes."""
+
+from __future__ import annotations
+
+import io
+
+import pytest
+
+
+class Terminal(io.StringIO):
+    """Typed answers on a stdin that says it is a TTY."""
+
+    def isatty(self):
+        return True
+
+
+def test_inline_json(tooldeck):
+    assert tooldeck("call", "greet", '{"name": "Ada"}') == (0, "HELLO, ADA!\n", "")
+
+
+def test_json_from_a_file_and_from_stdin(tooldeck, tmp_path, monkeypatch):
+    (tmp_path / "in.json").write_text('{"name": "Bo"}')
+    assert tooldeck("call", "greet", f"@{tmp_path / 'in.json'}")[:2] == (0, "HELLO, BO!\n")
+    monkeypatch.setattr("sys.stdin", io.StringIO('{"name": "Cy"}'))
+    assert tooldeck("call", "greet", "-")[:2] == (0, "HELLO, CY!\n")
+
+
+@pytest.mark.parametrize(("argument", "message"), [
+    ("{nope", "input is not valid JSON"),
+    ("[1]", "input must be a JSON object, got list"),
+    ("@/no/such/file.json", "cannot read /no/such/file.json"),
+])
+def test_bad_input_is_a_usage_error(tooldeck, argument, message):
+    code, _, err = tooldeck("call", "greet", argument)
+    assert code == 2 and message in err
+
+
+def test_a_failed_call_exits_1(tooldeck):
+    code, out, err = tooldeck("call", "greet", "{}")
+    assert (code, out) == (1, "")
+    assert "greet: failed (tool.execution)" in err and "name" in err
+
+
+def test_an_unknown_tool_exits_1(tooldeck):
+    code, _, err = tooldeck("call", "nope")
+    assert code == 1 and "Tool 'nope' is not available" in err
+
+
+def test_asks_are_declined_when_not_interactive(tooldeck):
+    code, out, err = tooldeck("call", "secret")
+    assert (code, out) == (1, "")
+    assert "secret: declined" in err
+
+
+def test_yes_allows_once(tooldeck):
+    assert tooldeck("call", "secret", "--yes")[:2] == (0, "the secret\n")
+    assert tooldeck("call", "secret")[0] == 1  # nothing was saved
+
+
+def test_terminal_prompt_once(tooldeck, monkeypatch):
+    monkeypatch.setattr("sys.stdin", Terminal("?\nonce\n"))
+    code, out, err = tooldeck("call", "secret")
+    assert (code, out) == (0, "the secret\n")
+    assert "permission requested: secret on vault" in err
+    assert err.count("[o]nce, [a]lways, [r]eject, reject with [f]eedback? ") == 2
+
+
+def test_terminal_prompt_always_saves_the_approval(tooldeck, monkeypatch):
+    monkeypatch.setattr("sys.stdin", Terminal("a\n"))
+    assert tooldeck("call", "secret")[0] == 0
+    monkeypatch.setattr("sys.stdin", io.StringIO(""))
+    assert tooldeck("call", "secret")[:2] == (0, "the secret\n")
+
+
+@pytest.mark.parametrize(("typed", "expected"), [
+    ("r\n", "secret: declined"),
+    ("", "secret: declined"),  # end of input counts as reject
+    ("f\nuse the public key\n", "not allowed: use the public key"),
+])
+def test_terminal_prompt_rejections(tooldeck, monkeypatch, typed, expected):
+    monkeypatch.setattr("sys.stdin", Terminal(typed))
+    code, out, err = tooldeck("call", "secret")
+    assert (code, out) == (1, "")
+    assert expected in err

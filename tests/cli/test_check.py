@@ -1,0 +1,96 @@
+"""``tooldeck check``: one pack alone, with the built-ins."""
+
+from __future__ import annotations
+
+import sys
+import types
+
+import pytest
+
+from tooldeck import Tool, ToolResult, hookimpl
+
+
+@pytest.fixture
+def builtin_read(monkeypatch):
+    module = types.ModuleType("tooldeck.builtin_plugins.fake_read")
+    module.tool_transform = hookimpl(lambda editor: editor.add(Tool(
+        name="read", description="Read.", codemode=False,
+        execute=lambda i, c: ToolResult(content="")))
+    )
+    monkeypatch.setitem(sys.modules, module.__name__, module)
+    monkeypatch.setattr("tooldeck.builtin_plugins.BUILTIN_PLUGINS", ("fake_read",))
+
+
+def write(path, text):
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text)
+    return path
+
+
+def test_a_good_project(tooldeck, project):
+    code, out, _ = tooldeck("check", str(project))
+    assert code == 0
+    assert out.splitlines() == [
+        "local:a_greet: ok (fun_joke)", "local:b_loud: ok (greet)",
+        "local:c_secret: ok (secret)", "no problems found"]
+
+
+def test_one_file(tooldeck, project):
+    code, out, _ = tooldeck("check", str(project / ".tooldeck" / "plugins" / "a_greet.py"))
+    assert code == 0
+    assert out.splitlines()[0] == "local:a_greet: ok (fun_joke, greet)"
+
+
+def test_problems_are_all_reported(tooldeck, tmp_path, builtin_read):
+    bad = write(tmp_path / "bad.py", '''
+from tooldeck import Tool, ToolResult, hookimpl
+run = lambda i, c: ToolResult(content="")
+
+@hookimpl
+def tool_transform(editor):
+    editor.add(Tool(name="read", description="Mine.", execute=run))
+    editor.add(Tool(name="x" * 70, description="too long a name", execute=run))
+    editor.add(Tool(name="bad_schema", description="x", execute=run, input={"type": 5}))
+''')
+    code, out, _ = tooldeck("check", str(bad))
+    assert code == 1
+    lines = out.splitlines()
+    assert lines[0] == "local:bad: problems (read)"
+    assert sum(line.startswith("    refused: ") for line in lines) == 2
+    assert "    collision: tool 'read' replaces the built-in from builtin:fake_read" in lines
+    assert lines[-1] == "3 problems found"
+
+
+def test_a_signature_problem(tooldeck, tmp_path):
+    bad = write(tmp_path / "sig.py", "from tooldeck import hookimpl\n"
+                                     "@hookimpl\ndef tool_transform(editor, extra): pass\n")
+    code, out, _ = tooldeck("check", str(bad))
+    assert code == 1
+    assert out.startswith("local:sig: failed: invalid hookimpl: ")
+    assert "Traceback" in out and out.endswith("1 problem found\n")
+
+
+def test_a_source_tree_with_entry_points(tooldeck, tmp_path, monkeypatch):
+    monkeypatch.setattr("sys.path", list(sys.path))
+    monkeypatch.delitem(sys.modules, "cktest_pack", raising=False)
+    write(tmp_path / "pack" / "pyproject.toml", '[project]\nname = "CkTest_Pack"\n'
+          'version = "2.0"\n[project.entry-points.tooldeck]\nmain = "cktest_pack:Plugin"\n')
+    write(tmp_path / "pack" / "src" / "cktest_pack.py", '''
+from tooldeck import Tool, ToolResult, hookimpl
+
+class Plugin:
+    @hookimpl
+    def tool_transform(editor):
+        editor.add(Tool(name="ck", description="Ck.", execute=lambda i, c: ToolResult()))
+''')
+    code, out, _ = tooldeck("check", str(tmp_path / "pack"))
+    assert (code, out) == (0, "cktest-pack: ok (ck)\nno problems found\n")
+
+
+def test_targets_that_are_not_packs(tooldeck, tmp_path):
+    (tmp_path / "notes.txt").write_text("")
+    assert tooldeck("check", str(tmp_path / "notes.txt"))[0] == 2
+    assert tooldeck("check", str(tmp_path))[0] == 2
+    assert tooldeck("check", "./missing")[0] == 2
+    code, _, err = tooldeck("check", "no-such-dist-anywhere")
+    assert code == 2 and "no installed distribution 'no-such-dist-anywhere'" in err

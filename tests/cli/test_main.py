@@ -1,0 +1,62 @@
+"""The entry point: exit codes, usage errors, and what ``--help`` must not import."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+from tooldeck import __version__
+from tooldeck.cli import main
+
+HEAVY = ("pydantic", "jsonschema", "pluggy", "importlib.metadata", "importlib_metadata")
+
+PROBE = f"""
+import json, sys
+import tooldeck.cli
+codes = [tooldeck.cli.main(args) for args in (["--version"], ["--help"], ["tools", "--help"],
+                                              ["plugins", "--help"], ["call", "--help"],
+                                              ["check", "--help"])]
+print(json.dumps({{"codes": codes, "heavy": [m for m in {HEAVY!r} if m in sys.modules]}}))
+"""
+
+
+def test_help_and_version_import_nothing_heavy():
+    done = subprocess.run([sys.executable, "-c", PROBE], capture_output=True, text=True,
+                          check=True)
+    result = json.loads(done.stdout.splitlines()[-1])
+    assert result == {"codes": [0, 0, 0, 0, 0, 0], "heavy": []}
+
+
+def test_version(capsys):
+    assert main(["--version"]) == 0
+    assert capsys.readouterr().out == f"tooldeck {__version__}\n"
+
+
+def test_python_dash_m_runs_the_cli():
+    done = subprocess.run([sys.executable, "-m", "tooldeck", "--version"], capture_output=True,
+                          text=True)
+    assert (done.returncode, done.stdout) == (0, f"tooldeck {__version__}\n")
+
+
+def test_no_command_is_a_usage_error(capsys):
+    assert main([]) == 2
+    assert "a command is required" in capsys.readouterr().err
+
+
+def test_unknown_command_is_a_usage_error(capsys):
+    assert main(["frobnicate"]) == 2
+    assert "invalid choice" in capsys.readouterr().err
+
+
+def test_a_missing_location_is_a_usage_error(tmp_path, capsys):
+    assert main(["--location", str(tmp_path / "nope"), "tools"]) == 2
+    assert "not a directory" in capsys.readouterr().err
+
+
+def test_a_config_error_exits_2_with_the_message_and_no_traceback(project, tooldeck):
+    (project / "tooldeck.toml").write_text('[plugins]\ndisable = "x"\n')
+    code, _, err = tooldeck("tools")
+    assert code == 2
+    assert err.endswith("plugins.disable: expected a list of strings, got 'x'\n")
+    assert "Traceback" not in err

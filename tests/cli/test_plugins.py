@@ -1,0 +1,35 @@
+"""``tooldeck plugins``."""
+
+from __future__ import annotations
+
+import json
+
+
+def test_table_shows_order_status_and_effects(project, tooldeck):
+    (project / ".tooldeck" / "plugins" / "d_broken.py").write_text("raise OSError('disk')\n")
+    code, out, _ = tooldeck("plugins")
+    assert code == 0
+    assert out.splitlines() == [
+        "#  PLUGIN          DISTRIBUTION  VERSION  LAYER  STATUS    TOOLS",
+        "1  local:a_greet   -             -        local  active    +fun_joke; lost greet to "
+        "local:b_loud",
+        "2  local:b_loud    -             -        local  active    overrides greet "
+        "(local:a_greet)",
+        "3  local:c_secret  -             -        local  active    +secret",
+        "4  local:d_broken  -             -        local  disabled  -",
+        "    disabled: not selected by TOOLDECK_LOAD_PLUGINS",
+    ]
+
+
+def test_json_reports_failures_with_traceback(project, tooldeck, monkeypatch):
+    monkeypatch.delenv("TOOLDECK_LOAD_PLUGINS")
+    (project / ".tooldeck" / "plugins" / "d_broken.py").write_text("raise OSError('disk')\n")
+    code, out, _ = tooldeck("plugins", "--json")
+    plugins = {p["name"]: p for p in json.loads(out)}
+    assert code == 0
+    broken = plugins["local:d_broken"]
+    assert (broken["status"], broken["reason"]) == (
+        "failed", "executing d_broken.py raised OSError: disk")
+    assert "OSError: disk" in broken["traceback"]
+    assert plugins["local:b_loud"]["overrides"] == [{"tool": "greet", "plugin": "local:a_greet"}]
+    assert plugins["local:a_greet"]["provides"] == ["fun_joke"]

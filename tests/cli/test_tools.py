@@ -1,0 +1,52 @@
+"""``tooldeck tools``."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+
+def test_table(tooldeck):
+    code, out, _ = tooldeck("tools")
+    assert code == 0
+    assert out.splitlines() == [
+        "NAME      MODE    PLUGIN          OVERRIDES      PERMISSION  DESCRIPTION",
+        "fun_joke  native  local:a_greet   -              fun         Tell a joke.",
+        "greet     native  local:b_loud    local:a_greet  greet       Greet someone.",
+        "secret    native  local:c_secret  -              secret      Reveal it.",
+    ]
+
+
+def test_json(tooldeck):
+    code, out, _ = tooldeck("tools", "--json")
+    rows = {row["name"]: row for row in json.loads(out)}
+    assert code == 0
+    assert rows["greet"] == {
+        "name": "greet", "mode": "native", "plugin": "local:b_loud",
+        "overrides": ["local:a_greet"], "permission": "greet", "namespace": None,
+        "description": "Greet someone.\nSecond line."}
+    assert rows["fun_joke"]["namespace"] == "fun"
+
+
+@pytest.mark.parametrize(("fmt", "key"), [
+    ("openai", "function"), ("anthropic", "input_schema"), ("gemini", "parameters"),
+    ("mcp", "inputSchema"),
+])
+def test_provider_formats(tooldeck, fmt, key):
+    code, out, _ = tooldeck("tools", "--format", fmt)
+    definitions = json.loads(out)
+    assert code == 0
+    assert len(definitions) == 3 and all(key in d for d in definitions)
+
+
+def test_formats_match_the_renderer():
+    from tooldeck.cli.tools import FORMATS
+    from tooldeck.host.definitions import FORMATS as RENDERED
+
+    assert FORMATS == RENDERED
+
+
+def test_an_empty_catalog(tooldeck, monkeypatch):
+    monkeypatch.setenv("TOOLDECK_LOAD_PLUGINS", "")
+    assert tooldeck("tools") == (0, "no tools\n", "")

@@ -1,0 +1,316 @@
+"""``Host``: one registration per plugin, isolation, layers, refresh, the load report.
+
+Plugins here are plugin objects, fake built-ins and Location files; installed
+distributions are exercised in ``tests/test_real_distributions.py``.
+"""
+
+from __future__ import annotations
+
+import sys
+import types
+
+import pytest
+
+from tooldeck import Host, Tool, ToolCall, ToolResult, hookimpl
+from tooldeck.errors import ConfigError
+
+pytestmark = pytest.mark.usefixtures("clean_env")
+
+
+def run(input, ctx):
+    return ToolResult(content="ok")
+
+
+def make_tool(name, description=None, **options):
+    return Tool(name=name, description=description or f"{name} tool", execute=run,
+                codemode=False, **options)
+
+
+def adds(name, *tools, description=None):
+    """A module-like plugin object whose tool_transform adds ``tools``."""
+    plugin = types.ModuleType(name)
+    plugin.tool_transform = hookimpl(
+        lambda editor: [editor.add(make_tool(t, description)) for t in tools])
+    return plugin
+
+
+def open_host(tmp_path, *plugins, **options):
+    return Host.open(tmp_path, plugins=list(plugins), **options)
+
+
+def by_name(host):
+    return {info.name: info for info in host.plugins}
+
+
+def description(host, name):
+    return host.service.catalog.tools[name].tool.description
+
+
+@pytest.fixture(autouse=True)
+def no_builtins(monkeypatch):
+    """These tests must not depend on which built-ins ship; ``fake_builtin`` adds one."""
+    monkeypatch.setattr("tooldeck.builtin_plugins.BUILTIN_PLUGINS", ())
+
+
+@pytest.fixture
+def fake_builtin(monkeypatch):
+    """``builtin:fake_read`` adding ``read``, loaded through the built-in path."""
+    module = types.ModuleType("tooldeck.builtin_plugins.fake_read")
+    module.tool_transform = hookimpl(lambda editor: editor.add(make_tool("read", "builtin")))
+    monkeypatch.setitem(sys.modules, module.__name__, module)
+    monkeypatch.setattr("tooldeck.builtin_plugins.BUILTIN_PLUGINS", ("fake_read",))
+    return module
+
+
+def write_plugin(root, stem, body):
+    folder = root / ".tooldeck" / "plugins"
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / f"{stem}.py").write_text(body)
+
+
+LOCAL = """\
+from tooldeck import Tool, ToolResult, hookimpl
+with open({log!r}, "a") as log:
+    log.write("{stem}\\n")
+
+@hookimpl
+def tool_transform(editor):
+    editor.add(Tool(name="shared", description="from {stem}", codemode=False,
+                    execute=lambda i, c: ToolResult(content="{stem}")))
+    editor.add(Tool(name="only_{stem}", description="{stem}", codemode=False,
+                    execute=lambda i, c: ToolResult(content="{stem}")))
+"""
+
+
+def local(root, stem):
+    write_plugin(root, stem, LOCAL.format(log=str(root / "imports.log"), stem=stem))
+
+
+def imports(root):
+    return (root / "imports.log").read_text().split()
+
+
+# -- the hooks -------------------------------------------------------------------------------
+def test_hook_tool_transform(tmp_path):
+    seen = []
+
+    class Weather:
+        @hookimpl
+        def tool_transform(self, editor, location):
+            seen.append(location)
+            editor.add(make_tool("forecast"))
+
+    host = open_host(tmp_path, Weather())
+    assert host.snapshot().names == ("forecast",)
+    assert seen == [host.location]
+    result = host.snapshot().execute_sync(ToolCall("1", "forecast", "{}"))
+    assert result.content[0].text == "ok"
+
+
+def test_hook_namespace_descriptions(tmp_path):
+    class Weather:
+        @hookimpl
+        def namespace_descriptions(self, editor):
+            editor.namespace("weather", "Forecasts and alerts.")
+
+        @hookimpl
+        def tool_transform(self, editor):
+            editor.add(make_tool("forecast", namespace="weather"))
+
+    host = open_host(tmp_path, Weather())
+    catalog = host.service.catalog
+    assert catalog.namespaces["weather"].description == "Forecasts and alerts."
+    assert catalog.namespaces["weather"].source == "Weather"
+    assert list(catalog.tools) == ["weather_forecast"]
+
+
+def test_each_plugin_is_exactly_one_registration(tmp_path, fake_builtin):
+    local(tmp_path, "mine")
+    host = open_host(tmp_path, adds("first", "a"), adds("second", "b"), "local:mine")
+    assert host.service.registrations == (
+        "builtin:fake_read", "first", "second", "local:mine")
+
+
+# -- layers ----------------------------------------------------------------------------------
+def test_layers_builtins_then_objects_then_location_files(tmp_path, fake_builtin):
+    local(tmp_path, "b_second")
+    local(tmp_path, "a_first")
+    host = open_host(tmp_path, "local:b_second", adds("pack", "read", description="pack"),
+                     "local:a_first")
+    assert [(p.name, p.layer) for p in host.plugins] == [
+        ("builtin:fake_read", "builtin"), ("pack", "object"),
+        ("local:a_first", "local"), ("local:b_second", "local")]
+    assert description(host, "read") == "pack"
+    assert description(host, "shared") == "from b_second"
+    info = by_name(host)
+    assert info["pack"].overrides == (("read", "builtin:fake_read"),)
+    assert info["builtin:fake_read"].overridden_by == (("read", "pack"),)
+    assert info["builtin:fake_read"].distribution == "tooldeck"
+
+
+def test_config_order_moves_a_plugin_last(tmp_path):
+    local(tmp_path, "a_first")
+    local(tmp_path, "b_second")
+    (tmp_path / "tooldeck.toml").write_text('[plugins]\norder = ["local:a_first"]\n')
+    host = Host.open(tmp_path)
+    assert [p.name for p in host.plugins] == ["local:b_second", "local:a_first"]
+    assert description(host, "shared") == "from a_first"
+
+
+def test_disabling_a_plugin_reveals_what_it_overrode(tmp_path, fake_builtin):
+    pack = adds("pack", "read", description="pack")
+    assert description(open_host(tmp_path, pack), "read") == "pack"
+    host = open_host(tmp_path, pack, disable=["pack"])
+    assert description(host, "read") == "builtin"
+    assert by_name(host)["pack"].status == "disabled"
+    assert by_name(host)["pack"].reason == "disabled by Host.open(disable=...)"
+
+
+def test_builtins_can_be_disabled(tmp_path, fake_builtin):
+    host = open_host(tmp_path, disable=["builtin:fake_read"])
+    assert host.snapshot().names == ()
+    assert by_name(host)["builtin:fake_read"].status == "disabled"
+
+
+def test_an_empty_plugin_list_loads_builtins_only(tmp_path, fake_builtin):
+    local(tmp_path, "mine")
+    host = open_host(tmp_path)
+    assert [(p.name, p.status) for p in host.plugins] == [
+        ("builtin:fake_read", "active"), ("local:mine", "disabled")]
+    assert not (tmp_path / "imports.log").exists()
+
+
+# -- isolation -------------------------------------------------------------------------------
+def test_a_raising_hook_fails_its_whole_plugin_and_others_keep_serving(tmp_path):
+    class Flaky:
+        @hookimpl
+        def tool_transform(self, editor):
+            editor.add(make_tool("half_done"))
+            raise ValueError("bad data")
+
+    host = open_host(tmp_path, adds("good", "fine"), Flaky())
+    assert host.snapshot().names == ("fine",)
+    flaky = by_name(host)["Flaky"]
+    assert flaky.status == "failed"
+    assert "hook 'tool_transform' raised ValueError: bad data" in flaky.reason
+    assert "ValueError: bad data" in flaky.traceback
+    assert by_name(host)["good"].status == "active"
+
+
+def test_a_hook_failing_on_a_later_replay_is_reported_then(tmp_path):
+    state = {"broken": False}
+
+    class Later:
+        @hookimpl
+        def tool_transform(self, editor):
+            if state["broken"]:
+                raise RuntimeError("source data went bad")
+            editor.add(make_tool("later"))
+
+    host = open_host(tmp_path, Later())
+    assert by_name(host)["Later"].status == "active"
+    state["broken"] = True
+    host.service.reload()
+    assert by_name(host)["Later"].status == "failed"
+    assert host.snapshot().names == ()
+
+
+def test_load_failures_are_isolated(tmp_path):
+    write_plugin(tmp_path, "broken", "raise ImportError('missing dependency')\n")
+    write_plugin(tmp_path, "badsig", "from tooldeck import hookimpl\n"
+                                     "@hookimpl\ndef tool_transform(editor, extra): pass\n")
+    local(tmp_path, "works")
+    host = Host.open(tmp_path)
+    info = by_name(host)
+    assert info["local:broken"].status == "failed"
+    assert info["local:broken"].reason == (
+        "executing broken.py raised ImportError: missing dependency")
+    assert "missing dependency" in info["local:broken"].traceback
+    assert info["local:badsig"].status == "failed"
+    assert "extra" in info["local:badsig"].reason
+    assert info["local:works"].status == "active"
+    assert "only_works" in host.snapshot().names
+
+
+def test_refused_tools_appear_as_diagnostics_of_their_plugin(tmp_path):
+    host = open_host(tmp_path, adds("pack", "ok", "bad name!" * 10))
+    info = by_name(host)["pack"]
+    assert info.status == "active"
+    assert info.provides == ("ok",)
+    assert len(info.diagnostics) == 1 and "source 'pack'" in info.diagnostics[0]
+
+
+def test_removals_are_reported(tmp_path, fake_builtin):
+    remover = types.ModuleType("remover")
+    remover.tool_transform = hookimpl(lambda editor: editor.remove("read"))
+    host = open_host(tmp_path, remover)
+    assert host.snapshot().names == ()
+    assert by_name(host)["remover"].removed == (("read", "builtin:fake_read"),)
+
+
+def test_an_invalid_config_raises_config_error(tmp_path):
+    (tmp_path / "tooldeck.toml").write_text('[plugins]\ndisable = "x"\n')
+    with pytest.raises(ConfigError, match=r"plugins\.disable: expected a list of strings"):
+        Host.open(tmp_path)
+
+
+def test_snapshot_hides_tools_the_location_wholly_denies(tmp_path):
+    (tmp_path / "tooldeck.toml").write_text(
+        '[[permission]]\naction = "secret"\neffect = "deny"\n')
+    host = open_host(tmp_path, adds("pack", "secret", "public"))
+    assert host.snapshot().names == ("public",)
+    assert host.service.snapshot().names == ("public", "secret")
+
+
+def test_trace_env_prints_hook_calls(tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("TOOLDECK_TRACE_PLUGINS", "1")
+    open_host(tmp_path, adds("pack", "a")).snapshot()
+    assert "tooldeck: trace: pack: tool_transform(editor=" in capsys.readouterr().err
+
+
+# -- refresh ---------------------------------------------------------------------------------
+def test_refresh_inserts_at_the_sorted_position_without_reimporting(tmp_path):
+    local(tmp_path, "a")
+    local(tmp_path, "c")
+    host = Host.open(tmp_path)
+    first = host._records[0].registration
+    local(tmp_path, "b")
+    host.refresh_plugins()
+    assert host.service.registrations == ("local:a", "local:b", "local:c")
+    assert host._records[0].registration is first  # before the insertion point: kept
+    assert sorted(imports(tmp_path)) == ["a", "b", "c"]  # a and c were not re-imported
+    assert description(host, "shared") == "from c"
+
+
+def test_refresh_disposes_removed_plugins_and_reloads_changed_ones(tmp_path):
+    local(tmp_path, "a")
+    local(tmp_path, "b")
+    host = Host.open(tmp_path)
+    (tmp_path / ".tooldeck" / "plugins" / "b.py").unlink()
+    host.refresh_plugins()
+    assert description(host, "shared") == "from a"
+    assert [p.name for p in host.plugins] == ["local:a"]
+    local(tmp_path, "a")  # rewritten: a new size/mtime
+    (tmp_path / ".tooldeck" / "plugins" / "a.py").write_text(
+        LOCAL.format(log=str(tmp_path / "imports.log"), stem="a") + "# changed\n")
+    host.refresh_plugins()
+    assert imports(tmp_path).count("a") == 2
+    assert host.service.registrations == ("local:a",)
+
+
+def test_refresh_with_nothing_changed_keeps_every_registration(tmp_path):
+    local(tmp_path, "a")
+    host = open_host(tmp_path, adds("pack", "x"), "local:a")
+    before = [r.registration for r in host._records]
+    host.refresh_plugins()
+    assert [r.registration for r in host._records] == before
+    assert imports(tmp_path) == ["a"]
+
+
+def test_a_requested_plugin_that_does_not_exist_is_reported(tmp_path):
+    host = open_host(tmp_path, adds("pack", "a"), "no-such-pack", "local:nope")
+    missing = {p.name: p for p in host.plugins if p.status == "failed"}
+    assert missing["no-such-pack"].reason == "not found (requested by Host.open(plugins=[...]))"
+    assert missing["no-such-pack"].layer == "entrypoint"
+    assert missing["local:nope"].layer == "local"
+    assert host.snapshot().names == ("a",)

@@ -1,0 +1,15 @@
+"""Overrides ``greet`` with a quiet version (sorts between greet and loud)."""
+
+from tooldeck import Tool, ToolResult, hookimpl
+
+NAME_INPUT = {"type": "object", "properties": {"name": {"type": "string"}}, "required": ["name"]}
+
+
+def greet(input, ctx):
+    return ToolResult(content=f"hello, {input['name'].lower()}.")
+
+
+@hookimpl
+def tool_transform(editor):
+    editor.add(Tool(name="greet", description="Greet someone quietly.", input=NAME_INPUT,
+                    execute=greet, codemode=False))
