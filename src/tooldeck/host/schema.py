@@ -21,6 +21,7 @@ from typing import Any
 from pydantic import BaseModel, TypeAdapter
 
 from tooldeck.host.frozen import FrozenDict, freeze
+from tooldeck.host.metaschema import schema_problem as _meta_problem
 
 # Keywords whose subschemas constrain the instance as a whole (closing inside changes
 # which branch matches), lists of schemas, and name → schema maps.
@@ -229,21 +230,9 @@ def schema_problem(source: Any, *, role: str) -> str | None:
             f"{role} schema must be a pydantic model class, a JSON Schema mapping or None, "
             f"got {type(source).__name__}"
         )
-    problem = _check_json_schema(source)
+    problem = _meta_problem(source)
     if problem:
         return f"{role} schema is not a valid JSON Schema: {problem}"
     if role == "input" and source.get("type", "object") != "object":
         return f"input schema must describe an object (type 'object'), got {source.get('type')!r}"
-    return None
-
-
-def _check_json_schema(schema: Mapping[str, Any]) -> str | None:
-    from jsonschema import exceptions, validators  # deferred: jsonschema is slow to import
-
-    cls = validators.validator_for(schema, default=validators.Draft202012Validator)
-    try:
-        cls.check_schema(dict(schema))
-    except exceptions.SchemaError as exc:
-        where = "/".join(str(p) for p in exc.absolute_path) or "root"
-        return f"{exc.message} (at {where})"
     return None
