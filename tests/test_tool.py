@@ -1,7 +1,5 @@
 from __future__ import annotations
 
-import dataclasses
-
 import pytest
 
 from tooldeck import Tool, ToolFailure, ToolResult
@@ -13,7 +11,7 @@ def run(inp, ctx):
 
 def test_tool_is_frozen_and_replace_copies():
     original = Tool(name="read", description="Read.", execute=run)
-    with pytest.raises(dataclasses.FrozenInstanceError):
+    with pytest.raises(AttributeError, match="replace"):
         original.name = "x"  # type: ignore[misc]
     changed = original.replace(description="Changed.", codemode=False)
     assert (changed.name, changed.description, changed.codemode) == ("read", "Changed.", False)
@@ -54,3 +52,10 @@ def test_tool_failure_keeps_message_cause_and_metadata():
     assert failure.cause is cause and failure.__cause__ is cause
     assert failure.metadata == {"path": "a"}
     assert isinstance(failure, Exception)
+
+
+def test_replace_rejects_unknown_fields_and_repr_shows_fields():
+    original = Tool(name="read", description="Read.", execute=run)
+    with pytest.raises(TypeError, match="no field"):
+        original.replace(nme="x")
+    assert repr(original).startswith("Tool(name='read', description='Read.'")

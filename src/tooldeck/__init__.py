@@ -1,14 +1,20 @@
 """tooldeck: host LLM tools as pip-installable plugins.
 
 The public API is this curated list. Names are resolved lazily (PEP 562) so that
-``import tooldeck`` — and with it ``tooldeck --version`` — stays cheap: pydantic,
-jsonschema and the plugin machinery load only when a name that needs them is used.
+``import tooldeck`` — and with it ``tooldeck --version`` — stays cheap: typing,
+pydantic, jsonschema and the plugin machinery load only when a name that needs them
+is used.
 """
 
 from __future__ import annotations
 
 import importlib
-from typing import TYPE_CHECKING, Any
+import sys
+import types
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (mypy knows it)
+if TYPE_CHECKING:
+    from typing import Any
 
 __version__ = "0.1.0"
 
@@ -40,16 +46,27 @@ if TYPE_CHECKING:
     from tooldeck.tool import ToolFailure as ToolFailure
     from tooldeck.tool import ToolResult as ToolResult
 else:
-    # ``tooldeck.tool`` is both a submodule and the ``tool`` decorator. Importing the
-    # (stdlib-only) submodule first and binding the decorator afterwards keeps the name
-    # pointing at the decorator, which itself loads pydantic only when called.
-    import tooldeck.tool  # noqa: F401 - imported for its side effect on the name, see above
 
     def tool(fn: Any = None, /, **options: Any) -> Any:
         """Build a Tool from a typed function: ``tool(fn)`` or ``@tool(...)``."""
         from tooldeck.function_tool import tool as build
 
         return build(fn, **options) if fn is not None else build(**options)
+
+    class _Package(types.ModuleType):
+        """Keeps ``tooldeck.tool`` meaning the decorator.
+
+        ``tooldeck.tool`` is also a submodule; importing it would otherwise rebind the
+        package attribute to the module. (``from tooldeck.tool import Tool`` is
+        unaffected: it reads the module from ``sys.modules``.)
+        """
+
+        def __setattr__(self, name: str, value: Any) -> None:
+            if name == "tool" and isinstance(value, types.ModuleType):
+                return
+            super().__setattr__(name, value)
+
+    sys.modules[__name__].__class__ = _Package
 
 
 _LOCATIONS = {

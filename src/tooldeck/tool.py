@@ -7,9 +7,7 @@ can build tools freely and the registry decides, with a diagnostic, what it acce
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Awaitable, Callable, Mapping, Sequence
-from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Generic, NamedTuple, TypeAlias, TypeVar
 
@@ -137,30 +135,91 @@ class ToolContext(NamedTuple):
 Executor: TypeAlias = Callable[[InT, ToolContext], "ToolResult | Awaitable[ToolResult]"]
 
 
-@dataclass(frozen=True, slots=True, kw_only=True, eq=False, weakref_slot=True)
+_FIELDS = (
+    "name",
+    "description",
+    "execute",
+    "input",
+    "output",
+    "namespace",
+    "codemode",
+    "permission",
+    "pinned",
+)
+
+
+class FrozenToolError(AttributeError):
+    """Raised on an attempt to change a ``Tool``: use ``tool.replace(...)``."""
+
+
 class Tool(Generic[InT, OutT]):
     """One tool: name, description, schemas, options and its executor.
 
     Generic for authors (``Tool[ReadInput, ReadOutput]``) so mypy checks the executor
-    against the input model; the registry erases it to ``Tool[Any, Any]``. Equality is
-    identity: two tools are the same tool only if they are the same object.
+    against the input model; the registry erases it to ``Tool[Any, Any]``. Frozen:
+    ``replace`` returns a modified copy. Equality is identity: two tools are the same
+    tool only if they are the same object. (Hand-written rather than a dataclass so that
+    ``import tooldeck`` stays cheap: ``dataclasses`` pulls in ``inspect``.)
     """
+
+    __slots__ = (*_FIELDS, "_compiled")
 
     name: str
     description: str
     execute: Callable[[InT, ToolContext], ToolResult | Awaitable[ToolResult]]
-    input: SchemaSource = None
-    output: SchemaSource = None
-    namespace: str | None = None
-    codemode: bool = True
-    permission: str | None = None
-    pinned: bool = False
-    # Registry-private cache (tooldeck.host.compiled); a replaced copy starts empty.
-    _compiled: Any = field(default=None, init=False, repr=False, compare=False)
+    input: SchemaSource
+    output: SchemaSource
+    namespace: str | None
+    codemode: bool
+    permission: str | None
+    pinned: bool
+    _compiled: Any  # registry-private cache (tooldeck.host.compiled); copies start empty
+
+    def __init__(
+        self,
+        *,
+        name: str,
+        description: str,
+        execute: Callable[[InT, ToolContext], ToolResult | Awaitable[ToolResult]],
+        input: SchemaSource = None,
+        output: SchemaSource = None,
+        namespace: str | None = None,
+        codemode: bool = True,
+        permission: str | None = None,
+        pinned: bool = False,
+    ) -> None:
+        values = (
+            name,
+            description,
+            execute,
+            input,
+            output,
+            namespace,
+            codemode,
+            permission,
+            pinned,
+            None,
+        )
+        for field_name, value in zip((*_FIELDS, "_compiled"), values, strict=True):
+            object.__setattr__(self, field_name, value)
 
     def replace(self, **changes: Any) -> Tool[Any, Any]:
         """Return a copy with ``changes`` applied (the original stays untouched)."""
-        return dataclasses.replace(self, **changes)
+        unknown = set(changes) - set(_FIELDS)
+        if unknown:
+            raise TypeError(f"Tool has no field(s) {', '.join(sorted(unknown))}")
+        fields = {name: getattr(self, name) for name in _FIELDS}
+        return Tool(**{**fields, **changes})
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise FrozenToolError(f"Tool is frozen: use tool.replace({name}=...)")
+
+    def __delattr__(self, name: str) -> None:
+        raise FrozenToolError("Tool is frozen")
+
+    def __repr__(self) -> str:
+        shown = ", ".join(f"{name}={getattr(self, name)!r}" for name in _FIELDS)
+        return f"Tool({shown})"
 
 
 AnyTool: TypeAlias = Tool[Any, Any]

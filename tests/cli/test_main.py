@@ -60,3 +60,19 @@ def test_a_config_error_exits_2_with_the_message_and_no_traceback(project, toold
     assert code == 2
     assert err.endswith("plugins.disable: expected a list of strings, got 'x'\n")
     assert "Traceback" not in err
+
+
+def test_a_closed_pipe_ends_quietly(tmp_path):
+    import subprocess
+    import sys
+
+    script = (
+        "import sys\n"
+        "from tooldeck.cli import main\n"
+        "sys.exit(main(['--location', sys.argv[1], 'tools']))\n"
+    )
+    proc = subprocess.Popen([sys.executable, "-c", script, str(tmp_path)],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    proc.stdout.close()  # the reader is gone before anything is written
+    _, err = proc.communicate(timeout=60)
+    assert b"BrokenPipeError" not in err and b"Traceback" not in err

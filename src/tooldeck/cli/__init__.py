@@ -9,34 +9,67 @@ it runs.
 from __future__ import annotations
 
 import argparse
+import importlib
 import sys
 from collections.abc import Sequence
 
 from tooldeck import __version__
-from tooldeck.cli import call, check, plugins, tools
-from tooldeck.cli._common import CommandError, error
+from tooldeck.cli._errors import CommandError, error
 from tooldeck.errors import TooldeckError
 
-COMMANDS = (tools, plugins, call, check)
-"""Command modules, in ``--help`` order; each has ``add_parser(subparsers)``."""
+COMMANDS = {
+    "tools": "list the effective tool catalog",
+    "plugins": "list plugins in load order",
+    "call": "run one tool call",
+    "check": "validate a tool pack",
+}
+"""Command names (each a module ``tooldeck.cli.<name>`` with ``add_parser``) and their
+one-line help, in ``--help`` order. Only the command being run is imported, so
+``--help`` and ``--version`` load nothing but the standard library."""
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """The whole argument parser (commands register their own subparser)."""
+def build_parser(argv: Sequence[str] = ()) -> argparse.ArgumentParser:
+    """The argument parser; the full subparser only for the command named in ``argv``."""
     parser = argparse.ArgumentParser(
-        prog="tooldeck", description="Host LLM tools as pip-installable plugins.")
+        prog="tooldeck", description="Host LLM tools as pip-installable plugins."
+    )
     parser.add_argument("--version", action="version", version=f"tooldeck {__version__}")
-    parser.add_argument("--location", metavar="DIR", default=".",
-                        help="the project directory (default: the current directory)")
+    parser.add_argument(
+        "--location",
+        metavar="DIR",
+        default=".",
+        help="the project directory (default: the current directory)",
+    )
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for command in COMMANDS:
-        command.add_parser(commands)
+    chosen = command_in(argv)
+    for name, summary in COMMANDS.items():
+        if name == chosen:
+            importlib.import_module(f"tooldeck.cli.{name}").add_parser(commands)
+        else:
+            commands.add_parser(name, help=summary)
     return parser
+
+
+def command_in(argv: Sequence[str]) -> str | None:
+    """The command word of ``argv`` (skipping ``--location DIR``), if any."""
+    tokens = iter(argv)
+    for token in tokens:
+        if token == "--location":
+            next(tokens, None)
+        elif token in COMMANDS:
+            return token
+        elif not token.startswith("-"):
+            return None
+    return None
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the CLI; returns the exit code (the console script passes it to ``sys.exit``)."""
-    parser = build_parser()
+    argv = sys.argv[1:] if argv is None else argv
+    if list(argv) == ["--version"]:  # answered without even building the parser
+        print(f"tooldeck {__version__}")
+        return 0
+    parser = build_parser(argv)
     try:
         args = parser.parse_args(argv)
     except SystemExit as exc:  # --help, --version and usage errors
@@ -46,8 +79,20 @@ def main(argv: Sequence[str] | None = None) -> int:
         return error("a command is required (tools, plugins, call, check)", 2)
     try:
         code: int = args.handler(args)
+        sys.stdout.flush()  # inside the try: a reader that left is handled below
     except (CommandError, TooldeckError) as exc:
         return error(str(exc), getattr(exc, "code", 2))
     except KeyboardInterrupt:
         return 130
+    except BrokenPipeError:  # e.g. `tooldeck plugins | head -2`: the reader left
+        _silence_stdout()
+        return 1
     return code
+
+
+def _silence_stdout() -> None:
+    """Point stdout at devnull so the interpreter's final flush cannot fail again."""
+    import os
+
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())

@@ -3,32 +3,16 @@
 from __future__ import annotations
 
 import json
-import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+
+from tooldeck.cli._errors import CommandError
 
 if TYPE_CHECKING:
     import argparse
 
     from tooldeck.host.host import Host
-
-
-class CommandError(Exception):
-    """A usage problem found by a command; ``main`` prints it and exits with ``code``.
-
-    CLI-internal control flow: it never leaves ``tooldeck.cli.main``.
-    """
-
-    def __init__(self, message: str, code: int = 2) -> None:
-        super().__init__(message)
-        self.code = code
-
-
-def error(message: str, code: int) -> int:
-    """Print ``tooldeck: error: message`` to stderr and return ``code``."""
-    print(f"tooldeck: error: {message}", file=sys.stderr)
-    return code
 
 
 def location_dir(args: argparse.Namespace) -> Path:

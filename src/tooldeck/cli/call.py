@@ -13,7 +13,8 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from tooldeck.cli._common import CommandError, open_host
+from tooldeck.cli._common import open_host
+from tooldeck.cli._errors import CommandError
 
 if TYPE_CHECKING:
     from collections.abc import Sequence

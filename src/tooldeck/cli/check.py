@@ -15,7 +15,8 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from tooldeck.cli._common import CommandError, location_dir
+from tooldeck.cli._common import location_dir
+from tooldeck.cli._errors import CommandError
 
 if TYPE_CHECKING:
     from tooldeck.host.discovery import Candidate

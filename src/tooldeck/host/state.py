@@ -40,6 +40,9 @@ TransformFn = Callable[[ToolEditor], Any]
 
 # Total catalog entries copied for checkpoints per replay before they get sparser.
 _CHECKPOINT_BUDGET = 250_000
+# Checkpoint at least every few steps: resuming replays at most this many extra steps,
+# and skipping copies in between is what makes a disposal cheap.
+_MIN_STRIDE = 4
 
 
 class Transform:
@@ -286,8 +289,10 @@ class ToolState:
             tools, namespaces = {}, {}
         recorded = {} if self._full_replay else {s.transform: s for s in self._steps[base + 1 :]}
         del self._steps[base + 1 :]
-        stride = max(1, (len(tools) + 16) * len(active) // _CHECKPOINT_BUDGET)
+        stride = max(_MIN_STRIDE, (len(tools) + 16) * len(active) // _CHECKPOINT_BUDGET)
         editor = ToolEditor(tools, namespaces)
+        steps, last = self._steps, len(active) - 1
+        last_ns = steps[-1].namespaces if steps else None
         for index in range(base + 1, len(active)):
             transform = active[index]
             previous = recorded.get(transform)
@@ -297,21 +302,24 @@ class ToolState:
                 # Its edits never depended on the state it ran against, so this equals
                 # calling it again with unchanged source data; changed source data goes
                 # through reload(), which calls every transform.
-                delta = previous.delta
-                for name in delta.removed:
+                removed, added, described = previous.delta
+                for name in removed:
                     tools.pop(name, None)
-                tools.update(delta.tools)
-                if delta.namespaces:
-                    namespaces.update(delta.namespaces)
+                tools.update(added)
+                if described:
+                    namespaces.update(described)
                 step = previous
             else:
                 step = self._run(editor, transform, index)
-            if index % stride == 0 or index == len(active) - 1:
+            if index % stride == 0 or index == last:
                 step.tools = tools.copy()
                 # Namespaces rarely change: share the last checkpoint's copy when equal.
-                last_ns = self._steps[-1].namespaces if self._steps else None
-                step.namespaces = last_ns if last_ns == namespaces else namespaces.copy()
-            self._steps.append(step)
+                if last_ns != namespaces:
+                    last_ns = namespaces.copy()
+                step.namespaces = last_ns
+            else:
+                step.tools = step.namespaces = None  # drop a stale checkpoint
+            steps.append(step)
 
     def _run(self, editor: ToolEditor, transform: Transform, index: int) -> _Step:
         step = _Step(transform)
