@@ -57,8 +57,24 @@ def tool_transform(editor):
     lines = out.splitlines()
     assert lines[0] == "local:bad: problems (read)"
     assert sum(line.startswith("    refused: ") for line in lines) == 2
-    assert "    collision: tool 'read' replaces the built-in from builtin:fake_read" in lines
+    assert ("    collision: tool 'read' replaces the built-in from builtin:fake_read "
+            "(intended? pass --allow-override read)") in lines
     assert lines[-1] == "3 problems found"
+
+
+def test_an_intended_override_is_reported_but_allowed(tooldeck, tmp_path, builtin_read):
+    pack = write(tmp_path / "safer.py", '''
+from tooldeck import Tool, ToolResult, hookimpl
+
+@hookimpl
+def tool_transform(editor):
+    editor.add(Tool(name="read", description="Safer.", execute=lambda i, c: ToolResult("")))
+''')
+    code, out, _ = tooldeck("check", "--allow-override", "read", str(pack))
+    assert code == 0
+    assert "    overrides: tool 'read' replaces the built-in from builtin:fake_read (allowed)" in (
+        out.splitlines())
+    assert out.splitlines()[-1] == "no problems found"
 
 
 def test_a_signature_problem(tooldeck, tmp_path):

@@ -33,6 +33,10 @@ def add_parser(commands: Any) -> None:
                     "its pyproject.toml, or its .tooldeck/plugins), a .py file, or an "
                     "installed distribution name.")
     parser.add_argument("target", nargs="?", default=".", metavar="PATH | DIST")
+    parser.add_argument(
+        "--allow-override", action="append", default=[], metavar="TOOL",
+        help="a built-in the pack overrides on purpose (repeatable; '*' for all): its "
+             "collision is reported but is not a problem")
     parser.set_defaults(handler=run)
 
 
@@ -42,7 +46,7 @@ def run(args: argparse.Namespace) -> int:
     pack = [info for info in host.plugins if info.name in {c.name for c in candidates}]
     problems = 0
     for info in pack:
-        problems += _report(info)
+        problems += _report(info, frozenset(args.allow_override))
     print(f"{problems} problem{'s' if problems != 1 else ''} found" if problems
           else "no problems found")
     return 1 if problems else 0
@@ -119,19 +123,24 @@ def pack_host(root: Path, candidates: list[Candidate]) -> Host:
     return host
 
 
-def _report(info: PluginInfo) -> int:
+def _report(info: PluginInfo, allowed: frozenset[str] = frozenset()) -> int:
     """Print one plugin's result; return how many problems it has."""
     collisions = [(t, p) for t, p in info.overrides if p.startswith("builtin:")]
+    intended = [(t, p) for t, p in collisions if t in allowed or "*" in allowed]
+    unintended = [c for c in collisions if c not in intended]
     if info.status != "active":
         print(f"{info.name}: {info.status}: {info.reason}")
         if info.traceback:
             print("    " + info.traceback.rstrip().replace("\n", "\n    "))
         return 1
     tools = ", ".join(info.provides) or "no tools"
-    print(f"{info.name}: {'ok' if not (info.diagnostics or collisions) else 'problems'} "
+    print(f"{info.name}: {'ok' if not (info.diagnostics or unintended) else 'problems'} "
           f"({tools})")
     for diagnostic in info.diagnostics:
         print(f"    refused: {diagnostic}")
-    for tool, plugin in collisions:
-        print(f"    collision: tool {tool!r} replaces the built-in from {plugin}")
-    return len(info.diagnostics) + len(collisions)
+    for tool, plugin in unintended:
+        print(f"    collision: tool {tool!r} replaces the built-in from {plugin} "
+              f"(intended? pass --allow-override {tool})")
+    for tool, plugin in intended:
+        print(f"    overrides: tool {tool!r} replaces the built-in from {plugin} (allowed)")
+    return len(info.diagnostics) + len(unintended)
