@@ -1,0 +1,114 @@
+"""The ``question`` built-in: ask the user multiple-choice questions, wait for the answers.
+
+Order of a call: assert ``question`` (allowed by default; a host may make it ask or deny
+it, e.g. for unattended runs) → ask every question at once through the Location's
+question service. A dismissal raises ``QuestionDismissed``, a decline signal this leaf
+never catches: the call ends ``declined`` and the model is told not to ask again.
+
+Answers come back as text the model reads (``"Which DB?" → Postgres``) and as the
+declared output, one entry per question in the order asked.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from pydantic import BaseModel, Field
+
+from tooldeck.builtin_plugins._files import feedback_as_failure
+from tooldeck.hookspecs import hookimpl
+from tooldeck.host.question import Option, Question
+from tooldeck.tool import Tool, ToolContext, ToolResult
+
+if TYPE_CHECKING:
+    from tooldeck.host.editor import ToolEditor
+    from tooldeck.host.location import Location
+    from tooldeck.host.permission import PermissionService
+    from tooldeck.host.question import QuestionService
+
+DESCRIPTION = """\
+Ask the user one or more questions and wait for the answers.
+
+Use it when you need a decision or a preference you cannot work out yourself: which \
+approach to take, which of several candidates is meant, whether to go ahead. Ask \
+related questions together in one call. Each question has a short `header` (a few \
+words), the full `question`, and `options`: a short `label` each, with a \
+`description` of what choosing it means. Set `multiple` to let the user pick several. \
+The user may also answer in their own words; leave `options` empty to ask for a free \
+answer. Answers come back as `"question" → answer` lines. If the user dismisses the \
+questions, do not ask them again."""
+
+
+class QuestionOption(BaseModel):
+    label: str = Field(min_length=1, description="The choice as the user sees it: 1-5 words.")
+    description: str = Field(default="", description="What choosing this option means.")
+
+
+class QuestionItem(BaseModel):
+    question: str = Field(min_length=1, description="The complete question.")
+    header: str = Field(min_length=1, description="A very short label for it (a few words).")
+    options: list[QuestionOption] = Field(
+        default_factory=list, description="The choices; empty for a free answer."
+    )
+    multiple: bool = Field(default=False, description="Whether several options may be chosen.")
+
+
+class QuestionInput(BaseModel):
+    questions: list[QuestionItem] = Field(min_length=1, description="The questions, in order.")
+
+
+class Answer(BaseModel):
+    question: str = Field(description="The question asked.")
+    header: str = Field(description="Its header.")
+    answers: list[str] = Field(description="The labels or words the user chose; may be empty.")
+
+
+class QuestionOutput(BaseModel):
+    answers: list[Answer] = Field(description="One entry per question, in the order asked.")
+
+
+@hookimpl
+def tool_transform(editor: ToolEditor, location: Location) -> None:
+    """Add ``question``, capturing the Location's permission and question services."""
+    editor.add(question_tool(location.permission, location.question))
+
+
+def question_tool(
+    permission: PermissionService, questions: QuestionService
+) -> Tool[QuestionInput, QuestionOutput]:
+    """The ``question`` tool bound to one Location's services."""
+
+    async def question(params: QuestionInput, ctx: ToolContext) -> ToolResult:
+        asked = [_question(item) for item in params.questions]
+        gate = permission.gate(ctx.source, session_id=ctx.session_id)
+        with feedback_as_failure("asking these questions"):
+            await gate.assert_("question", (), metadata={"headers": [q.header for q in asked]})
+        chosen = await questions.gate(ctx.source, session_id=ctx.session_id).ask(asked)
+        answers = [
+            Answer(question=q.question, header=q.header, answers=labels)
+            for q, labels in zip(asked, chosen, strict=True)
+        ]
+        output = QuestionOutput(answers=answers)
+        return ToolResult(content=_render(answers), output=output)
+
+    return Tool(
+        name="question",
+        description=DESCRIPTION,
+        input=QuestionInput,
+        output=QuestionOutput,
+        execute=question,
+        codemode=False,
+        permission="question",
+    )
+
+
+def _question(item: QuestionItem) -> Question:
+    options = tuple(Option(option.label, option.description) for option in item.options)
+    return Question(item.question, item.header, options, item.multiple)
+
+
+def _render(answers: list[Answer]) -> str:
+    lines = [
+        f'"{answer.question}" → {", ".join(answer.answers) or "(no answer)"}' for answer in answers
+    ]
+    return "The user answered:\n" + "\n".join(lines)
