@@ -1,0 +1,336 @@
+"""Real installs of tool packs into throwaway directories, and subprocesses that see them.
+
+Entry points come from real installed distributions, so a pack is tested the way users
+get it: built into a wheel by its own build backend without isolation (as ``pip wheel
+--no-deps --no-build-isolation`` would; once per source state per session), installed
+with ``pip install --target`` into a directory, and run by a subprocess with that
+directory first on ``PYTHONPATH``. Everything else the subprocess
+imports (tooldeck, the pack's dependencies) comes from the running environment.
+"""
+
+from __future__ import annotations
+
+import copy
+import csv
+import hashlib
+import os
+import shutil
+import subprocess
+import sys
+import threading
+from pathlib import Path
+from typing import IO
+
+from tooldeck.errors import TooldeckError
+from tooldeck.host.discovery import normalize_dist
+
+__all__ = ["Site", "WheelCache"]
+
+Pack = str | os.PathLike[str]
+"""A project directory (with ``pyproject.toml`` or ``setup.py``) or a built ``.whl``."""
+
+_SKIPPED = frozenset(
+    {
+        ".git",
+        ".hg",
+        ".tox",
+        ".nox",
+        ".venv",
+        "venv",
+        "build",
+        "dist",
+        "__pycache__",
+        ".pytest_cache",
+        ".mypy_cache",
+        ".ruff_cache",
+    }
+)
+"""Directories that are build output or tool state, never part of a pack's source."""
+
+_TIMEOUT = 300.0
+
+# The PEP 517 ``build_wheel`` hook of the project's backend, called in one process:
+# what ``pip wheel --no-deps --no-build-isolation`` does, minus pip's own start-up and
+# one hook subprocess per step (5 small packs on 2 busy cores: 22 s with pip, 7 s here).
+_BUILD = """\
+import importlib, os, sys, tomllib
+system = {}
+if os.path.exists("pyproject.toml"):
+    with open("pyproject.toml", "rb") as file:
+        system = tomllib.load(file).get("build-system", {})
+sys.path[:0] = [os.path.abspath(p) for p in system.get("backend-path", [])]
+name, _, attrs = system.get("build-backend", "setuptools.build_meta:__legacy__").partition(":")
+backend = importlib.import_module(name)
+for attr in filter(None, attrs.split(".")):
+    backend = getattr(backend, attr)
+os.makedirs(sys.argv[1], exist_ok=True)
+backend.build_wheel(sys.argv[1])
+"""
+
+
+def _skipped(name: str) -> bool:
+    return name in _SKIPPED or name.endswith(".egg-info")
+
+
+def source_state(project: Path) -> str:
+    """A digest of every source file's (path, mtime, size): the half of a cache key that
+    changes when a file is edited, added, removed or replaced by an older copy."""
+    entries = []
+    for folder, dirs, files in os.walk(project):
+        dirs[:] = sorted(d for d in dirs if not _skipped(d))
+        for name in sorted(files):
+            stat = os.stat(os.path.join(folder, name))
+            entries.append(
+                f"{os.path.relpath(folder, project)}/{name}\0{stat.st_mtime_ns}\0{stat.st_size}"
+            )
+    return hashlib.sha256("\n".join(entries).encode()).hexdigest()
+
+
+class WheelCache:
+    """Wheels built from project directories, keyed by (resolved path, source state).
+
+    Each build runs on a copy of the sources (a setuptools build writes ``build/`` and
+    ``*.egg-info`` into the tree it builds), and several projects build in parallel.
+    The build backend and its requirements must already be installed: builds run
+    without isolation, offline.
+    """
+
+    def __init__(self, root: str | os.PathLike[str]) -> None:
+        self.root = Path(root)
+        self._built: dict[tuple[Path, str], Path] = {}
+        self._lock = threading.Lock()
+
+    def wheel(self, project: Pack) -> Path:
+        """The wheel of ``project``, built now unless its sources are unchanged."""
+        return self.wheels(project)[0]
+
+    def wheels(self, *projects: Pack) -> list[Path]:
+        """The wheels of ``projects``, in order; the missing ones build in parallel."""
+        keys = [_key(Path(p)) for p in projects]
+        with self._lock:
+            todo = [key for key in dict.fromkeys(keys) if key not in self._built]
+            started = [self._start(key[0], len(self._built) + i) for i, key in enumerate(todo)]
+            for key, (build, out) in zip(todo, started, strict=True):
+                self._built[key] = _finish(key[0], build, out)
+            return [self._built[key] for key in keys]
+
+    def _start(self, project: Path, number: int) -> tuple[subprocess.Popen[bytes], Path]:
+        source = self.root / f"src-{number}-{project.name}"
+        out = self.root / f"wheel-{number}-{project.name}"
+        shutil.rmtree(source, ignore_errors=True)
+        shutil.copytree(project, source, ignore=lambda _d, names: [n for n in names if _skipped(n)])
+        build = subprocess.Popen(
+            [sys.executable, "-c", _BUILD, str(out)],
+            cwd=source,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+        )
+        return build, out
+
+
+def _key(project: Path) -> tuple[Path, str]:
+    project = project.resolve()
+    if not (project / "pyproject.toml").is_file() and not (project / "setup.py").is_file():
+        raise TooldeckError(f"{project}: not a Python project (no pyproject.toml or setup.py)")
+    return project, source_state(project)
+
+
+def _finish(project: Path, build: subprocess.Popen[bytes], out: Path) -> Path:
+    output, _ = build.communicate(timeout=_TIMEOUT)
+    wheels = sorted(out.glob("*.whl"))
+    if build.returncode != 0 or len(wheels) != 1:
+        text = output.decode(errors="replace").strip()
+        raise TooldeckError(
+            f"building a wheel of {project} failed (build_wheel exited "
+            f"{build.returncode}, {len(wheels)} wheels):\n{text}"
+        )
+    return wheels[0]
+
+
+class Site:
+    """A ``pip install --target`` directory, and subprocesses that run with it.
+
+    ``home`` holds the subprocesses' XDG config, data and cache directories, so no user
+    config leaks in; it is also their default working directory. ``TOOLDECK_*``
+    variables of this process are not passed on.
+    """
+
+    timeout: float = _TIMEOUT
+    """Seconds a subprocess (``run``/``python``/``tooldeck``) may take."""
+
+    def __init__(
+        self,
+        path: str | os.PathLike[str],
+        home: str | os.PathLike[str],
+        *,
+        wheels: WheelCache | None = None,
+    ) -> None:
+        self.path = Path(path)
+        self.home = Path(home)
+        self.wheels = wheels if wheels is not None else WheelCache(self.home / ".wheels")
+
+    @classmethod
+    def create(cls, where: str | os.PathLike[str], *, wheels: WheelCache | None = None) -> Site:
+        """An empty site in ``where/site`` with its home in ``where/home``."""
+        where = Path(where)
+        (where / "site").mkdir(parents=True)
+        (where / "home").mkdir()
+        return cls(where / "site", where / "home", wheels=wheels)
+
+    # -- installing ------------------------------------------------------------------------
+    def install(self, *packs: Pack) -> Site:
+        """Install project directories (built through ``wheels``) and ``.whl`` files.
+
+        Dependencies are not installed: the subprocesses import them from the running
+        environment. Reinstalling a distribution replaces it.
+        """
+        wheels = [self._wheel(Path(pack)) for pack in packs]
+        if not wheels:
+            return self
+        # pip --target never uninstalls: an older version's dist-info would stay behind.
+        installed = self.distributions()
+        self.uninstall(*dict.fromkeys(n for n in map(_wheel_name, wheels) if n in installed))
+        command = [
+            sys.executable,
+            "-m",
+            "pip",
+            "install",
+            "-q",
+            "--no-deps",
+            "--no-index",
+            "--no-compile",
+            "--disable-pip-version-check",
+            "--upgrade",
+            "--target",
+            str(self.path),
+            *map(str, wheels),
+        ]
+        done = subprocess.run(command, capture_output=True, text=True, timeout=self.timeout)
+        if done.returncode != 0:
+            raise TooldeckError(
+                f"pip install --target {self.path} failed:\n{(done.stdout + done.stderr).strip()}"
+            )
+        return self
+
+    def _wheel(self, pack: Path) -> Path:
+        if pack.suffix == ".whl" and pack.is_file():
+            return pack
+        if pack.is_dir():
+            return self.wheels.wheel(pack)
+        raise TooldeckError(f"{pack}: not a project directory or a .whl file")
+
+    def distributions(self) -> dict[str, str]:
+        """Installed distributions: normalized name → version, sorted by name."""
+        found = {}
+        for info in self.path.glob("*.dist-info"):
+            name, version = _name_version(info)
+            found[name] = version
+        return dict(sorted(found.items()))
+
+    def uninstall(self, *dists: str) -> Site:
+        """Remove distributions by name, every file their ``RECORD`` lists, as pip does."""
+        for dist in dists:
+            info = self._dist_info(dist)
+            with (info / "RECORD").open(encoding="utf-8", newline="") as record:
+                for path in [row[0] for row in csv.reader(record) if row]:
+                    self._remove(path)
+            shutil.rmtree(info, ignore_errors=True)
+        return self
+
+    def _remove(self, recorded: str) -> None:
+        """Delete one RECORD entry, never a file outside the site (``../bin`` scripts)."""
+        path = (self.path / recorded).resolve()
+        if path.is_relative_to(self.path.resolve()):
+            path.unlink(missing_ok=True)
+
+    def _dist_info(self, dist: str) -> Path:
+        for info in sorted(self.path.glob("*.dist-info")):
+            if _name_version(info)[0] == normalize_dist(dist):
+                return info
+        installed = ", ".join(self.distributions()) or "nothing"
+        raise TooldeckError(f"{dist!r} is not installed in {self.path} (installed: {installed})")
+
+    def copy(self, where: str | os.PathLike[str]) -> Site:
+        """An independent copy of this site, its installs included, under ``where``.
+
+        A shallow copy of this object (a subclass and its attributes carry over) with
+        ``where/site`` as its path and a fresh ``where/home``; the wheel cache is shared.
+        """
+        where = Path(where)
+        shutil.copytree(self.path, where / "site", symlinks=True)
+        (where / "home").mkdir()
+        clone = copy.copy(self)
+        clone.path, clone.home = where / "site", where / "home"
+        return clone
+
+    # -- running ---------------------------------------------------------------------------
+    def env(self, **extra: str) -> dict[str, str]:
+        """The subprocess environment: this one minus ``TOOLDECK_*``, plus the site."""
+        env = {k: v for k, v in os.environ.items() if not k.startswith("TOOLDECK_")}
+        paths = [str(self.path), *filter(None, [env.get("PYTHONPATH")])]
+        env.update(
+            PYTHONPATH=os.pathsep.join(paths),
+            XDG_CONFIG_HOME=str(self.home / "config"),
+            XDG_DATA_HOME=str(self.home / "data"),
+            XDG_CACHE_HOME=str(self.home / "cache"),
+        )
+        env.update(extra)
+        return env
+
+    def run(
+        self,
+        *args: str,
+        cwd: str | os.PathLike[str] | None = None,
+        stdin: str | None = None,
+        **env: str,
+    ) -> subprocess.CompletedProcess[str]:
+        """``python ARGS`` (this interpreter) in a subprocess that sees the site.
+
+        Keyword arguments other than ``cwd`` and ``stdin`` are extra environment variables.
+        """
+        return subprocess.run(
+            [sys.executable, *args],
+            cwd=cwd or self.home,
+            input=stdin,
+            env=self.env(**env),
+            capture_output=True,
+            text=True,
+            timeout=self.timeout,
+        )
+
+    def python(
+        self, code: str, *args: str, cwd: str | os.PathLike[str] | None = None, **env: str
+    ) -> subprocess.CompletedProcess[str]:
+        """``python -c CODE ARGS`` in a subprocess that sees the site."""
+        return self.run("-c", code, *args, cwd=cwd, **env)
+
+    def tooldeck(
+        self, *args: str, cwd: str | os.PathLike[str] | None = None, **env: str
+    ) -> subprocess.CompletedProcess[str]:
+        """The ``tooldeck`` CLI (``python -m tooldeck ARGS``) in a subprocess that sees the site."""
+        return self.run("-m", "tooldeck", *args, cwd=cwd, **env)
+
+    def __repr__(self) -> str:
+        return f"<Site {str(self.path)!r} {list(self.distributions())}>"
+
+
+def _wheel_name(wheel: Path) -> str:
+    """The normalized distribution name in a wheel's file name (``name-version-...whl``)."""
+    return normalize_dist(wheel.name.partition("-")[0])
+
+
+def _name_version(info: Path) -> tuple[str, str]:
+    """(normalized name, version) from a ``.dist-info`` directory's METADATA headers."""
+    found: dict[str, str] = {}
+    with (info / "METADATA").open(encoding="utf-8") as file:
+        _headers(file, found)
+    return normalize_dist(found.get("Name", info.name.partition("-")[0])), found.get("Version", "")
+
+
+def _headers(file: IO[str], found: dict[str, str]) -> None:
+    for line in file:
+        if not line.strip():
+            return
+        key, _, value = line.partition(":")
+        if key in ("Name", "Version") and key not in found:
+            found[key] = value.strip()
