@@ -156,3 +156,46 @@ W3_PEERS = {
     "tooldeck execute JSON-Schema input": (w3_execute_json_schema, DIST),
     "tooldeck run_tool_call (sync add)": (w3_run_tool_call, DIST),
 }
+
+
+# ---- W4: whole-process startup with 50 installed plugin distributions ---------------------
+# Run by the shared driver as `/tmp/w4-venv/bin/python -c CODE` (empty cwd, scrubbed env)
+# after `bench/w4_fixture.py` installed tooldeck and the 50 `tooldeck-bench-plugin-NN`
+# dists (entry-point group `tooldeck`, one tool each) there. One-liners, double quotes only.
+W4_COMMANDS = {
+    # The target: open a Location with the 50 plugins loaded and take a snapshot.
+    # Built-ins may add tools, so count the bench tools by name.
+    "tooldeck Host.open 50 + snapshot": (
+        'import tooldeck; host = tooldeck.Host.open("."); snap = host.snapshot(); '
+        'names = [n for n in snap.names if n.startswith("bench_plugin_")]; '
+        "assert len(names) == 50, len(names)"
+    ),
+    # Reference: the same without the built-in tools (the pluggy row below has none).
+    "tooldeck Host.open 50 + snapshot, built-ins disabled (ref)": (
+        "import tooldeck; from tooldeck.builtin_plugins import BUILTIN_PLUGINS; "
+        'host = tooldeck.Host.open(".", disable=[f"builtin:{m}" for m in BUILTIN_PLUGINS]); '
+        'snap = host.snapshot(); names = [n for n in snap.names if n.startswith("bench_plugin_")]; '
+        "assert len(names) == len(snap.names) == 50, snap.names"
+    ),
+    # The same 50 tooldeck dists through plain pluggy: discover + import them and call
+    # the hook once, collecting the tools into a stand-in editor (the denominator).
+    "pluggy load 50 tooldeck dists": (
+        'import types, pluggy, tooldeck.hookspecs; pm = pluggy.PluginManager("tooldeck"); '
+        "pm.add_hookspecs(tooldeck.hookspecs); "
+        'n = pm.load_setuptools_entrypoints("tooldeck"); assert n == 50, n; '
+        "tools = []; pm.hook.tool_transform(editor=types.SimpleNamespace(add=tools.append), "
+        "location=None); assert len({t.name for t in tools}) == 50, len(tools)"
+    ),
+    # What the `tooldeck` console script does (pip's generated script), minus the exec.
+    "tooldeck --version": (
+        "import re, sys; from tooldeck.cli import main; "
+        'sys.argv = ["tooldeck", "--version"]; sys.exit(main())'
+    ),
+    "tooldeck --help": (
+        "import re, sys; from tooldeck.cli import main; "
+        'sys.argv = ["tooldeck", "--help"]; sys.exit(main())'
+    ),
+    # Reference: how much of both numbers above is importing pydantic (the plugins'
+    # input models need it either way).
+    "import pydantic (ref)": "import pydantic",
+}

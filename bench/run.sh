@@ -1,0 +1,78 @@
+#!/usr/bin/env bash
+# tooldeck in the shared peer benchmark: one command, see bench/README.md.
+#
+#   bash bench/run.sh                                   # W1-W4 + micro, then bench/RESULTS.md
+#   ONLY="W2 W3" bash bench/run.sh                      # a subset (the report uses the latest raw files)
+#   W1_REPS=5 W2_REPS=11 W3_ROUNDS=5 bash bench/run.sh  # fewer repetitions
+#
+# Environment (all optional):
+#   ONLY="W1 W2 W3 W4 micro"   what to run (default: all of them)
+#   W1_REPS=11 W2_REPS=21 W3_ROUNDS=10 W4_ROUNDS=21 MICRO_REPEAT=7   (shared defaults)
+#   GC_ON=0        1 = also run W1-W3 with the cyclic GC on (raw/W?-gc-enabled.json)
+#   HYPERFINE=1    0 = skip W4's hyperfine cross-check (it is skipped anyway if not installed)
+#   W4_INPUT=pydantic   the 50 tooldeck plugins' input kind: pydantic | jsonschema
+#   BENCH_RESULTS=bench/results   where raw JSON (raw/*.json) and results-peers.md go
+#   SHARED_BENCH=../shared/bench  the shared drivers
+set -euo pipefail
+cd "$(dirname "$0")/.."
+ROOT=$PWD
+SHARED=${SHARED_BENCH:-$(cd "$ROOT/../shared/bench" && pwd)}
+PY=/tmp/peers/bin/python
+ADAPTERS=$ROOT/bench/tooldeck_adapters.py
+export BENCH_RESULTS=${BENCH_RESULTS:-$ROOT/bench/results}
+RAW=$BENCH_RESULTS/raw
+mkdir -p "$RAW"
+
+step() { printf '\n=== %s  (%s)\n' "$*" "$(date +%H:%M:%S)" >&2; }
+
+# (a) the peers' venv, and tooldeck (editable, no deps: the peers' pins stay) in it
+if [ ! -x "$PY" ]; then
+  step "creating /tmp/peers from $SHARED/requirements-peers.txt"
+  python3 -m venv /tmp/peers
+  "$PY" -m pip install -q -r "$SHARED/requirements-peers.txt"
+fi
+if ! (cd /tmp && "$PY" -c "import tooldeck, sys; sys.exit(not tooldeck.__file__.startswith('$ROOT/src/'))") 2>/dev/null; then
+  step "installing tooldeck (editable, --no-deps) into /tmp/peers"
+  "$PY" -m pip install -q --no-deps -e "$ROOT"
+fi
+
+WHAT=${ONLY:-W1 W2 W3 W4 micro}
+
+# (b) W4 fixtures: the shared /tmp/w4-venv + tooldeck and 50 tooldeck plugin dists in it
+if [[ " $WHAT " == *" W4 "* ]]; then
+  step "W4 fixtures"
+  "$PY" bench/w4_fixture.py --input "${W4_INPUT:-pydantic}"
+fi
+
+# (c) the shared drivers with tooldeck's adapters, one workload at a time (2 shared cores)
+AD=(--adapters "$ADAPTERS")
+for w in $WHAT; do
+  case $w in
+    W1) step "W1"; "$PY" "$SHARED/w1_catalog.py" "${AD[@]}" --reps "${W1_REPS:-11}" --out "$RAW/W1.json" ;;
+    W2) step "W2"; "$PY" "$SHARED/w2_override.py" "${AD[@]}" --reps "${W2_REPS:-21}" --out "$RAW/W2.json" ;;
+    W3) step "W3"; "$PY" "$SHARED/w3_call.py" "${AD[@]}" --rounds "${W3_ROUNDS:-10}" --out "$RAW/W3.json" ;;
+    W4)
+      step "W4"
+      HF=()
+      if [ "${HYPERFINE:-1}" = 0 ]; then HF=(--no-hyperfine); fi
+      "$PY" "$SHARED/w4_startup.py" "${AD[@]}" --rounds "${W4_ROUNDS:-21}" --out "$RAW/W4.json" "${HF[@]}"
+      ;;
+    micro) step "micro"; "$PY" bench/micro.py --repeat "${MICRO_REPEAT:-7}" --out "$RAW/micro.json" ;;
+    *) echo "unknown workload in ONLY: $w (W1 W2 W3 W4 micro)" >&2; exit 2 ;;
+  esac
+  if [ "${GC_ON:-0}" != 0 ] && [[ $w == W[123] ]]; then
+    step "$w, GC on"
+    case $w in
+      W1) "$PY" "$SHARED/w1_catalog.py" "${AD[@]}" --reps "${W1_REPS:-11}" --gc-enabled --out "$RAW/W1-gc-enabled.json" ;;
+      W2) "$PY" "$SHARED/w2_override.py" "${AD[@]}" --reps "${W2_REPS:-21}" --gc-enabled --out "$RAW/W2-gc-enabled.json" ;;
+      W3) "$PY" "$SHARED/w3_call.py" "${AD[@]}" --rounds "${W3_ROUNDS:-10}" --gc-enabled --out "$RAW/W3-gc-enabled.json" ;;
+    esac
+  fi
+done
+
+# (d) reports: tooldeck's ratio table (bench/RESULTS.md) and the shared full report
+step "reports"
+"$PY" bench/report_tooldeck.py --raw "$RAW" --out bench/RESULTS.md
+(cd "$SHARED" && "$PY" report.py) >/dev/null 2>&1 \
+  && echo "full peer report: $BENCH_RESULTS/results-peers.md" >&2 \
+  || echo "(shared report.py failed; bench/RESULTS.md is complete on its own)" >&2
