@@ -91,7 +91,7 @@ class CodeModeProvider(Protocol):
 class Snapshot:
     """Immutable: the advertised definitions and the executors captured with them."""
 
-    __slots__ = ("_callable", "_rendered", "catalog", "codemode_tools", "definitions", "location")
+    __slots__ = ("_callable", "_definitions", "_rendered", "catalog", "codemode_tools", "location")
 
     def __init__(
         self,
@@ -121,17 +121,27 @@ class Snapshot:
         records = [compiled(e.tool) for e in native]
         if use_codemode and codemode is not None:
             records.append(compiled(codemode.build(self, self.codemode_tools)))
+        # Insertion order is definition order: native tools by name, then ``execute``.
         self._callable: dict[str, Compiled] = {r.effective: r for r in records}
-        self.definitions: tuple[ToolDefinition, ...] = tuple(
-            ToolDefinition(r.effective, r.tool.description, r.input_schema, r.output_schema, r.tool)
-            for r in records
-        )
+        self._definitions: tuple[ToolDefinition, ...] | None = None
 
     # -- catalog ---------------------------------------------------------------------------
     @property
+    def definitions(self) -> tuple[ToolDefinition, ...]:
+        """The advertised tools, provider-neutral (schemas are derived on first use)."""
+        if self._definitions is None:
+            self._definitions = tuple(
+                ToolDefinition(
+                    r.effective, r.tool.description, r.input_schema, r.output_schema, r.tool
+                )
+                for r in self._callable.values()
+            )
+        return self._definitions
+
+    @property
     def names(self) -> tuple[str, ...]:
         """Advertised native names, in definition order."""
-        return tuple(d.name for d in self.definitions)
+        return tuple(self._callable)
 
     def get(self, name: str) -> AnyTool | None:
         """The advertised tool called ``name``, or ``None``."""
@@ -142,7 +152,7 @@ class Snapshot:
         """The advertised tools in a provider format: openai, anthropic, gemini or mcp."""
         rendered = self._rendered.get(fmt)
         if rendered is None:
-            rendered = tuple(formats.render(self._callable[d.name], fmt) for d in self.definitions)
+            rendered = tuple(formats.render(r, fmt) for r in self._callable.values())
             self._rendered[fmt] = rendered
         return rendered
 

@@ -35,7 +35,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 from typing import Literal, TypeAlias
@@ -109,6 +109,14 @@ class Ruleset:
     """
 
     rules: tuple[PermissionRule, ...] = ()
+    # Hashing pydantic rules is slow and a snapshot cache hashes the ruleset per request.
+    _hash: int = field(default=0, init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "_hash", hash(self.rules))
+
+    def __hash__(self) -> int:
+        return self._hash
 
     @classmethod
     def from_rules(cls, rules: Iterable[RuleLike]) -> Ruleset:
