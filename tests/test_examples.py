@@ -1,0 +1,230 @@
+"""The examples and the guides are tested: what they show is what tooldeck does.
+
+* ``examples/agent_loop.py`` runs in a subprocess and its transcript is checked.
+* Every ``python`` block of the guides in ``DOCS`` runs on its own, in an empty
+  temporary directory, unless a ``<!-- no-run -->`` comment stands right before it.
+* A block preceded by ``<!-- file: PATH -->`` is a file of an example project instead:
+  those of one guide are written out together, then ``tooldeck check`` and the
+  project's own tests (``pytest``) run on them.
+* Every ``toml`` block that is not a file is a tooldeck config snippet and must load.
+* The ``tox.ini`` of ``docs/compat-matrix.md`` parses and covers its matrix.
+"""
+
+from __future__ import annotations
+
+import configparser
+import os
+import re
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from tooldeck.host.config_files import load_config
+
+ROOT = Path(__file__).resolve().parent.parent
+AGENT_LOOP = ROOT / "examples" / "agent_loop.py"
+DOCS = ("host-embedding.md", "pack-author-guide.md")
+
+_FENCE = re.compile(
+    r"(?:^<!--\s*(?P<marker>[^>]*?)\s*-->\n)?^```(?P<lang>[\w-]*)\n(?P<code>.*?)^```$",
+    re.S | re.M,
+)
+
+
+@dataclass(frozen=True)
+class Block:
+    doc: str
+    line: int
+    lang: str
+    code: str
+    marker: str | None
+
+    @property
+    def file(self) -> str | None:
+        if self.marker and self.marker.startswith("file:"):
+            return self.marker.removeprefix("file:").strip()
+        return None
+
+    @property
+    def runs(self) -> bool:
+        return self.lang == "python" and self.marker is None
+
+    def __str__(self) -> str:
+        return f"{self.doc}:{self.line}"
+
+
+def blocks(doc: str) -> list[Block]:
+    text = (ROOT / "docs" / doc).read_text(encoding="utf-8")
+    found = []
+    for match in _FENCE.finditer(text):
+        marker = match["marker"]
+        if marker is not None and marker != "no-run" and not marker.startswith("file:"):
+            raise ValueError(f"{doc}: unknown marker <!-- {marker} --> (no-run, file: PATH)")
+        line = text.count("\n", 0, match.start("code"))
+        found.append(Block(doc, line, match["lang"], match["code"], marker))
+    return found
+
+
+ALL = [block for doc in DOCS for block in blocks(doc)]
+
+
+@pytest.fixture
+def env(monkeypatch, tmp_path):
+    """No ``TOOLDECK_*`` variables, user config and data inside ``tmp_path``, cwd in it."""
+    for name in [n for n in os.environ if n.startswith("TOOLDECK_")]:
+        monkeypatch.delenv(name)
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg-config"))
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "xdg-data"))
+    work = tmp_path / "work"
+    work.mkdir()
+    monkeypatch.chdir(work)
+    return tmp_path
+
+
+def subprocess_env(home: Path, **extra: str) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("TOOLDECK_")}
+    env.update(XDG_CONFIG_HOME=str(home / "xdg-config"), XDG_DATA_HOME=str(home / "xdg-data"),
+               PYTHONDONTWRITEBYTECODE="1", **extra)
+    return env
+
+
+# -- examples/agent_loop.py ----------------------------------------------------------------
+@pytest.fixture(scope="module")
+def transcript(tmp_path_factory):
+    home = tmp_path_factory.mktemp("agent-loop")
+    done = subprocess.run([sys.executable, str(AGENT_LOOP)], cwd=home, env=subprocess_env(home),
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert done.stderr == "", done.stderr
+    return done.stdout
+
+
+def test_the_agent_loop_offers_the_real_builtins(transcript):
+    tools = transcript.splitlines()[0]
+    for name in ("edit", "grep", "read", "shell", "write"):
+        assert f" {name}" in tools.replace(",", " "), tools
+
+
+def test_every_call_gets_an_outcome_in_order(transcript):
+    outcomes = re.findall(r"^  < (call_\d+) (.+)$", transcript, flags=re.M)
+    assert outcomes == [
+        ("call_1", "completed"),                    # read
+        ("call_2", "completed"),                    # grep
+        ("call_3", "failed (tool.execution)"),      # invalid arguments
+        ("call_4", "completed"),                    # the corrected edit, approved once
+        ("call_5", "failed (tool.execution)"),      # rejected with feedback
+        ("call_6", "declined"),                     # rejected
+    ]
+
+
+def test_read_and_grep_show_the_file(transcript):
+    assert '|   3:     return "hi " + name' in transcript
+    assert "Found 2 matches in 1 file" in transcript
+    assert "L7:     return \"bye \" + name  # TODO: capitalize" in transcript
+
+
+def test_invalid_arguments_are_explained_and_never_run(transcript):
+    failure = transcript.split("< call_3 ")[1].split("assistant:")[0]
+    assert "- old_string: Input should be a valid string" in failure
+    assert "- new_string: Field required" in failure
+    assert "Correct the arguments and call 'edit' again." in failure
+
+
+def test_the_asker_sees_each_ask_with_its_diff_and_replies(transcript):
+    asks = re.findall(r"^  \? permission: (\w+) (.+)$", transcript, flags=re.M)
+    assert [(action, resources.split(",")[0]) for action, resources in asks] == [
+        ("edit", "app.py"), ("shell", "rm -rf build && make"), ("edit", "SUMMARY.md")]
+    assert '|   +    return f"Hello, {name}!"' in transcript
+    replies = re.findall(r"^  ! user replies: (.+)$", transcript, flags=re.M)
+    assert replies == ["'once'", "Reject(feedback=\"Don't delete build/, it is shared.\")",
+                       "'reject'"]
+
+
+def test_feedback_reaches_the_model_and_decline_stops_the_write(transcript):
+    assert "Don't delete build/, it is shared." in transcript.split("< call_5 ")[1]
+    assert "The user declined this tool call." in transcript.split("< call_6 ")[1]
+    assert "SUMMARY.md exists: False" in transcript
+
+
+def test_the_edit_landed_and_the_loop_ended_on_text(transcript):
+    final = transcript.split("app.py now:\n")[1]
+    assert 'return f"Hello, {name}!"' in final and "say hello properly" not in final
+    assert "assistant: greet() now returns" in transcript
+    assert transcript.rstrip().endswith("messages: 13")
+
+
+# -- the guides ------------------------------------------------------------------------------
+def test_the_guides_have_runnable_examples():
+    for doc in DOCS:
+        runnable = [b for b in ALL if b.doc == doc and b.runs]
+        skipped = [b for b in ALL if b.doc == doc and b.marker == "no-run"]
+        assert len(runnable) >= 2, f"{doc}: only {len(runnable)} runnable python blocks"
+        assert len(skipped) <= 2, f"{doc}: no-run is for the odd fragment, not {len(skipped)}"
+
+
+@pytest.mark.parametrize("block", [b for b in ALL if b.runs], ids=str)
+def test_python_block_runs(block, env):
+    exec(compile(block.code, str(block), "exec"), {"__name__": "__doc_example__"})
+
+
+@pytest.mark.parametrize("block", [b for b in ALL if b.lang == "toml" and not b.file], ids=str)
+def test_config_snippet_loads(block, env):
+    (env / "work" / "tooldeck.toml").write_text(block.code)
+    load_config(env / "work")
+
+
+def write_project(doc: str, where: Path) -> dict[str, Path]:
+    """Write the ``file:`` blocks of ``doc`` under ``where``; return the project dirs."""
+    projects = {}
+    for block in (b for b in ALL if b.doc == doc and b.file):
+        path = where / block.file
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(block.code, encoding="utf-8")
+        top = Path(block.file).parts[0]
+        projects[top] = where / top
+    return projects
+
+
+@pytest.fixture(scope="module")
+def guide_pack(tmp_path_factory):
+    where = tmp_path_factory.mktemp("guide")
+    projects = write_project("pack-author-guide.md", where)
+    assert list(projects) == ["tooldeck-notes"]
+    return projects["tooldeck-notes"]
+
+
+def test_the_guide_pack_passes_tooldeck_check(guide_pack, tmp_path):
+    done = subprocess.run([sys.executable, "-m", "tooldeck", "check", str(guide_pack)],
+                          cwd=tmp_path, env=subprocess_env(tmp_path), capture_output=True,
+                          text=True, timeout=120)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert done.stdout.splitlines() == [
+        "tooldeck-notes: ok (notes_add, notes_search)", "no problems found"]
+    guide = (ROOT / "docs" / "pack-author-guide.md").read_text()
+    assert done.stdout in guide  # the guide shows the real output
+
+
+def test_the_guide_pack_tests_pass(guide_pack, tmp_path):
+    env = subprocess_env(tmp_path, PYTHONPATH=str(guide_pack / "src"))
+    done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
+                           "tests"], cwd=guide_pack, env=env, capture_output=True, text=True,
+                          timeout=300)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert re.search(r"^8 passed", done.stdout, flags=re.M), done.stdout
+
+
+def test_the_compat_matrix_tox_ini_covers_its_matrix():
+    [block] = [b for b in blocks("compat-matrix.md") if b.lang == "ini"]
+    config = configparser.ConfigParser(interpolation=None)
+    config.read_string(block.code)
+    env_list = config["tox"]["env_list"]
+    deps = config["testenv"]["deps"]
+    for factor in ("tooldeck{01,latest}", "tooldecknext", "neighbours"):
+        assert factor in env_list
+    for factor in ("tooldeck01:", "tooldecklatest:", "tooldecknext:", "neighbours:"):
+        assert factor in deps
+    assert config["testenv"]["package"] == "wheel"
+    assert "git+" not in block.code  # local paths and wheel URLs only
