@@ -30,6 +30,7 @@ if TYPE_CHECKING:
     from tooldeck.host.editor import ToolEditor as ToolEditor
     from tooldeck.host.host import Host as Host
     from tooldeck.host.location import Location as Location
+    from tooldeck.host.permission import PermissionRequest as PermissionRequest
     from tooldeck.host.permission import Reject as Reject
     from tooldeck.host.service import Registration as Registration
     from tooldeck.host.service import ToolService as ToolService
@@ -78,6 +79,7 @@ _LOCATIONS = {
     "PermissionBlocked": "tooldeck.errors",
     "PermissionCorrected": "tooldeck.errors",
     "PermissionDeclined": "tooldeck.errors",
+    "PermissionRequest": "tooldeck.host.permission",
     "QuestionDismissed": "tooldeck.errors",
     "Registration": "tooldeck.host.service",
     "Reject": "tooldeck.host.permission",
@@ -106,6 +108,7 @@ __all__ = [
     "PermissionBlocked",
     "PermissionCorrected",
     "PermissionDeclined",
+    "PermissionRequest",
     "QuestionDismissed",
     "Registration",
     "Reject",

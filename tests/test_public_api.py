@@ -1,0 +1,68 @@
+"""The public surface: a curated, sorted, complete ``__all__`` that imports lazily."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import tooldeck
+
+CONTRACT = [
+    "Tool",
+    "tool",
+    "ToolResult",
+    "TextPart",
+    "ImagePart",
+    "FilePart",
+    "ToolContext",
+    "ToolFailure",
+    "ToolEditor",
+    "ToolService",
+    "Registration",
+    "Snapshot",
+    "ToolCall",
+    "ExecutedTool",
+    "Location",
+    "Host",
+    "run_tool_call",
+    "ToolCallOutcome",
+    "PermissionDeclined",
+    "PermissionCorrected",
+    "PermissionBlocked",
+    "QuestionDismissed",
+    "Reject",
+    "TooldeckError",
+    "hookimpl",
+    "hookspec",
+]
+
+
+def test_all_is_sorted_and_covers_the_contract():
+    assert tooldeck.__all__ == sorted(tooldeck.__all__)
+    assert set(CONTRACT) <= set(tooldeck.__all__)
+    assert dir(tooldeck) == sorted(tooldeck.__all__)
+
+
+def test_every_public_name_resolves():
+    for name in tooldeck.__all__:
+        assert getattr(tooldeck, name) is not None, name
+
+
+def test_tool_is_the_decorator_even_after_the_submodule_is_imported():
+    import tooldeck.tool
+    from tooldeck.tool import Tool
+
+    assert callable(tooldeck.tool) and not isinstance(tooldeck.tool, type(sys))
+    assert isinstance(tooldeck.tool(lambda x: x, name="ident", description="Identity."), Tool)
+
+
+def test_importing_tooldeck_loads_nothing_heavy():
+    code = (
+        "import sys, tooldeck\n"
+        "heavy = {'typing', 'pydantic', 'jsonschema', 'pluggy', 'asyncio', 'dataclasses'}\n"
+        "print(sorted(heavy & set(sys.modules)))\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    ).stdout
+    assert out.strip() == "[]"
