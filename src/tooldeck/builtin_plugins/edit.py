@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
-from pydantic import BaseModel, Field
+from pydantic import Field
 
 from tooldeck.builtin_plugins._files import (
     FileServices,
@@ -37,6 +37,7 @@ from tooldeck.builtin_plugins._files import (
     unified_diff,
     write_bytes,
 )
+from tooldeck.builtin_plugins._model import Model
 from tooldeck.hookspecs import hookimpl
 from tooldeck.tool import Tool, ToolContext, ToolFailure, ToolResult
 
@@ -63,7 +64,7 @@ To create a file or replace all of its content, use `write`. The user may be ask
 approve the change, shown as a diff."""
 
 
-class EditInput(BaseModel):
+class EditInput(Model):
     path: str = Field(
         min_length=1,
         description="The file to edit, relative to the project root or absolute.",
@@ -76,7 +77,7 @@ class EditInput(BaseModel):
     )
 
 
-class EditOutput(BaseModel):
+class EditOutput(Model):
     path: str = Field(description="The absolute path that was edited.")
     replacements: int = Field(description="How many places were replaced.")
     match: MatchKind = Field(description="How old_string matched: exactly, or which tolerance.")

@@ -20,10 +20,11 @@ import threading
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from pydantic import BaseModel, Field
+from pydantic import Field
 
 from tooldeck.builtin_plugins._files import FileServices
 from tooldeck.builtin_plugins._ignore import GlobError, compile_glob, walk_files
+from tooldeck.builtin_plugins._model import Model
 from tooldeck.hookspecs import hookimpl
 from tooldeck.tool import Tool, ToolContext, ToolFailure, ToolResult
 
@@ -49,7 +50,7 @@ Patterns follow `.gitignore` rules: without a `/` they match file names at any d
 inside files, use `grep`."""
 
 
-class GlobInput(BaseModel):
+class GlobInput(Model):
     pattern: str = Field(
         min_length=1,
         description="Glob pattern, e.g. '*.py' (any depth), 'src/**/*.ts', '*.{ts,tsx}'.",
@@ -67,7 +68,7 @@ class GlobInput(BaseModel):
     )
 
 
-class GlobOutput(BaseModel):
+class GlobOutput(Model):
     files: list[str] = Field(description="Matching files, as shown (root-relative or absolute).")
     total: int = Field(description="How many files matched in all; may exceed len(files).")
     truncated: bool = Field(description="True when more files matched than `limit`.")

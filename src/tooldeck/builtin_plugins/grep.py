@@ -23,7 +23,7 @@ import threading
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
-from pydantic import BaseModel, Field
+from pydantic import Field
 
 from tooldeck.builtin_plugins._files import FileServices, PathKind
 from tooldeck.builtin_plugins._grep_python import (
@@ -36,6 +36,7 @@ from tooldeck.builtin_plugins._grep_python import (
 )
 from tooldeck.builtin_plugins._grep_rg import find_ripgrep, search_rg
 from tooldeck.builtin_plugins._ignore import Walked, walk_files
+from tooldeck.builtin_plugins._model import Model
 from tooldeck.builtin_plugins.glob import pattern_matcher
 from tooldeck.hookspecs import hookimpl
 from tooldeck.tool import Tool, ToolContext, ToolFailure, ToolResult
@@ -66,7 +67,7 @@ never spans lines). `include` keeps only files matching a glob: `*.py`, `*.{{ts,
 directory or one file. To find files by name, use `glob`."""
 
 
-class GrepInput(BaseModel):
+class GrepInput(Model):
     pattern: str = Field(min_length=1, description="Regular expression matched against each line.")
     path: str | None = Field(
         default=None,
@@ -85,13 +86,13 @@ class GrepInput(BaseModel):
     )
 
 
-class GrepMatch(BaseModel):
+class GrepMatch(Model):
     path: str = Field(description="The file, as shown (root-relative or absolute).")
     line: int = Field(description="1-based line number.")
     text: str = Field(description="The line, cut when very long.")
 
 
-class GrepOutput(BaseModel):
+class GrepOutput(Model):
     matches: list[GrepMatch] = Field(description="The first `limit` matching lines.")
     total: int = Field(description="How many lines matched in all.")
     files: int = Field(description="How many files had a matching line.")

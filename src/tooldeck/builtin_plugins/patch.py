@@ -22,7 +22,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal, NoReturn, TypeAlias
 
-from pydantic import BaseModel, Field
+from pydantic import Field
 
 from tooldeck.builtin_plugins._files import (
     Diff,
@@ -34,6 +34,7 @@ from tooldeck.builtin_plugins._files import (
     read_bytes,
     unified_diff,
 )
+from tooldeck.builtin_plugins._model import Model
 from tooldeck.builtin_plugins._patch_parse import (
     AddFile,
     DeleteFile,
@@ -85,13 +86,13 @@ EDIT = "edit"
 _NOT_APPLIED = "Patch not applied; nothing was written."
 
 
-class PatchInput(BaseModel):
+class PatchInput(Model):
     patch_text: str = Field(
         description="The full patch text, from '*** Begin Patch' to '*** End Patch'."
     )
 
 
-class PatchedFile(BaseModel):
+class PatchedFile(Model):
     status: Status = Field(description="A: added, M: modified or moved, D: deleted.")
     path: str = Field(description="Absolute path of the file (the destination of a move).")
     moved_from: str | None = Field(
@@ -101,7 +102,7 @@ class PatchedFile(BaseModel):
     deletions: int = Field(description="Lines removed.")
 
 
-class PatchOutput(BaseModel):
+class PatchOutput(Model):
     files: list[PatchedFile] = Field(description="The files changed, in patch order.")
 
 

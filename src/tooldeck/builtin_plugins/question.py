@@ -13,9 +13,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from pydantic import BaseModel, Field
+from pydantic import Field
 
 from tooldeck.builtin_plugins._files import feedback_as_failure
+from tooldeck.builtin_plugins._model import Model
 from tooldeck.hookspecs import hookimpl
 from tooldeck.host.question import Option, Question
 from tooldeck.tool import Tool, ToolContext, ToolResult
@@ -39,12 +40,12 @@ answer. Answers come back as `"question" → answer` lines. If the user dismisse
 questions, do not ask them again."""
 
 
-class QuestionOption(BaseModel):
+class QuestionOption(Model):
     label: str = Field(min_length=1, description="The choice as the user sees it: 1-5 words.")
     description: str = Field(default="", description="What choosing this option means.")
 
 
-class QuestionItem(BaseModel):
+class QuestionItem(Model):
     question: str = Field(min_length=1, description="The complete question.")
     header: str = Field(min_length=1, description="A very short label for it (a few words).")
     options: list[QuestionOption] = Field(
@@ -53,17 +54,17 @@ class QuestionItem(BaseModel):
     multiple: bool = Field(default=False, description="Whether several options may be chosen.")
 
 
-class QuestionInput(BaseModel):
+class QuestionInput(Model):
     questions: list[QuestionItem] = Field(min_length=1, description="The questions, in order.")
 
 
-class Answer(BaseModel):
+class Answer(Model):
     question: str = Field(description="The question asked.")
     header: str = Field(description="Its header.")
     answers: list[str] = Field(description="The labels or words the user chose; may be empty.")
 
 
-class QuestionOutput(BaseModel):
+class QuestionOutput(Model):
     answers: list[Answer] = Field(description="One entry per question, in the order asked.")
 
 

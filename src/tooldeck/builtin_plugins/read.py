@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
-from pydantic import BaseModel, Field
+from pydantic import Field
 
 from tooldeck.builtin_plugins._files import (
     MAX_LINE_CHARS,
@@ -31,6 +31,7 @@ from tooldeck.builtin_plugins._files import (
     read_bytes,
     split_lines,
 )
+from tooldeck.builtin_plugins._model import Model
 from tooldeck.hookspecs import hookimpl
 from tooldeck.host.content import sniff_image
 from tooldeck.tool import (
@@ -67,7 +68,7 @@ not UTF-8 cannot be read.
 the user's approval."""
 
 
-class ReadInput(BaseModel):
+class ReadInput(Model):
     path: str = Field(
         min_length=1,
         description="The file or directory to read, relative to the project root or absolute.",
@@ -85,7 +86,7 @@ class ReadInput(BaseModel):
     )
 
 
-class ReadOutput(BaseModel):
+class ReadOutput(Model):
     path: str = Field(description="The absolute path that was read.")
     kind: Literal["text", "directory", "image"] = Field(description="What the path is.")
     total: int = Field(description="Lines in the file or entries in the directory; 0 for images.")

@@ -23,9 +23,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from pydantic import BaseModel, Field
+from pydantic import Field
 
 from tooldeck.builtin_plugins._files import FileServices, feedback_as_failure
+from tooldeck.builtin_plugins._model import Model
 from tooldeck.builtin_plugins._process import Finished, Tail, open_new, read_tail, run_in_group
 from tooldeck.hookspecs import hookimpl
 from tooldeck.host.bounding import cleanup_once, file_stem, format_size
@@ -64,7 +65,7 @@ last lines, and the full output's file path to read or grep the rest.
 when asked to allow the command."""
 
 
-class ShellInput(BaseModel):
+class ShellInput(Model):
     command: str = Field(min_length=1, description="The command line to run.")
     workdir: str | None = Field(
         default=None,
@@ -84,7 +85,7 @@ class ShellInput(BaseModel):
     )
 
 
-class ShellOutput(BaseModel):
+class ShellOutput(Model):
     exit_code: int | None = Field(description="Exit status; null when killed by a signal.")
     signal: int | None = Field(default=None, description="The signal that killed the shell.")
     timed_out: bool = Field(description="True when the timeout expired and it was killed.")

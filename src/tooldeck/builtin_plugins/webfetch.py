@@ -26,9 +26,10 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 from urllib.parse import urljoin, urlsplit
 
-from pydantic import BaseModel, Field
+from pydantic import Field
 
 from tooldeck.builtin_plugins._files import feedback_as_failure
+from tooldeck.builtin_plugins._model import Model
 from tooldeck.hookspecs import hookimpl
 from tooldeck.tool import (
     ContentPart,
@@ -100,7 +101,7 @@ can fetch the new URL yourself. Each URL needs the user's approval. Long pages a
 and saved; the result then says where."""
 
 
-class WebFetchInput(BaseModel):
+class WebFetchInput(Model):
     url: str = Field(min_length=1, description="The http:// or https:// URL to fetch.")
     format: Format = Field(
         default="markdown",
@@ -115,7 +116,7 @@ class WebFetchInput(BaseModel):
     )
 
 
-class WebFetchOutput(BaseModel):
+class WebFetchOutput(Model):
     url: str = Field(description="The URL the content came from, after redirects.")
     status: int = Field(description="The HTTP status code.")
     content_type: str = Field(description="The response's media type, e.g. text/html.")

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from pydantic import BaseModel, Field
+from pydantic import Field
 
 from tooldeck.builtin_plugins._files import (
     FileServices,
@@ -27,6 +27,7 @@ from tooldeck.builtin_plugins._files import (
     unified_diff,
     write_bytes,
 )
+from tooldeck.builtin_plugins._model import Model
 from tooldeck.hookspecs import hookimpl
 from tooldeck.tool import Tool, ToolContext, ToolFailure, ToolResult
 
@@ -45,7 +46,7 @@ If the file exists, read it first so the new content keeps what should stay.
 the change, shown as a diff, and paths outside the project need their approval too."""
 
 
-class WriteInput(BaseModel):
+class WriteInput(Model):
     path: str = Field(
         min_length=1,
         description="The file to write, relative to the project root or absolute.",
@@ -53,7 +54,7 @@ class WriteInput(BaseModel):
     content: str = Field(description="The complete new content of the file.")
 
 
-class WriteOutput(BaseModel):
+class WriteOutput(Model):
     path: str = Field(description="The absolute path that was written.")
     created: bool = Field(description="True if the file did not exist before.")
     changed: bool = Field(description="False if the file already had exactly this content.")

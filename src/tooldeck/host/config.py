@@ -12,7 +12,8 @@ from pydantic import BaseModel, ConfigDict, Field
 
 
 class _Section(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    # defer_build: the validators are built on first use, not when tooldeck is imported.
+    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
 
 
 class PluginsConfig(_Section):
@@ -62,8 +63,13 @@ class CodemodeConfig(_Section):
 class Config(_Section):
     """The whole configuration of one Location (user file merged under project file)."""
 
-    plugins: PluginsConfig = Field(default_factory=PluginsConfig)
+    plugins: PluginsConfig = Field(default_factory=PluginsConfig.model_construct)
     permission: tuple[PermissionRule, ...] = ()
-    mcp: McpConfig = Field(default_factory=McpConfig)
-    output: OutputConfig = Field(default_factory=OutputConfig)
-    codemode: CodemodeConfig = Field(default_factory=CodemodeConfig)
+    mcp: McpConfig = Field(default_factory=McpConfig.model_construct)
+    output: OutputConfig = Field(default_factory=OutputConfig.model_construct)
+    codemode: CodemodeConfig = Field(default_factory=CodemodeConfig.model_construct)
+
+
+def default_config() -> Config:
+    """The configuration of a Location without config files (no validation needed)."""
+    return Config.model_construct()

@@ -30,7 +30,7 @@ from typing import Any
 from pydantic import BaseModel, ValidationError
 
 from tooldeck.errors import ConfigError
-from tooldeck.host.config import Config
+from tooldeck.host.config import Config, default_config
 
 PROJECT_FILE = "tooldeck.toml"
 PYPROJECT_FILE = "pyproject.toml"
@@ -50,7 +50,7 @@ def load_config(root: str | os.PathLike[str]) -> Config:
     sources = [s for s in (user_source(), project_source(Path(root))) if s is not None]
     configs = [validate(source) for source in sources]
     if len(sources) < 2:
-        return configs[0] if configs else Config()
+        return configs[0] if configs else default_config()
     user, project = sources
     label = f"{project.label} over {user.label}"
     return validate(ConfigSource(label, "", merge(user.data, project.data)))

@@ -12,7 +12,7 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from tooldeck.host.config import Config
+from tooldeck.host.config import Config, default_config
 
 if TYPE_CHECKING:
     from tooldeck.host.permission import Asker, PermissionService
@@ -39,7 +39,7 @@ class Location:
         answerer: Answerer | None = None,
     ) -> None:
         self.root = Path(root).expanduser().resolve()
-        self.config = config if config is not None else Config()
+        self.config = config if config is not None else default_config()
         self.data_dir = Path(data_dir) if data_dir is not None else default_data_dir(self.root)
         self.asker = asker
         self.answerer = answerer
