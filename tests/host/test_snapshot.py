@@ -189,3 +189,13 @@ def test_get_returns_advertised_tools_only(service):
     service.transform(lambda e: e.add(tool), source="s")
     snap = service.snapshot()
     assert snap.get("read") is tool and snap.get("nope") is None
+
+
+def test_gemini_keeps_a_property_named_like_a_dropped_keyword(service):
+    schema = {"type": "object", "properties": {
+        "additionalProperties": {"type": "string", "additionalProperties": False}}}
+    tool = Tool(name="odd", description="Odd.", input=schema,
+                execute=lambda inp, ctx: ToolResult("ok"))
+    service.transform(lambda e: e.add(tool), source="s")
+    (gemini,) = service.snapshot().definitions_for("gemini")
+    assert gemini["parameters"]["properties"] == {"additionalProperties": {"type": "string"}}

@@ -72,11 +72,26 @@ def _mcp(record: Compiled) -> dict[str, Any]:
     return definition
 
 
+# Maps from names to subschemas: their keys are property names, never keywords.
+_NAME_MAPS = frozenset({"properties", "patternProperties", "$defs", "definitions"})
+
+
 def _strip(value: Any, keys: frozenset[str]) -> Any:
+    """Drop keyword ``keys`` from every schema in ``value`` (property names are kept)."""
     if isinstance(value, dict):
-        return {k: _strip(v, keys) for k, v in value.items() if k not in keys}
+        return {
+            k: _strip_map(v, keys) if k in _NAME_MAPS else _strip(v, keys)
+            for k, v in value.items()
+            if k not in keys
+        }
     if isinstance(value, list):
         return [_strip(v, keys) for v in value]
+    return value
+
+
+def _strip_map(value: Any, keys: frozenset[str]) -> Any:
+    if isinstance(value, dict):
+        return {name: _strip(schema, keys) for name, schema in value.items()}
     return value
 
 
