@@ -161,8 +161,7 @@ class _Step:
 
 
 class _TransformRaised(Exception):
-    def __init__(self, index: int, diagnostic: Diagnostic) -> None:
-        self.index = index
+    def __init__(self, diagnostic: Diagnostic) -> None:
         self.diagnostic = diagnostic
 
 
@@ -333,7 +332,6 @@ class ToolState:
             del self._steps[index:]
             reason = f"transform raised {type(exc).__name__}: {exc}; source disabled"
             raise _TransformRaised(
-                index,
                 Diagnostic(
                     transform.source,
                     reason,
