@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from tooldeck.builtin_plugins._grep_python import parse_pattern
-from tooldeck.builtin_plugins._grep_rg import RIPGREP_ENV, _chunks, find_ripgrep, search_rg
+from tooldeck.builtin_plugins._run.grep_python import parse_pattern
+from tooldeck.builtin_plugins._run.grep_rg import RIPGREP_ENV, _chunks, find_ripgrep, search_rg
 from tooldeck.host.config import Config, PermissionRule
 from tooldeck.host.location import Location
 from tooldeck.host.permission import Reject

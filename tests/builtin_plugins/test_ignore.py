@@ -5,7 +5,7 @@ import threading
 
 import pytest
 
-from tooldeck.builtin_plugins._ignore import GlobError, compile_glob, walk_files
+from tooldeck.builtin_plugins._run.ignore import GlobError, compile_glob, walk_files
 
 
 def make(root, files):

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import pytest
 
-from tooldeck.builtin_plugins._patch_parse import (
+from tooldeck.builtin_plugins._run.patch_parse import (
     AddFile,
     DeleteFile,
     Hunk,

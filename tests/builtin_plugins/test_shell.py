@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from tooldeck.builtin_plugins._process import read_tail, run_in_group
+from tooldeck.builtin_plugins._run.process import read_tail, run_in_group
 from tooldeck.builtin_plugins.shell import command_resources
 from tooldeck.host.config import Config, OutputConfig, PermissionRule
 from tooldeck.host.location import Location

@@ -27,7 +27,8 @@ from typing import TYPE_CHECKING, Literal
 
 from pydantic import Field
 
-from tooldeck.builtin_plugins._files import (
+from tooldeck.builtin_plugins._model import Model
+from tooldeck.builtin_plugins._run.files import (
     FileServices,
     TextFile,
     decode_text,
@@ -37,7 +38,6 @@ from tooldeck.builtin_plugins._files import (
     unified_diff,
     write_bytes,
 )
-from tooldeck.builtin_plugins._model import Model
 from tooldeck.hookspecs import hookimpl
 from tooldeck.tool import Tool, ToolContext, ToolFailure, ToolResult
 

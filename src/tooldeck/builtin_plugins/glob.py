@@ -22,9 +22,9 @@ from typing import TYPE_CHECKING
 
 from pydantic import Field
 
-from tooldeck.builtin_plugins._files import FileServices
-from tooldeck.builtin_plugins._ignore import GlobError, compile_glob, walk_files
 from tooldeck.builtin_plugins._model import Model
+from tooldeck.builtin_plugins._run.files import FileServices
+from tooldeck.builtin_plugins._run.ignore import GlobError, compile_glob, walk_files
 from tooldeck.hookspecs import hookimpl
 from tooldeck.tool import Tool, ToolContext, ToolFailure, ToolResult
 

@@ -25,8 +25,9 @@ from typing import TYPE_CHECKING, Literal
 
 from pydantic import Field
 
-from tooldeck.builtin_plugins._files import FileServices, PathKind
-from tooldeck.builtin_plugins._grep_python import (
+from tooldeck.builtin_plugins._model import Model
+from tooldeck.builtin_plugins._run.files import FileServices, PathKind
+from tooldeck.builtin_plugins._run.grep_python import (
     MAX_LINE_CHARS,
     Found,
     Pattern,
@@ -34,9 +35,8 @@ from tooldeck.builtin_plugins._grep_python import (
     parse_pattern,
     search_python,
 )
-from tooldeck.builtin_plugins._grep_rg import find_ripgrep, search_rg
-from tooldeck.builtin_plugins._ignore import Walked, walk_files
-from tooldeck.builtin_plugins._model import Model
+from tooldeck.builtin_plugins._run.grep_rg import find_ripgrep, search_rg
+from tooldeck.builtin_plugins._run.ignore import Walked, walk_files
 from tooldeck.builtin_plugins.glob import pattern_matcher
 from tooldeck.hookspecs import hookimpl
 from tooldeck.tool import Tool, ToolContext, ToolFailure, ToolResult

@@ -24,7 +24,8 @@ from typing import TYPE_CHECKING, Literal, NoReturn, TypeAlias
 
 from pydantic import Field
 
-from tooldeck.builtin_plugins._files import (
+from tooldeck.builtin_plugins._model import Model
+from tooldeck.builtin_plugins._run.files import (
     Diff,
     FileServices,
     TextFile,
@@ -34,8 +35,7 @@ from tooldeck.builtin_plugins._files import (
     read_bytes,
     unified_diff,
 )
-from tooldeck.builtin_plugins._model import Model
-from tooldeck.builtin_plugins._patch_parse import (
+from tooldeck.builtin_plugins._run.patch_parse import (
     AddFile,
     DeleteFile,
     HunkMismatch,

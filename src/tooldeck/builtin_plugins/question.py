@@ -15,8 +15,8 @@ from typing import TYPE_CHECKING
 
 from pydantic import Field
 
-from tooldeck.builtin_plugins._files import feedback_as_failure
 from tooldeck.builtin_plugins._model import Model
+from tooldeck.builtin_plugins._run.files import feedback_as_failure
 from tooldeck.hookspecs import hookimpl
 from tooldeck.host.question import Option, Question
 from tooldeck.tool import Tool, ToolContext, ToolResult

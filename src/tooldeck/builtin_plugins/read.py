@@ -21,7 +21,8 @@ from typing import TYPE_CHECKING, Literal
 
 from pydantic import Field
 
-from tooldeck.builtin_plugins._files import (
+from tooldeck.builtin_plugins._model import Model
+from tooldeck.builtin_plugins._run.files import (
     MAX_LINE_CHARS,
     FileServices,
     PathKind,
@@ -31,7 +32,6 @@ from tooldeck.builtin_plugins._files import (
     read_bytes,
     split_lines,
 )
-from tooldeck.builtin_plugins._model import Model
 from tooldeck.hookspecs import hookimpl
 from tooldeck.host.content import sniff_image
 from tooldeck.tool import (

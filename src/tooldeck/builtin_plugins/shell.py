@@ -25,9 +25,9 @@ from typing import TYPE_CHECKING
 
 from pydantic import Field
 
-from tooldeck.builtin_plugins._files import FileServices, feedback_as_failure
 from tooldeck.builtin_plugins._model import Model
-from tooldeck.builtin_plugins._process import Finished, Tail, open_new, read_tail, run_in_group
+from tooldeck.builtin_plugins._run.files import FileServices, feedback_as_failure
+from tooldeck.builtin_plugins._run.process import Finished, Tail, open_new, read_tail, run_in_group
 from tooldeck.hookspecs import hookimpl
 from tooldeck.host.bounding import cleanup_once, file_stem, format_size
 from tooldeck.host.config import OutputConfig

@@ -28,8 +28,8 @@ from urllib.parse import urljoin, urlsplit
 
 from pydantic import Field
 
-from tooldeck.builtin_plugins._files import feedback_as_failure
 from tooldeck.builtin_plugins._model import Model
+from tooldeck.builtin_plugins._run.files import feedback_as_failure
 from tooldeck.hookspecs import hookimpl
 from tooldeck.tool import (
     ContentPart,

@@ -17,9 +17,7 @@ Validation is strict (TOML has real types: ``"5"`` is not an integer).
 
 from __future__ import annotations
 
-import difflib
 import os
-import tomllib
 import types
 import typing
 from collections.abc import Mapping
@@ -86,6 +84,8 @@ def project_source(root: Path) -> ConfigSource | None:
 
 def read_toml(path: Path) -> dict[str, Any]:
     """Parse one TOML file; syntax errors become a ``ConfigError`` naming the file."""
+    import tomllib  # here, not at the top: most Locations have no config file to parse
+
     try:
         with path.open("rb") as file:
             return tomllib.load(file)
@@ -155,6 +155,8 @@ def _unknown_key(loc: tuple[Any, ...]) -> str:
     owner = _annotation_at(loc[:-1])
     if not (isinstance(owner, type) and issubclass(owner, BaseModel)):
         return "unknown key"
+    import difflib
+
     known = sorted(owner.model_fields)
     close = difflib.get_close_matches(str(loc[-1]), known, n=1)
     hint = f" (did you mean {close[0]!r}?)" if close else ""

@@ -21,11 +21,8 @@ so a configured ``src/**`` covers ``<root>/src/a.py``.
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import inspect
-import json
-import logging
 import os
 import tempfile
 import threading
@@ -58,6 +55,8 @@ __all__ = [
 ]
 
 if TYPE_CHECKING:
+    import asyncio
+
     from tooldeck.host.location import Location
 
 DEFAULT_RULES: tuple[PermissionRule, ...] = tuple(
@@ -66,7 +65,14 @@ DEFAULT_RULES: tuple[PermissionRule, ...] = tuple(
 )
 """Built-in defaults, under any configured rule; everything else asks."""
 
-_log = logging.getLogger(__name__)
+
+
+def _warn(message: str, *args: object) -> None:
+    # logging (like asyncio and json below) is imported on first use: every Host.open
+    # loads this module for the visibility rules, and most never warn, ask or save.
+    import logging
+
+    logging.getLogger(__name__).warning(message, *args)
 
 
 @dataclass(frozen=True, slots=True)
@@ -120,7 +126,7 @@ class _Approvals:
         try:
             return self._read()
         except OSError as exc:
-            _log.warning("could not read permission approvals from %s: %s", self.path, exc)
+            _warn("could not read permission approvals from %s: %s", self.path, exc)
             return ()
 
     def add(self, new: Iterable[PermissionRule]) -> None:
@@ -130,12 +136,14 @@ class _Approvals:
                 merged = _unique((*self._read(), *mine))
                 self._write(merged)
             except (OSError, ConfigError) as exc:
-                _log.warning("could not save permission approvals to %s: %s", self.path, exc)
+                _warn("could not save permission approvals to %s: %s", self.path, exc)
                 merged = _unique(mine)
             self.rules = Ruleset(merged)
 
     def _read(self) -> tuple[PermissionRule, ...]:
         try:
+            import json
+
             data = json.loads(self.path.read_text(encoding="utf-8"))
             return tuple(PermissionRule.model_validate(item) for item in data["rules"])
         except FileNotFoundError:
@@ -147,6 +155,8 @@ class _Approvals:
     def _write(self, rules: tuple[PermissionRule, ...]) -> None:
         """Atomic: readers see the old file or the new one, never half of it."""
         self.path.parent.mkdir(parents=True, exist_ok=True)
+        import json
+
         text = json.dumps({"rules": [rule.model_dump() for rule in rules]}, indent=2)
         fd, temp = tempfile.mkstemp(dir=self.path.parent, prefix=".permissions-")
         try:
@@ -170,6 +180,8 @@ class _Pending:
     __slots__ = ("loop", "override", "request")
 
     def __init__(self, request: PermissionRequest) -> None:
+        import asyncio
+
         self.request = request
         self.loop = asyncio.get_running_loop()
         self.override: asyncio.Future[Reply] = self.loop.create_future()
@@ -185,6 +197,8 @@ class _Pending:
 
     async def run(self, asker: Asker) -> tuple[object, bool]:
         """The reply, and whether it came from a sibling (True) rather than the asker."""
+        import asyncio
+
         task = asyncio.ensure_future(_call(asker, self.request))
         try:
             await asyncio.wait((task, self.override), return_when=asyncio.FIRST_COMPLETED)

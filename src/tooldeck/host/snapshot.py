@@ -8,9 +8,9 @@ call, enforce the output contract, normalize content.
 
 from __future__ import annotations
 
-import asyncio
 import inspect
 import json
+import sys
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 
@@ -44,8 +44,15 @@ if TYPE_CHECKING:
 
 MAX_ISSUES = 5
 _new = tuple.__new__
-# Returns the running loop or None without raising (cheaper than get_running_loop()).
-_running_loop = asyncio.events._get_running_loop
+
+
+def _loop_running() -> bool:
+    """Whether this thread runs an event loop, without importing asyncio to find out.
+
+    asyncio costs a third of ``Host.open``; a loop cannot run before it is imported.
+    """
+    asyncio = sys.modules.get("asyncio")
+    return asyncio is not None and asyncio.events._get_running_loop() is not None
 
 
 class ToolCall(NamedTuple):
@@ -190,7 +197,7 @@ class Snapshot:
         Sync executors are called directly; async ones run in a private event loop.
         Calling it from a thread whose loop is running is an error: ``await execute``.
         """
-        if _running_loop() is not None:
+        if _loop_running():
             raise TooldeckError(
                 f"execute_sync({call.name!r}) was called from a running event loop; "
                 "use 'await snapshot.execute(...)' there"
@@ -200,6 +207,8 @@ class Snapshot:
         ctx = _new(ToolContext, (self.location, session_id, message_id, call.id, agent, progress))
         result = record.tool.execute(value, ctx)
         if result.__class__ is not ToolResult and inspect.isawaitable(result):
+            import asyncio  # imported here: only sync hosts running async executors need it
+
             result = asyncio.run(_await(result))
         return self._finish(record, result)
 

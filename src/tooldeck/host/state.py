@@ -16,7 +16,6 @@ re-applied from its logged edits instead of being called again.
 
 from __future__ import annotations
 
-import logging
 import threading
 import traceback
 from collections.abc import Callable, Iterator
@@ -33,8 +32,6 @@ from tooldeck.host.editor import (
     Op,
     ToolEditor,
 )
-
-log = logging.getLogger("tooldeck")
 
 TransformFn = Callable[[ToolEditor], Any]
 
@@ -362,6 +359,10 @@ class ToolState:
 
 def _log_new(before: tuple[Diagnostic, ...], after: tuple[Diagnostic, ...]) -> None:
     seen = set(before)
-    for diagnostic in after:
-        if diagnostic not in seen:
+    new = [d for d in after if d not in seen]
+    if new:
+        import logging  # on first use: most processes never have a diagnostic to log
+
+        log = logging.getLogger("tooldeck")
+        for diagnostic in new:
             log.warning("tooldeck: %s", diagnostic)

@@ -24,7 +24,7 @@ import shutil
 import sysconfig
 from collections.abc import Iterator, Sequence
 
-from tooldeck.builtin_plugins._grep_python import Found, Pattern, PatternError, sniff_text
+from tooldeck.builtin_plugins._run.grep_python import Found, Pattern, PatternError, sniff_text
 from tooldeck.errors import TooldeckError
 
 RIPGREP_ENV = "TOOLDECK_RIPGREP"
