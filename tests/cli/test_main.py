@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 
+import pytest
+
 from tooldeck import __version__
-from tooldeck.cli import main
+from tooldeck.cli import COMMANDS, build_parser, main
+from tooldeck.cli._help import print_top_help
 
 HEAVY = ("pydantic", "jsonschema", "pluggy", "importlib.metadata", "importlib_metadata")
 
@@ -76,3 +80,30 @@ def test_a_closed_pipe_ends_quietly(tmp_path):
     proc.stdout.close()  # the reader is gone before anything is written
     _, err = proc.communicate(timeout=60)
     assert b"BrokenPipeError" not in err and b"Traceback" not in err
+
+
+@pytest.mark.parametrize("columns", ["80", "200", "50", "20"])
+@pytest.mark.parametrize("flag", ["--help", "-h"])
+def test_top_level_help_is_what_argparse_prints(monkeypatch, capsys, columns, flag):
+    """The fast path (no argparse) prints argparse's exact text, or lets argparse do it."""
+    monkeypatch.setenv("COLUMNS", columns)
+    expected = build_parser().format_help()
+    assert main([flag]) == 0
+    assert capsys.readouterr().out == expected
+
+
+def test_the_fast_help_is_used_when_it_fits(monkeypatch, capsys):
+    monkeypatch.setenv("COLUMNS", "80")
+    assert print_top_help(COMMANDS) is True
+    assert capsys.readouterr().out.startswith("usage: tooldeck [-h]")
+    monkeypatch.setenv("COLUMNS", "50")  # argparse would wrap: leave it to argparse
+    assert print_top_help(COMMANDS) is False
+    assert capsys.readouterr().out == ""
+
+
+def test_help_and_version_do_not_import_argparse():
+    probe = ("import sys, tooldeck.cli as c; c.main(['--version']); c.main(['--help']); "
+             "print('argparse' in sys.modules)")
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
+                          check=True, env={**os.environ, "COLUMNS": "100"})
+    assert done.stdout.splitlines()[-1] == "False"

@@ -8,14 +8,18 @@ it runs.
 
 from __future__ import annotations
 
-import argparse
 import importlib
 import sys
 from collections.abc import Sequence
 
 from tooldeck import __version__
 from tooldeck.cli._errors import CommandError, error
+from tooldeck.cli._help import DESCRIPTION, LOCATION_HELP, PROG, print_top_help
 from tooldeck.errors import TooldeckError
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (mypy knows it)
+if TYPE_CHECKING:
+    import argparse
 
 COMMANDS = {
     "tools": "list the effective tool catalog",
@@ -30,15 +34,15 @@ one-line help, in ``--help`` order. Only the command being run is imported, so
 
 def build_parser(argv: Sequence[str] = ()) -> argparse.ArgumentParser:
     """The argument parser; the full subparser only for the command named in ``argv``."""
-    parser = argparse.ArgumentParser(
-        prog="tooldeck", description="Host LLM tools as pip-installable plugins."
-    )
+    import argparse  # here: ``--version`` and ``--help`` are answered without it
+
+    parser = argparse.ArgumentParser(prog=PROG, description=DESCRIPTION)
     parser.add_argument("--version", action="version", version=f"tooldeck {__version__}")
     parser.add_argument(
         "--location",
         metavar="DIR",
         default=".",
-        help="the project directory (default: the current directory)",
+        help=LOCATION_HELP,
     )
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
     chosen = command_in(argv)
@@ -68,6 +72,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     if list(argv) == ["--version"]:  # answered without even building the parser
         print(f"tooldeck {__version__}")
+        return 0
+    if list(argv) in (["--help"], ["-h"]) and print_top_help(COMMANDS):
         return 0
     parser = build_parser(argv)
     try:
