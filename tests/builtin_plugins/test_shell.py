@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from tooldeck.builtin_plugins._run.process import read_tail, run_in_group
-from tooldeck.builtin_plugins.shell import command_resources
+from tooldeck.builtin_plugins._run.shell import command_resources
 from tooldeck.host.config import Config, OutputConfig, PermissionRule
 from tooldeck.host.location import Location
 from tooldeck.host.permission import Reject

@@ -6,27 +6,21 @@ assert ``glob`` on the absolute directory → check it is a directory → walk i
 
 Results are paths relative to the Location root (absolute outside it): the form every
 other tool accepts, so a result can be passed to ``read`` or ``edit`` as it is. They
-come in walk order (``_ignore``: sorted by path, depth first), which stays stable from
-call to call, unlike modification times. The walk and the pattern rules are those of
-``_ignore``, shared with ``grep``.
+come in walk order (``_run/ignore.py``: sorted by path, depth first), which stays
+stable from call to call, unlike modification times. The walk and the pattern rules are
+those of ``_run/ignore.py``, shared with ``grep``.
 """
 
 from __future__ import annotations
 
-import asyncio
-import os
-import re
-import threading
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 from pydantic import Field
 
+from tooldeck.builtin_plugins._deferred import deferred
 from tooldeck.builtin_plugins._model import Model
-from tooldeck.builtin_plugins._run.files import FileServices
-from tooldeck.builtin_plugins._run.ignore import GlobError, compile_glob, walk_files
 from tooldeck.hookspecs import hookimpl
-from tooldeck.tool import Tool, ToolContext, ToolFailure, ToolResult
+from tooldeck.tool import Tool
 
 if TYPE_CHECKING:
     from tooldeck.host.editor import ToolEditor
@@ -76,94 +70,15 @@ class GlobOutput(Model):
 
 @hookimpl
 def tool_transform(editor: ToolEditor, location: Location) -> None:
-    """Add ``glob``; it captures the Location's services now, as every leaf does."""
-    editor.add(glob_tool(FileServices.capture(location)))
-
-
-def glob_tool(services: FileServices) -> Tool[GlobInput, GlobOutput]:
-    """The ``glob`` tool bound to one Location's services."""
-
-    async def glob(params: GlobInput, ctx: ToolContext) -> ToolResult:
-        matcher = pattern_matcher(params.pattern)
-        gate = services.gate(ctx)
-        directory = await services.resolve(gate, params.path or ".", "directory")
-        metadata = {"pattern": params.pattern, "path": str(directory)}
-        await services.ask(gate, "glob", directory, metadata)
-        require_directory(directory, services.shown(directory))
-        found = await _find(directory, services.location.root, matcher)
-        return _result(found, params, services, directory)
-
-    return Tool(
-        name="glob",
-        description=DESCRIPTION,
-        input=GlobInput,
-        output=GlobOutput,
-        execute=glob,
-        codemode=False,
-        permission="glob",
-    )
-
-
-def pattern_matcher(pattern: str) -> re.Pattern[str]:
-    """The compiled glob, or a ``ToolFailure`` saying what is wrong with it."""
-    try:
-        return compile_glob(pattern)
-    except GlobError as exc:
-        raise ToolFailure(str(exc), cause=exc) from exc
-
-
-def require_directory(directory: Path, shown: str) -> None:
-    """Fail, saying what to do instead, unless ``directory`` is an existing directory."""
-    if os.path.isdir(directory):
-        return
-    if os.path.exists(directory):
-        raise ToolFailure(
-            f"{shown} is a file, not a directory. Pass the directory that contains it as "
-            "`path`, or open the file with `read`."
+    """Add ``glob``; its code (``_run/glob.py``) loads on the first call."""
+    editor.add(
+        Tool(
+            name="glob",
+            description=DESCRIPTION,
+            input=GlobInput,
+            output=GlobOutput,
+            execute=deferred("glob", location),
+            codemode=False,
+            permission="glob",
         )
-    raise ToolFailure(
-        f"Directory not found: {shown}. Check the path: relative paths start at the project root."
-    )
-
-
-async def _find(directory: Path, root: Path, matcher: re.Pattern[str]) -> list[str]:
-    """The matching files, walked in a worker thread that stops when the call ends."""
-    stop = threading.Event()
-
-    def walk() -> list[str]:
-        walked = walk_files(directory, root, stop)
-        return [file.path for file in walked if matcher.fullmatch(file.relative)]
-
-    try:
-        return await asyncio.to_thread(walk)
-    finally:
-        stop.set()
-
-
-def _result(
-    found: list[str], params: GlobInput, services: FileServices, directory: Path
-) -> ToolResult:
-    shown = [services.shown(Path(path)) for path in found[: params.limit]]
-    output = GlobOutput(files=shown, total=len(found), truncated=len(found) > len(shown))
-    return ToolResult(
-        content=_render(output, params.pattern, services.shown(directory)),
-        metadata={"count": len(found), "limit": params.limit},
-        output=output,
-    )
-
-
-def _render(output: GlobOutput, pattern: str, where: str) -> str:
-    place = "the project root" if where == "." else where
-    if not output.files:
-        return (
-            f"No files found matching {pattern!r} in {place}. A pattern without '/' "
-            "matches names at any depth ('*.py'); one with '/' starts at the searched "
-            "directory ('src/**/*.py'). Files ignored by .gitignore are skipped."
-        )
-    listing = "\n".join(output.files)
-    if not output.truncated:
-        return listing
-    return (
-        f"Found {output.total} files; showing the first {len(output.files)} (sorted by "
-        "path). Narrow the pattern or the path to see the rest.\n\n" + listing
     )

@@ -15,17 +15,14 @@ from typing import TYPE_CHECKING
 
 from pydantic import Field
 
+from tooldeck.builtin_plugins._deferred import deferred
 from tooldeck.builtin_plugins._model import Model
-from tooldeck.builtin_plugins._run.files import feedback_as_failure
 from tooldeck.hookspecs import hookimpl
-from tooldeck.host.question import Option, Question
-from tooldeck.tool import Tool, ToolContext, ToolResult
+from tooldeck.tool import Tool
 
 if TYPE_CHECKING:
     from tooldeck.host.editor import ToolEditor
     from tooldeck.host.location import Location
-    from tooldeck.host.permission import PermissionService
-    from tooldeck.host.question import QuestionService
 
 DESCRIPTION = """\
 Ask the user one or more questions and wait for the answers.
@@ -70,46 +67,15 @@ class QuestionOutput(Model):
 
 @hookimpl
 def tool_transform(editor: ToolEditor, location: Location) -> None:
-    """Add ``question``, capturing the Location's permission and question services."""
-    editor.add(question_tool(location.permission, location.question))
-
-
-def question_tool(
-    permission: PermissionService, questions: QuestionService
-) -> Tool[QuestionInput, QuestionOutput]:
-    """The ``question`` tool bound to one Location's services."""
-
-    async def question(params: QuestionInput, ctx: ToolContext) -> ToolResult:
-        asked = [_question(item) for item in params.questions]
-        gate = permission.gate(ctx.source, session_id=ctx.session_id)
-        with feedback_as_failure("asking these questions"):
-            await gate.assert_("question", (), metadata={"headers": [q.header for q in asked]})
-        chosen = await questions.gate(ctx.source, session_id=ctx.session_id).ask(asked)
-        answers = [
-            Answer(question=q.question, header=q.header, answers=labels)
-            for q, labels in zip(asked, chosen, strict=True)
-        ]
-        output = QuestionOutput(answers=answers)
-        return ToolResult(content=_render(answers), output=output)
-
-    return Tool(
-        name="question",
-        description=DESCRIPTION,
-        input=QuestionInput,
-        output=QuestionOutput,
-        execute=question,
-        codemode=False,
-        permission="question",
+    """Add ``question``; its code (``_run/question.py``) loads on the first call."""
+    editor.add(
+        Tool(
+            name="question",
+            description=DESCRIPTION,
+            input=QuestionInput,
+            output=QuestionOutput,
+            execute=deferred("question", location),
+            codemode=False,
+            permission="question",
+        )
     )
-
-
-def _question(item: QuestionItem) -> Question:
-    options = tuple(Option(option.label, option.description) for option in item.options)
-    return Question(item.question, item.header, options, item.multiple)
-
-
-def _render(answers: list[Answer]) -> str:
-    lines = [
-        f'"{answer.question}" → {", ".join(answer.answers) or "(no answer)"}' for answer in answers
-    ]
-    return "The user answered:\n" + "\n".join(lines)

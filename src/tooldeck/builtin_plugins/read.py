@@ -13,45 +13,21 @@ cut the page again and save a copy of a file that is already on disk.
 
 from __future__ import annotations
 
-import os
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
-from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
 from pydantic import Field
 
+from tooldeck.builtin_plugins._deferred import deferred
 from tooldeck.builtin_plugins._model import Model
-from tooldeck.builtin_plugins._run.files import (
-    MAX_LINE_CHARS,
-    FileServices,
-    PathKind,
-    decode_text,
-    numbered_line,
-    os_failure,
-    read_bytes,
-    split_lines,
-)
 from tooldeck.hookspecs import hookimpl
-from tooldeck.host.content import sniff_image
-from tooldeck.tool import (
-    ContentPart,
-    ImagePart,
-    TextPart,
-    Tool,
-    ToolContext,
-    ToolFailure,
-    ToolResult,
-)
+from tooldeck.tool import Tool
 
 if TYPE_CHECKING:
     from tooldeck.host.editor import ToolEditor
     from tooldeck.host.location import Location
 
 DEFAULT_LIMIT = 2000
-MAX_FILE_BYTES = 50 * 1024 * 1024
-FOOTER_BYTES = 200  # room kept in the byte budget for the header and the footer
-_IMAGE_NAMES = {"image/png": "PNG", "image/jpeg": "JPEG", "image/gif": "GIF", "image/webp": "WEBP"}
+MAX_LINE_CHARS = 2000  # also where ``_run/files.py`` cuts the lines it numbers
 
 DESCRIPTION = f"""\
 Read a file or list a directory in the project.
@@ -100,190 +76,15 @@ class ReadOutput(Model):
 
 @hookimpl
 def tool_transform(editor: ToolEditor, location: Location) -> None:
-    """Add ``read``; its executor captures the Location's services now."""
-    services = FileServices.capture(location)
-
-    async def read(data: ReadInput, ctx: ToolContext) -> ToolResult:
-        return await _read(services, data, ctx)
-
+    """Add ``read``; its code (``_run/read.py``) loads on the first call."""
     editor.add(
         Tool(
             name="read",
             description=DESCRIPTION,
             input=ReadInput,
             output=ReadOutput,
-            execute=read,
+            execute=deferred("read", location),
             codemode=False,
             permission="read",
         )
     )
-
-
-async def _read(services: FileServices, data: ReadInput, ctx: ToolContext) -> ToolResult:
-    gate = services.gate(ctx)
-    kind: PathKind = "directory" if os.path.isdir(services.lexical(data.path)) else "file"
-    path = await services.resolve(gate, data.path, kind)
-    await services.ask(gate, "read", path, {"path": str(path)})
-    shown = services.shown(path)
-    if path.is_dir():
-        return _directory(services, path, shown, data)
-    return _file(services, path, shown, data)
-
-
-# -- files ---------------------------------------------------------------------------------
-def _file(services: FileServices, path: Path, shown: str, data: ReadInput) -> ToolResult:
-    _check_size(path, shown)
-    raw = read_bytes(path, shown, hint="Check the path, or read its directory to list it.")
-    mime_type = sniff_image(raw[:16])
-    if mime_type is not None:
-        return _image(path, shown, raw, mime_type)
-    lines = split_lines(decode_text(raw, shown, purpose="read as text").text)
-    page = _paginate(services, lines, data, shown, ("line", "lines"), numbered_line)
-    return page.result(path, "text")
-
-
-def _check_size(path: Path, shown: str) -> None:
-    """Refuse files too large to load whole; the model can search them instead."""
-    try:
-        size = path.stat().st_size
-    except FileNotFoundError:
-        return  # read_bytes reports it, with suggestions
-    except OSError as exc:
-        raise os_failure(exc, shown, "read") from exc
-    if size > MAX_FILE_BYTES:
-        raise ToolFailure(
-            f"{shown} is {size / 1024 / 1024:,.0f} MB, too large to read "
-            f"(limit {MAX_FILE_BYTES // 1024 // 1024} MB). Search it with grep instead."
-        )
-
-
-def _image(path: Path, shown: str, raw: bytes, mime_type: str) -> ToolResult:
-    header = f"{shown} ({_IMAGE_NAMES[mime_type]} image, {len(raw):,} bytes)"
-    output = ReadOutput(
-        path=str(path),
-        kind="image",
-        total=0,
-        first=0,
-        last=0,
-        next_offset=None,
-        mime_type=mime_type,
-    )
-    content: list[ContentPart] = [TextPart(header), ImagePart(raw, mime_type)]
-    return ToolResult(content, {"path": str(path), "kind": "image"}, output)
-
-
-# -- directories ---------------------------------------------------------------------------
-def _directory(services: FileServices, path: Path, shown: str, data: ReadInput) -> ToolResult:
-    entries = _entries(path, shown)
-    title = shown if shown.endswith("/") else f"{shown}/"
-    page = _paginate(services, entries, data, title, ("entry", "entries"), _entry)
-    return page.result(path, "directory")
-
-
-def _entries(path: Path, shown: str) -> list[str]:
-    """Subdirectories first (with ``/``), then files; each group by name, case-folded."""
-    try:
-        with os.scandir(path) as scan:
-            keyed = [(not _is_dir(entry), entry.name.casefold(), entry.name) for entry in scan]
-    except OSError as exc:
-        raise os_failure(exc, shown, "list") from exc
-    return [name if is_file else f"{name}/" for is_file, _, name in sorted(keyed)]
-
-
-def _entry(_number: int, entry: str) -> str:
-    return entry
-
-
-def _is_dir(entry: os.DirEntry[str]) -> bool:
-    try:
-        return entry.is_dir()
-    except OSError:  # a broken or unreadable link: list it as a plain entry
-        return False
-
-
-# -- pages ---------------------------------------------------------------------------------
-@dataclass(frozen=True, slots=True)
-class _Page:
-    """The rendered rows of one page and where it sits in the whole."""
-
-    header: str
-    rows: list[str]
-    first: int
-    total: int
-    noun: str  # plural: "lines", "entries"
-    by_bytes: bool
-
-    @property
-    def last(self) -> int:
-        return self.first + len(self.rows) - 1 if self.rows else 0
-
-    def result(self, path: Path, kind: Literal["text", "directory"]) -> ToolResult:
-        more = self.last < self.total
-        text = "\n".join((self.header, *self.rows, *([self._footer()] if more else [])))
-        output = ReadOutput(
-            path=str(path),
-            kind=kind,
-            total=self.total,
-            first=self.first if self.rows else 0,
-            last=self.last,
-            next_offset=self.last + 1 if more else None,
-        )
-        return ToolResult(text, {"path": str(path), "kind": kind, "truncated": more}, output)
-
-    def _footer(self) -> str:
-        why = " (the page reached its size limit)" if self.by_bytes else ""
-        return (
-            f"(Showing {self.noun} {self.first}-{self.last} of {self.total:,}{why}. "
-            f"Use offset={self.last + 1} to continue.)"
-        )
-
-
-def _paginate(
-    services: FileServices,
-    items: Sequence[str],
-    data: ReadInput,
-    name: str,
-    noun: tuple[str, str],
-    render: Callable[[int, str], str],
-) -> _Page:
-    """Render rows from ``offset`` while they fit the line limit and the byte budget."""
-    total = len(items)
-    if data.offset > max(total, 1):
-        raise ToolFailure(
-            f"offset {data.offset} is past the end of {name}, which has {_count(total, *noun)}. "
-            f"Use an offset from 1 to {max(total, 1)}."
-        )
-    header = f"{name} ({_count(total, *noun)})"
-    limits = services.location.config.output
-    rows, by_bytes = _rows(
-        items,
-        data.offset,
-        min(data.limit, limits.max_lines),
-        limits.max_bytes - len(header.encode()) - FOOTER_BYTES,
-        render,
-    )
-    if data.offset + len(rows) - 1 == total and len(rows) + 1 > limits.max_lines > 1:
-        rows.pop()  # the whole rest plus the header would just overflow: page it instead
-    return _Page(header, rows, data.offset, total, noun[1], by_bytes)
-
-
-def _rows(
-    items: Sequence[str],
-    offset: int,
-    max_rows: int,
-    budget: int,
-    render: Callable[[int, str], str],
-) -> tuple[list[str], bool]:
-    """Rendered rows within ``max_rows`` and ``budget`` bytes (at least one row)."""
-    rows: list[str] = []
-    for number in range(offset, min(len(items), offset - 1 + max_rows) + 1):
-        row = render(number, items[number - 1])
-        budget -= len(row.encode()) + 1
-        if budget < 0 and rows:
-            return rows, True
-        rows.append(row)
-    return rows, False
-
-
-def _count(n: int, singular: str, plural: str) -> str:
-    return f"{n:,} {singular if n == 1 else plural}"

@@ -1,7 +1,7 @@
 """What the file tools (``read``, ``write``, ``edit``) share: paths, permission, text, diffs.
 
 * **Paths and permission.** ``FileServices`` is captured from the Location when a
-  transform runs. ``resolve`` asks ``external_directory`` for a path lexically outside
+  tool's executor is built (its first call). ``resolve`` asks ``external_directory`` for a path lexically outside
   the Location (``host/paths.py``) and then, because the lexical check alone would let a
   symlink inside the project (``docs -> ~/.ssh``) reach outside without a word, also
   asks for the directory a symlink really leads to when that is outside the Location.
@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
+from tooldeck.builtin_plugins.read import MAX_LINE_CHARS
 from tooldeck.errors import PermissionCorrected
 from tooldeck.host.paths import lexical_path, resolve_in_location
 from tooldeck.tool import ToolFailure
@@ -35,7 +36,6 @@ if TYPE_CHECKING:
 
 BOM = "\ufeff"
 SNIFF_BYTES = 8192
-MAX_LINE_CHARS = 2000
 PathKind = Literal["file", "directory"]
 
 # Bytes that occur in text: tab, LF, FF, CR, ESC, printable ASCII and all of 0x80-0xFF
@@ -46,7 +46,7 @@ _TEXT_BYTES = bytes([9, 10, 12, 13, 27, *range(32, 127), *range(128, 256)])
 # -- paths and permission ------------------------------------------------------------------
 @dataclass(frozen=True, slots=True)
 class FileServices:
-    """The Location services a file tool captures when its transform runs."""
+    """The Location services a file tool captures when its executor is built."""
 
     location: Location
     permission: PermissionService

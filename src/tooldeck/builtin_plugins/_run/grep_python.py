@@ -34,8 +34,8 @@ import threading
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-MAX_LINE_CHARS = 500
-"""Matched lines longer than this are cut (minified files would flood the answer)."""
+from tooldeck.builtin_plugins.grep import MAX_LINE_CHARS
+
 SNIFF_BYTES = 8192
 _QUANTIFIER = re.compile(r"\{(\d*)(?:(,)(\d*))?\}")
 _WHITESPACE = r"\s\x1c-\x1f"

@@ -1,6 +1,6 @@
 """The ripgrep engine of ``grep``: the same files and lines as the Python engine, faster.
 
-ripgrep only matches here. The files come from ``_ignore.walk_files`` (filtered for
+ripgrep only matches here. The files come from ``ignore.walk_files`` (filtered for
 ``include``) and are passed explicitly, so the ignore rules are tooldeck's, identical in
 both engines. ripgrep searches them in parallel; ``Found`` puts the kept matches back in
 walk order. Binary files follow the shared rule: each file with a match is sniffed when
@@ -8,7 +8,7 @@ ripgrep starts reporting it, and dropped if binary. ``--text --encoding none`` m
 ripgrep read the bytes as they are, as the Python engine does; ``--no-config`` keeps a
 user's ``RIPGREP_CONFIG_PATH`` out. Plain output is read, not ``--json``: JSON lists every
 submatch, which makes an empty or one-character pattern cost hundreds of times more.
-The pattern is the Rust form made by ``_grep_python.parse_pattern``.
+The pattern is the Rust form made by ``grep_python.parse_pattern``.
 
 Which ``rg``: ``$TOOLDECK_RIPGREP`` when set (a path or command name, or ``off`` to force
 the Python engine), else ``rg`` on ``PATH``, else the one installed next to this

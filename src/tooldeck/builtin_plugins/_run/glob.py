@@ -1,0 +1,105 @@
+"""How ``glob`` runs (the tool is declared in ``builtin_plugins/glob.py``)."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import re
+import threading
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from tooldeck.builtin_plugins._run.files import FileServices
+from tooldeck.builtin_plugins._run.ignore import GlobError, compile_glob, walk_files
+from tooldeck.builtin_plugins.glob import GlobInput, GlobOutput
+from tooldeck.tool import ToolContext, ToolFailure, ToolResult
+
+if TYPE_CHECKING:
+    from tooldeck.builtin_plugins._deferred import RunFn
+    from tooldeck.host.location import Location
+
+
+def executor(location: Location) -> RunFn:
+    """``glob`` bound to the Location's file services."""
+    services = FileServices.capture(location)
+
+    async def glob(params: GlobInput, ctx: ToolContext) -> ToolResult:
+        return await _glob(services, params, ctx)
+
+    return glob
+
+
+async def _glob(services: FileServices, params: GlobInput, ctx: ToolContext) -> ToolResult:
+    matcher = pattern_matcher(params.pattern)
+    gate = services.gate(ctx)
+    directory = await services.resolve(gate, params.path or ".", "directory")
+    metadata = {"pattern": params.pattern, "path": str(directory)}
+    await services.ask(gate, "glob", directory, metadata)
+    require_directory(directory, services.shown(directory))
+    found = await _find(directory, services.location.root, matcher)
+    return _result(found, params, services, directory)
+
+
+def pattern_matcher(pattern: str) -> re.Pattern[str]:
+    """The compiled glob, or a ``ToolFailure`` saying what is wrong with it."""
+    try:
+        return compile_glob(pattern)
+    except GlobError as exc:
+        raise ToolFailure(str(exc), cause=exc) from exc
+
+
+def require_directory(directory: Path, shown: str) -> None:
+    """Fail, saying what to do instead, unless ``directory`` is an existing directory."""
+    if os.path.isdir(directory):
+        return
+    if os.path.exists(directory):
+        raise ToolFailure(
+            f"{shown} is a file, not a directory. Pass the directory that contains it as "
+            "`path`, or open the file with `read`."
+        )
+    raise ToolFailure(
+        f"Directory not found: {shown}. Check the path: relative paths start at the project root."
+    )
+
+
+async def _find(directory: Path, root: Path, matcher: re.Pattern[str]) -> list[str]:
+    """The matching files, walked in a worker thread that stops when the call ends."""
+    stop = threading.Event()
+
+    def walk() -> list[str]:
+        walked = walk_files(directory, root, stop)
+        return [file.path for file in walked if matcher.fullmatch(file.relative)]
+
+    try:
+        return await asyncio.to_thread(walk)
+    finally:
+        stop.set()
+
+
+def _result(
+    found: list[str], params: GlobInput, services: FileServices, directory: Path
+) -> ToolResult:
+    shown = [services.shown(Path(path)) for path in found[: params.limit]]
+    output = GlobOutput(files=shown, total=len(found), truncated=len(found) > len(shown))
+    return ToolResult(
+        content=_render(output, params.pattern, services.shown(directory)),
+        metadata={"count": len(found), "limit": params.limit},
+        output=output,
+    )
+
+
+def _render(output: GlobOutput, pattern: str, where: str) -> str:
+    place = "the project root" if where == "." else where
+    if not output.files:
+        return (
+            f"No files found matching {pattern!r} in {place}. A pattern without '/' "
+            "matches names at any depth ('*.py'); one with '/' starts at the searched "
+            "directory ('src/**/*.py'). Files ignored by .gitignore are skipped."
+        )
+    listing = "\n".join(output.files)
+    if not output.truncated:
+        return listing
+    return (
+        f"Found {output.total} files; showing the first {len(output.files)} (sorted by "
+        "path). Narrow the pattern or the path to see the rest.\n\n" + listing
+    )
