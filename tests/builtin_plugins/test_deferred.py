@@ -1,34 +1,9 @@
-"""Built-ins declare their tools cheaply and load their code on the first call."""
+"""A built-in's code loads on its tool's first call (``tests/host/test_startup.py``
+checks that opening a host loads none of it)."""
 
 from __future__ import annotations
 
-import json
-import subprocess
-import sys
-
-from tooldeck.builtin_plugins import BUILTIN_PLUGINS
 from tooldeck.builtin_plugins._deferred import deferred
-
-# What opening a host must not import: the built-ins' code and what only it needs.
-NOT_AT_OPEN = ("asyncio", "subprocess", "difflib", "shlex", "httpx", "bs4", "markdownify",
-               "pathspec", "tomllib")
-
-PROBE = """
-import json, sys, tooldeck
-host = tooldeck.Host.open(sys.argv[1], plugins=[])
-snapshot = host.snapshot()
-loaded = sorted(m for m in sys.modules
-                if m.startswith("tooldeck.builtin_plugins._run") or m in json.loads(sys.argv[2]))
-print(json.dumps({"tools": sorted(snapshot.names), "loaded": loaded}))
-"""
-
-
-def test_opening_a_host_loads_no_builtin_code(tmp_path):
-    done = subprocess.run([sys.executable, "-c", PROBE, str(tmp_path), json.dumps(NOT_AT_OPEN)],
-                          capture_output=True, text=True, check=True)
-    result = json.loads(done.stdout)
-    assert result["loaded"] == []
-    assert set(result["tools"]) >= set(BUILTIN_PLUGINS)
 
 
 async def test_the_first_call_builds_the_executor_once(location):

@@ -21,9 +21,8 @@ import os
 import types
 import typing
 from collections.abc import Mapping
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from pydantic import BaseModel, ValidationError
 
@@ -34,8 +33,7 @@ PROJECT_FILE = "tooldeck.toml"
 PYPROJECT_FILE = "pyproject.toml"
 
 
-@dataclass(frozen=True, slots=True)
-class ConfigSource:
+class ConfigSource(NamedTuple):
     """One config layer: how errors name it, the key prefix it lives under, its data."""
 
     label: str

@@ -17,13 +17,12 @@ import importlib
 import importlib.util
 import re
 import sys
-import traceback
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from tooldeck.errors import PluginError
 
@@ -44,8 +43,7 @@ def normalize_dist(name: str) -> str:
     return re.sub(r"[-_.]+", "-", name).lower()
 
 
-@dataclass(frozen=True, slots=True)
-class EntryPointRecord:
+class EntryPointRecord(NamedTuple):
     """One installed entry point of group ``tooldeck``, as plain data (JSON-able)."""
 
     distribution: str
@@ -283,6 +281,8 @@ def brief(exc: BaseException) -> str:
 
 def failure_details(exc: PluginError) -> tuple[str, str]:
     """(reason, traceback) of a load failure; the traceback is the original cause's."""
+    import traceback  # on failure only
+
     cause = exc.__cause__ or exc
     text = "".join(traceback.format_exception(type(cause), cause, cause.__traceback__))
     return exc.message, text

@@ -13,7 +13,6 @@ import importlib
 import os
 import threading
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -22,27 +21,40 @@ from tooldeck.errors import PluginError
 from tooldeck.host.config_files import load_config
 from tooldeck.host.discovery import Candidate, discover, failure_details, forget_modules
 from tooldeck.host.location import Location
-from tooldeck.host.plugin_report import PluginInfo, Status, plugin_info
 from tooldeck.host.plugins import PluginWiring, Selection, ordered
+from tooldeck.host.policy import policy
 from tooldeck.host.service import Registration, ToolService
 from tooldeck.host.state import TransformFn
 
 if TYPE_CHECKING:
     from tooldeck.host.permission import Asker
+    from tooldeck.host.plugin_report import PluginInfo, Status
     from tooldeck.host.question import Answerer
     from tooldeck.host.snapshot import Snapshot
+    from tooldeck.host.wildcard import Ruleset
 
 
-@dataclass(slots=True, eq=False)
 class _Record:
     """One plugin's load outcome; kept across refreshes while its candidate is unchanged."""
 
-    candidate: Candidate
-    status: Status
-    reason: str | None = None
-    traceback: str | None = None
-    transform: TransformFn | None = None
-    registration: Registration | None = None
+    # A plain class: a dataclass costs a millisecond of every Host.open to create.
+    __slots__ = ("candidate", "reason", "registration", "status", "traceback", "transform")
+
+    def __init__(
+        self,
+        candidate: Candidate,
+        status: Status,
+        *,
+        reason: str | None = None,
+        traceback: str | None = None,
+        transform: TransformFn | None = None,
+    ) -> None:
+        self.candidate = candidate
+        self.status = status
+        self.reason = reason
+        self.traceback = traceback
+        self.transform = transform
+        self.registration: Registration | None = None
 
     @property
     def registered(self) -> bool:
@@ -77,6 +89,7 @@ class Host:
         self._records: list[_Record] = []
         self._order: list[_Record] = []  # records with a registration, in service order
         self._lock = threading.RLock()
+        self._policy: tuple[object, Ruleset] | None = None
 
     @classmethod
     def open(
@@ -118,12 +131,22 @@ class Host:
         is wholly denied is not advertised; ``host.service.snapshot()`` shows all.
         """
         if permissions is None:
-            permissions = self.location.permission.visibility()
+            permissions = self._visibility()
         return self.service.snapshot(permissions)
+
+    def _visibility(self) -> Ruleset:
+        """``location.permission.visibility()``, without loading the permission service."""
+        configured = self.location.config.permission
+        cached = self._policy
+        if cached is None or cached[0] is not configured:
+            cached = self._policy = (configured, policy(configured))
+        return cached[1]
 
     @property
     def plugins(self) -> list[PluginInfo]:
         """The load report: every plugin in load order, with its status and effects."""
+        from tooldeck.host.plugin_report import plugin_info  # only reports need it
+
         with self._lock:
             records = list(self._records)
         catalog = self.service.catalog

@@ -40,6 +40,7 @@ from tooldeck.errors import (
     TooldeckError,
 )
 from tooldeck.host.config import PermissionRule
+from tooldeck.host.policy import DEFAULT_RULES, policy
 from tooldeck.host.wildcard import Effect, Ruleset
 
 __all__ = [
@@ -59,17 +60,12 @@ if TYPE_CHECKING:
 
     from tooldeck.host.location import Location
 
-DEFAULT_RULES: tuple[PermissionRule, ...] = tuple(
-    PermissionRule(action=action, resource="*", effect="allow")
-    for action in ("read", "glob", "grep", "question")
-)
-"""Built-in defaults, under any configured rule; everything else asks."""
 
 
 
 def _warn(message: str, *args: object) -> None:
     # logging (like asyncio and json below) is imported on first use: every Host.open
-    # loads this module for the visibility rules, and most never warn, ask or save.
+    # loads this module for its file tools' asks, and most never warn, ask or save.
     import logging
 
     logging.getLogger(__name__).warning(message, *args)
@@ -290,7 +286,7 @@ class PermissionService:
         configured = self._location.config.permission
         cached = self._policy_cache
         if cached is None or cached[0] is not configured:
-            cached = (configured, Ruleset((*DEFAULT_RULES, *configured)))
+            cached = (configured, policy(configured))
             self._policy_cache = cached
         return cached[1]
 

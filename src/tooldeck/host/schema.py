@@ -14,11 +14,12 @@ Sources are pydantic model classes, JSON Schema mappings, ``pydantic.TypeAdapter
 
 from __future__ import annotations
 
+import sys
 import weakref
 from collections.abc import Mapping
 from typing import Any
 
-from pydantic import BaseModel, TypeAdapter
+from pydantic import BaseModel
 
 from tooldeck.host.frozen import FrozenDict, freeze
 from tooldeck.host.metaschema import schema_problem as _meta_problem
@@ -87,14 +88,24 @@ def json_schema(source: Any, *, mode: str = "validation") -> FrozenDict:
     hit = _object_cache.get(id(source))
     if hit is not None and hit[0] is source:
         return hit[1]
-    if isinstance(source, TypeAdapter):
-        derived = derive(source.json_schema(mode=mode), pydantic=True)  # type: ignore[arg-type]
+    if is_type_adapter(source):
+        derived = derive(source.json_schema(mode=mode), pydantic=True)
     else:
         derived = derive(source)
     if len(_object_cache) >= _OBJECT_CACHE_MAX:
         _object_cache.pop(next(iter(_object_cache)))
     _object_cache[id(source)] = (source, derived)
     return derived
+
+
+def is_type_adapter(source: Any) -> bool:
+    """``isinstance(source, pydantic.TypeAdapter)``, without importing it to find out.
+
+    ``pydantic.type_adapter`` (and the JSON Schema generator it pulls in) costs a few
+    milliseconds of every ``Host.open``; nothing can be a TypeAdapter before it is loaded.
+    """
+    module = sys.modules.get("pydantic.type_adapter")
+    return module is not None and isinstance(source, module.TypeAdapter)
 
 
 def derive(schema: Mapping[str, Any], *, pydantic: bool = False) -> FrozenDict:
@@ -223,7 +234,7 @@ def _closable(schema: Mapping[str, Any]) -> bool:
 
 def schema_problem(source: Any, *, role: str) -> str | None:
     """Why ``source`` cannot serve as a tool's ``role`` ("input"/"output") schema."""
-    if source is None or is_model_class(source) or isinstance(source, TypeAdapter):
+    if source is None or is_model_class(source) or is_type_adapter(source):
         return None
     if not isinstance(source, Mapping):
         return (

@@ -17,7 +17,6 @@ re-applied from its logged edits instead of being called again.
 from __future__ import annotations
 
 import threading
-import traceback
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -332,7 +331,7 @@ class ToolState:
                 Diagnostic(
                     transform.source,
                     reason,
-                    traceback=traceback.format_exc(),
+                    traceback=_format_exc(),
                 ),
             ) from exc
         if editor._pure:
@@ -366,3 +365,9 @@ def _log_new(before: tuple[Diagnostic, ...], after: tuple[Diagnostic, ...]) -> N
         log = logging.getLogger("tooldeck")
         for diagnostic in new:
             log.warning("tooldeck: %s", diagnostic)
+
+
+def _format_exc() -> str:
+    import traceback  # on failure only: most processes never format one
+
+    return traceback.format_exc()

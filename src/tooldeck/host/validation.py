@@ -10,13 +10,16 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from pydantic import TypeAdapter, ValidationError
+from pydantic import ValidationError
 from pydantic_core import to_jsonable_python
 
 from tooldeck.host.compiled import Compiled
-from tooldeck.host.schema import is_model_class
+from tooldeck.host.schema import is_model_class, is_type_adapter
+
+if TYPE_CHECKING:
+    from pydantic import TypeAdapter
 
 Validator = Callable[[Any], Any]
 Issue = tuple[str, str]
@@ -61,7 +64,7 @@ def output_validator(record: Compiled) -> Validator:
 
 # -- input -----------------------------------------------------------------------------------
 def _build_input(source: Any) -> tuple[Validator, Validator]:
-    if is_model_class(source) or isinstance(source, TypeAdapter):
+    if is_model_class(source) or is_type_adapter(source):
         # pydantic-core parses and validates JSON in one pass; its errors are translated
         # by the boundary, so the bound methods are used as they are (no wrapper call).
         core = source.__pydantic_validator__ if is_model_class(source) else source.validator
@@ -108,7 +111,7 @@ def _build_output(source: Any) -> Validator:
         return _no_output
     if is_model_class(source):
         return _model_output(source)
-    if isinstance(source, TypeAdapter):
+    if is_type_adapter(source):
         return _adapter_output(source)
     return _schema_output(source)
 

@@ -1,13 +1,13 @@
 """What the file tools (``read``, ``write``, ``edit``) share: paths, permission, text, diffs.
 
 * **Paths and permission.** ``FileServices`` is captured from the Location when a
-  tool's executor is built (its first call). ``resolve`` asks ``external_directory`` for a path lexically outside
-  the Location (``host/paths.py``) and then, because the lexical check alone would let a
-  symlink inside the project (``docs -> ~/.ssh``) reach outside without a word, also
-  asks for the directory a symlink really leads to when that is outside the Location.
-  The path the tool works on stays the lexical one, and so do permission resources.
-  ``PermissionCorrected`` becomes a ``ToolFailure`` carrying the user's feedback; the
-  decline signals are never caught.
+  tool's executor is built (its first call). ``resolve`` asks ``external_directory``
+  for a path lexically outside the Location (``host/paths.py``) and then, because the
+  lexical check alone would let a symlink inside the project (``docs -> ~/.ssh``)
+  reach outside without a word, also asks for the directory a symlink really leads to
+  when that is outside the Location. The path the tool works on stays the lexical
+  one, and so do permission resources. ``PermissionCorrected`` becomes a
+  ``ToolFailure`` carrying the user's feedback; the decline signals are never caught.
 * **Text.** Files are UTF-8. A BOM and pure CRLF line endings are remembered by
   ``TextFile`` so an edit writes them back; the text itself uses ``\\n``.
 * **Messages.** Missing files name up to three similar siblings; OS errors say what

@@ -1,0 +1,41 @@
+"""What opening a host and taking a snapshot must not import (W4 startup, in bench/).
+
+Each entry is loaded on first use by the code that needs it; importing it at startup
+again would cost every process that only lists or calls a few tools.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+from tooldeck.builtin_plugins import BUILTIN_PLUGINS
+
+NOT_AT_OPEN = (
+    # the built-ins' code and what only it needs
+    "asyncio", "subprocess", "difflib", "shlex", "httpx", "bs4", "markdownify", "pathspec",
+    # config files, failures, logging, reports, asks: only when there is one
+    "tomllib", "traceback", "logging", "argparse",
+    "tooldeck.host.permission", "tooldeck.host.question", "tooldeck.host.session",
+    "tooldeck.host.plugin_report",
+    # pydantic's TypeAdapter and JSON Schema generator
+    "pydantic.type_adapter",
+)
+
+PROBE = """
+import json, sys, tooldeck
+host = tooldeck.Host.open(sys.argv[1], plugins=[])
+snapshot = host.snapshot()
+loaded = sorted(m for m in sys.modules
+                if m.startswith("tooldeck.builtin_plugins._run") or m in json.loads(sys.argv[2]))
+print(json.dumps({"tools": sorted(snapshot.names), "loaded": loaded}))
+"""
+
+
+def test_opening_a_host_loads_only_what_the_catalog_needs(tmp_path):
+    done = subprocess.run([sys.executable, "-c", PROBE, str(tmp_path), json.dumps(NOT_AT_OPEN)],
+                          capture_output=True, text=True, check=True)
+    result = json.loads(done.stdout)
+    assert result["loaded"] == []
+    assert set(result["tools"]) >= set(BUILTIN_PLUGINS)
