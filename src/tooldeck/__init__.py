@@ -8,7 +8,6 @@ is used.
 
 from __future__ import annotations
 
-import importlib
 import sys
 import types
 
@@ -135,6 +134,8 @@ def __getattr__(name: str) -> Any:
     module = _LOCATIONS.get(name)
     if module is None:
         raise AttributeError(f"module 'tooldeck' has no attribute {name!r}")
+    import importlib  # here: ``import tooldeck`` alone does not need it
+
     value = getattr(importlib.import_module(module), name)
     globals()[name] = value
     return value

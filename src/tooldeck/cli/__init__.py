@@ -8,18 +8,16 @@ it runs.
 
 from __future__ import annotations
 
-import importlib
 import sys
-from collections.abc import Sequence
 
 from tooldeck import __version__
 from tooldeck.cli._errors import CommandError, error
 from tooldeck.cli._help import DESCRIPTION, LOCATION_HELP, PROG, print_top_help
-from tooldeck.errors import TooldeckError
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (mypy knows it)
 if TYPE_CHECKING:
     import argparse
+    from collections.abc import Sequence
 
 COMMANDS = {
     "tools": "list the effective tool catalog",
@@ -35,6 +33,7 @@ one-line help, in ``--help`` order. Only the command being run is imported, so
 def build_parser(argv: Sequence[str] = ()) -> argparse.ArgumentParser:
     """The argument parser; the full subparser only for the command named in ``argv``."""
     import argparse  # here: ``--version`` and ``--help`` are answered without it
+    import importlib
 
     parser = argparse.ArgumentParser(prog=PROG, description=DESCRIPTION)
     parser.add_argument("--version", action="version", version=f"tooldeck {__version__}")
@@ -75,6 +74,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
     if list(argv) in (["--help"], ["-h"]) and print_top_help(COMMANDS):
         return 0
+    from tooldeck.errors import TooldeckError  # a command imports the host anyway
+
     parser = build_parser(argv)
     try:
         args = parser.parse_args(argv)

@@ -10,7 +10,10 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Mapping, Sequence
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (mypy knows it)
+if TYPE_CHECKING:
+    from collections.abc import Mapping, Sequence
 
 PROG = "tooldeck"
 DESCRIPTION = "Host LLM tools as pip-installable plugins."
