@@ -12,7 +12,6 @@ reconstruct who overrode or removed what.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import NamedTuple
 
 from tooldeck.host import names
@@ -35,8 +34,7 @@ class NamespaceEntry(NamedTuple):
     source: str
 
 
-@dataclass(frozen=True, slots=True)
-class Diagnostic:
+class Diagnostic(NamedTuple):
     """A registration the state refused, or a transform that raised.
 
     ``traceback`` is set only for a raising transform (the whole source is disabled).

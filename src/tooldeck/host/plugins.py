@@ -19,9 +19,8 @@ from __future__ import annotations
 import inspect
 import sys
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
 from functools import partial
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import pluggy
 
@@ -57,8 +56,7 @@ def matches(candidate: Candidate, names: Iterable[str]) -> bool:
     return any(n in candidate.aliases or canonical(n) in candidate.aliases for n in names)
 
 
-@dataclass(frozen=True, slots=True)
-class Selection:
+class Selection(NamedTuple):
     """Which candidates load, decided before anything is imported.
 
     ``only``: the third-party plugins to load (``None`` = all of them), from the first

@@ -19,7 +19,6 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any, NamedTuple
 
@@ -55,8 +54,7 @@ class Transform:
         return f"<Transform {self.source!r}{' disposed' if self.disposed else ''}>"
 
 
-@dataclass(frozen=True, slots=True)
-class SourceEffects:
+class SourceEffects(NamedTuple):
     """What one source contributes to a catalog (for reports such as ``tooldeck plugins``)."""
 
     provides: tuple[str, ...]
