@@ -14,6 +14,7 @@ from tooldeck.host.config import PluginsConfig
 from tooldeck.host.discovery import (
     MCP_SLOT,
     EntryPointRecord,
+    _name_version,
     builtin_candidates,
     entry_point_candidates,
     forget_modules,
@@ -296,3 +297,25 @@ def test_async_hooks_are_refused(wiring):
 
     with pytest.raises(PluginError, match="must be a plain function, not async"):
         wiring.register("async", Plugin())
+
+
+def _dist(folder, metadata: str | None):
+    from importlib.metadata import PathDistribution
+
+    folder.mkdir(parents=True)
+    if metadata is not None:
+        (folder / "METADATA").write_text(metadata)
+    return PathDistribution(folder)
+
+
+def test_a_wheels_name_and_version_come_from_its_dist_info_name(tmp_path):
+    # The directory name wins: the METADATA here would say otherwise, and is not read.
+    dist = _dist(tmp_path / "fancy_pack-2.0.1.dist-info", "Name: other\nVersion: 9\n")
+    assert _name_version(dist) == ("fancy_pack", "2.0.1")
+
+
+@pytest.mark.parametrize("folder", ["Fancy_Pack.egg-info", "fancy-pack.dist-info"])
+def test_other_layouts_read_the_metadata_headers(tmp_path, folder):
+    dist = _dist(tmp_path / folder, "Metadata-Version: 2.1\nName: Fancy.Pack\nVersion: 1.2\n\n"
+                                    "Name: not-a-header\n")
+    assert _name_version(dist) == ("Fancy.Pack", "1.2")
