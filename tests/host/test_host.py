@@ -314,3 +314,29 @@ def test_a_requested_plugin_that_does_not_exist_is_reported(tmp_path):
     assert missing["no-such-pack"].layer == "entrypoint"
     assert missing["local:nope"].layer == "local"
     assert host.snapshot().names == ("a",)
+
+
+@pytest.mark.parametrize("enabled", [True, False])
+def test_loading_pauses_the_garbage_collector_and_restores_it(tmp_path, enabled):
+    import gc
+
+    plugins = tmp_path / ".tooldeck" / "plugins"
+    plugins.mkdir(parents=True)
+    (plugins / "probe.py").write_text(  # records the collector's state while it loads
+        "import gc, pathlib\n"
+        f"pathlib.Path({str(tmp_path / 'seen')!r}).write_text(str(gc.isenabled()))\n"
+        "from tooldeck import hookimpl\n"
+        "@hookimpl\n"
+        "def tool_transform(editor):\n"
+        "    pass\n"
+    )
+    was = gc.isenabled()
+    (gc.enable if enabled else gc.disable)()
+    try:
+        host = Host.open(tmp_path, plugins=["local:probe"])
+        after = gc.isenabled()
+    finally:
+        (gc.enable if was else gc.disable)()
+    assert after is enabled
+    assert (tmp_path / "seen").read_text() == "False"
+    assert [p.status for p in host.plugins if p.name == "local:probe"] == ["active"]

@@ -9,10 +9,12 @@ registrations before the first difference keep their place.
 
 from __future__ import annotations
 
+import contextlib
+import gc
 import importlib
 import os
 import threading
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -161,7 +163,7 @@ class Host:
         Call it after installing or removing packs in this process.
         """
         importlib.invalidate_caches()
-        with self._lock, self.service.batch():
+        with self._lock, _collector_paused(), self.service.batch():
             self._sync(ordered(self._discover(), self._selection.order))
 
     def _sync(self, candidates: list[Candidate]) -> None:
@@ -228,6 +230,25 @@ class Host:
 
     def __repr__(self) -> str:
         return f"<Host {str(self.location.root)!r} plugins={len(self._records)}>"
+
+
+@contextlib.contextmanager
+def _collector_paused() -> Iterator[None]:
+    """Pause the cyclic garbage collector while plugins load, if it is running.
+
+    Loading creates modules, classes and schemas that live as long as the process;
+    the dozens of collections their allocations trigger find next to no garbage and
+    cost about a tenth of opening a host with 50 plugins. Nothing is lost by waiting:
+    the next collection after the load sees whatever cycles it left.
+    """
+    if not gc.isenabled():
+        yield
+        return
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.enable()
 
 
 def _split(plugins: Sequence[str | object] | None) -> tuple[list[str] | None, list[object]]:
