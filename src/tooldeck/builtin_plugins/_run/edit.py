@@ -8,12 +8,12 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from tooldeck.builtin_plugins._run.files import (
     FileServices,
     TextFile,
     decode_text,
+    file_executor,
     numbered_line,
     read_bytes,
     split_lines,
@@ -23,22 +23,8 @@ from tooldeck.builtin_plugins._run.files import (
 from tooldeck.builtin_plugins.edit import EditInput, EditOutput, MatchKind
 from tooldeck.tool import ToolContext, ToolFailure, ToolResult
 
-if TYPE_CHECKING:
-    from tooldeck.builtin_plugins._deferred import RunFn
-    from tooldeck.host.location import Location
-
 SNIPPET_CONTEXT = 2
 SNIPPET_MAX_LINES = 30
-
-
-def executor(location: Location) -> RunFn:
-    """``edit`` bound to the Location's file services."""
-    services = FileServices.capture(location)
-
-    async def edit(data: EditInput, ctx: ToolContext) -> ToolResult:
-        return await _edit(services, data, ctx)
-
-    return edit
 
 
 async def _edit(services: FileServices, data: EditInput, ctx: ToolContext) -> ToolResult:
@@ -56,6 +42,10 @@ async def _edit(services: FileServices, data: EditInput, ctx: ToolContext) -> To
     await services.ask(gate, "edit", path, {"path": str(path), **diff.metadata()})
     write_bytes(path, file.encode(after), shown)
     return _result(path, shown, found, after, diff.metadata())
+
+
+executor = file_executor(_edit)
+"""``edit`` bound to the Location's file services (see ``files.file_executor``)."""
 
 
 def _check_strings(data: EditInput) -> None:

@@ -19,8 +19,9 @@ from __future__ import annotations
 import contextlib
 import difflib
 import os
-from collections.abc import Iterator, Mapping
+from collections.abc import Awaitable, Callable, Iterator, Mapping
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -30,9 +31,10 @@ from tooldeck.host.paths import lexical_path, resolve_in_location
 from tooldeck.tool import ToolFailure
 
 if TYPE_CHECKING:
+    from tooldeck.builtin_plugins._deferred import RunFn
     from tooldeck.host.location import Location
     from tooldeck.host.permission import PermissionGate, PermissionService
-    from tooldeck.tool import ToolContext
+    from tooldeck.tool import ToolContext, ToolResult
 
 BOM = "\ufeff"
 SNIFF_BYTES = 8192
@@ -81,6 +83,19 @@ class FileServices:
         """Assert the tool's own action on ``path``; feedback becomes a ``ToolFailure``."""
         with feedback_as_failure(f"the {action} of {self.shown(path)}"):
             await gate.assert_(action, (str(path),), metadata=metadata)
+
+
+FileRun = Callable[[FileServices, Any, "ToolContext"], Awaitable["ToolResult"]]
+
+
+def file_executor(run: FileRun) -> Callable[[Location], RunFn]:
+    """The ``executor(location)`` of a file tool: ``run`` with the Location's services
+    bound as its first argument, captured when the tool is first called."""
+
+    def executor(location: Location) -> RunFn:
+        return partial(run, FileServices.capture(location))
+
+    return executor
 
 
 @contextlib.contextmanager

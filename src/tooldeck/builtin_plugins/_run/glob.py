@@ -7,26 +7,11 @@ import os
 import re
 import threading
 from pathlib import Path
-from typing import TYPE_CHECKING
 
-from tooldeck.builtin_plugins._run.files import FileServices
+from tooldeck.builtin_plugins._run.files import FileServices, file_executor
 from tooldeck.builtin_plugins._run.ignore import GlobError, compile_glob, walk_files
 from tooldeck.builtin_plugins.glob import GlobInput, GlobOutput
 from tooldeck.tool import ToolContext, ToolFailure, ToolResult
-
-if TYPE_CHECKING:
-    from tooldeck.builtin_plugins._deferred import RunFn
-    from tooldeck.host.location import Location
-
-
-def executor(location: Location) -> RunFn:
-    """``glob`` bound to the Location's file services."""
-    services = FileServices.capture(location)
-
-    async def glob(params: GlobInput, ctx: ToolContext) -> ToolResult:
-        return await _glob(services, params, ctx)
-
-    return glob
 
 
 async def _glob(services: FileServices, params: GlobInput, ctx: ToolContext) -> ToolResult:
@@ -38,6 +23,10 @@ async def _glob(services: FileServices, params: GlobInput, ctx: ToolContext) -> 
     require_directory(directory, services.shown(directory))
     found = await _find(directory, services.location.root, matcher)
     return _result(found, params, services, directory)
+
+
+executor = file_executor(_glob)
+"""``glob`` bound to the Location's file services (see ``files.file_executor``)."""
 
 
 def pattern_matcher(pattern: str) -> re.Pattern[str]:

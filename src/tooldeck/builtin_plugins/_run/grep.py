@@ -14,9 +14,9 @@ import os
 import re
 import threading
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal
+from typing import Literal
 
-from tooldeck.builtin_plugins._run.files import FileServices, PathKind
+from tooldeck.builtin_plugins._run.files import FileServices, PathKind, file_executor
 from tooldeck.builtin_plugins._run.glob import pattern_matcher
 from tooldeck.builtin_plugins._run.grep_python import (
     Found,
@@ -30,21 +30,7 @@ from tooldeck.builtin_plugins._run.ignore import Walked, walk_files
 from tooldeck.builtin_plugins.grep import GrepInput, GrepMatch, GrepOutput
 from tooldeck.tool import ToolContext, ToolFailure, ToolResult
 
-if TYPE_CHECKING:
-    from tooldeck.builtin_plugins._deferred import RunFn
-    from tooldeck.host.location import Location
-
 Engine = Literal["ripgrep", "python"]
-
-
-def executor(location: Location) -> RunFn:
-    """``grep`` bound to the Location's file services."""
-    services = FileServices.capture(location)
-
-    async def grep(params: GrepInput, ctx: ToolContext) -> ToolResult:
-        return await _grep(services, params, ctx)
-
-    return grep
 
 
 async def _grep(services: FileServices, params: GrepInput, ctx: ToolContext) -> ToolResult:
@@ -58,6 +44,10 @@ async def _grep(services: FileServices, params: GrepInput, ctx: ToolContext) -> 
     _require(target, services.shown(target))
     found, engine = await _search(target, services.location.root, pattern, include, params)
     return _result(found, engine, params, services, target)
+
+
+executor = file_executor(_grep)
+"""``grep`` bound to the Location's file services (see ``files.file_executor``)."""
 
 
 def _pattern(source: str) -> Pattern:

@@ -7,7 +7,7 @@ import stat
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, NoReturn, TypeAlias
+from typing import NoReturn, TypeAlias
 
 from tooldeck.builtin_plugins._run.files import (
     Diff,
@@ -15,6 +15,7 @@ from tooldeck.builtin_plugins._run.files import (
     TextFile,
     decode_text,
     feedback_as_failure,
+    file_executor,
     os_failure,
     read_bytes,
     unified_diff,
@@ -32,26 +33,12 @@ from tooldeck.builtin_plugins._run.patch_parse import (
 from tooldeck.builtin_plugins.patch import EDIT, PatchedFile, PatchInput, PatchOutput, Status
 from tooldeck.tool import ToolContext, ToolFailure, ToolResult
 
-if TYPE_CHECKING:
-    from tooldeck.builtin_plugins._deferred import RunFn
-    from tooldeck.host.location import Location
-
 _NOT_APPLIED = "Patch not applied; nothing was written."
 
 
-def executor(location: Location) -> RunFn:
-    """``patch`` bound to the Location's file services."""
-    services = FileServices.capture(location)
-
-    async def execute(args: PatchInput, ctx: ToolContext) -> ToolResult:
-        return await _patch(args.patch_text, ctx, services)
-
-    return execute
-
-
-async def _patch(text: str, ctx: ToolContext, services: FileServices) -> ToolResult:
+async def _patch(services: FileServices, args: PatchInput, ctx: ToolContext) -> ToolResult:
     try:
-        operations = parse_patch(text)
+        operations = parse_patch(args.patch_text)
     except PatchSyntaxError as exc:
         raise ToolFailure(f"Invalid patch: {exc}. {_NOT_APPLIED}", cause=exc) from exc
     targets = await _Resolver(ctx, services).all(operations)
@@ -60,6 +47,10 @@ async def _patch(text: str, ctx: ToolContext, services: FileServices) -> ToolRes
     await _ask(ctx, services, changes, diffs)
     _write_all(changes, services)
     return _result(changes, services, diffs)
+
+
+executor = file_executor(_patch)
+"""``patch`` bound to the Location's file services (see ``files.file_executor``)."""
 
 
 async def _ask(

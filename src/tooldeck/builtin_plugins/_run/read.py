@@ -6,12 +6,13 @@ import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal
+from typing import Literal
 
 from tooldeck.builtin_plugins._run.files import (
     FileServices,
     PathKind,
     decode_text,
+    file_executor,
     numbered_line,
     os_failure,
     read_bytes,
@@ -21,23 +22,9 @@ from tooldeck.builtin_plugins.read import ReadInput, ReadOutput
 from tooldeck.host.content import sniff_image
 from tooldeck.tool import ContentPart, ImagePart, TextPart, ToolContext, ToolFailure, ToolResult
 
-if TYPE_CHECKING:
-    from tooldeck.builtin_plugins._deferred import RunFn
-    from tooldeck.host.location import Location
-
 MAX_FILE_BYTES = 50 * 1024 * 1024
 FOOTER_BYTES = 200  # room kept in the byte budget for the header and the footer
 _IMAGE_NAMES = {"image/png": "PNG", "image/jpeg": "JPEG", "image/gif": "GIF", "image/webp": "WEBP"}
-
-
-def executor(location: Location) -> RunFn:
-    """``read`` bound to the Location's file services."""
-    services = FileServices.capture(location)
-
-    async def read(data: ReadInput, ctx: ToolContext) -> ToolResult:
-        return await _read(services, data, ctx)
-
-    return read
 
 
 async def _read(services: FileServices, data: ReadInput, ctx: ToolContext) -> ToolResult:
@@ -49,6 +36,10 @@ async def _read(services: FileServices, data: ReadInput, ctx: ToolContext) -> To
     if path.is_dir():
         return _directory(services, path, shown, data)
     return _file(services, path, shown, data)
+
+
+executor = file_executor(_read)
+"""``read`` bound to the Location's file services (see ``files.file_executor``)."""
 
 
 # -- files ---------------------------------------------------------------------------------

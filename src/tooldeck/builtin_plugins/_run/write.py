@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from tooldeck.builtin_plugins._run.files import (
     FileServices,
     TextFile,
     count_lines,
+    file_executor,
     os_failure,
     text_file,
     unified_diff,
@@ -17,20 +17,6 @@ from tooldeck.builtin_plugins._run.files import (
 )
 from tooldeck.builtin_plugins.write import WriteInput, WriteOutput
 from tooldeck.tool import ToolContext, ToolFailure, ToolResult
-
-if TYPE_CHECKING:
-    from tooldeck.builtin_plugins._deferred import RunFn
-    from tooldeck.host.location import Location
-
-
-def executor(location: Location) -> RunFn:
-    """``write`` bound to the Location's file services."""
-    services = FileServices.capture(location)
-
-    async def write(data: WriteInput, ctx: ToolContext) -> ToolResult:
-        return await _write(services, data, ctx)
-
-    return write
 
 
 async def _write(services: FileServices, data: WriteInput, ctx: ToolContext) -> ToolResult:
@@ -49,6 +35,10 @@ async def _write(services: FileServices, data: WriteInput, ctx: ToolContext) -> 
     text = f"{verb} {shown} ({_size(data.content, after)})."
     metadata = {"path": str(path), "created": before is None, **diff.metadata()}
     return ToolResult(text, metadata, _output(path, data.content, after, True, before is None))
+
+
+executor = file_executor(_write)
+"""``write`` bound to the Location's file services (see ``files.file_executor``)."""
 
 
 @dataclass(frozen=True, slots=True)
