@@ -27,3 +27,14 @@ def test_host_snapshot_hides_what_the_config_denies(tooldeck_host):
     assert "shell" not in host.snapshot().names
     assert "shell" in host.service.snapshot().names
     assert host.snapshot() is host.snapshot()  # the policy is cached, so is the snapshot
+
+
+def test_a_location_rebuilds_its_policy_only_when_its_config_changes(tooldeck_location):
+    location = tooldeck_location
+    first = location.policy
+    assert location.policy is first and first.rules == DEFAULT_RULES
+    assert location.permission.visibility() is first
+    location.config = location.config.model_copy(
+        update={"permission": (PermissionRule(action="shell", effect="deny"),)}
+    )
+    assert location.policy is not first and location.policy.hidden("shell")

@@ -24,7 +24,6 @@ from tooldeck.host.config_files import load_config
 from tooldeck.host.discovery import Candidate, discover, failure_details, forget_modules
 from tooldeck.host.location import Location
 from tooldeck.host.plugins import PluginWiring, Selection, ordered
-from tooldeck.host.policy import policy
 from tooldeck.host.service import Registration, ToolService
 from tooldeck.host.state import TransformFn
 
@@ -33,7 +32,6 @@ if TYPE_CHECKING:
     from tooldeck.host.plugin_report import PluginInfo, Status
     from tooldeck.host.question import Answerer
     from tooldeck.host.snapshot import Snapshot
-    from tooldeck.host.wildcard import Ruleset
 
 
 class _Record:
@@ -91,7 +89,6 @@ class Host:
         self._records: list[_Record] = []
         self._order: list[_Record] = []  # records with a registration, in service order
         self._lock = threading.RLock()
-        self._policy: tuple[object, Ruleset] | None = None
 
     @classmethod
     def open(
@@ -133,16 +130,8 @@ class Host:
         is wholly denied is not advertised; ``host.service.snapshot()`` shows all.
         """
         if permissions is None:
-            permissions = self._visibility()
+            permissions = self.location.policy
         return self.service.snapshot(permissions)
-
-    def _visibility(self) -> Ruleset:
-        """``location.permission.visibility()``, without loading the permission service."""
-        configured = self.location.config.permission
-        cached = self._policy
-        if cached is None or cached[0] is not configured:
-            cached = self._policy = (configured, policy(configured))
-        return cached[1]
 
     @property
     def plugins(self) -> list[PluginInfo]:

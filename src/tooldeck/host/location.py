@@ -2,7 +2,7 @@
 
 One Location per project root: its config, its data dir (saved outputs, "always"
 permission replies), its permission and question services. Tools capture these services
-when their transform runs; the registry itself never consults them.
+when their transform runs or on their first call; the registry itself never consults them.
 """
 
 from __future__ import annotations
@@ -13,10 +13,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from tooldeck.host.config import Config, default_config
+from tooldeck.host.policy import policy
 
 if TYPE_CHECKING:
     from tooldeck.host.permission import Asker, PermissionService
     from tooldeck.host.question import Answerer, QuestionService
+    from tooldeck.host.wildcard import Ruleset
 
 
 def default_data_dir(root: Path) -> Path:
@@ -45,6 +47,20 @@ class Location:
         self.answerer = answerer
         self._permission: PermissionService | None = None
         self._question: QuestionService | None = None
+        self._policy: tuple[object, Ruleset] | None = None
+
+    @property
+    def policy(self) -> Ruleset:
+        """The configured permission rules over the built-in defaults (``host/policy.py``).
+
+        Rebuilt only when ``config`` changes. Cheaper than ``permission``: snapshots need
+        the policy to hide denied tools, and most processes never ask anything.
+        """
+        configured = self.config.permission
+        cached = self._policy
+        if cached is None or cached[0] is not configured:
+            cached = self._policy = (configured, policy(configured))
+        return cached[1]
 
     @property
     def permission(self) -> PermissionService:

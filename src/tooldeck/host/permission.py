@@ -40,7 +40,7 @@ from tooldeck.errors import (
     TooldeckError,
 )
 from tooldeck.host.config import PermissionRule
-from tooldeck.host.policy import DEFAULT_RULES, policy
+from tooldeck.host.policy import DEFAULT_RULES
 from tooldeck.host.wildcard import Effect, Ruleset
 
 __all__ = [
@@ -224,7 +224,6 @@ class PermissionService:
     def __init__(self, location: Location) -> None:
         self._location = location
         self._approvals = _Approvals(location.data_dir / "permissions.json")
-        self._policy_cache: tuple[object, Ruleset] | None = None
         self._pending: dict[str, list[_Pending]] = {}
         self._pending_lock = threading.Lock()
 
@@ -282,13 +281,7 @@ class PermissionService:
             self._settle(pending, reply, from_sibling)
 
     def _policy(self) -> Ruleset:
-        """Defaults under the configured rules, rebuilt only when the config changes."""
-        configured = self._location.config.permission
-        cached = self._policy_cache
-        if cached is None or cached[0] is not configured:
-            cached = (configured, policy(configured))
-            self._policy_cache = cached
-        return cached[1]
+        return self._location.policy
 
     def _decide(self, action: str, resource: str) -> PermissionRule | None:
         names = self._names(resource)
