@@ -21,8 +21,11 @@ so a configured ``src/**`` covers ``<root>/src/a.py``.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import inspect
+import json
+import logging
 import os
 import tempfile
 import threading
@@ -56,19 +59,10 @@ __all__ = [
 ]
 
 if TYPE_CHECKING:
-    import asyncio
-
     from tooldeck.host.location import Location
 
 
-
-
-def _warn(message: str, *args: object) -> None:
-    # logging (like asyncio and json below) is imported on first use: every Host.open
-    # loads this module for its file tools' asks, and most never warn, ask or save.
-    import logging
-
-    logging.getLogger(__name__).warning(message, *args)
+_log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True, slots=True)
@@ -122,7 +116,7 @@ class _Approvals:
         try:
             return self._read()
         except OSError as exc:
-            _warn("could not read permission approvals from %s: %s", self.path, exc)
+            _log.warning("could not read permission approvals from %s: %s", self.path, exc)
             return ()
 
     def add(self, new: Iterable[PermissionRule]) -> None:
@@ -132,14 +126,12 @@ class _Approvals:
                 merged = _unique((*self._read(), *mine))
                 self._write(merged)
             except (OSError, ConfigError) as exc:
-                _warn("could not save permission approvals to %s: %s", self.path, exc)
+                _log.warning("could not save permission approvals to %s: %s", self.path, exc)
                 merged = _unique(mine)
             self.rules = Ruleset(merged)
 
     def _read(self) -> tuple[PermissionRule, ...]:
         try:
-            import json
-
             data = json.loads(self.path.read_text(encoding="utf-8"))
             return tuple(PermissionRule.model_validate(item) for item in data["rules"])
         except FileNotFoundError:
@@ -151,8 +143,6 @@ class _Approvals:
     def _write(self, rules: tuple[PermissionRule, ...]) -> None:
         """Atomic: readers see the old file or the new one, never half of it."""
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        import json
-
         text = json.dumps({"rules": [rule.model_dump() for rule in rules]}, indent=2)
         fd, temp = tempfile.mkstemp(dir=self.path.parent, prefix=".permissions-")
         try:
@@ -176,8 +166,6 @@ class _Pending:
     __slots__ = ("loop", "override", "request")
 
     def __init__(self, request: PermissionRequest) -> None:
-        import asyncio
-
         self.request = request
         self.loop = asyncio.get_running_loop()
         self.override: asyncio.Future[Reply] = self.loop.create_future()
@@ -193,8 +181,6 @@ class _Pending:
 
     async def run(self, asker: Asker) -> tuple[object, bool]:
         """The reply, and whether it came from a sibling (True) rather than the asker."""
-        import asyncio
-
         task = asyncio.ensure_future(_call(asker, self.request))
         try:
             await asyncio.wait((task, self.override), return_when=asyncio.FIRST_COMPLETED)
@@ -238,7 +224,7 @@ class PermissionService:
         Approvals are left out: they only allow, and never lift a policy deny, so they
         cannot change what is wholly denied.
         """
-        return self._policy()
+        return self._location.policy
 
     def gate(self, source: Mapping[str, Any], *, session_id: str = "") -> PermissionGate:
         """This service bound to one call's source and session (``ctx.permission``)."""
@@ -280,12 +266,9 @@ class PermissionService:
             reply, from_sibling = await pending.run(asker)
             self._settle(pending, reply, from_sibling)
 
-    def _policy(self) -> Ruleset:
-        return self._location.policy
-
     def _decide(self, action: str, resource: str) -> PermissionRule | None:
         names = self._names(resource)
-        policy = self._policy().rule_for(action, names)
+        policy = self._location.policy.rule_for(action, names)
         if _denies(policy):
             return policy
         return self._approvals.rules.rule_for(action, names) or policy
