@@ -1,6 +1,7 @@
 """How ``webfetch`` runs (the tool is declared in ``builtin_plugins/webfetch.py``).
 
-httpx and markdownify are imported on the first call, so loading the plugin stays cheap.
+The whole module loads on the tool's first call. BeautifulSoup and markdownify load only
+when a page needs converting from HTML.
 """
 
 from __future__ import annotations
@@ -10,6 +11,8 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 from urllib.parse import urljoin, urlsplit
+
+import httpx
 
 from tooldeck.builtin_plugins._run.files import feedback_as_failure
 from tooldeck.builtin_plugins.webfetch import (
@@ -29,7 +32,6 @@ from tooldeck.tool import (
 )
 
 if TYPE_CHECKING:
-    import httpx
     from bs4 import BeautifulSoup
 
     from tooldeck.builtin_plugins._deferred import RunFn
@@ -123,8 +125,6 @@ def checked_url(raw: str) -> str:
 # -- fetching ----------------------------------------------------------------------------------
 async def _fetch_within(url: str, params: WebFetchInput) -> _Response:
     """``_fetch`` under the call's deadline, with network errors as failures."""
-    import httpx
-
     try:
         async with asyncio.timeout(params.timeout):
             return await _fetch(url, params)
@@ -144,8 +144,6 @@ async def _fetch_within(url: str, params: WebFetchInput) -> _Response:
 
 async def _fetch(url: str, params: WebFetchInput) -> _Response:
     """GET ``url``, following same-host redirects, stopping at another host's."""
-    import httpx
-
     headers = {"Accept": _ACCEPT[params.format], "User-Agent": _USER_AGENT}
     async with httpx.AsyncClient(timeout=params.timeout, headers=headers) as client:
         for _ in range(MAX_REDIRECTS + 1):
