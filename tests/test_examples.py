@@ -22,7 +22,7 @@ from pathlib import Path
 
 import pytest
 
-from tooldeck.host.config_files import load_config
+from tooldeck.host.location.config_files import load_config
 
 ROOT = Path(__file__).resolve().parent.parent
 AGENT_LOOP = ROOT / "examples" / "agent_loop.py"

@@ -6,7 +6,7 @@ import pytest
 from pydantic import BaseModel
 
 from tooldeck import Location, Tool, ToolCall, ToolContext, ToolResult, ToolService, tool
-from tooldeck.function_tool import parse_docstring
+from tooldeck._function_tool import parse_docstring
 
 
 def test_tool_from_a_typed_function_with_google_docstring():

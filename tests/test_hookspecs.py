@@ -12,7 +12,7 @@ import pytest
 from tooldeck import hookimpl, hookspec, hookspecs
 
 DOCS = Path(__file__).parent.parent / "docs" / "hooks.md"
-HOST_TESTS = Path(__file__).parent / "host" / "test_host.py"
+HOST_TESTS = Path(__file__).parent / "host" / "plugins" / "test_host.py"
 
 
 def spec_functions():

@@ -48,9 +48,9 @@ def test_every_public_name_resolves():
         assert getattr(tooldeck, name) is not None, name
 
 
-def test_tool_is_the_decorator_even_after_the_submodule_is_imported():
-    import tooldeck.tool
-    from tooldeck.tool import Tool
+def test_tool_is_the_decorator_after_the_tool_module_is_imported():
+    import tooldeck._tool
+    from tooldeck._tool import Tool
 
     assert callable(tooldeck.tool) and not isinstance(tooldeck.tool, type(sys))
     assert isinstance(tooldeck.tool(lambda x: x, name="ident", description="Identity."), Tool)

@@ -8,9 +8,6 @@ is used.
 
 from __future__ import annotations
 
-import sys
-import types
-
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (mypy knows it)
 if TYPE_CHECKING:
     from typing import Any
@@ -18,84 +15,63 @@ if TYPE_CHECKING:
 __version__ = "0.1.0"
 
 if TYPE_CHECKING:
+    from tooldeck._function_tool import tool as tool
+    from tooldeck._tool import FilePart as FilePart
+    from tooldeck._tool import ImagePart as ImagePart
+    from tooldeck._tool import TextPart as TextPart
+    from tooldeck._tool import Tool as Tool
+    from tooldeck._tool import ToolContext as ToolContext
+    from tooldeck._tool import ToolFailure as ToolFailure
+    from tooldeck._tool import ToolResult as ToolResult
     from tooldeck.errors import PermissionBlocked as PermissionBlocked
     from tooldeck.errors import PermissionCorrected as PermissionCorrected
     from tooldeck.errors import PermissionDeclined as PermissionDeclined
     from tooldeck.errors import QuestionDismissed as QuestionDismissed
     from tooldeck.errors import TooldeckError as TooldeckError
-    from tooldeck.function_tool import tool as tool
     from tooldeck.hookspecs import hookimpl as hookimpl
     from tooldeck.hookspecs import hookspec as hookspec
-    from tooldeck.host.editor import ToolEditor as ToolEditor
-    from tooldeck.host.host import Host as Host
-    from tooldeck.host.location import Location as Location
-    from tooldeck.host.permission import PermissionRequest as PermissionRequest
-    from tooldeck.host.permission import Reject as Reject
+    from tooldeck.host.execution.outcome import ToolCallOutcome as ToolCallOutcome
+    from tooldeck.host.execution.outcome import run_tool_call as run_tool_call
+    from tooldeck.host.execution.snapshot import ExecutedTool as ExecutedTool
+    from tooldeck.host.execution.snapshot import Snapshot as Snapshot
+    from tooldeck.host.execution.snapshot import ToolCall as ToolCall
+    from tooldeck.host.location.location import Location as Location
+    from tooldeck.host.location.permission import PermissionRequest as PermissionRequest
+    from tooldeck.host.location.permission import Reject as Reject
+    from tooldeck.host.plugins.host import Host as Host
+    from tooldeck.host.registry.editor import ToolEditor as ToolEditor
     from tooldeck.host.service import Registration as Registration
     from tooldeck.host.service import ToolService as ToolService
-    from tooldeck.host.session import ToolCallOutcome as ToolCallOutcome
-    from tooldeck.host.session import run_tool_call as run_tool_call
-    from tooldeck.host.snapshot import ExecutedTool as ExecutedTool
-    from tooldeck.host.snapshot import Snapshot as Snapshot
-    from tooldeck.host.snapshot import ToolCall as ToolCall
-    from tooldeck.tool import FilePart as FilePart
-    from tooldeck.tool import ImagePart as ImagePart
-    from tooldeck.tool import TextPart as TextPart
-    from tooldeck.tool import Tool as Tool
-    from tooldeck.tool import ToolContext as ToolContext
-    from tooldeck.tool import ToolFailure as ToolFailure
-    from tooldeck.tool import ToolResult as ToolResult
-else:
-
-    def tool(fn: Any = None, /, **options: Any) -> Any:
-        """Build a Tool from a typed function: ``tool(fn)`` or ``@tool(...)``."""
-        from tooldeck.function_tool import tool as build
-
-        return build(fn, **options) if fn is not None else build(**options)
-
-    class _Package(types.ModuleType):
-        """Keeps ``tooldeck.tool`` meaning the decorator.
-
-        ``tooldeck.tool`` is also a submodule; importing it would otherwise rebind the
-        package attribute to the module. (``from tooldeck.tool import Tool`` is
-        unaffected: it reads the module from ``sys.modules``.)
-        """
-
-        def __setattr__(self, name: str, value: Any) -> None:
-            if name == "tool" and isinstance(value, types.ModuleType):
-                return
-            super().__setattr__(name, value)
-
-    sys.modules[__name__].__class__ = _Package
 
 
 _LOCATIONS = {
-    "ExecutedTool": "tooldeck.host.snapshot",
-    "FilePart": "tooldeck.tool",
-    "Host": "tooldeck.host.host",
-    "ImagePart": "tooldeck.tool",
-    "Location": "tooldeck.host.location",
+    "ExecutedTool": "tooldeck.host.execution.snapshot",
+    "FilePart": "tooldeck._tool",
+    "Host": "tooldeck.host.plugins.host",
+    "ImagePart": "tooldeck._tool",
+    "Location": "tooldeck.host.location.location",
     "PermissionBlocked": "tooldeck.errors",
     "PermissionCorrected": "tooldeck.errors",
     "PermissionDeclined": "tooldeck.errors",
-    "PermissionRequest": "tooldeck.host.permission",
+    "PermissionRequest": "tooldeck.host.location.permission",
     "QuestionDismissed": "tooldeck.errors",
     "Registration": "tooldeck.host.service",
-    "Reject": "tooldeck.host.permission",
-    "Snapshot": "tooldeck.host.snapshot",
-    "TextPart": "tooldeck.tool",
-    "Tool": "tooldeck.tool",
-    "ToolCall": "tooldeck.host.snapshot",
-    "ToolCallOutcome": "tooldeck.host.session",
-    "ToolContext": "tooldeck.tool",
-    "ToolEditor": "tooldeck.host.editor",
-    "ToolFailure": "tooldeck.tool",
-    "ToolResult": "tooldeck.tool",
+    "Reject": "tooldeck.host.location.permission",
+    "Snapshot": "tooldeck.host.execution.snapshot",
+    "TextPart": "tooldeck._tool",
+    "Tool": "tooldeck._tool",
+    "ToolCall": "tooldeck.host.execution.snapshot",
+    "ToolCallOutcome": "tooldeck.host.execution.outcome",
+    "ToolContext": "tooldeck._tool",
+    "ToolEditor": "tooldeck.host.registry.editor",
+    "ToolFailure": "tooldeck._tool",
+    "ToolResult": "tooldeck._tool",
     "ToolService": "tooldeck.host.service",
     "TooldeckError": "tooldeck.errors",
     "hookimpl": "tooldeck.hookspecs",
     "hookspec": "tooldeck.hookspecs",
-    "run_tool_call": "tooldeck.host.session",
+    "run_tool_call": "tooldeck.host.execution.outcome",
+    "tool": "tooldeck._function_tool",
 }
 
 __all__ = [

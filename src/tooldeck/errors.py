@@ -18,7 +18,7 @@ Three families that must never be confused:
      ├── QuestionDismissed             the user dismissed a question
      └── Exception
           ├── PermissionCorrected      rejected *with feedback*; leaves turn it into a ToolFailure
-          ├── ToolFailure              (tooldeck.tool) expected, model-visible failure
+          ├── ToolFailure              (tooldeck._tool) expected, model-visible failure
           └── TooldeckError            root of tooldeck's own errors
                ├── InvalidToolError     a Tool that add/update refused (names, schema, ...)
                ├── ConfigError          a config file with an unknown key or a wrong type

@@ -15,8 +15,8 @@ from typing import TYPE_CHECKING
 import pluggy
 
 if TYPE_CHECKING:
-    from tooldeck.host.editor import ToolEditor
-    from tooldeck.host.location import Location
+    from tooldeck.host.location.location import Location
+    from tooldeck.host.registry.editor import ToolEditor
 
 PROJECT = "tooldeck"
 """The pluggy project name; also the entry-point group packs publish under."""

@@ -12,9 +12,9 @@ from typing import Any
 
 import pytest
 
-from tooldeck.host.location import Location
-from tooldeck.host.permission import Reject
-from tooldeck.host.session import ToolCallOutcome
+from tooldeck.host.execution.outcome import ToolCallOutcome
+from tooldeck.host.location.location import Location
+from tooldeck.host.location.permission import Reject
 from tooldeck.testing import ScriptedAnswerer, ScriptedAsker, TestHost
 
 

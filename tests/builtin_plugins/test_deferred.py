@@ -18,8 +18,8 @@ async def test_the_first_call_builds_the_executor_once(location):
 
 
 async def _write(execute, location, path, content):  # the asker allows "edit" once
+    from tooldeck._tool import ToolContext
     from tooldeck.builtin_plugins.write import WriteInput
-    from tooldeck.tool import ToolContext
 
     ctx = ToolContext(location, "s", "m", "c", None, None)
     return await execute(WriteInput(path=path, content=content), ctx)

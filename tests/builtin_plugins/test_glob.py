@@ -4,10 +4,10 @@ import os
 
 import pytest
 
-from tooldeck.host.config import Config, PermissionRule
-from tooldeck.host.location import Location
-from tooldeck.host.permission import Reject
-from tooldeck.tool import TextPart
+from tooldeck._tool import TextPart
+from tooldeck.host.location.config import Config, PermissionRule
+from tooldeck.host.location.location import Location
+from tooldeck.host.location.permission import Reject
 
 
 def make(root, *relatives):

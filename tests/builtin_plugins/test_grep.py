@@ -6,12 +6,12 @@ from pathlib import Path
 
 import pytest
 
+from tooldeck._tool import TextPart
 from tooldeck.builtin_plugins._run.grep_python import parse_pattern
 from tooldeck.builtin_plugins._run.grep_rg import RIPGREP_ENV, _chunks, find_ripgrep, search_rg
-from tooldeck.host.config import Config, PermissionRule
-from tooldeck.host.location import Location
-from tooldeck.host.permission import Reject
-from tooldeck.tool import TextPart
+from tooldeck.host.location.config import Config, PermissionRule
+from tooldeck.host.location.location import Location
+from tooldeck.host.location.permission import Reject
 
 
 def make(root, files):

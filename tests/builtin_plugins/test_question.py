@@ -2,12 +2,12 @@ from __future__ import annotations
 
 import pytest
 
-from tooldeck.host.config import Config, PermissionRule
-from tooldeck.host.location import Location
-from tooldeck.host.permission import Reject
-from tooldeck.host.question import Option, Question
-from tooldeck.host.session import DISMISSED_TEXT
-from tooldeck.tool import TextPart
+from tooldeck._tool import TextPart
+from tooldeck.host.execution.outcome import DISMISSED_TEXT
+from tooldeck.host.location.config import Config, PermissionRule
+from tooldeck.host.location.location import Location
+from tooldeck.host.location.permission import Reject
+from tooldeck.host.location.questions import Option, Question
 
 DB = {
     "question": "Which database should the service use?",

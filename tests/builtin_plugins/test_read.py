@@ -6,10 +6,10 @@ import zlib
 
 import pytest
 
-from tooldeck.host.config import Config, OutputConfig, PermissionRule
-from tooldeck.host.location import Location
-from tooldeck.host.permission import Reject
-from tooldeck.tool import ImagePart, TextPart
+from tooldeck._tool import ImagePart, TextPart
+from tooldeck.host.location.config import Config, OutputConfig, PermissionRule
+from tooldeck.host.location.location import Location
+from tooldeck.host.location.permission import Reject
 
 
 @pytest.fixture

@@ -4,9 +4,9 @@ import os
 
 import pytest
 
-from tooldeck.host.config import Config, PermissionRule
-from tooldeck.host.location import Location
-from tooldeck.host.permission import Reject
+from tooldeck.host.location.config import Config, PermissionRule
+from tooldeck.host.location.location import Location
+from tooldeck.host.location.permission import Reject
 
 
 @pytest.fixture

@@ -42,7 +42,7 @@ def test_provider_formats(tooldeck, fmt, key):
 
 def test_formats_match_the_renderer():
     from tooldeck.cli.tools import FORMATS
-    from tooldeck.host.definitions import FORMATS as RENDERED
+    from tooldeck.host.execution.formats import FORMATS as RENDERED
 
     assert FORMATS == RENDERED
 

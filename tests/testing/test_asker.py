@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 
 from tooldeck import PermissionCorrected, PermissionDeclined, QuestionDismissed, Reject
-from tooldeck.host.location import Location
-from tooldeck.host.permission import PermissionRequest
-from tooldeck.host.question import Question, QuestionRequest
+from tooldeck.host.location.location import Location
+from tooldeck.host.location.permission import PermissionRequest
+from tooldeck.host.location.questions import Question, QuestionRequest
 from tooldeck.testing import ScriptedAnswerer, ScriptedAsker
 
 

@@ -11,8 +11,8 @@ import pytest
 from tooldeck import Host, Tool, ToolFailure, ToolResult, hookimpl
 from tooldeck.builtin_plugins import BUILTIN_PLUGINS
 from tooldeck.errors import ConfigError, TooldeckError
-from tooldeck.host.config import Config, PermissionRule
-from tooldeck.host.location import Location
+from tooldeck.host.location.config import Config, PermissionRule
+from tooldeck.host.location.location import Location
 from tooldeck.testing import TestHost, text_of
 
 GREET_INPUT = {"type": "object", "properties": {"name": {"type": "string"}}, "required": ["name"]}

@@ -12,8 +12,8 @@ from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from tooldeck.host.location import Location
-    from tooldeck.tool import ToolContext, ToolResult
+    from tooldeck._tool import ToolContext, ToolResult
+    from tooldeck.host.location.location import Location
 
 RunFn = Callable[[Any, "ToolContext"], Awaitable["ToolResult"]]
 

@@ -19,14 +19,14 @@ from typing import TYPE_CHECKING, Literal, TypeAlias
 
 from pydantic import Field
 
+from tooldeck._tool import Tool
 from tooldeck.builtin_plugins._deferred import deferred
 from tooldeck.builtin_plugins._model import Model
 from tooldeck.hookspecs import hookimpl
-from tooldeck.tool import Tool
 
 if TYPE_CHECKING:
-    from tooldeck.host.editor import ToolEditor
-    from tooldeck.host.location import Location
+    from tooldeck.host.location.location import Location
+    from tooldeck.host.registry.editor import ToolEditor
 
 DESCRIPTION = """\
 Add, delete, update and move files with one patch. Every hunk is checked against the \

@@ -17,14 +17,14 @@ from typing import TYPE_CHECKING, Literal
 
 from pydantic import Field
 
+from tooldeck._tool import Tool
 from tooldeck.builtin_plugins._deferred import deferred
 from tooldeck.builtin_plugins._model import Model
 from tooldeck.hookspecs import hookimpl
-from tooldeck.tool import Tool
 
 if TYPE_CHECKING:
-    from tooldeck.host.editor import ToolEditor
-    from tooldeck.host.location import Location
+    from tooldeck.host.location.location import Location
+    from tooldeck.host.registry.editor import ToolEditor
 
 DEFAULT_LIMIT = 2000
 MAX_LINE_CHARS = 2000  # also where ``_run/files.py`` cuts the lines it numbers

@@ -12,7 +12,7 @@ from tooldeck.cli._errors import CommandError
 if TYPE_CHECKING:
     import argparse
 
-    from tooldeck.host.host import Host
+    from tooldeck.host.plugins.host import Host
 
 
 def location_dir(args: argparse.Namespace) -> Path:
@@ -25,7 +25,7 @@ def location_dir(args: argparse.Namespace) -> Path:
 
 def open_host(args: argparse.Namespace, **options: Any) -> Host:
     """``Host.open`` on ``--location`` (config errors reach ``main`` as exit code 2)."""
-    from tooldeck.host.host import Host
+    from tooldeck.host.plugins.host import Host
 
     return Host.open(location_dir(args), **options)
 

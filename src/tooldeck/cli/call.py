@@ -19,8 +19,8 @@ from tooldeck.cli._errors import CommandError
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-    from tooldeck.host.permission import Asker, PermissionRequest, Reply
-    from tooldeck.tool import ContentPart
+    from tooldeck._tool import ContentPart
+    from tooldeck.host.location.permission import Asker, PermissionRequest, Reply
 
 CALL_ID = "cli-call"
 
@@ -42,8 +42,8 @@ def run(args: argparse.Namespace) -> int:
 
     raw = read_input(args.input)
     host = open_host(args, asker=choose_asker(args.yes, interactive=_interactive(args)))
-    from tooldeck.host.session import run_tool_call
-    from tooldeck.host.snapshot import ToolCall
+    from tooldeck.host.execution.outcome import run_tool_call
+    from tooldeck.host.execution.snapshot import ToolCall
 
     outcome = asyncio.run(run_tool_call(host.snapshot(), ToolCall(CALL_ID, args.name, raw),
                                         session_id="cli", message_id="cli"))
@@ -97,7 +97,7 @@ _CHOICES = {"o": "once", "once": "once", "a": "always", "always": "always",
 
 def ask_on_terminal(request: PermissionRequest) -> Reply:
     """Prompt on stderr/stdin until the user picks once, always, reject or feedback."""
-    from tooldeck.host.permission import Reject
+    from tooldeck.host.location.permission import Reject
 
     shown = ", ".join(request.resources) or "*"
     sys.stderr.write(f"tooldeck: permission requested: {request.action} on {shown}\n")

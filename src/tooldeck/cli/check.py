@@ -19,9 +19,9 @@ from tooldeck.cli._common import location_dir
 from tooldeck.cli._errors import CommandError
 
 if TYPE_CHECKING:
-    from tooldeck.host.discovery import Candidate
-    from tooldeck.host.host import Host
-    from tooldeck.host.plugin_report import PluginInfo
+    from tooldeck.host.plugins.discovery import Candidate
+    from tooldeck.host.plugins.host import Host
+    from tooldeck.host.plugins.report import PluginInfo
 
 
 def add_parser(commands: Any) -> None:
@@ -54,7 +54,7 @@ def run(args: argparse.Namespace) -> int:
 
 def pack_candidates(target: str, cwd: Path) -> tuple[list[Candidate], Path]:
     """The pack's plugins and the Location root to check them in."""
-    from tooldeck.host.discovery import local_candidate
+    from tooldeck.host.plugins.discovery import local_candidate
 
     path = Path(target)
     if path.is_file():
@@ -69,7 +69,7 @@ def pack_candidates(target: str, cwd: Path) -> tuple[list[Candidate], Path]:
 
 
 def _project_candidates(folder: Path) -> list[Candidate]:
-    from tooldeck.host.discovery import entry_point_candidates, local_candidates
+    from tooldeck.host.plugins.discovery import entry_point_candidates, local_candidates
 
     found = entry_point_candidates(_source_entry_points(folder)) + local_candidates(folder)
     if not found:
@@ -80,8 +80,8 @@ def _project_candidates(folder: Path) -> list[Candidate]:
 
 def _source_entry_points(folder: Path) -> list[Any]:
     """Entry points declared in a source tree's pyproject.toml; makes them importable."""
-    from tooldeck.host.config_files import read_toml
-    from tooldeck.host.discovery import EntryPointRecord, normalize_dist
+    from tooldeck.host.location.config_files import read_toml
+    from tooldeck.host.plugins.discovery import EntryPointRecord, normalize_dist
 
     pyproject = folder / "pyproject.toml"
     if not pyproject.is_file():
@@ -98,7 +98,11 @@ def _source_entry_points(folder: Path) -> list[Any]:
 
 
 def _installed_candidates(dist: str) -> list[Candidate]:
-    from tooldeck.host.discovery import entry_point_candidates, normalize_dist, scan_entry_points
+    from tooldeck.host.plugins.discovery import (
+        entry_point_candidates,
+        normalize_dist,
+        scan_entry_points,
+    )
 
     wanted = normalize_dist(dist)
     records = [r for r in scan_entry_points() if r.distribution == wanted]
@@ -109,10 +113,10 @@ def _installed_candidates(dist: str) -> list[Candidate]:
 
 def pack_host(root: Path, candidates: list[Candidate]) -> Host:
     """A host holding the built-ins and ``candidates``, all selected, loaded."""
-    from tooldeck.host.discovery import builtin_candidates
-    from tooldeck.host.host import Host
-    from tooldeck.host.location import Location
-    from tooldeck.host.plugins import Selection
+    from tooldeck.host.location.location import Location
+    from tooldeck.host.plugins.discovery import builtin_candidates
+    from tooldeck.host.plugins.host import Host
+    from tooldeck.host.plugins.wiring import Selection
     from tooldeck.host.service import ToolService
 
     location = Location(root)

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 from tooldeck.cli._common import open_host, print_json, table
 
 if TYPE_CHECKING:
-    from tooldeck.host.plugin_report import PluginInfo
+    from tooldeck.host.plugins.report import PluginInfo
 
 HEADERS = ("#", "PLUGIN", "DISTRIBUTION", "VERSION", "LAYER", "STATUS", "TOOLS")
 

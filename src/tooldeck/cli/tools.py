@@ -8,12 +8,12 @@ from typing import TYPE_CHECKING, Any
 from tooldeck.cli._common import first_line, open_host, print_json, table
 
 if TYPE_CHECKING:
-    from tooldeck.host.editor import CatalogEntry
-    from tooldeck.host.snapshot import Snapshot
-    from tooldeck.host.state import Catalog
+    from tooldeck.host.execution.snapshot import Snapshot
+    from tooldeck.host.registry.editor import CatalogEntry
+    from tooldeck.host.registry.state import Catalog
 
 FORMATS = ("openai", "anthropic", "gemini", "mcp")
-"""Mirrors ``tooldeck.host.definitions.FORMATS`` (kept here so ``--help`` stays light)."""
+"""Mirrors ``tooldeck.host.execution.formats.FORMATS`` (kept here so ``--help`` stays light)."""
 
 HEADERS = ("NAME", "MODE", "PLUGIN", "OVERRIDES", "PERMISSION", "DESCRIPTION")
 

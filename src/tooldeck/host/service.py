@@ -10,13 +10,13 @@ from __future__ import annotations
 from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
-from tooldeck.host.editor import Diagnostic
-from tooldeck.host.snapshot import CodeModeProvider, Snapshot
-from tooldeck.host.state import Catalog, ToolState, Transform, TransformFn
-from tooldeck.tool import AnyTool
+from tooldeck._tool import AnyTool
+from tooldeck.host.execution.snapshot import CodeModeProvider, Snapshot
+from tooldeck.host.registry.editor import Diagnostic
+from tooldeck.host.registry.state import Catalog, ToolState, Transform, TransformFn
 
 if TYPE_CHECKING:
-    from tooldeck.host.location import Location
+    from tooldeck.host.location.location import Location
 
 
 class Registration:
@@ -71,7 +71,7 @@ class ToolService:
         codemode: CodeModeProvider | None = None,
     ) -> None:
         if location is None:
-            from tooldeck.host.location import Location
+            from tooldeck.host.location.location import Location
 
             location = Location(".")
         self.location = location

@@ -12,9 +12,9 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from tooldeck.host.editor import Diagnostic
-    from tooldeck.host.plugin_report import PluginInfo
-    from tooldeck.host.state import Catalog
+    from tooldeck.host.plugins.report import PluginInfo
+    from tooldeck.host.registry.editor import Diagnostic
+    from tooldeck.host.registry.state import Catalog
 
 _MAX_DIAGNOSTICS = 5
 

@@ -17,8 +17,11 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, TypeAlias
 
+from tooldeck._tool import AnyTool, ProgressCallback, TextPart
 from tooldeck.errors import TooldeckError
-from tooldeck.host.discovery import (
+from tooldeck.host.execution.outcome import ToolCallOutcome, run_tool_call
+from tooldeck.host.execution.snapshot import ToolCall
+from tooldeck.host.plugins.discovery import (
     Candidate,
     builtin_candidates,
     entry_point_candidates,
@@ -27,20 +30,17 @@ from tooldeck.host.discovery import (
     object_candidates,
     scan_entry_points,
 )
-from tooldeck.host.host import Host
-from tooldeck.host.plugins import Selection
+from tooldeck.host.plugins.host import Host
+from tooldeck.host.plugins.wiring import Selection
 from tooldeck.host.service import ToolService
-from tooldeck.host.session import ToolCallOutcome, run_tool_call
-from tooldeck.host.snapshot import ToolCall
 from tooldeck.testing import _report
-from tooldeck.tool import AnyTool, ProgressCallback, TextPart
 
 if TYPE_CHECKING:
-    from tooldeck.host.location import Location
-    from tooldeck.host.permission import Asker
-    from tooldeck.host.plugin_report import PluginInfo
-    from tooldeck.host.question import Answerer
-    from tooldeck.host.snapshot import Snapshot
+    from tooldeck.host.execution.snapshot import Snapshot
+    from tooldeck.host.location.location import Location
+    from tooldeck.host.location.permission import Asker
+    from tooldeck.host.location.questions import Answerer
+    from tooldeck.host.plugins.report import PluginInfo
 
 __all__ = ["Builtins", "Mode", "TestHost", "text_of"]
 

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import IO
 
 from tooldeck.errors import TooldeckError
-from tooldeck.host.discovery import normalize_dist
+from tooldeck.host.plugins.discovery import normalize_dist
 
 __all__ = ["Site", "WheelCache"]
 

@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 if TYPE_CHECKING:
-    from tooldeck.host.location import Location
+    from tooldeck.host.location.location import Location
     from tooldeck.testing.asker import ScriptedAnswerer, ScriptedAsker
     from tooldeck.testing.host import Builtins, TestHost
     from tooldeck.testing.install import Pack, Site, WheelCache
@@ -88,7 +88,7 @@ def tooldeck_location(
 ) -> Location:
     """A ``Location`` on the empty directory ``tmp_path/project`` with its data dir in
     ``tmp_path/data``, asking ``tooldeck_asker`` and ``tooldeck_answerer``."""
-    from tooldeck.host.location import Location
+    from tooldeck.host.location.location import Location
 
     root = tooldeck_env / "project"
     root.mkdir()

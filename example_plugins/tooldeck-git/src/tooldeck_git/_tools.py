@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from tooldeck import PermissionCorrected, Tool, ToolContext, ToolFailure, ToolResult
-from tooldeck.host.paths import resolve_in_location
+from tooldeck.paths import resolve_in_location
 
 from tooldeck_git._models import (
     DiffInput,

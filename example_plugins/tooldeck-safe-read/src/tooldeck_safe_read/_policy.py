@@ -16,7 +16,7 @@ from pathlib import Path
 from stat import S_ISREG
 
 from tooldeck import Location, ToolFailure
-from tooldeck.host.paths import lexical_path
+from tooldeck.paths import lexical_path
 
 MAX_FILE_BYTES = 1024 * 1024
 

@@ -9,6 +9,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from tooldeck._tool import ToolContext, ToolFailure, ToolResult
 from tooldeck.builtin_plugins._run.files import (
     FileServices,
     TextFile,
@@ -21,7 +22,6 @@ from tooldeck.builtin_plugins._run.files import (
     write_bytes,
 )
 from tooldeck.builtin_plugins.edit import EditInput, EditOutput, MatchKind
-from tooldeck.tool import ToolContext, ToolFailure, ToolResult
 
 SNIPPET_CONTEXT = 2
 SNIPPET_MAX_LINES = 30

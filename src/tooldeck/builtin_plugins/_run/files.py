@@ -25,16 +25,16 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
+from tooldeck._tool import ToolFailure
 from tooldeck.builtin_plugins.read import MAX_LINE_CHARS
 from tooldeck.errors import PermissionCorrected
-from tooldeck.host.paths import lexical_path, resolve_in_location
-from tooldeck.tool import ToolFailure
+from tooldeck.host.location.paths import lexical_path, resolve_in_location
 
 if TYPE_CHECKING:
+    from tooldeck._tool import ToolContext, ToolResult
     from tooldeck.builtin_plugins._deferred import RunFn
-    from tooldeck.host.location import Location
-    from tooldeck.host.permission import PermissionGate, PermissionService
-    from tooldeck.tool import ToolContext, ToolResult
+    from tooldeck.host.location.location import Location
+    from tooldeck.host.location.permission import PermissionGate, PermissionService
 
 BOM = "\ufeff"
 SNIFF_BYTES = 8192

@@ -8,10 +8,10 @@ import re
 import threading
 from pathlib import Path
 
+from tooldeck._tool import ToolContext, ToolFailure, ToolResult
 from tooldeck.builtin_plugins._run.files import FileServices, file_executor
 from tooldeck.builtin_plugins._run.ignore import GlobError, compile_glob, walk_files
 from tooldeck.builtin_plugins.glob import GlobInput, GlobOutput
-from tooldeck.tool import ToolContext, ToolFailure, ToolResult
 
 
 async def _glob(services: FileServices, params: GlobInput, ctx: ToolContext) -> ToolResult:

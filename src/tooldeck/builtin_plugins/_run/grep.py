@@ -16,6 +16,7 @@ import threading
 from pathlib import Path
 from typing import Literal
 
+from tooldeck._tool import ToolContext, ToolFailure, ToolResult
 from tooldeck.builtin_plugins._run.files import FileServices, PathKind, file_executor
 from tooldeck.builtin_plugins._run.glob import pattern_matcher
 from tooldeck.builtin_plugins._run.grep_python import (
@@ -28,7 +29,6 @@ from tooldeck.builtin_plugins._run.grep_python import (
 from tooldeck.builtin_plugins._run.grep_rg import find_ripgrep, search_rg
 from tooldeck.builtin_plugins._run.ignore import Walked, walk_files
 from tooldeck.builtin_plugins.grep import GrepInput, GrepMatch, GrepOutput
-from tooldeck.tool import ToolContext, ToolFailure, ToolResult
 
 Engine = Literal["ripgrep", "python"]
 

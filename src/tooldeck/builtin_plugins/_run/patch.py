@@ -9,6 +9,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import NoReturn, TypeAlias
 
+from tooldeck._tool import ToolContext, ToolFailure, ToolResult
 from tooldeck.builtin_plugins._run.files import (
     Diff,
     FileServices,
@@ -31,7 +32,6 @@ from tooldeck.builtin_plugins._run.patch_parse import (
     parse_patch,
 )
 from tooldeck.builtin_plugins.patch import EDIT, PatchedFile, PatchInput, PatchOutput, Status
-from tooldeck.tool import ToolContext, ToolFailure, ToolResult
 
 _NOT_APPLIED = "Patch not applied; nothing was written."
 

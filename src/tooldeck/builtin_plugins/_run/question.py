@@ -4,14 +4,14 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from tooldeck._tool import ToolContext, ToolResult
 from tooldeck.builtin_plugins._run.files import feedback_as_failure
 from tooldeck.builtin_plugins.question import Answer, QuestionInput, QuestionItem, QuestionOutput
-from tooldeck.host.question import Option, Question
-from tooldeck.tool import ToolContext, ToolResult
+from tooldeck.host.location.questions import Option, Question
 
 if TYPE_CHECKING:
     from tooldeck.builtin_plugins._deferred import RunFn
-    from tooldeck.host.location import Location
+    from tooldeck.host.location.location import Location
 
 
 def executor(location: Location) -> RunFn:

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
+from tooldeck._tool import ContentPart, ImagePart, TextPart, ToolContext, ToolFailure, ToolResult
 from tooldeck.builtin_plugins._run.files import (
     FileServices,
     PathKind,
@@ -19,8 +20,7 @@ from tooldeck.builtin_plugins._run.files import (
     split_lines,
 )
 from tooldeck.builtin_plugins.read import ReadInput, ReadOutput
-from tooldeck.host.content import sniff_image
-from tooldeck.tool import ContentPart, ImagePart, TextPart, ToolContext, ToolFailure, ToolResult
+from tooldeck.host.execution.content import sniff_image
 
 MAX_FILE_BYTES = 50 * 1024 * 1024
 FOOTER_BYTES = 200  # room kept in the byte budget for the header and the footer

@@ -11,17 +11,17 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from tooldeck._tool import ToolContext, ToolFailure, ToolResult
 from tooldeck.builtin_plugins._run.files import FileServices, feedback_as_failure
 from tooldeck.builtin_plugins._run.process import Finished, Tail, open_new, read_tail, run_in_group
 from tooldeck.builtin_plugins.shell import DEFAULT_TIMEOUT_MS, SHELL, ShellInput, ShellOutput
-from tooldeck.host.bounding import cleanup_once, file_stem, format_size
-from tooldeck.tool import ToolContext, ToolFailure, ToolResult
+from tooldeck.host.execution.bounding import cleanup_once, file_stem, format_size
 
 if TYPE_CHECKING:
     from tooldeck.builtin_plugins._deferred import RunFn
-    from tooldeck.host.config import OutputConfig
-    from tooldeck.host.location import Location
-    from tooldeck.host.permission import PermissionGate
+    from tooldeck.host.location.config import OutputConfig
+    from tooldeck.host.location.location import Location
+    from tooldeck.host.location.permission import PermissionGate
 
 SHELL_DIR = "shell"
 # Room kept under the output limits for the truncation marker and the status line, so

@@ -14,6 +14,14 @@ from urllib.parse import urljoin, urlsplit
 
 import httpx
 
+from tooldeck._tool import (
+    ContentPart,
+    ImagePart,
+    TextPart,
+    ToolContext,
+    ToolFailure,
+    ToolResult,
+)
 from tooldeck.builtin_plugins._run.files import feedback_as_failure
 from tooldeck.builtin_plugins.webfetch import (
     MAX_BYTES,
@@ -22,20 +30,12 @@ from tooldeck.builtin_plugins.webfetch import (
     WebFetchInput,
     WebFetchOutput,
 )
-from tooldeck.tool import (
-    ContentPart,
-    ImagePart,
-    TextPart,
-    ToolContext,
-    ToolFailure,
-    ToolResult,
-)
 
 if TYPE_CHECKING:
     from bs4 import BeautifulSoup
 
     from tooldeck.builtin_plugins._deferred import RunFn
-    from tooldeck.host.location import Location
+    from tooldeck.host.location.location import Location
 
 MAX_REDIRECTS = 10
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from tooldeck._tool import ToolContext, ToolFailure, ToolResult
 from tooldeck.builtin_plugins._run.files import (
     FileServices,
     TextFile,
@@ -16,7 +17,6 @@ from tooldeck.builtin_plugins._run.files import (
     write_bytes,
 )
 from tooldeck.builtin_plugins.write import WriteInput, WriteOutput
-from tooldeck.tool import ToolContext, ToolFailure, ToolResult
 
 
 async def _write(services: FileServices, data: WriteInput, ctx: ToolContext) -> ToolResult:

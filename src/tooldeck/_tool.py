@@ -1,0 +1,226 @@
+"""The tool object and the values that flow in and out of an executor.
+
+A ``Tool`` is one frozen object: name, description, schemas, options and the executor.
+It never validates itself when constructed; ``ToolEditor.add``/``update`` do, so a pack
+can build tools freely and the registry decides, with a diagnostic, what it accepts.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from types import MappingProxyType
+from typing import TYPE_CHECKING, Any, Generic, NamedTuple, TypeAlias, TypeVar
+
+if TYPE_CHECKING:
+    from tooldeck.host.location.location import Location
+    from tooldeck.host.location.permission import PermissionGate
+    from tooldeck.host.location.questions import QuestionGate
+
+InT = TypeVar("InT")
+OutT = TypeVar("OutT")
+
+JsonSchema: TypeAlias = Mapping[str, Any]
+"""A JSON Schema document as a mapping."""
+
+SchemaSource: TypeAlias = Any
+"""What ``Tool.input``/``Tool.output`` accept: a pydantic model class, a JSON Schema
+mapping, a ``pydantic.TypeAdapter`` (used by ``tool(fn)`` for plain return types), or
+``None`` (no arguments / no declared output)."""
+
+ProgressCallback: TypeAlias = Callable[[Mapping[str, Any]], None]
+
+_EMPTY: Mapping[str, Any] = MappingProxyType({})
+
+
+class TextPart(NamedTuple):
+    """Model-facing text. (Content parts are named tuples: one is built per call.)"""
+
+    text: str
+    type: str = "text"
+
+
+class ImagePart(NamedTuple):
+    """A model-facing image: raw bytes plus their MIME type (checked by magic bytes)."""
+
+    data: bytes
+    mime_type: str
+    type: str = "image"
+
+
+class FilePart(NamedTuple):
+    """A model-facing file attachment (for example a PDF)."""
+
+    data: bytes
+    mime_type: str
+    filename: str | None = None
+    type: str = "file"
+
+
+ContentPart: TypeAlias = TextPart | ImagePart | FilePart
+Content: TypeAlias = str | Sequence[ContentPart] | None
+
+
+class ToolResult(NamedTuple):
+    """What an executor returns.
+
+    ``content`` is what the model reads, ``metadata`` is free-form for UIs and logs, and
+    ``output`` is the declared machine output: required when the tool declares an output
+    schema, forbidden (``None``) when it does not. A named tuple because it is created on
+    every call.
+    """
+
+    content: Content = None
+    metadata: Mapping[str, Any] = _EMPTY
+    output: Any = None
+
+
+class ToolFailure(Exception):
+    """The only expected, model-visible failure of a tool call.
+
+    Leaves translate their *expected* errors (file not found, invalid regex, a permission
+    rejected with feedback) into ``ToolFailure`` and nothing else: defects, cancellation
+    and decline signals must travel past them.
+    """
+
+    def __init__(
+        self,
+        message: str,
+        cause: BaseException | None = None,
+        metadata: Mapping[str, Any] | None = None,
+    ) -> None:
+        super().__init__(message)
+        self.message = message
+        self.cause = cause
+        self.metadata: Mapping[str, Any] = metadata if metadata is not None else _EMPTY
+        if cause is not None:
+            self.__cause__ = cause
+
+
+class ToolContext(NamedTuple):
+    """Everything an executor may know about the call it is serving.
+
+    Built once per call by the execution boundary (a named tuple because it is on the
+    hot path). ``permission`` and ``question`` are bound to the canonical source of this
+    call (``{"type": "tool", "message_id": ..., "id": call_id}``) when first used.
+    """
+
+    location: Location
+    session_id: str = ""
+    message_id: str = ""
+    call_id: str = ""
+    agent: str | None = None
+    on_progress: ProgressCallback | None = None
+
+    @property
+    def source(self) -> dict[str, str]:
+        """The canonical permission source of this call."""
+        return {"type": "tool", "message_id": self.message_id, "id": self.call_id}
+
+    def progress(self, metadata: Mapping[str, Any]) -> None:
+        """Report progress to the host; the metadata reaches its callback unchanged."""
+        if self.on_progress is not None:
+            self.on_progress(metadata)
+
+    @property
+    def permission(self) -> PermissionGate:
+        """The Location's permission service, bound to this call's source and session."""
+        return self.location.permission.gate(self.source, session_id=self.session_id)
+
+    @property
+    def question(self) -> QuestionGate:
+        """The Location's question service, bound to this call's source and session."""
+        return self.location.question.gate(self.source, session_id=self.session_id)
+
+
+Executor: TypeAlias = Callable[[InT, ToolContext], "ToolResult | Awaitable[ToolResult]"]
+
+
+_FIELDS = (
+    "name",
+    "description",
+    "execute",
+    "input",
+    "output",
+    "namespace",
+    "codemode",
+    "permission",
+    "pinned",
+)
+
+
+class FrozenToolError(AttributeError):
+    """Raised on an attempt to change a ``Tool``: use ``tool.replace(...)``."""
+
+
+class Tool(Generic[InT, OutT]):
+    """One tool: name, description, schemas, options and its executor.
+
+    Generic for authors (``Tool[ReadInput, ReadOutput]``) so mypy checks the executor
+    against the input model; the registry erases it to ``Tool[Any, Any]``. Frozen:
+    ``replace`` returns a modified copy. Equality is identity: two tools are the same
+    tool only if they are the same object. (Hand-written rather than a dataclass so that
+    ``import tooldeck`` stays cheap: ``dataclasses`` pulls in ``inspect``.)
+    """
+
+    __slots__ = (*_FIELDS, "_record")
+
+    name: str
+    description: str
+    execute: Callable[[InT, ToolContext], ToolResult | Awaitable[ToolResult]]
+    input: SchemaSource
+    output: SchemaSource
+    namespace: str | None
+    codemode: bool
+    permission: str | None
+    pinned: bool
+    _record: Any  # registry-private cache (tooldeck.host.registry.record); copies start empty
+
+    def __init__(
+        self,
+        *,
+        name: str,
+        description: str,
+        execute: Callable[[InT, ToolContext], ToolResult | Awaitable[ToolResult]],
+        input: SchemaSource = None,
+        output: SchemaSource = None,
+        namespace: str | None = None,
+        codemode: bool = True,
+        permission: str | None = None,
+        pinned: bool = False,
+    ) -> None:
+        values = (
+            name,
+            description,
+            execute,
+            input,
+            output,
+            namespace,
+            codemode,
+            permission,
+            pinned,
+            None,
+        )
+        for field_name, value in zip((*_FIELDS, "_record"), values, strict=True):
+            object.__setattr__(self, field_name, value)
+
+    def replace(self, **changes: Any) -> Tool[Any, Any]:
+        """Return a copy with ``changes`` applied (the original stays untouched)."""
+        unknown = set(changes) - set(_FIELDS)
+        if unknown:
+            raise TypeError(f"Tool has no field(s) {', '.join(sorted(unknown))}")
+        fields = {name: getattr(self, name) for name in _FIELDS}
+        return Tool(**{**fields, **changes})
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise FrozenToolError(f"Tool is frozen: use tool.replace({name}=...)")
+
+    def __delattr__(self, name: str) -> None:
+        raise FrozenToolError("Tool is frozen")
+
+    def __repr__(self) -> str:
+        shown = ", ".join(f"{name}={getattr(self, name)!r}" for name in _FIELDS)
+        return f"Tool({shown})"
+
+
+AnyTool: TypeAlias = Tool[Any, Any]
+"""A registered tool: the registry erases author generics at this boundary."""

@@ -1,0 +1,156 @@
+"""``run_tool_call``: the session boundary a host's agent loop calls for every tool call.
+
+``Snapshot.execute`` lets every non-``ToolFailure`` exception through unchanged, on
+purpose. This is the one place that turns all of them into a typed, recordable
+``ToolCallOutcome`` (DESIGN §6) and bounds the text the model will read:
+
+=====================================  ==========================================
+raised by the call                     outcome
+=====================================  ==========================================
+nothing                                ``completed`` (text bounded, see bounding)
+``ToolFailure``                        ``failed`` / ``tool.execution``
+``PermissionBlocked`` (a deny rule)    ``failed`` / ``permission.rejected``
+``PermissionDeclined``,                ``declined`` (``BaseException`` signals, so
+``QuestionDismissed``                  no leaf's ``except Exception`` ate them)
+``asyncio.CancelledError``             ``interrupted`` (or re-raised, see below)
+any other ``Exception`` (a defect)     ``failed`` / ``unknown``, traceback logged
+``KeyboardInterrupt``, ``SystemExit``  propagate
+=====================================  ==========================================
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Mapping
+from dataclasses import dataclass
+from types import MappingProxyType
+from typing import TYPE_CHECKING, Any, Literal, NamedTuple, TypeAlias
+
+from tooldeck._tool import ContentPart, ProgressCallback, ToolFailure
+from tooldeck.errors import PermissionBlocked, PermissionDeclined, QuestionDismissed
+from tooldeck.host.execution.bounding import bound_output, within_limits
+from tooldeck.host.execution.content import text_part
+
+if TYPE_CHECKING:
+    from tooldeck.host.execution.snapshot import Snapshot, ToolCall
+
+log = logging.getLogger("tooldeck")
+
+Status: TypeAlias = Literal["completed", "failed", "declined", "interrupted"]
+ErrorType: TypeAlias = Literal["tool.execution", "permission.rejected", "unknown"]
+
+_EMPTY: Mapping[str, Any] = MappingProxyType({})
+DECLINED_TEXT = "The user declined this tool call. Do not retry it; ask the user how to proceed."
+DISMISSED_TEXT = "The user dismissed the question. Do not ask it again; continue without an answer."
+INTERRUPTED_TEXT = "The tool call was interrupted before it finished."
+
+
+@dataclass(frozen=True, slots=True)
+class ToolError:
+    """Why a call ``failed``: ``type`` is the category a host branches on, ``message`` text."""
+
+    type: ErrorType
+    message: str
+
+
+class ToolCallOutcome(NamedTuple):
+    """The terminal, recordable result of one tool call; ``error`` is set only if ``failed``.
+
+    ``content`` is what the model reads (bounded; for failures, declines and interrupts a
+    short text saying what happened, so every call gets a tool result). A named tuple:
+    one is built per call, and building it must stay cheap.
+    """
+
+    status: Status
+    content: tuple[ContentPart, ...] = ()
+    metadata: Mapping[str, Any] = _EMPTY
+    output: Any = None
+    error: ToolError | None = None
+
+
+_new = tuple.__new__
+
+
+async def run_tool_call(
+    snapshot: Snapshot,
+    call: ToolCall,
+    *,
+    session_id: str = "",
+    message_id: str = "",
+    agent: str | None = None,
+    progress: ProgressCallback | None = None,
+    propagate_cancel: bool = False,
+) -> ToolCallOutcome:
+    """Execute ``call`` against ``snapshot`` and classify how it ended.
+
+    Cancellation: by default an ``asyncio.CancelledError`` raised by the tool becomes an
+    ``interrupted`` outcome, so the agent loop can record it and answer the model. With
+    ``propagate_cancel=True`` it is re-raised instead, so structured concurrency (task
+    groups, ``asyncio.timeout``) sees it. When the *current task* is being cancelled
+    (``task.cancelling() > 0``) it is always re-raised: swallowing a real cancellation
+    would make ``asyncio.timeout`` and ``TaskGroup`` hang or misreport.
+    """
+    try:
+        content, metadata, output = await snapshot.execute(
+            call,
+            session_id=session_id,
+            message_id=message_id,
+            agent=agent,
+            progress=progress,
+        )
+        # Inside the try: a part bounding cannot measure (a tool defect) is a defect too.
+        limits = snapshot.location.config.output
+        if content and not within_limits(content, limits.max_lines, limits.max_bytes):
+            content, metadata, _ = bound_output(
+                content,
+                metadata,
+                limits=limits,
+                data_dir=snapshot.location.data_dir,
+                call_id=call.id,
+            )
+    except ToolFailure as exc:
+        return _failed(snapshot, call, "tool.execution", exc.message, exc.metadata)
+    except PermissionBlocked as exc:
+        return _failed(snapshot, call, "permission.rejected", str(exc), _EMPTY)
+    except (PermissionDeclined, QuestionDismissed) as exc:
+        text = DISMISSED_TEXT if isinstance(exc, QuestionDismissed) else DECLINED_TEXT
+        return ToolCallOutcome("declined", (text_part(text),))
+    except asyncio.CancelledError:
+        if propagate_cancel or _cancelling():
+            raise
+        return ToolCallOutcome("interrupted", (text_part(INTERRUPTED_TEXT),))
+    except Exception as exc:  # a defect: logged with its traceback, never crashes the host
+        log.exception("tool call %r (id %r) failed with a defect", call.name, call.id)
+        return _failed(snapshot, call, "unknown", _defect_message(call, exc), _EMPTY)
+    return _new(ToolCallOutcome, ("completed", content, metadata, output, None))
+
+
+def _failed(
+    snapshot: Snapshot,
+    call: ToolCall,
+    kind: ErrorType,
+    message: str,
+    metadata: Mapping[str, Any],
+) -> ToolCallOutcome:
+    """A ``failed`` outcome; its text is bounded too (invalid input echoes the arguments)."""
+    content, metadata, _ = bound_output(
+        (text_part(message),),
+        metadata,
+        limits=snapshot.location.config.output,
+        data_dir=snapshot.location.data_dir,
+        call_id=call.id,
+    )
+    return ToolCallOutcome("failed", content, metadata, None, ToolError(kind, message))
+
+
+def _defect_message(call: ToolCall, exc: Exception) -> str:
+    detail = str(exc)
+    kind = type(exc).__name__
+    return f"Tool '{call.name}' failed unexpectedly ({kind}{': ' + detail if detail else ''})."
+
+
+def _cancelling() -> bool:
+    """True when the running task itself is being cancelled (not just the tool's inner work)."""
+    task = asyncio.current_task()
+    return task is not None and task.cancelling() > 0

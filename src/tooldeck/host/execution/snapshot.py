@@ -1,0 +1,287 @@
+"""``Snapshot``: the frozen catalog one model request advertises and executes against.
+
+A snapshot captures the effective definitions *and* executors of one catalog; later
+registrations, reloads and disposals build new catalogs and never touch it.
+``execute`` is the local execution boundary (the hot path): resolve, validate input,
+call, enforce the output contract, normalize content.
+"""
+
+from __future__ import annotations
+
+import inspect
+import json
+import sys
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
+
+from pydantic import ValidationError
+
+from tooldeck._tool import (
+    AnyTool,
+    ContentPart,
+    ProgressCallback,
+    ToolContext,
+    ToolFailure,
+    ToolResult,
+)
+from tooldeck.errors import TooldeckError, ToolDefectError
+from tooldeck.host.execution import formats as formats
+from tooldeck.host.execution.content import normalize_content
+from tooldeck.host.execution.validation import (
+    InputIssues,
+    input_issues,
+    input_validator,
+    output_validator,
+)
+from tooldeck.host.registry.editor import CatalogEntry
+from tooldeck.host.registry.names import RESERVED_CODEMODE_NAME
+from tooldeck.host.registry.record import ToolRecord, record_of
+from tooldeck.host.registry.state import Catalog
+from tooldeck.host.schema.frozen import FrozenDict
+
+if TYPE_CHECKING:
+    from tooldeck.host.location.location import Location
+
+MAX_ISSUES = 5
+_new = tuple.__new__
+
+
+def _loop_running() -> bool:
+    """Whether this thread runs an event loop, without importing asyncio to find out.
+
+    asyncio costs a third of ``Host.open``; a loop cannot run before it is imported.
+    """
+    asyncio = sys.modules.get("asyncio")
+    return asyncio is not None and asyncio.events._get_running_loop() is not None
+
+
+class ToolCall(NamedTuple):
+    """One tool call from the model: ``input`` is JSON text or an already-parsed mapping."""
+
+    id: str = ""
+    name: str = ""
+    input: str | Mapping[str, Any] = "{}"
+
+
+class ExecutedTool(NamedTuple):
+    """What the execution boundary returns: normalized content, metadata, checked output."""
+
+    content: tuple[ContentPart, ...]
+    metadata: Mapping[str, Any]
+    output: Any
+
+
+class ToolDefinition(NamedTuple):
+    """An advertised tool as the snapshot describes it (provider-neutral)."""
+
+    name: str
+    description: str
+    input_schema: FrozenDict
+    output_schema: FrozenDict | None
+    tool: AnyTool
+
+
+class Visibility(Protocol):
+    """What ``service.snapshot(permissions=...)`` needs: is an action wholly denied?"""
+
+    def hidden(self, action: str) -> bool: ...
+
+
+class CodeModeProvider(Protocol):
+    """Builds the code-mode ``execute`` tool for a snapshot (see ``tooldeck.codemode``)."""
+
+    def available(self, location: Location) -> bool: ...
+
+    def build(self, snapshot: Snapshot, tools: Sequence[CatalogEntry]) -> AnyTool: ...
+
+
+class Snapshot:
+    """Immutable: the advertised definitions and the executors captured with them."""
+
+    __slots__ = ("_callable", "_definitions", "_rendered", "catalog", "codemode_tools", "location")
+
+    def __init__(
+        self,
+        catalog: Catalog,
+        location: Location,
+        *,
+        permissions: Visibility | None = None,
+        codemode: CodeModeProvider | None = None,
+    ) -> None:
+        self.catalog = catalog
+        self.location = location
+        self._rendered: dict[str, tuple[FrozenDict, ...]] = {}
+        visible = [
+            catalog.tools[name]
+            for name in sorted(catalog.tools)
+            if permissions is None or not permissions.hidden(_action(catalog.tools[name]))
+        ]
+        use_codemode = (
+            codemode is not None
+            and codemode.available(location)
+            and (permissions is None or not permissions.hidden(RESERVED_CODEMODE_NAME))
+        )
+        native = [e for e in visible if not (use_codemode and e.tool.codemode)]
+        self.codemode_tools: tuple[CatalogEntry, ...] = tuple(
+            e for e in visible if use_codemode and e.tool.codemode
+        )
+        records = [record_of(e.tool) for e in native]
+        if use_codemode and codemode is not None:
+            records.append(record_of(codemode.build(self, self.codemode_tools)))
+        # Insertion order is definition order: native tools by name, then ``execute``.
+        self._callable: dict[str, ToolRecord] = {r.effective: r for r in records}
+        self._definitions: tuple[ToolDefinition, ...] | None = None
+
+    # -- catalog ---------------------------------------------------------------------------
+    @property
+    def definitions(self) -> tuple[ToolDefinition, ...]:
+        """The advertised tools, provider-neutral (schemas are derived on first use)."""
+        if self._definitions is None:
+            self._definitions = tuple(
+                ToolDefinition(
+                    r.effective, r.tool.description, r.input_schema, r.output_schema, r.tool
+                )
+                for r in self._callable.values()
+            )
+        return self._definitions
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        """Advertised native names, in definition order."""
+        return tuple(self._callable)
+
+    def get(self, name: str) -> AnyTool | None:
+        """The advertised tool called ``name``, or ``None``."""
+        record = self._callable.get(name)
+        return record.tool if record is not None else None
+
+    def definitions_for(self, fmt: str) -> tuple[FrozenDict, ...]:
+        """The advertised tools in a provider format: openai, anthropic, gemini or mcp."""
+        rendered = self._rendered.get(fmt)
+        if rendered is None:
+            rendered = tuple(formats.render(r, fmt) for r in self._callable.values())
+            self._rendered[fmt] = rendered
+        return rendered
+
+    # -- execution -------------------------------------------------------------------------
+    async def execute(
+        self,
+        call: ToolCall,
+        *,
+        session_id: str = "",
+        message_id: str = "",
+        agent: str | None = None,
+        progress: ProgressCallback | None = None,
+    ) -> ExecutedTool:
+        """Validate and run one call; ``ToolFailure`` is the only expected failure."""
+        # The hot path: named tuples built with tuple.__new__, validators read directly.
+        record = self._callable.get(call.name) or self._unavailable(call.name)
+        value = _validated(record, call)
+        ctx = _new(ToolContext, (self.location, session_id, message_id, call.id, agent, progress))
+        result = record.tool.execute(value, ctx)
+        if result.__class__ is not ToolResult and inspect.isawaitable(result):
+            result = await result
+        return self._finish(record, result)
+
+    def execute_sync(
+        self,
+        call: ToolCall,
+        *,
+        session_id: str = "",
+        message_id: str = "",
+        agent: str | None = None,
+        progress: ProgressCallback | None = None,
+    ) -> ExecutedTool:
+        """``execute`` for hosts without an event loop in this thread.
+
+        Sync executors are called directly; async ones run in a private event loop.
+        Calling it from a thread whose loop is running is an error: ``await execute``.
+        """
+        if _loop_running():
+            raise TooldeckError(
+                f"execute_sync({call.name!r}) was called from a running event loop; "
+                "use 'await snapshot.execute(...)' there"
+            )
+        record = self._callable.get(call.name) or self._unavailable(call.name)
+        value = _validated(record, call)
+        ctx = _new(ToolContext, (self.location, session_id, message_id, call.id, agent, progress))
+        result = record.tool.execute(value, ctx)
+        if result.__class__ is not ToolResult and inspect.isawaitable(result):
+            import asyncio  # imported here: only sync hosts running async executors need it
+
+            result = asyncio.run(_await(result))
+        return self._finish(record, result)
+
+    def _unavailable(self, name: str) -> ToolRecord:
+        listed = ", ".join(self._callable) or "none"
+        raise ToolFailure(
+            f"Tool '{name}' is not available. Call one of the available tools instead: {listed}."
+        )
+
+    def _finish(self, record: ToolRecord, result: Any) -> ExecutedTool:
+        if result.__class__ is not ToolResult:
+            raise ToolDefectError(
+                record.effective,
+                f"executor returned {type(result).__name__}, expected tooldeck.ToolResult",
+            )
+        content, metadata, output = result
+        if record.tool.output is None:
+            if output is not None:
+                raise ToolDefectError(
+                    record.effective,
+                    "returned output but declares no output schema (set Tool.output)",
+                )
+        else:
+            try:
+                output = (record.output_validator or output_validator(record))(output)
+            except InputIssues as exc:
+                if output is None:
+                    raise ToolFailure(
+                        f"Tool '{record.effective}' declares an output schema but returned "
+                        "no output."
+                    ) from None
+                path, message = exc.issues[0]
+                raise ToolFailure(
+                    f"Tool '{record.effective}' returned output that does not match its "
+                    f"declared schema: {path}: {message}"
+                ) from None
+        return _new(ExecutedTool, (normalize_content(content, output), metadata, output))
+
+
+def _validated(record: ToolRecord, call: ToolCall) -> Any:
+    raw = call.input
+    try:
+        if raw.__class__ is str:
+            return (record.input_validator or input_validator(record))(raw)
+        if record.input_python is None:
+            input_validator(record)
+        return record.input_python(raw)  # type: ignore[misc]
+    except (InputIssues, ValidationError) as exc:
+        issues = input_issues(exc)
+        raise ToolFailure(invalid_input_message(record.effective, raw, issues)) from None
+
+
+def invalid_input_message(name: str, raw: Any, issues: list[tuple[str, str]]) -> str:
+    """The model-facing text for invalid arguments: issues, the echoed input, what to do."""
+    lines = [f"Invalid input for tool '{name}':"]
+    lines += [f"- {path}: {message}" for path, message in issues[:MAX_ISSUES]]
+    if len(issues) > MAX_ISSUES:
+        lines.append(f"...and {len(issues) - MAX_ISSUES} more")
+    lines += ["Arguments received:", _echo(raw), f"Correct the arguments and call '{name}' again."]
+    return "\n".join(lines)
+
+
+def _echo(raw: Any) -> str:
+    try:
+        value = json.loads(raw) if isinstance(raw, str) else raw
+        return json.dumps(value, indent=2, ensure_ascii=False, default=repr)
+    except ValueError:
+        return str(raw)
+
+
+def _action(entry: CatalogEntry) -> str:
+    return entry.tool.permission or entry.name
+
+
+async def _await(awaitable: Any) -> Any:
+    return await awaitable

@@ -1,0 +1,196 @@
+"""Input and output validators, compiled once per tool object and cached.
+
+Input arrives as JSON text or a mapping. Pydantic-model inputs are validated by the
+model's own pydantic-core validator (``validate_json`` parses and validates in one
+pass); JSON-Schema inputs by ``jsonschema_fast`` (proven to agree with ``jsonschema``).
+Every failure becomes ``InputIssues``: the execution boundary formats them for the model.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING, Any
+
+from pydantic import ValidationError
+from pydantic_core import to_jsonable_python
+
+from tooldeck.host.registry.record import ToolRecord
+from tooldeck.host.schema.derive import is_model_class, is_type_adapter
+
+if TYPE_CHECKING:
+    from pydantic import TypeAdapter
+
+Validator = Callable[[Any], Any]
+Issue = tuple[str, str]
+"""(path, message): ``path`` is ``root``, ``a.b`` or ``items[2].name``."""
+
+_JSON_SCALARS = frozenset({int, float, str, bool, type(None)})
+
+
+class InputIssues(Exception):
+    """Raised by validators; carries every problem found, in a stable order."""
+
+    def __init__(self, issues: list[Issue]) -> None:
+        super().__init__(issues)
+        self.issues = issues
+
+
+def input_validator(record: ToolRecord) -> Validator:
+    """Compile (once) and return the JSON-text input validator of a tool.
+
+    Also sets ``record.input_python`` for already-parsed mappings. Both raise
+    ``InputIssues`` or pydantic's ``ValidationError`` (see ``input_issues``).
+    """
+    if record.input_validator is None:
+        record.input_validator, record.input_python = _build_input(record.tool.input)
+    return record.input_validator
+
+
+def input_issues(exc: Exception) -> list[Issue]:
+    """The issues of an input validator's exception."""
+    if isinstance(exc, ValidationError):
+        return pydantic_issues(exc)
+    return exc.issues  # type: ignore[attr-defined, no-any-return]
+
+
+def output_validator(record: ToolRecord) -> Validator:
+    """The cached output validator: executor output → JSON-compatible output."""
+    validator = record.output_validator
+    if validator is None:
+        validator = record.output_validator = _build_output(record.tool.output)
+    return validator
+
+
+# -- input -----------------------------------------------------------------------------------
+def _build_input(source: Any) -> tuple[Validator, Validator]:
+    if is_model_class(source) or is_type_adapter(source):
+        # pydantic-core parses and validates JSON in one pass; its errors are translated
+        # by the boundary, so the bound methods are used as they are (no wrapper call).
+        core = source.__pydantic_validator__ if is_model_class(source) else source.validator
+        return core.validate_json, core.validate_python
+    if source is None:
+        return _empty_input, _empty_input
+    checker = _schema_input(source)
+    return checker, checker
+
+
+def _empty_input(raw: Any) -> Any:
+    value = _loads(raw)
+    if not isinstance(value, Mapping):
+        raise InputIssues([("root", f"expected an object, got {_json_type(value)}")])
+    return {}
+
+
+def _schema_input(schema: Mapping[str, Any]) -> Validator:
+    from tooldeck.host.schema.jsonschema_fast import SchemaValidationError, SchemaValidator
+
+    checker = SchemaValidator(schema, drop_undeclared=True)
+
+    def validate(raw: Any) -> Any:
+        try:
+            return checker.validate(_loads(raw))
+        except SchemaValidationError as exc:
+            raise InputIssues([(format_path(i.path), i.message) for i in exc.issues]) from None
+
+    return validate
+
+
+def _loads(raw: Any) -> Any:
+    if raw.__class__ is not str:
+        return raw
+    try:
+        return json.loads(raw)
+    except ValueError as exc:
+        raise InputIssues([("root", f"invalid JSON: {exc}")]) from None
+
+
+# -- output ----------------------------------------------------------------------------------
+def _build_output(source: Any) -> Validator:
+    if source is None:
+        return _no_output
+    if is_model_class(source):
+        return _model_output(source)
+    if is_type_adapter(source):
+        return _adapter_output(source)
+    return _schema_output(source)
+
+
+def _no_output(value: Any) -> Any:
+    return value
+
+
+def _model_output(model: type[Any]) -> Validator:
+    def validate(value: Any) -> Any:
+        try:
+            instance = value if isinstance(value, model) else model.model_validate(value)
+        except ValidationError as exc:
+            raise InputIssues(pydantic_issues(exc)) from None
+        return instance.model_dump(mode="json")
+
+    return validate
+
+
+_SCALAR_CORE_TYPES = {"int": int, "str": str, "float": float, "bool": bool}
+
+
+def _adapter_output(adapter: TypeAdapter[Any]) -> Validator:
+    validate_python = adapter.validate_python
+    # A bare int/str/float/bool annotation accepts a value of exactly that class as is.
+    core = adapter.core_schema
+    exact = _SCALAR_CORE_TYPES.get(core["type"]) if set(core) <= {"type", "metadata"} else None
+
+    def validate(value: Any) -> Any:
+        if value.__class__ is exact:
+            return value
+        try:
+            checked = validate_python(value)
+        except ValidationError as exc:
+            raise InputIssues(pydantic_issues(exc)) from None
+        if checked.__class__ in _JSON_SCALARS:
+            return checked
+        return to_jsonable_python(checked)
+
+    return validate
+
+
+def _schema_output(schema: Mapping[str, Any]) -> Validator:
+    from tooldeck.host.schema.jsonschema_fast import SchemaValidationError, SchemaValidator
+
+    checker = SchemaValidator(schema)
+
+    def validate(value: Any) -> Any:
+        if value.__class__ not in _JSON_SCALARS:
+            value = to_jsonable_python(value)
+        try:
+            return checker.validate(value)
+        except SchemaValidationError as exc:
+            raise InputIssues([(format_path(i.path), i.message) for i in exc.issues]) from None
+
+    return validate
+
+
+# -- formatting ------------------------------------------------------------------------------
+def pydantic_issues(exc: ValidationError) -> list[Issue]:
+    """Turn a pydantic ``ValidationError`` into ``(path, message)`` pairs."""
+    return [(format_path(error["loc"]), error["msg"]) for error in exc.errors()]
+
+
+def format_path(loc: tuple[Any, ...] | list[Any]) -> str:
+    """``("a", 0, "b")`` → ``a[0].b``; the empty path is ``root``."""
+    text = ""
+    for part in loc:
+        if isinstance(part, int):
+            text += f"[{part}]"
+        else:
+            text += f".{part}" if text else str(part)
+    return text or "root"
+
+
+def _json_type(value: Any) -> str:
+    names = {dict: "object", list: "array", str: "string", bool: "boolean", type(None): "null"}
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int | float):
+        return "number"
+    return names.get(type(value), type(value).__name__)

@@ -1,0 +1,224 @@
+"""Find, read, merge and validate the config files of a Location (DESIGN §11).
+
+Two layers, project over user:
+
+* the user file ``$XDG_CONFIG_HOME/tooldeck/config.toml`` (``~/.config`` by default);
+* the project file at the Location root: ``tooldeck.toml``, or else the
+  ``[tool.tooldeck]`` table of ``pyproject.toml``. When both exist ``tooldeck.toml``
+  wins and the pyproject table is ignored (not merged), like ruff's ``ruff.toml``: one
+  project file is the whole truth, so nobody has to diff two files to know the config.
+
+Merging: tables merge key by key (recursively); arrays of tables (``[[permission]]``)
+concatenate, user rules first, so a project rule wins under last-match-wins; every other
+value is replaced by the project's. Each file is validated on its own first, so an
+error names the file it is in: ``ConfigError(path, dotted.key, "expected ..., got ...")``.
+Validation is strict (TOML has real types: ``"5"`` is not an integer).
+"""
+
+from __future__ import annotations
+
+import os
+import types
+import typing
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any, NamedTuple
+
+from pydantic import BaseModel, ValidationError
+
+from tooldeck.errors import ConfigError
+from tooldeck.host.location.config import Config, default_config
+
+PROJECT_FILE = "tooldeck.toml"
+PYPROJECT_FILE = "pyproject.toml"
+
+
+class ConfigSource(NamedTuple):
+    """One config layer: how errors name it, the key prefix it lives under, its data."""
+
+    label: str
+    prefix: str
+    data: Mapping[str, Any]
+
+
+def load_config(root: str | os.PathLike[str]) -> Config:
+    """The validated config of the Location at ``root`` (user file under project file)."""
+    sources = [s for s in (user_source(), project_source(Path(root))) if s is not None]
+    configs = [validate(source) for source in sources]
+    if len(sources) < 2:
+        return configs[0] if configs else default_config()
+    user, project = sources
+    label = f"{project.label} over {user.label}"
+    return validate(ConfigSource(label, "", merge(user.data, project.data)))
+
+
+def user_config_path() -> Path:
+    """``$XDG_CONFIG_HOME/tooldeck/config.toml`` (``~/.config/...`` when unset)."""
+    base = os.environ.get("XDG_CONFIG_HOME") or Path.home() / ".config"
+    return Path(base) / "tooldeck" / "config.toml"
+
+
+def user_source() -> ConfigSource | None:
+    """The user layer, or ``None`` when the file does not exist."""
+    path = user_config_path()
+    return ConfigSource(_shown(path), "", read_toml(path)) if path.is_file() else None
+
+
+def project_source(root: Path) -> ConfigSource | None:
+    """``tooldeck.toml``, else ``[tool.tooldeck]`` of ``pyproject.toml``, else ``None``."""
+    path = root / PROJECT_FILE
+    if path.is_file():
+        return ConfigSource(_shown(path), "", read_toml(path))
+    pyproject = root / PYPROJECT_FILE
+    if not pyproject.is_file():
+        return None
+    table = read_toml(pyproject).get("tool", {}).get("tooldeck")
+    if table is None:
+        return None
+    if not isinstance(table, dict):
+        raise ConfigError(_shown(pyproject), "tool.tooldeck", f"expected a table, got {table!r}")
+    return ConfigSource(_shown(pyproject), "tool.tooldeck", table)
+
+
+def read_toml(path: Path) -> dict[str, Any]:
+    """Parse one TOML file; syntax errors become a ``ConfigError`` naming the file."""
+    import tomllib  # here, not at the top: most Locations have no config file to parse
+
+    try:
+        with path.open("rb") as file:
+            return tomllib.load(file)
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(_shown(path), "(toml)", f"invalid TOML: {exc}") from exc
+    except OSError as exc:
+        raise ConfigError(_shown(path), "(file)", f"cannot read: {exc.strerror}") from exc
+
+
+def merge(base: Mapping[str, Any], over: Mapping[str, Any]) -> dict[str, Any]:
+    """Deep-merge ``over`` onto ``base`` (see the module docstring for the rules)."""
+    merged = dict(base)
+    for key, value in over.items():
+        merged[key] = _merged(merged[key], value) if key in merged else value
+    return merged
+
+
+def _merged(old: Any, new: Any) -> Any:
+    if isinstance(old, Mapping) and isinstance(new, Mapping):
+        return merge(old, new)
+    if _is_table_array(old) and _is_table_array(new):
+        return [*old, *new]
+    return new
+
+
+def _is_table_array(value: object) -> bool:
+    return isinstance(value, list) and bool(value) and all(isinstance(v, dict) for v in value)
+
+
+def validate(source: ConfigSource) -> Config:
+    """``Config`` from one source, or the first problem as a ``ConfigError``."""
+    try:
+        return Config.model_validate(_tuples(source.data), strict=True)
+    except ValidationError as exc:
+        error = exc.errors()[0]
+        loc = tuple(error["loc"])
+        key = ".".join(p for p in (source.prefix, _dotted(loc)) if p)
+        raise ConfigError(source.label, key, _message(error, loc)) from None
+
+
+def _tuples(value: Any) -> Any:
+    """TOML arrays are lists; the model's sequences are tuples (strict mode wants those)."""
+    if isinstance(value, list):
+        return tuple(_tuples(v) for v in value)
+    if isinstance(value, dict):
+        return {k: _tuples(v) for k, v in value.items()}
+    return value
+
+
+# -- messages --------------------------------------------------------------------------------
+def _message(error: Any, loc: tuple[Any, ...]) -> str:
+    kind, got = error["type"], _repr(error.get("input"))
+    if kind == "extra_forbidden":
+        return _unknown_key(loc)
+    expected = describe(_annotation_at(loc))
+    if kind == "missing":
+        return f"missing; expected {expected}"
+    ctx = error.get("ctx") or {}
+    for bound, words in (("gt", "greater than"), ("ge", "at least"), ("lt", "less than"),
+                         ("le", "at most")):
+        if bound in ctx:
+            return f"expected {expected} {words} {ctx[bound]}, got {got}"
+    return f"expected {expected}, got {got}"
+
+
+def _unknown_key(loc: tuple[Any, ...]) -> str:
+    owner = _annotation_at(loc[:-1])
+    if not (isinstance(owner, type) and issubclass(owner, BaseModel)):
+        return "unknown key"
+    import difflib
+
+    known = sorted(owner.model_fields)
+    close = difflib.get_close_matches(str(loc[-1]), known, n=1)
+    hint = f" (did you mean {close[0]!r}?)" if close else ""
+    return f"unknown key{hint}; expected one of: {', '.join(known)}"
+
+
+def _annotation_at(loc: tuple[Any, ...]) -> Any:
+    """The declared type at ``loc`` inside ``Config`` (walks models, tuples and dicts)."""
+    annotation: Any = Config
+    for part in loc:
+        annotation = _strip_optional(annotation)
+        if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+            field = annotation.model_fields.get(str(part))
+            annotation = field.annotation if field is not None else None
+        else:
+            args = typing.get_args(annotation)
+            is_tuple = typing.get_origin(annotation) is tuple
+            annotation = (args[0] if is_tuple else args[-1]) if args else None
+    return _strip_optional(annotation)
+
+
+def _strip_optional(annotation: Any) -> Any:
+    if isinstance(annotation, types.UnionType) or typing.get_origin(annotation) is typing.Union:
+        rest = [a for a in typing.get_args(annotation) if a is not type(None)]
+        return rest[0] if len(rest) == 1 else annotation
+    return annotation
+
+
+_SCALARS = {str: ("a string", "strings"), int: ("an integer", "integers"),
+            bool: ("a boolean", "booleans"), float: ("a number", "numbers")}
+
+
+def describe(annotation: Any, *, plural: bool = False) -> str:
+    """Human words for a declared type: ``tuple[str, ...]`` → ``a list of strings``."""
+    annotation = _strip_optional(annotation)
+    origin, args = typing.get_origin(annotation), typing.get_args(annotation)
+    if annotation in _SCALARS:
+        return _SCALARS[annotation][plural]
+    if origin is typing.Literal:
+        return "one of " + ", ".join(repr(a) for a in args)
+    if origin is tuple:
+        return ("lists of " if plural else "a list of ") + describe(args[0], plural=True)
+    if origin is dict:
+        return ("tables of " if plural else "a table of ") + describe(args[-1], plural=True)
+    return "tables" if plural else "a table"
+
+
+def _dotted(loc: tuple[Any, ...]) -> str:
+    text = ""
+    for part in loc:
+        text += f"[{part}]" if isinstance(part, int) else (f".{part}" if text else str(part))
+    return text
+
+
+def _repr(value: Any) -> str:
+    if isinstance(value, tuple):
+        value = list(value)
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _shown(path: Path) -> str:
+    """``path`` relative to the working directory when inside it, else absolute."""
+    try:
+        return str(path.resolve().relative_to(Path.cwd()))
+    except ValueError:
+        return str(path)

@@ -1,0 +1,84 @@
+"""``Location``: a project directory and the services scoped to it.
+
+One Location per project root: its config, its data dir (saved outputs, "always"
+permission replies), its permission and question services. Tools capture these services
+when their transform runs or on their first call; the registry itself never consults them.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from tooldeck.host.location.config import Config, default_config
+from tooldeck.host.location.policy import policy
+
+if TYPE_CHECKING:
+    from tooldeck.host.location.permission import Asker, PermissionService
+    from tooldeck.host.location.questions import Answerer, QuestionService
+    from tooldeck.host.location.wildcard import Ruleset
+
+
+def default_data_dir(root: Path) -> Path:
+    """``$XDG_DATA_HOME/tooldeck/locations/<dirname>-<hash>``: per-root, outside the tree."""
+    base = Path(os.environ.get("XDG_DATA_HOME") or Path.home() / ".local" / "share")
+    digest = hashlib.sha256(str(root).encode()).hexdigest()[:12]
+    return base / "tooldeck" / "locations" / f"{root.name or 'root'}-{digest}"
+
+
+class Location:
+    """A project directory and its scoped services (config, data dir, permission, question)."""
+
+    def __init__(
+        self,
+        root: str | os.PathLike[str],
+        *,
+        config: Config | None = None,
+        data_dir: str | os.PathLike[str] | None = None,
+        asker: Asker | None = None,
+        answerer: Answerer | None = None,
+    ) -> None:
+        self.root = Path(root).expanduser().resolve()
+        self.config = config if config is not None else default_config()
+        self.data_dir = Path(data_dir) if data_dir is not None else default_data_dir(self.root)
+        self.asker = asker
+        self.answerer = answerer
+        self._permission: PermissionService | None = None
+        self._question: QuestionService | None = None
+        self._policy: tuple[object, Ruleset] | None = None
+
+    @property
+    def policy(self) -> Ruleset:
+        """The configured permission rules over the built-in defaults (``host/policy.py``).
+
+        Rebuilt only when ``config`` changes. Cheaper than ``permission``: snapshots need
+        the policy to hide denied tools, and most processes never ask anything.
+        """
+        configured = self.config.permission
+        cached = self._policy
+        if cached is None or cached[0] is not configured:
+            cached = self._policy = (configured, policy(configured))
+        return cached[1]
+
+    @property
+    def permission(self) -> PermissionService:
+        """Rule evaluation and asks for this Location (created on first use)."""
+        if self._permission is None:
+            from tooldeck.host.location.permission import PermissionService
+
+            self._permission = PermissionService(self)
+        return self._permission
+
+    @property
+    def question(self) -> QuestionService:
+        """Questions to the user for this Location (created on first use)."""
+        if self._question is None:
+            from tooldeck.host.location.questions import QuestionService
+
+            self._question = QuestionService(self)
+        return self._question
+
+    def __repr__(self) -> str:
+        return f"Location({str(self.root)!r})"

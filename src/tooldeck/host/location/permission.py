@@ -1,0 +1,388 @@
+"""Permission rules, asks, and the "always" memory of one Location (DESIGN §7).
+
+Rules are ``{action, resource, effect}`` with effect ``allow | ask | deny``; the last
+matching rule wins and nothing matching means ``ask``. Patterns are those of
+``tooldeck.host.location.wildcard`` (``*``, ``?``, ``**/``; ``"git status *"`` also matches
+``"git status"``; ``*`` stays inside one segment of a path pattern).
+
+Three layers decide one resource:
+
+1. the **policy**: built-in defaults (``read``, ``glob``, ``grep``, ``question`` allow)
+   under the Location's configured ``[[permission]]`` rules;
+2. the **approvals**: allow rules saved by "always" replies, kept in
+   ``<data_dir>/permissions.json``. They sit above the policy's ``allow``/``ask`` rules
+   but never lift a policy ``deny``: a deny is policy, an "always" is a convenience, and
+   a broad saved pattern (``git *``) must not undo ``deny "git push *"``;
+3. the **asker** (``Location.asker``) for whatever is still ``ask``.
+
+An absolute resource inside the Location is also matched by its root-relative form,
+so a configured ``src/**`` covers ``<root>/src/a.py``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import inspect
+import json
+import logging
+import os
+import tempfile
+import threading
+from collections.abc import Awaitable, Callable, Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path, PurePath
+from types import MappingProxyType
+from typing import TYPE_CHECKING, Any, Literal, Protocol, TypeAlias
+
+from tooldeck.errors import (
+    ConfigError,
+    PermissionBlocked,
+    PermissionCorrected,
+    PermissionDeclined,
+    TooldeckError,
+)
+from tooldeck.host.location.config import PermissionRule
+from tooldeck.host.location.policy import DEFAULT_RULES
+from tooldeck.host.location.wildcard import Effect, Ruleset
+
+__all__ = [
+    "DEFAULT_RULES",
+    "Asker",
+    "Effect",
+    "PermissionGate",
+    "PermissionRequest",
+    "PermissionService",
+    "Reject",
+    "Reply",
+    "Ruleset",
+]
+
+if TYPE_CHECKING:
+    from tooldeck.host.location.location import Location
+
+
+_log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True, slots=True)
+class Reject:
+    """A rejection with feedback: the tool fails with it and the model continues."""
+
+    feedback: str
+
+
+Reply: TypeAlias = Literal["once", "always", "reject"] | Reject
+"""An asker's answer. ``once`` and rejections save nothing; ``always`` saves ``save``."""
+
+
+@dataclass(frozen=True, slots=True)
+class PermissionRequest:
+    """One ask, as the host's asker sees it.
+
+    ``resources`` are only those still needing an answer (allowed ones are left out);
+    ``save`` are the patterns an "always" reply will allow for ``action``.
+    """
+
+    action: str
+    resources: tuple[str, ...]
+    save: tuple[str, ...]
+    metadata: Mapping[str, Any]
+    source: Mapping[str, Any]
+    session_id: str = ""
+
+
+class Asker(Protocol):
+    """The host's prompt (CLI, MCP elicitation, a test script); sync or async."""
+
+    def __call__(self, request: PermissionRequest) -> Reply | Awaitable[Reply]: ...
+
+
+class _Approvals:
+    """The "always" replies of one Location, persisted as JSON in its data dir.
+
+    Saving re-reads the file and merges, so two processes on one Location (a CLI and an
+    MCP server) keep each other's approvals. A write that fails keeps the approval for
+    this process and logs a warning: the user said yes, the call should not fail.
+    """
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.rules = Ruleset(self._load())
+        self._lock = threading.Lock()
+
+    def _load(self) -> tuple[PermissionRule, ...]:
+        """A corrupt file is an error to fix; an unreadable one only costs extra asks."""
+        try:
+            return self._read()
+        except OSError as exc:
+            _log.warning("could not read permission approvals from %s: %s", self.path, exc)
+            return ()
+
+    def add(self, new: Iterable[PermissionRule]) -> None:
+        with self._lock:
+            mine = (*self.rules.rules, *new)
+            try:
+                merged = _unique((*self._read(), *mine))
+                self._write(merged)
+            except (OSError, ConfigError) as exc:
+                _log.warning("could not save permission approvals to %s: %s", self.path, exc)
+                merged = _unique(mine)
+            self.rules = Ruleset(merged)
+
+    def _read(self) -> tuple[PermissionRule, ...]:
+        try:
+            data = json.loads(self.path.read_text(encoding="utf-8"))
+            return tuple(PermissionRule.model_validate(item) for item in data["rules"])
+        except FileNotFoundError:
+            return ()
+        except (ValueError, KeyError, TypeError) as exc:
+            expected = 'expected {"rules": [{"action", "resource", "effect"}, ...]}'
+            raise ConfigError(str(self.path), "rules", f"{expected}: {exc}") from exc
+
+    def _write(self, rules: tuple[PermissionRule, ...]) -> None:
+        """Atomic: readers see the old file or the new one, never half of it."""
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        text = json.dumps({"rules": [rule.model_dump() for rule in rules]}, indent=2)
+        fd, temp = tempfile.mkstemp(dir=self.path.parent, prefix=".permissions-")
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8") as file:
+                file.write(text + "\n")
+                file.flush()
+                os.fsync(file.fileno())
+            os.replace(temp, self.path)
+        except BaseException:
+            Path(temp).unlink(missing_ok=True)
+            raise
+
+
+def _unique(rules: Iterable[PermissionRule]) -> tuple[PermissionRule, ...]:
+    return tuple(dict.fromkeys(rules))
+
+
+class _Pending:
+    """One ask in flight: the asker's task, and a way for a sibling ask to settle it."""
+
+    __slots__ = ("loop", "override", "request")
+
+    def __init__(self, request: PermissionRequest) -> None:
+        self.request = request
+        self.loop = asyncio.get_running_loop()
+        self.override: asyncio.Future[Reply] = self.loop.create_future()
+
+    def settle(self, reply: Reply) -> None:
+        """Answer this ask for the user; callable from any thread, the first answer wins."""
+        with contextlib.suppress(RuntimeError):  # a closed loop: that ask is over anyway
+            self.loop.call_soon_threadsafe(self._set, reply)
+
+    def _set(self, reply: Reply) -> None:
+        if not self.override.done():
+            self.override.set_result(reply)
+
+    async def run(self, asker: Asker) -> tuple[object, bool]:
+        """The reply, and whether it came from a sibling (True) rather than the asker."""
+        task = asyncio.ensure_future(_call(asker, self.request))
+        try:
+            await asyncio.wait((task, self.override), return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            if not task.done():
+                task.cancel()
+                task.add_done_callback(_retrieve)
+        if task.done():
+            return task.result(), False
+        return self.override.result(), True
+
+
+async def _call(asker: Asker, request: PermissionRequest) -> object:
+    reply = asker(request)
+    return await reply if inspect.isawaitable(reply) else reply
+
+
+def _retrieve(task: asyncio.Future[object]) -> None:
+    """Mark a cancelled asker's outcome as seen, so asyncio does not log it."""
+    if not task.cancelled():
+        task.exception()
+
+
+class PermissionService:
+    """Rule evaluation and asks for one Location (``Location.permission``)."""
+
+    def __init__(self, location: Location) -> None:
+        self._location = location
+        self._approvals = _Approvals(location.data_dir / "permissions.json")
+        self._pending: dict[str, list[_Pending]] = {}
+        self._pending_lock = threading.Lock()
+
+    def evaluate(self, action: str, resource: str) -> Effect:
+        """The effect of the rules (policy and approvals) for one resource."""
+        rule = self._decide(action, resource)
+        return rule.effect if rule is not None else "ask"
+
+    def visibility(self) -> Ruleset:
+        """The policy as a hashable ``Visibility`` for ``service.snapshot(permissions=)``.
+
+        Approvals are left out: they only allow, and never lift a policy deny, so they
+        cannot change what is wholly denied.
+        """
+        return self._location.policy
+
+    def gate(self, source: Mapping[str, Any], *, session_id: str = "") -> PermissionGate:
+        """This service bound to one call's source and session (``ctx.permission``)."""
+        return PermissionGate(self, source, session_id)
+
+    async def assert_(
+        self,
+        action: str,
+        resources: Sequence[str],
+        *,
+        source: Mapping[str, Any],
+        session_id: str = "",
+        save: Sequence[str] | None = None,
+        metadata: Mapping[str, Any] | None = None,
+    ) -> None:
+        """Return when allowed; raise ``PermissionBlocked`` (a deny rule),
+        ``PermissionDeclined`` ("reject", or no asker) or ``PermissionCorrected``
+        (``Reject(feedback)``). Asks at most once, for the resources still at ``ask``.
+
+        No resources means the action as a whole (resource ``*``).
+        """
+        wanted = (resources,) if isinstance(resources, str) else tuple(resources) or ("*",)
+        asked = self._to_ask(action, wanted)
+        if not asked:
+            return
+        asker = self._location.asker
+        if asker is None:
+            raise PermissionDeclined(action, asked)
+        request = PermissionRequest(
+            action,
+            asked,
+            tuple(save) if save is not None else asked,
+            MappingProxyType(dict(metadata or {})),
+            MappingProxyType(dict(source)),
+            session_id,
+        )
+        pending = _Pending(request)
+        with self._tracked(pending):
+            reply, from_sibling = await pending.run(asker)
+            self._settle(pending, reply, from_sibling)
+
+    def _decide(self, action: str, resource: str) -> PermissionRule | None:
+        names = self._names(resource)
+        policy = self._location.policy.rule_for(action, names)
+        if _denies(policy):
+            return policy
+        return self._approvals.rules.rule_for(action, names) or policy
+
+    def _names(self, resource: str) -> tuple[str, ...]:
+        """The resource, plus its root-relative form when it is a path in the Location."""
+        if not os.path.isabs(resource):
+            return (resource,)
+        try:
+            relative = PurePath(resource).relative_to(self._location.root)
+        except ValueError:
+            return (resource,)
+        return (resource, relative.as_posix())
+
+    def _to_ask(self, action: str, resources: tuple[str, ...]) -> tuple[str, ...]:
+        """Resources still at ``ask``; raises ``PermissionBlocked`` if any is denied."""
+        rules = [self._decide(action, resource) for resource in resources]
+        denied = [(r, rule) for r, rule in zip(resources, rules, strict=True) if _denies(rule)]
+        if denied:
+            raise PermissionBlocked(action, [r for r, _ in denied], denied[0][1])
+        return tuple(
+            resource
+            for resource, rule in zip(resources, rules, strict=True)
+            if rule is None or rule.effect == "ask"
+        )
+
+    def _settle(self, pending: _Pending, reply: object, from_sibling: bool) -> None:
+        """Act on the reply: return, save and return, or raise the matching signal."""
+        request = pending.request
+        if reply == "once":
+            return
+        if reply == "always":
+            self._approve(pending)
+        elif reply == "reject":
+            if not from_sibling:
+                self._settle_siblings(pending, lambda _request: "reject")
+            raise PermissionDeclined(request.action, request.resources)
+        elif isinstance(reply, Reject):
+            raise PermissionCorrected(reply.feedback)
+        else:
+            raise TooldeckError(
+                f"permission asker returned {reply!r}; expected 'once', 'always', "
+                "'reject' or Reject(feedback)"
+            )
+
+    def _approve(self, pending: _Pending) -> None:
+        """Save the request's patterns, then answer the session's asks they now cover."""
+        request = pending.request
+        self._approvals.add(
+            PermissionRule(action=request.action, resource=pattern, effect="allow")
+            for pattern in request.save
+        )
+        self._settle_siblings(pending, lambda other: "once" if self._covered(other) else None)
+
+    def _covered(self, request: PermissionRequest) -> bool:
+        return all(self.evaluate(request.action, r) == "allow" for r in request.resources)
+
+    def _settle_siblings(
+        self, pending: _Pending, answer: Callable[[PermissionRequest], Reply | None]
+    ) -> None:
+        """Answer the other asks in flight for the same (non-empty) session."""
+        session = pending.request.session_id
+        with self._pending_lock:
+            siblings = [p for p in self._pending.get(session, ()) if p is not pending]
+        for sibling in siblings:
+            reply = answer(sibling.request)
+            if reply is not None:
+                sibling.settle(reply)
+
+    @contextlib.contextmanager
+    def _tracked(self, pending: _Pending) -> Iterator[None]:
+        """Register an ask as in flight for its session; "" means no session, untracked."""
+        session = pending.request.session_id
+        if not session:
+            yield
+            return
+        with self._pending_lock:
+            self._pending.setdefault(session, []).append(pending)
+        try:
+            yield
+        finally:
+            with self._pending_lock:
+                asks = self._pending[session]
+                asks.remove(pending)
+                if not asks:
+                    del self._pending[session]
+
+
+def _denies(rule: PermissionRule | None) -> bool:
+    return rule is not None and rule.effect == "deny"
+
+
+@dataclass(frozen=True, slots=True)
+class PermissionGate:
+    """A ``PermissionService`` bound to one call's canonical source and session."""
+
+    service: PermissionService
+    source: Mapping[str, Any]
+    session_id: str = ""
+
+    async def assert_(
+        self,
+        action: str,
+        resources: Sequence[str],
+        *,
+        save: Sequence[str] | None = None,
+        metadata: Mapping[str, Any] | None = None,
+    ) -> None:
+        """``PermissionService.assert_`` with this gate's source and session."""
+        await self.service.assert_(
+            action,
+            resources,
+            source=self.source,
+            session_id=self.session_id,
+            save=save,
+            metadata=metadata,
+        )

@@ -1,0 +1,245 @@
+"""Which plugins load, in what order, and how one plugin becomes one registration.
+
+The steps are separate on purpose, and each is data until the last:
+
+1. *candidates* (``discovery``) describe every plugin that exists (built-ins, the MCP
+   slot, entry points, plugin objects, Location files) without importing anything;
+2. ``Selection`` decides from names alone which of them load, so a plugin that is not
+   selected is never imported;
+3. ``ordered`` sorts them by layer and explicit keys, then applies ``plugins.order``;
+4. ``PluginWiring`` imports a candidate, validates it with pluggy and turns both of its
+   hooks into **one** transform function for ``ToolService.transform``.
+
+Everything that can go wrong with one plugin raises ``PluginError`` naming it, so the
+host can mark that plugin failed and load the rest.
+"""
+
+from __future__ import annotations
+
+import inspect
+import sys
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from functools import partial
+from typing import TYPE_CHECKING, Any, NamedTuple
+
+import pluggy
+
+from tooldeck import hookspecs
+from tooldeck.errors import PluginError
+from tooldeck.hookspecs import HOOKS
+from tooldeck.host.plugins.discovery import LAYERS, Candidate, brief, normalize_dist
+from tooldeck.host.registry.editor import ToolEditor
+
+if TYPE_CHECKING:
+    from tooldeck.host.location.config import PluginsConfig
+    from tooldeck.host.location.location import Location
+
+HookCall = tuple[str, Callable[..., object], tuple[str, ...]]
+
+SELECTED_BY_NAME = frozenset({"entrypoint", "local"})
+"""Third-party layers that ``plugins=[...]``, ``TOOLDECK_LOAD_PLUGINS`` and
+``plugins.only`` select from (plugin objects passed to ``Host.open`` always load)."""
+
+
+# -- selection and order ---------------------------------------------------------------------
+def canonical(name: str) -> str:
+    """The form names are compared in: distribution parts PEP 503-normalized."""
+    name = name.strip()
+    prefix, sep, rest = name.partition(":")
+    if sep and prefix in ("builtin", "local"):
+        return name
+    return normalize_dist(prefix) + (f":{rest.strip()}" if sep else "")
+
+
+def matches(candidate: Candidate, names: Iterable[str]) -> bool:
+    """Does any of ``names`` name ``candidate`` (exactly or after normalization)?"""
+    return any(n in candidate.aliases or canonical(n) in candidate.aliases for n in names)
+
+
+class Selection(NamedTuple):
+    """Which candidates load, decided before anything is imported.
+
+    ``only``: the third-party plugins to load (``None`` = all of them), from the first
+    that is set of: ``Host.open(plugins=[...])``, ``TOOLDECK_LOAD_PLUGINS``, config
+    ``plugins.only``. ``disabled``: the union of ``Host.open(disable=...)``,
+    ``TOOLDECK_DISABLE_PLUGINS`` and ``plugins.disable``; it applies to every layer,
+    built-ins included. Plugin objects passed to ``Host.open`` are always selected.
+    """
+
+    only: tuple[str, ...] | None = None
+    only_origin: str = ""
+    disabled: tuple[tuple[str, str], ...] = ()
+    order: tuple[str, ...] = ()
+
+    @classmethod
+    def build(
+        cls,
+        *,
+        plugins: Sequence[str] | None,
+        disable: Iterable[str],
+        config: PluginsConfig,
+        environ: Mapping[str, str],
+    ) -> Selection:
+        """Combine the argument, environment and config sources (see the class doc)."""
+        only, origin = _only(plugins, config, environ)
+        disabled = [(n, "Host.open(disable=...)") for n in disable]
+        disabled += [(n, "TOOLDECK_DISABLE_PLUGINS")
+                     for n in _split(environ.get("TOOLDECK_DISABLE_PLUGINS", ""))]
+        disabled += [(n, "config plugins.disable") for n in config.disable]
+        return cls(only, origin, tuple(disabled), tuple(config.order))
+
+    def excluded(self, candidate: Candidate) -> str | None:
+        """Why ``candidate`` does not load, or ``None`` when it does."""
+        for name, origin in self.disabled:
+            if matches(candidate, [name]):
+                return f"disabled by {origin}"
+        if candidate.layer not in SELECTED_BY_NAME or self.only is None:
+            return None
+        if not matches(candidate, self.only):
+            return f"not selected by {self.only_origin}"
+        return None
+
+    def missing(self, candidates: Sequence[Candidate]) -> list[Candidate]:
+        """Placeholders for selected names that match no plugin (a typo, not installed)."""
+        found = [n for n in self.only or () if not any(matches(c, [n]) for c in candidates)]
+        return [Candidate(name, _layer_of(name), (), frozenset({name}), ("missing", name),
+                          origin=f"requested by {self.only_origin}") for name in found]
+
+
+def _layer_of(name: str) -> str:
+    prefix = name.partition(":")[0]
+    return prefix if prefix in ("builtin", "local") else "entrypoint"
+
+
+def _only(
+    plugins: Sequence[str] | None, config: PluginsConfig, environ: Mapping[str, str]
+) -> tuple[tuple[str, ...] | None, str]:
+    if plugins is not None:
+        return tuple(plugins), "Host.open(plugins=[...])"
+    if "TOOLDECK_LOAD_PLUGINS" in environ:
+        return tuple(_split(environ["TOOLDECK_LOAD_PLUGINS"])), "TOOLDECK_LOAD_PLUGINS"
+    if config.only is not None:
+        return tuple(config.only), "config plugins.only"
+    return None, ""
+
+
+def _split(text: str) -> list[str]:
+    return [part.strip() for part in text.split(",") if part.strip()]
+
+
+def ordered(candidates: Iterable[Candidate], moves: Sequence[str] = ()) -> list[Candidate]:
+    """Layer, then the in-layer key; then ``plugins.order`` moves named plugins last.
+
+    Each name in ``moves`` takes the plugins it names out of their place and appends
+    them after every other plugin, in the listed order, so the last listed has the
+    highest precedence. A distribution name moves all its entry points (kept in their
+    relative order). Names that match nothing are ignored.
+    """
+    base = sorted(candidates, key=lambda c: (LAYERS.index(c.layer), c.rank))
+    moved: list[Candidate] = []
+    for name in moves:
+        moved += [c for c in base if matches(c, [name]) and c not in moved]
+    return [c for c in base if c not in moved] + moved
+
+
+# -- pluggy wiring ---------------------------------------------------------------------------
+class PluginWiring:
+    """One pluggy ``PluginManager`` per host: validates plugins and builds transforms."""
+
+    def __init__(self, location: Location, *, trace: bool = False) -> None:
+        self._location = location
+        self._trace = trace
+        self._pm = pluggy.PluginManager(hookspecs.PROJECT)
+        self._pm.add_hookspecs(hookspecs)
+
+    def register(self, name: str, plugin: object) -> Callable[[ToolEditor], None]:
+        """Validate and register ``plugin``; return the transform running its hooks.
+
+        Raises ``PluginError`` (and leaves nothing registered) for a hookimpl whose
+        signature does not match its spec, an unknown hook, a hook wrapper, or a plugin
+        without any hookimpl.
+        """
+        try:
+            self._pm.register(plugin, name=name)
+        except pluggy.PluginValidationError as exc:
+            raise PluginError(name, "invalid hookimpl: " + _flat(exc)) from exc
+        except (Exception, SystemExit) as exc:
+            raise PluginError(name, f"cannot register: {_flat(exc)}") from exc
+        try:
+            calls = self._calls(name, plugin)
+        except PluginError:
+            self._pm.unregister(name=name)
+            raise
+        return partial(_transform, name, calls, self._location, self._trace)
+
+    def unregister(self, name: str) -> None:
+        """Forget ``name`` (idempotent)."""
+        if self._pm.has_plugin(name):
+            self._pm.unregister(name=name)
+
+    def _calls(self, name: str, plugin: object) -> tuple[HookCall, ...]:
+        by_hook: dict[str, list[Any]] = {}
+        for caller in self._pm.get_hookcallers(plugin) or []:
+            impls = [i for i in reversed(caller.get_hookimpls()) if i.plugin is plugin]
+            _check_impls(name, caller.name, caller.has_spec(), impls)
+            if caller.has_spec():
+                by_hook[caller.name] = impls
+        if not by_hook:
+            raise PluginError(name, _no_hooks(plugin))
+        return tuple((hook, impl.function, tuple(impl.argnames))
+                     for hook in HOOKS for impl in by_hook.get(hook, ()))
+
+
+def _check_impls(name: str, hook: str, has_spec: bool, impls: list[Any]) -> None:
+    if not has_spec and not all(i.optionalhook for i in impls):
+        raise PluginError(name, f"unknown hook {hook!r}; tooldeck's hooks are "
+                                f"{', '.join(HOOKS)}")
+    if any(i.wrapper or i.hookwrapper for i in impls):
+        raise PluginError(name, f"hook {hook!r}: wrappers are not supported")
+    if any(inspect.iscoroutinefunction(i.function) for i in impls):
+        raise PluginError(name, f"hook {hook!r} must be a plain function, not async: "
+                                "replays run it synchronously")
+
+
+def _no_hooks(plugin: object) -> str:
+    bare = [h for h in HOOKS if callable(getattr(plugin, h, None))]
+    if bare:
+        return f"no @hookimpl found; is {bare[0]!r} missing its @tooldeck.hookimpl decorator?"
+    return f"no @hookimpl found; define one of {', '.join(HOOKS)} with @tooldeck.hookimpl"
+
+
+def _flat(exc: BaseException) -> str:
+    return "; ".join(line.strip() for line in str(exc).splitlines() if line.strip())
+
+
+def _transform(
+    name: str, calls: tuple[HookCall, ...], location: Location, trace: bool,
+    editor: ToolEditor,
+) -> None:
+    """One plugin's registration: its namespace_descriptions, then its tool_transform."""
+    args = {"editor": editor, "location": location}
+    for hook, function, argnames in calls:
+        call = _call_text(name, hook, argnames, args) if trace else ""
+        try:
+            function(*[args[a] for a in argnames])
+        except Exception as exc:
+            if trace:
+                _trace(f"{call} -> raised {brief(exc)}")
+            raise PluginError(name, f"hook {hook!r} raised {brief(exc)}") from exc
+        if trace:
+            _trace(f"{call} -> ok")
+
+
+def _call_text(name: str, hook: str, argnames: tuple[str, ...], args: dict[str, Any]) -> str:
+    shown = ", ".join(f"{a}={_shown(args[a])}" for a in argnames)
+    return f"{name}: {hook}({shown})"
+
+
+def _trace(line: str) -> None:
+    print(f"tooldeck: trace: {line}", file=sys.stderr)
+
+
+def _shown(value: object) -> str:
+    if isinstance(value, ToolEditor):
+        return f"<ToolEditor with {len(value.list())} tools>"
+    return repr(value)

@@ -1,0 +1,4 @@
+"""Which definition wins: names, the per-tool record, the editor and the replayed state.
+
+The only mutable part of the core. It authorizes nothing and imports no permission code.
+"""

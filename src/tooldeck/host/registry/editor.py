@@ -1,0 +1,196 @@
+"""``ToolEditor``: what a transform sees while the state is being replayed.
+
+The editor works on a draft catalog and never performs I/O. Invalid operations are
+skipped with a ``Diagnostic`` and the rest of the transform still applies; only an
+exception raised *by the transform itself* disables its source (see ``state``).
+
+Every accepted edit is also appended to a log. The state uses the log to re-apply a
+transform that never read the draft without calling it again, and reports use it to
+reconstruct who overrode or removed what.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import NamedTuple
+
+from tooldeck._tool import AnyTool, Tool
+from tooldeck.host.registry import names
+from tooldeck.host.registry.record import record_of
+
+
+class CatalogEntry(NamedTuple):
+    """One effective definition: its effective name, the tool and who provided it."""
+
+    name: str
+    tool: AnyTool
+    source: str
+
+
+class NamespaceEntry(NamedTuple):
+    """A namespace description and the source that registered it."""
+
+    description: str
+    source: str
+
+
+class Diagnostic(NamedTuple):
+    """A registration the state refused, or a transform that raised.
+
+    ``traceback`` is set only for a raising transform (the whole source is disabled).
+    """
+
+    source: str
+    reason: str
+    tool: str | None = None
+    namespace: str | None = None
+    traceback: str | None = None
+
+    def __str__(self) -> str:
+        where = [f"source {self.source!r}"]
+        if self.tool is not None:
+            where.append(f"tool {self.tool!r}")
+        if self.namespace is not None:
+            where.append(f"namespace {self.namespace!r}")
+        return f"{', '.join(where)}: {self.reason}"
+
+
+UpdateFn = Callable[[AnyTool], AnyTool]
+Op = tuple[str, "CatalogEntry | NamespaceEntry | None"]
+"""A logged edit: (name, entry) for add/update, (name, None) for remove,
+(namespace, NamespaceEntry) for a namespace description."""
+
+
+class ToolEditor:
+    """The narrow object a transform (``tool_transform(editor)``) edits the catalog with.
+
+    ``add`` creates or overrides (the latest valid add wins), ``update`` replaces an
+    existing definition through a callback, ``remove`` deletes one; ``update`` and
+    ``remove`` target effective names and do nothing for missing tools.
+    """
+
+    __slots__ = ("_diagnostics", "_log", "_namespaces", "_pure", "_source", "_tools")
+
+    def __init__(
+        self,
+        tools: dict[str, CatalogEntry] | None = None,
+        namespaces: dict[str, NamespaceEntry] | None = None,
+    ) -> None:
+        self._tools: dict[str, CatalogEntry] = tools if tools is not None else {}
+        self._namespaces: dict[str, NamespaceEntry] = namespaces if namespaces is not None else {}
+        self._source = "<editor>"
+        self._diagnostics: list[Diagnostic] = []
+        self._log: list[Op] = []
+        # False once the current transform read the draft (get/list/update): its edits
+        # may then depend on what came before it, so it must be called on every replay.
+        self._pure = True
+
+    # -- reading ---------------------------------------------------------------------------
+    def list(self) -> list[AnyTool]:
+        """The current tools, sorted by effective name."""
+        self._pure = False
+        return [self._tools[name].tool for name in sorted(self._tools)]
+
+    def get(self, name: str) -> AnyTool | None:
+        """The current tool with effective name ``name``, or ``None``."""
+        self._pure = False
+        entry = self._tools.get(name)
+        return entry.tool if entry is not None else None
+
+    # -- writing ---------------------------------------------------------------------------
+    def add(self, tool: AnyTool) -> None:
+        """Add ``tool``; it replaces any current tool with the same effective name."""
+        # Hot path of every first replay: read the cached record straight from the slot.
+        record = getattr(tool, "_record", None)
+        if record is None:
+            if not isinstance(tool, Tool):
+                self._refuse(f"expected a Tool, got {type(tool).__name__}", tool)
+                return
+            record = record_of(tool)
+        if record.problem is not None:
+            self._refuse(record.problem, tool)
+            return
+        name = record.effective
+        entry = CatalogEntry(name, tool, self._source)
+        self._tools[name] = entry
+        self._log.append((name, entry))
+
+    def update(self, name: str, fn: UpdateFn) -> None:
+        """Replace tool ``name`` by ``fn(current)``; a no-op (fn not called) if missing.
+
+        Name and namespace are forced back to the current ones; a replacement that is
+        not a valid tool is skipped and the current definition stays.
+        """
+        self._pure = False
+        current = self._tools.get(name)
+        if current is None:
+            return
+        replacement = fn(current.tool)
+        if not isinstance(replacement, Tool):
+            self._refuse(
+                f"update must return a Tool, got {type(replacement).__name__}", current.tool
+            )
+            return
+        old = current.tool
+        if replacement.name != old.name or replacement.namespace != old.namespace:
+            replacement = replacement.replace(name=old.name, namespace=old.namespace)
+        problem = record_of(replacement).problem
+        if problem is not None:
+            self._refuse(f"update skipped: {problem}", replacement)
+            return
+        entry = CatalogEntry(name, replacement, self._source)
+        self._tools[name] = entry
+        self._log.append((name, entry))
+
+    def remove(self, name: str) -> None:
+        """Remove tool ``name``; a no-op if missing."""
+        self._tools.pop(name, None)
+        self._log.append((name, None))
+
+    def namespace(self, name: str, description: str) -> None:
+        """Describe namespace ``name`` (tools reference namespaces by name; optional)."""
+        problem = names.namespace_problem(name)
+        if problem is None and not (isinstance(description, str) and description.strip()):
+            problem = "namespace description must be a non-empty string"
+        if problem is not None:
+            self._diagnostics.append(Diagnostic(self._source, problem, namespace=str(name)))
+            return
+        entry = NamespaceEntry(description, self._source)
+        self._namespaces[name] = entry
+        self._log.append((name, entry))
+
+    def _refuse(self, reason: str, tool: object) -> None:
+        name = getattr(tool, "name", None)
+        namespace = getattr(tool, "namespace", None)
+        self._diagnostics.append(
+            Diagnostic(
+                self._source,
+                reason,
+                tool=name if isinstance(name, str) else repr(name),
+                namespace=namespace if isinstance(namespace, str) else None,
+            )
+        )
+
+
+class Delta(NamedTuple):
+    """The net effect of a pure transform: independent of the state it is applied to."""
+
+    removed: tuple[str, ...]
+    tools: dict[str, CatalogEntry]
+    namespaces: dict[str, NamespaceEntry]
+
+    @classmethod
+    def of(cls, log: list[Op]) -> Delta:
+        """Fold a log into names to drop first, then entries to set."""
+        removed: dict[str, None] = {}
+        tools: dict[str, CatalogEntry] = {}
+        namespaces: dict[str, NamespaceEntry] = {}
+        for name, value in log:
+            if value is None:
+                removed[name] = None
+                tools.pop(name, None)
+            elif isinstance(value, NamespaceEntry):
+                namespaces[name] = value
+            else:
+                tools[name] = value
+        return cls(tuple(removed), tools, namespaces)

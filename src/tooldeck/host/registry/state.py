@@ -1,0 +1,371 @@
+"""The only mutable core: ordered transforms, replay, dispose, batch.
+
+Every change (a new transform, a disposal, ``reload()``) marks the state dirty; the next
+read replays the transforms in registration order against a fresh editor and publishes
+the resulting ``Catalog`` in one assignment, so readers see the old catalog or the new
+one and never a half-built one. Rebuilds are lazy: N registrations with no read in
+between cost one replay.
+
+Replays resume from a checkpoint: the state after step *k* depends only on transforms
+``0..k`` (and on their sources' data, which may change only through ``reload()``, which
+calls every transform again), so a disposal at position *k* replays from the last
+checkpoint before *k* instead of from the start. After that point, a transform that
+only added, removed or described (it never called ``get``/``list``/``update``) is
+re-applied from its logged edits instead of being called again.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from types import MappingProxyType
+from typing import Any, NamedTuple
+
+from tooldeck.host.registry.editor import (
+    CatalogEntry,
+    Delta,
+    Diagnostic,
+    NamespaceEntry,
+    Op,
+    ToolEditor,
+)
+
+TransformFn = Callable[[ToolEditor], Any]
+
+# Total catalog entries copied for checkpoints per replay before they get sparser.
+_CHECKPOINT_BUDGET = 250_000
+# Checkpoint at least every few steps: resuming replays at most this many extra steps,
+# and skipping copies in between is what makes a disposal cheap.
+_MIN_STRIDE = 4
+
+
+class Transform:
+    """One registered transform: a callback and the source it belongs to."""
+
+    __slots__ = ("disposed", "fn", "source")
+
+    def __init__(self, fn: TransformFn, source: str) -> None:
+        self.fn = fn
+        self.source = source
+        self.disposed = False
+
+    def __repr__(self) -> str:
+        return f"<Transform {self.source!r}{' disposed' if self.disposed else ''}>"
+
+
+class SourceEffects(NamedTuple):
+    """What one source contributes to a catalog (for reports such as ``tooldeck plugins``)."""
+
+    provides: tuple[str, ...]
+    overrides: tuple[tuple[str, str], ...]
+    overridden_by: tuple[tuple[str, str], ...]
+    removed: tuple[tuple[str, str], ...]
+
+
+class _Link(NamedTuple):
+    source: str
+    previous: _Link | None
+
+
+class Catalog:
+    """An immutable result of one replay: the effective tools and what happened."""
+
+    __slots__ = ("_history", "_steps", "diagnostics", "failed", "namespaces", "tools")
+
+    def __init__(
+        self,
+        tools: dict[str, CatalogEntry],
+        namespaces: dict[str, NamespaceEntry],
+        diagnostics: tuple[Diagnostic, ...],
+        failed: dict[str, Diagnostic],
+        steps: tuple[_Step, ...] = (),
+    ) -> None:
+        self.tools: MappingProxyType[str, CatalogEntry] = MappingProxyType(tools)
+        self.namespaces: MappingProxyType[str, NamespaceEntry] = MappingProxyType(namespaces)
+        self.diagnostics = diagnostics
+        self.failed: MappingProxyType[str, Diagnostic] = MappingProxyType(failed)
+        self._steps = steps
+        self._history: tuple[dict[str, _Link], list[tuple[str, str, str]]] | None = None
+
+    def lineage(self, name: str) -> tuple[str, ...]:
+        """Sources that defined ``name`` in its current chain, newest first.
+
+        ``("safe-read", "builtin:read")`` means the current definition comes from
+        ``safe-read`` and overrides ``builtin:read``; disposing it reveals the latter.
+        """
+        link = self._replayed()[0].get(name)
+        chain: list[str] = []
+        while link is not None:
+            chain.append(link.source)
+            link = link.previous
+        return tuple(chain)
+
+    @property
+    def removals(self) -> tuple[tuple[str, str, str], ...]:
+        """Every effective remove: (remover source, tool name, removed definition's source)."""
+        return tuple(self._replayed()[1])
+
+    def effects(self, source: str) -> SourceEffects:
+        """What ``source`` provides, overrides, lost to later sources, and removed."""
+        provides, overrides, overridden_by = [], [], []
+        for name in sorted(self.tools):
+            chain = self.lineage(name)
+            if chain[0] == source:
+                provides.append(name)
+                later = [s for s in chain[1:] if s != source]
+                if later:
+                    overrides.append((name, later[0]))
+            elif source in chain:
+                overridden_by.append((name, chain[0]))
+        removed = tuple((name, gone) for who, name, gone in self.removals if who == source)
+        return SourceEffects(tuple(provides), tuple(overrides), tuple(overridden_by), removed)
+
+    def _replayed(self) -> tuple[dict[str, _Link], list[tuple[str, str, str]]]:
+        # Provenance is only for reports: rebuilt from the edit logs on first use.
+        if self._history is None:
+            heads: dict[str, _Link] = {}
+            removed: list[tuple[str, str, str]] = []
+            for step in self._steps:
+                source = step.transform.source
+                for name, value in step.log:
+                    if value is None:
+                        link = heads.pop(name, None)
+                        if link is not None:
+                            removed.append((source, name, link.source))
+                    elif isinstance(value, CatalogEntry):
+                        heads[name] = _Link(source, heads.get(name))
+            self._history = (heads, removed)
+        return self._history
+
+
+class _Step:
+    """The replay of one transform: its log, diagnostics and an optional checkpoint."""
+
+    __slots__ = ("delta", "diagnostics", "log", "namespaces", "tools", "transform")
+
+    def __init__(self, transform: Transform) -> None:
+        self.transform = transform
+        self.diagnostics: list[Diagnostic] = []
+        self.log: list[Op] = []
+        # Set when the transform never read the draft: its net edits, re-applicable.
+        self.delta: Delta | None = None
+        self.tools: dict[str, CatalogEntry] | None = None
+        self.namespaces: dict[str, NamespaceEntry] | None = None
+
+
+class _TransformRaised(Exception):
+    def __init__(self, diagnostic: Diagnostic) -> None:
+        self.diagnostic = diagnostic
+
+
+_EMPTY_CATALOG = Catalog({}, {}, (), {})
+
+
+class ToolState:
+    """Ordered transforms and the catalog replayed from them. Thread-safe."""
+
+    def __init__(self) -> None:
+        self._lock = threading.RLock()
+        self._working: list[Transform] = []
+        self._committed: tuple[Transform, ...] = ()
+        self._version = 0
+        self._published: tuple[int, Catalog] = (0, _EMPTY_CATALOG)
+        self._steps: list[_Step] = []
+        self._failed: dict[str, Diagnostic] = {}
+        self._full_replay = False
+        self._batch_depth = 0
+        self._replaying_thread: int | None = None
+
+    # -- mutations -------------------------------------------------------------------------
+    def add(self, fn: TransformFn, source: str) -> Transform:
+        """Append a transform (lowest precedence so far is first; the newest wins)."""
+        transform = Transform(fn, source)
+        with self._lock:
+            self._working.append(transform)
+            self._commit()
+        return transform
+
+    def dispose(self, transform: Transform) -> None:
+        """Remove ``transform``; idempotent. Reveals whatever it had overridden."""
+        with self._lock:
+            if transform.disposed:
+                return
+            transform.disposed = True
+            self._working.remove(transform)
+            source = transform.source
+            if source in self._failed and all(t.source != source for t in self._working):
+                del self._failed[source]
+            self._commit()
+
+    def reload(self) -> None:
+        """Replay everything from the sources' current data; retries failed sources."""
+        with self._lock:
+            self._failed.clear()
+            self._full_replay = True
+            self._commit()
+
+    @contextmanager
+    def batch(self) -> Iterator[None]:
+        """Coalesce changes: readers keep seeing the previous catalog until the end."""
+        with self._lock:
+            self._batch_depth += 1
+        try:
+            yield
+        finally:
+            with self._lock:
+                self._batch_depth -= 1
+                self._commit()
+
+    def _commit(self) -> None:
+        if self._batch_depth == 0:
+            self._committed = tuple(self._working)
+            self._version += 1
+
+    # -- reading ---------------------------------------------------------------------------
+    def current(self) -> Catalog:
+        """The catalog of the committed transforms, replaying them if anything changed."""
+        version, catalog = self._published
+        if version == self._version:
+            return catalog
+        with self._lock:
+            if self._replaying_thread == threading.get_ident():
+                raise RuntimeError("a transform must not read the tool service it is part of")
+            version, catalog = self._published
+            if version != self._version:
+                version = self._version
+                catalog = self._rebuild()
+                self._published = (version, catalog)
+            return catalog
+
+    @property
+    def transforms(self) -> tuple[Transform, ...]:
+        """The committed transforms in registration order."""
+        return self._committed
+
+    # -- replay ----------------------------------------------------------------------------
+    def _rebuild(self) -> Catalog:
+        previous = self._published[1]
+        self._replaying_thread = threading.get_ident()
+        try:
+            while True:
+                active = [t for t in self._committed if t.source not in self._failed]
+                start = 0 if self._full_replay else self._common_prefix(active)
+                try:
+                    self._replay(active, start)
+                    break
+                except _TransformRaised as raised:
+                    self._failed[raised.diagnostic.source] = raised.diagnostic
+            self._full_replay = False
+        finally:
+            self._replaying_thread = None
+        catalog = self._catalog()
+        _log_new(previous.diagnostics, catalog.diagnostics)
+        return catalog
+
+    def _common_prefix(self, active: list[Transform]) -> int:
+        index = 0
+        for step, transform in zip(self._steps, active, strict=False):
+            if step.transform is not transform:
+                break
+            index += 1
+        return index
+
+    def _replay(self, active: list[Transform], start: int) -> None:
+        base = start - 1
+        while base >= 0 and self._steps[base].tools is None:
+            base -= 1
+        if base >= 0:
+            tools = dict(self._steps[base].tools or {})
+            namespaces = dict(self._steps[base].namespaces or {})
+        else:
+            tools, namespaces = {}, {}
+        recorded = {} if self._full_replay else {s.transform: s for s in self._steps[base + 1 :]}
+        del self._steps[base + 1 :]
+        stride = max(_MIN_STRIDE, (len(tools) + 16) * len(active) // _CHECKPOINT_BUDGET)
+        editor = ToolEditor(tools, namespaces)
+        steps, last = self._steps, len(active) - 1
+        last_ns = steps[-1].namespaces if steps else None
+        for index in range(base + 1, len(active)):
+            transform = active[index]
+            previous = recorded.get(transform)
+            if previous is not None and previous.delta is not None:
+                # A pure transform: re-apply its net edits instead of calling it (this
+                # loop is the hot path of a disposal, so the delta is applied inline).
+                # Its edits never depended on the state it ran against, so this equals
+                # calling it again with unchanged source data; changed source data goes
+                # through reload(), which calls every transform.
+                removed, added, described = previous.delta
+                for name in removed:
+                    tools.pop(name, None)
+                tools.update(added)
+                if described:
+                    namespaces.update(described)
+                step = previous
+            else:
+                step = self._run(editor, transform, index)
+            if index % stride == 0 or index == last:
+                step.tools = tools.copy()
+                # Namespaces rarely change: share the last checkpoint's copy when equal.
+                if last_ns != namespaces:
+                    last_ns = namespaces.copy()
+                step.namespaces = last_ns
+            else:
+                step.tools = step.namespaces = None  # drop a stale checkpoint
+            steps.append(step)
+
+    def _run(self, editor: ToolEditor, transform: Transform, index: int) -> _Step:
+        step = _Step(transform)
+        editor._source = transform.source
+        editor._diagnostics = step.diagnostics
+        editor._log = step.log
+        editor._pure = True
+        try:
+            transform.fn(editor)
+        except Exception as exc:
+            del self._steps[index:]
+            reason = f"transform raised {type(exc).__name__}: {exc}; source disabled"
+            raise _TransformRaised(
+                Diagnostic(
+                    transform.source,
+                    reason,
+                    traceback=_format_exc(),
+                ),
+            ) from exc
+        if editor._pure:
+            step.delta = Delta.of(step.log)
+        return step
+
+    def _catalog(self) -> Catalog:
+        failed = dict(self._failed)
+        if not self._steps:
+            return Catalog({}, {}, tuple(failed.values()), failed)
+        last = self._steps[-1]
+        diagnostics = [*failed.values()]
+        for step in self._steps:
+            if step.diagnostics:
+                diagnostics.extend(step.diagnostics)
+        return Catalog(
+            dict(last.tools or {}),
+            dict(last.namespaces or {}),
+            tuple(diagnostics),
+            failed,
+            tuple(self._steps),
+        )
+
+
+def _log_new(before: tuple[Diagnostic, ...], after: tuple[Diagnostic, ...]) -> None:
+    seen = set(before)
+    new = [d for d in after if d not in seen]
+    if new:
+        import logging  # on first use: most processes never have a diagnostic to log
+
+        log = logging.getLogger("tooldeck")
+        for diagnostic in new:
+            log.warning("tooldeck: %s", diagnostic)
+
+
+def _format_exc() -> str:
+    import traceback  # on failure only: most processes never format one
+
+    return traceback.format_exc()

@@ -1,0 +1,122 @@
+"""Config files: where they are, how they merge, and errors that name file and key."""
+
+from __future__ import annotations
+
+import pytest
+
+from tooldeck.errors import ConfigError
+from tooldeck.host.location.config import PluginsConfig
+from tooldeck.host.location.config_files import describe, load_config, merge, user_config_path
+
+
+@pytest.fixture
+def project(clean_env, monkeypatch):
+    """An empty project dir, also the working directory (so errors show short paths)."""
+    root = clean_env / "project"
+    root.mkdir()
+    monkeypatch.chdir(root)
+    return root
+
+
+def user_file(text):
+    path = user_config_path()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text)
+    return path
+
+
+def error_of(root):
+    with pytest.raises(ConfigError) as raised:
+        load_config(root)
+    return str(raised.value)
+
+
+def test_no_files_means_defaults(project):
+    assert load_config(project).plugins == PluginsConfig()
+
+
+def test_tooldeck_toml(project):
+    (project / "tooldeck.toml").write_text('[plugins]\ndisable = ["a"]\n')
+    assert load_config(project).plugins.disable == ("a",)
+
+
+def test_pyproject_tool_table(project):
+    (project / "pyproject.toml").write_text(
+        '[project]\nname = "x"\n[tool.tooldeck.plugins]\nonly = ["b"]\n')
+    assert load_config(project).plugins.only == ("b",)
+
+
+def test_tooldeck_toml_wins_over_pyproject_entirely(project):
+    (project / "tooldeck.toml").write_text('[plugins]\ndisable = ["a"]\n')
+    (project / "pyproject.toml").write_text('[tool.tooldeck.plugins]\nonly = ["b"]\n')
+    config = load_config(project)
+    assert config.plugins.disable == ("a",)
+    assert config.plugins.only is None
+
+
+def test_project_over_user_deep_merged(project):
+    user_file('[plugins]\ndisable = ["u"]\norder = ["u"]\n[output]\nmax_lines = 10\n'
+              '[[permission]]\naction = "bash"\neffect = "allow"\n')
+    (project / "tooldeck.toml").write_text(
+        '[plugins]\ndisable = ["p"]\n[[permission]]\naction = "bash"\neffect = "deny"\n')
+    config = load_config(project)
+    assert config.plugins.disable == ("p",)  # values are replaced...
+    assert config.plugins.order == ("u",)  # ...tables merge key by key...
+    assert config.output.max_lines == 10
+    assert [r.effect for r in config.permission] == ["allow", "deny"]  # ...rules add up
+
+
+def test_merge_rules():
+    assert merge({"a": {"x": 1, "y": [1]}, "r": [{"n": 1}]},
+                 {"a": {"y": [2]}, "r": [{"n": 2}], "b": 3}) == {
+        "a": {"x": 1, "y": [2]}, "r": [{"n": 1}, {"n": 2}], "b": 3}
+
+
+@pytest.mark.parametrize(("text", "message"), [
+    ('[plugins]\ndisable = "x"\n',
+     "tooldeck.toml: plugins.disable: expected a list of strings, got 'x'"),
+    ("[plugins]\ndisable = [1]\n",
+     "tooldeck.toml: plugins.disable[0]: expected a string, got 1"),
+    ("[plugins]\ndisabel = []\n",
+     "tooldeck.toml: plugins.disabel: unknown key (did you mean 'disable'?); "
+     "expected one of: disable, only, order"),
+    ("[output]\nmax_lines = 0\n",
+     "tooldeck.toml: output.max_lines: expected an integer greater than 0, got 0"),
+    ('[output]\nmax_lines = "5"\n',
+     "tooldeck.toml: output.max_lines: expected an integer, got '5'"),
+    ('[codemode]\nenabled = "yes"\n',
+     "tooldeck.toml: codemode.enabled: expected a boolean, got 'yes'"),
+    ('[[permission]]\naction = "x"\neffect = "maybe"\n',
+     "tooldeck.toml: permission[0].effect: expected one of 'allow', 'ask', 'deny', "
+     "got 'maybe'"),
+    ('[[permission]]\naction = "x"\n',
+     "tooldeck.toml: permission[0].effect: missing; expected one of 'allow', 'ask', 'deny'"),
+    ('plugins = "x"\n', "tooldeck.toml: plugins: expected a table, got 'x'"),
+    ("[mcp.servers.a]\nenv = {A = 1}\n",
+     "tooldeck.toml: mcp.servers.a.env.A: expected a string, got 1"),
+])
+def test_errors_name_file_key_and_expectation(project, text, message):
+    (project / "tooldeck.toml").write_text(text)
+    assert error_of(project) == message
+
+
+def test_errors_in_pyproject_use_the_full_key(project):
+    (project / "pyproject.toml").write_text('[tool.tooldeck.plugins]\nonly = "b"\n')
+    assert error_of(project) == (
+        "pyproject.toml: tool.tooldeck.plugins.only: expected a list of strings, got 'b'")
+
+
+def test_errors_in_the_user_file_name_it(project):
+    path = user_file("[nope]\n")
+    assert error_of(project).startswith(f"{path}: nope: unknown key; expected one of: ")
+
+
+def test_invalid_toml(project):
+    (project / "tooldeck.toml").write_text("[plugins\n")
+    assert error_of(project).startswith("tooldeck.toml: (toml): invalid TOML: ")
+
+
+def test_describe_types():
+    assert describe(tuple[str, ...]) == "a list of strings"
+    assert describe(dict[str, int]) == "a table of integers"
+    assert describe(PluginsConfig) == "a table"
