@@ -340,3 +340,35 @@ def test_loading_pauses_the_garbage_collector_and_restores_it(tmp_path, enabled)
     assert after is enabled
     assert (tmp_path / "seen").read_text() == "False"
     assert [p.status for p in host.plugins if p.name == "local:probe"] == ["active"]
+
+
+def test_close_runs_location_closers_once_in_reverse_order(tmp_path):
+    calls = []
+    with Host.open(tmp_path, plugins=[], data_dir=tmp_path / "data") as host:
+        host.location.on_close(lambda: calls.append("first"))
+        host.location.on_close(lambda: calls.append("second"))
+    assert calls == ["second", "first"]
+    host.close()
+    assert calls == ["second", "first"] and host.location.closed
+
+
+def test_a_closer_registered_after_close_runs_at_once(tmp_path):
+    host = Host.open(tmp_path, plugins=[], data_dir=tmp_path / "data")
+    host.close()
+    calls = []
+    host.location.on_close(lambda: calls.append("late"))
+    assert calls == ["late"]
+
+
+def test_every_closer_runs_even_when_one_fails(tmp_path):
+    host = Host.open(tmp_path, plugins=[], data_dir=tmp_path / "data")
+    calls = []
+
+    def broken():
+        raise OSError("socket already gone")
+
+    host.location.on_close(lambda: calls.append("first"))
+    host.location.on_close(broken)
+    with pytest.raises(OSError, match="socket already gone"):
+        host.close()
+    assert calls == ["first"]

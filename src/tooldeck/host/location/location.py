@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import hashlib
 import os
+import threading
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -48,6 +50,9 @@ class Location:
         self._permission: PermissionService | None = None
         self._question: QuestionService | None = None
         self._policy: tuple[object, Ruleset] | None = None
+        self._closers: list[Callable[[], None]] = []
+        self._closed = False
+        self._close_lock = threading.Lock()
 
     @property
     def policy(self) -> Ruleset:
@@ -79,6 +84,41 @@ class Location:
 
             self._question = QuestionService(self)
         return self._question
+
+    def on_close(self, closer: Callable[[], None]) -> None:
+        """Run ``closer`` when the Location closes (sandbox workers, server connections).
+
+        Closers run in reverse registration order, each once. Registering on a closed
+        Location runs the closer at once, so a resource created late is never leaked.
+        """
+        with self._close_lock:
+            if not self._closed:
+                self._closers.append(closer)
+                return
+        closer()
+
+    def close(self) -> None:
+        """Release every resource registered with ``on_close``. Idempotent.
+
+        Every closer runs even when an earlier one raises; the first error is re-raised
+        after all of them ran.
+        """
+        with self._close_lock:
+            self._closed = True
+            closers, self._closers = self._closers[::-1], []
+        first: BaseException | None = None
+        for closer in closers:
+            try:
+                closer()
+            except Exception as exc:  # keep closing the rest; report the first
+                first = first or exc
+        if first is not None:
+            raise first
+
+    @property
+    def closed(self) -> bool:
+        """True once ``close()`` was called."""
+        return self._closed
 
     def __repr__(self) -> str:
         return f"Location({str(self.root)!r})"

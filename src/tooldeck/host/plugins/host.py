@@ -122,6 +122,17 @@ class Host:
         host.refresh_plugins()
         return host
 
+    # -- lifetime --------------------------------------------------------------------------
+    def close(self) -> None:
+        """Release what the Location holds (sandbox workers, server connections). Idempotent."""
+        self.location.close()
+
+    def __enter__(self) -> Host:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
     # -- reading ---------------------------------------------------------------------------
     def snapshot(self, permissions: Any = None) -> Snapshot:
         """An immutable snapshot of the effective catalog for one model request.
