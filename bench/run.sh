@@ -13,11 +13,13 @@
 #   W4_INPUT=pydantic   the 50 tooldeck plugins' input kind: pydantic | jsonschema
 #   BENCH_RESULTS=bench/results   where raw JSON (raw/*.json) and results-peers.md go
 #   SHARED_BENCH=../shared/bench  the shared drivers
+#   PEERS_VENV=/tmp/peers      the peers' venv (one per work tree: tooldeck is installed editable)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
 SHARED=${SHARED_BENCH:-$(cd "$ROOT/../shared/bench" && pwd)}
-PY=/tmp/peers/bin/python
+PEERS=${PEERS_VENV:-/tmp/peers}
+PY=$PEERS/bin/python
 ADAPTERS=$ROOT/bench/tooldeck_adapters.py
 export BENCH_RESULTS=${BENCH_RESULTS:-$ROOT/bench/results}
 RAW=$BENCH_RESULTS/raw
@@ -27,12 +29,12 @@ step() { printf '\n=== %s  (%s)\n' "$*" "$(date +%H:%M:%S)" >&2; }
 
 # (a) the peers' venv, and tooldeck (editable, no deps: the peers' pins stay) in it
 if [ ! -x "$PY" ]; then
-  step "creating /tmp/peers from $SHARED/requirements-peers.txt"
-  python3 -m venv /tmp/peers
+  step "creating $PEERS from $SHARED/requirements-peers.txt"
+  python3 -m venv "$PEERS"
   "$PY" -m pip install -q -r "$SHARED/requirements-peers.txt"
 fi
 if ! (cd /tmp && "$PY" -c "import tooldeck, sys; sys.exit(not tooldeck.__file__.startswith('$ROOT/src/'))") 2>/dev/null; then
-  step "installing tooldeck (editable, --no-deps) into /tmp/peers"
+  step "installing tooldeck (editable, --no-deps) into $PEERS"
   "$PY" -m pip install -q --no-deps -e "$ROOT"
 fi
 
