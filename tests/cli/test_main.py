@@ -66,6 +66,14 @@ def test_a_config_error_exits_2_with_the_message_and_no_traceback(project, toold
     assert "Traceback" not in err
 
 
+def test_a_key_of_a_feature_not_in_this_version_exits_2_naming_it(project, tooldeck):
+    (project / "tooldeck.toml").write_text('[mcp.servers.github]\ncommand = ["gh-mcp"]\n')
+    code, _, err = tooldeck("tools")
+    assert code == 2
+    assert err.endswith("tooldeck.toml: mcp.servers.github: not available in this version of "
+                        "tooldeck (MCP servers); remove it\n")
+
+
 def test_a_closed_pipe_ends_quietly(tmp_path):
     import subprocess
     import sys

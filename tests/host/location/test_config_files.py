@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from tooldeck.errors import ConfigError
-from tooldeck.host.location.config import PluginsConfig
+from tooldeck.host.location.config import NOT_YET_AVAILABLE, Config, PluginsConfig
 from tooldeck.host.location.config_files import describe, load_config, merge, user_config_path
 
 
@@ -120,3 +120,53 @@ def test_describe_types():
     assert describe(tuple[str, ...]) == "a list of strings"
     assert describe(dict[str, int]) == "a table of integers"
     assert describe(PluginsConfig) == "a table"
+
+
+# -- keys whose feature this version does not have -------------------------------------------
+NOT_AVAILABLE = "not available in this version of tooldeck"
+
+
+@pytest.mark.parametrize(("text", "message"), [
+    ("[codemode]\nbudget_tokens = 500\n",
+     f"tooldeck.toml: codemode.budget_tokens: {NOT_AVAILABLE} (code mode); remove it"),
+    ("[codemode]\nenabled = true\n",
+     f"tooldeck.toml: codemode.enabled: {NOT_AVAILABLE} (code mode); "
+     "remove it or set it to false"),
+    ('[mcp.servers.github]\ncommand = ["github-mcp"]\n',
+     f"tooldeck.toml: mcp.servers.github: {NOT_AVAILABLE} (MCP servers); remove it"),
+    ("[mcp.servers]\n",
+     f"tooldeck.toml: mcp.servers: {NOT_AVAILABLE} (MCP servers); remove it"),
+])
+def test_keys_of_features_not_in_this_version_are_rejected_by_name(project, text, message):
+    (project / "tooldeck.toml").write_text(text)
+    assert error_of(project) == message
+
+
+def test_codemode_disabled_describes_this_version_and_stays_valid(project):
+    (project / "tooldeck.toml").write_text("[codemode]\nenabled = false\n")
+    assert load_config(project).codemode.enabled is False
+
+
+def test_an_unavailable_key_is_named_in_the_file_it_is_in(project):
+    path = user_file("[codemode]\nbudget_tokens = 1\n")
+    (project / "tooldeck.toml").write_text("[codemode]\nenabled = false\n")
+    assert error_of(project).startswith(f"{path}: codemode.budget_tokens: {NOT_AVAILABLE}")
+    path.unlink()
+    (project / "tooldeck.toml").unlink()
+    (project / "pyproject.toml").write_text('[tool.tooldeck.mcp.servers.x]\nurl = "http://a"\n')
+    assert error_of(project).startswith(
+        f"pyproject.toml: tool.tooldeck.mcp.servers.x: {NOT_AVAILABLE}")
+
+
+def test_a_wrong_type_is_reported_before_availability(project):
+    (project / "tooldeck.toml").write_text("[codemode]\nbudget_tokens = 0\n")
+    assert error_of(project) == (
+        "tooldeck.toml: codemode.budget_tokens: expected an integer greater than 0, got 0")
+
+
+@pytest.mark.parametrize("key", sorted(NOT_YET_AVAILABLE))
+def test_every_unavailable_key_is_a_key_of_the_config(key):
+    model = Config
+    for part in key.split("."):
+        assert part in model.model_fields, f"NOT_YET_AVAILABLE names {key!r}, not in Config"
+        model = model.model_fields[part].annotation

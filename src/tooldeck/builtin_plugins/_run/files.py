@@ -2,7 +2,7 @@
 
 * **Paths and permission.** ``FileServices`` is captured from the Location when a
   tool's executor is built (its first call). ``resolve`` asks ``external_directory``
-  for a path lexically outside the Location (``host/paths.py``) and then, because the
+  for a path lexically outside the Location (``tooldeck.paths``) and then, because the
   lexical check alone would let a symlink inside the project (``docs -> ~/.ssh``)
   reach outside without a word, also asks for the directory a symlink really leads to
   when that is outside the Location. The path the tool works on stays the lexical
@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from tooldeck._tool import ToolFailure
 from tooldeck.builtin_plugins.read import MAX_LINE_CHARS
 from tooldeck.errors import PermissionCorrected
-from tooldeck.host.location.paths import lexical_path, resolve_in_location
+from tooldeck.paths import lexical_path, resolve_in_location
 
 if TYPE_CHECKING:
     from tooldeck._tool import ToolContext, ToolResult

@@ -6,9 +6,9 @@ import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
-from tooldeck._tool import ContentPart, ImagePart, TextPart, ToolContext, ToolFailure, ToolResult
+from tooldeck._tool import ImagePart, TextPart, ToolContext, ToolFailure, ToolResult
 from tooldeck.builtin_plugins._run.files import (
     FileServices,
     PathKind,
@@ -21,6 +21,9 @@ from tooldeck.builtin_plugins._run.files import (
 )
 from tooldeck.builtin_plugins.read import ReadInput, ReadOutput
 from tooldeck.host.execution.content import sniff_image
+
+if TYPE_CHECKING:
+    from tooldeck._tool import ContentPart
 
 MAX_FILE_BYTES = 50 * 1024 * 1024
 FOOTER_BYTES = 200  # room kept in the byte budget for the header and the footer

@@ -15,7 +15,6 @@ from urllib.parse import urljoin, urlsplit
 import httpx
 
 from tooldeck._tool import (
-    ContentPart,
     ImagePart,
     TextPart,
     ToolContext,
@@ -34,6 +33,7 @@ from tooldeck.builtin_plugins.webfetch import (
 if TYPE_CHECKING:
     from bs4 import BeautifulSoup
 
+    from tooldeck._tool import ContentPart
     from tooldeck.builtin_plugins._deferred import RunFn
     from tooldeck.host.location.location import Location
 

@@ -1,12 +1,13 @@
 """The configuration model (DESIGN §11), validated with pydantic at the file edge.
 
 Loading files and turning validation errors into ``ConfigError`` messages that name
-the file and the key lives in ``config_files``; this module is only the shape.
+the file and the key lives in ``config_files``; this module is only the shape, and
+``NOT_YET_AVAILABLE``: the keys whose feature this version does not have.
 """
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Literal, NamedTuple
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -68,6 +69,23 @@ class Config(_Section):
     mcp: McpConfig = Field(default_factory=McpConfig.model_construct)
     output: OutputConfig = Field(default_factory=OutputConfig.model_construct)
     codemode: CodemodeConfig = Field(default_factory=CodemodeConfig.model_construct)
+
+
+class Unavailable(NamedTuple):
+    """A config key whose feature is not in this version: setting it is an error."""
+
+    feature: str
+    accepted: tuple[bool, ...] = ()
+    """Values that already describe what this version does, so they stay valid."""
+
+
+NOT_YET_AVAILABLE: dict[str, Unavailable] = {
+    # dotted key: the feature it configures. A feature that lands deletes its rows here.
+    "codemode.enabled": Unavailable("code mode", accepted=(False,)),
+    "codemode.budget_tokens": Unavailable("code mode"),
+    "mcp.servers": Unavailable("MCP servers"),
+}
+"""Keys that validate but would do nothing yet; ``config_files`` rejects them by name."""
 
 
 def default_config() -> Config:

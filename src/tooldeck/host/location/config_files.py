@@ -12,7 +12,9 @@ Merging: tables merge key by key (recursively); arrays of tables (``[[permission
 concatenate, user rules first, so a project rule wins under last-match-wins; every other
 value is replaced by the project's. Each file is validated on its own first, so an
 error names the file it is in: ``ConfigError(path, dotted.key, "expected ..., got ...")``.
-Validation is strict (TOML has real types: ``"5"`` is not an integer).
+Validation is strict (TOML has real types: ``"5"`` is not an integer). A valid key whose
+feature this version does not have (``config.NOT_YET_AVAILABLE``) is an error too, rather
+than a setting that silently does nothing.
 """
 
 from __future__ import annotations
@@ -27,7 +29,7 @@ from typing import Any, NamedTuple
 from pydantic import BaseModel, ValidationError
 
 from tooldeck.errors import ConfigError
-from tooldeck.host.location.config import Config, default_config
+from tooldeck.host.location.config import NOT_YET_AVAILABLE, Config, default_config
 
 PROJECT_FILE = "tooldeck.toml"
 PYPROJECT_FILE = "pyproject.toml"
@@ -116,12 +118,41 @@ def _is_table_array(value: object) -> bool:
 def validate(source: ConfigSource) -> Config:
     """``Config`` from one source, or the first problem as a ``ConfigError``."""
     try:
-        return Config.model_validate(_tuples(source.data), strict=True)
+        config = Config.model_validate(_tuples(source.data), strict=True)
     except ValidationError as exc:
         error = exc.errors()[0]
         loc = tuple(error["loc"])
         key = ".".join(p for p in (source.prefix, _dotted(loc)) if p)
         raise ConfigError(source.label, key, _message(error, loc)) from None
+    reject_unavailable(source)
+    return config
+
+
+def reject_unavailable(source: ConfigSource) -> None:
+    """A ``ConfigError`` for the first key of ``NOT_YET_AVAILABLE`` that ``source`` sets."""
+    for key, unavailable in NOT_YET_AVAILABLE.items():
+        value = _lookup(source.data, key)
+        if value is _ABSENT or any(value is accepted for accepted in unavailable.accepted):
+            continue
+        if isinstance(value, Mapping) and value:
+            key = f"{key}.{next(iter(value))}"  # name the table the user wrote
+        alternative = "".join(f" or set it to {str(a).lower()}" for a in unavailable.accepted)
+        raise ConfigError(
+            source.label,
+            ".".join(p for p in (source.prefix, key) if p),
+            f"not available in this version of tooldeck ({unavailable.feature}); "
+            f"remove it{alternative}",
+        )
+
+
+_ABSENT = object()
+
+
+def _lookup(data: Mapping[str, Any], dotted: str) -> Any:
+    value: Any = data
+    for part in dotted.split("."):
+        value = value.get(part, _ABSENT) if isinstance(value, Mapping) else _ABSENT
+    return value
 
 
 def _tuples(value: Any) -> Any:
