@@ -260,7 +260,7 @@ async def test_an_outside_directory_is_asked_about_as_a_directory(read, root, as
 
 
 async def test_a_symlink_out_of_the_location_asks_for_its_real_directory(read, root, asker):
-    # Paths are judged lexically (host/paths.py): "link/secret.txt" is inside, and the
+    # Paths are judged lexically (tooldeck.paths): "link/secret.txt" is inside, and the
     # read ask names that path. The file tools also check where a link really leads, so
     # a link placed in the project cannot reach outside it without external_directory.
     target = root.parent / "target"

@@ -135,7 +135,7 @@ def test_visibility_hides_by_permission_action_and_hidden_tools_are_not_callable
 
 
 class FakeCodeMode:
-    """A minimal code-mode provider: the real one lives in tooldeck.codemode."""
+    """A minimal code-mode provider (``tooldeck.codemode`` is the package that will plug in)."""
 
     def __init__(self, available=True):
         self._available = available

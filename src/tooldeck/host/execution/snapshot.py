@@ -88,7 +88,11 @@ class Visibility(Protocol):
 
 
 class CodeModeProvider(Protocol):
-    """Builds the code-mode ``execute`` tool for a snapshot (see ``tooldeck.codemode``)."""
+    """Builds the code-mode ``execute`` tool for a snapshot.
+
+    ``tooldeck.codemode`` is the package that will plug in here. Until it does, no
+    provider is passed and every visible tool is advertised natively.
+    """
 
     def available(self, location: Location) -> bool: ...
 

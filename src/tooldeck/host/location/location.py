@@ -56,7 +56,7 @@ class Location:
 
     @property
     def policy(self) -> Ruleset:
-        """The configured permission rules over the built-in defaults (``host/policy.py``).
+        """The configured permission rules over the built-in defaults (``policy.py``).
 
         Rebuilt only when ``config`` changes. Cheaper than ``permission``: snapshots need
         the policy to hide denied tools, and most processes never ask anything.

@@ -5,7 +5,7 @@ Draft 2020-12's metaschema resolves ``$dynamicRef`` on every keyword, which make
 server. For documents that use only keywords whose metaschema definitions are the same
 in Draft 7 and Draft 2020-12 (and the schema form of ``items``), a prebuilt Draft 7
 metaschema validator gives the same verdict at a tenth of the cost; every other
-document gets the full 2020-12 check. ``tests/host/test_metaschema.py`` pins the
+document gets the full 2020-12 check. ``tests/host/schema/test_metaschema.py`` pins the
 agreement with a differential property test.
 """
 

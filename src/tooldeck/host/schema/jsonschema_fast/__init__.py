@@ -11,7 +11,7 @@ mirrored exactly (``_keywords.HANDLERS``), and keeps ``jsonschema`` as the autho
   the subset: ``jsonschema`` runs and its errors are reported.
 
 A defect in the closures can therefore only ever accept too much; the differential
-tests in ``tests/host/test_jsonschema_fast.py`` check them against ``jsonschema`` both ways.
+tests in ``tests/host/schema/test_jsonschema_fast.py`` check them against ``jsonschema`` both ways.
 Drafts 6, 7, 2019-09 and 2020-12 (the default) are compiled; older drafts always use
 ``jsonschema``.
 
