@@ -1,9 +1,11 @@
 """tooldeck: host LLM tools as pip-installable plugins.
 
-The public API is this curated list. Names are resolved lazily (PEP 562) so that
-``import tooldeck`` — and with it ``tooldeck --version`` — stays cheap: typing,
-pydantic, jsonschema and the plugin machinery load only when a name that needs them
-is used.
+The public API is this curated list (``docs/api.md`` describes every name). Names are
+resolved lazily (PEP 562) so that ``import tooldeck`` — and with it ``tooldeck
+--version`` — stays cheap: typing, pydantic, jsonschema and the plugin machinery load
+only when a name that needs them is used. Beside it, the public submodules are
+``tooldeck.config``, ``tooldeck.errors``, ``tooldeck.hookspecs``, ``tooldeck.paths`` and
+``tooldeck.testing``; everything under ``tooldeck.host`` is internal.
 """
 
 from __future__ import annotations
@@ -16,58 +18,136 @@ __version__ = "0.1.0"
 
 if TYPE_CHECKING:
     from tooldeck._function_tool import tool as tool
+    from tooldeck._tool import AnyTool as AnyTool
+    from tooldeck._tool import Content as Content
+    from tooldeck._tool import ContentPart as ContentPart
     from tooldeck._tool import FilePart as FilePart
+    from tooldeck._tool import FrozenToolError as FrozenToolError
     from tooldeck._tool import ImagePart as ImagePart
+    from tooldeck._tool import ProgressCallback as ProgressCallback
+    from tooldeck._tool import SchemaSource as SchemaSource
     from tooldeck._tool import TextPart as TextPart
     from tooldeck._tool import Tool as Tool
     from tooldeck._tool import ToolContext as ToolContext
     from tooldeck._tool import ToolFailure as ToolFailure
     from tooldeck._tool import ToolResult as ToolResult
+    from tooldeck.errors import ConfigError as ConfigError
     from tooldeck.errors import PermissionBlocked as PermissionBlocked
     from tooldeck.errors import PermissionCorrected as PermissionCorrected
     from tooldeck.errors import PermissionDeclined as PermissionDeclined
+    from tooldeck.errors import PluginError as PluginError
     from tooldeck.errors import QuestionDismissed as QuestionDismissed
     from tooldeck.errors import TooldeckError as TooldeckError
+    from tooldeck.errors import ToolDefectError as ToolDefectError
     from tooldeck.hookspecs import hookimpl as hookimpl
     from tooldeck.hookspecs import hookspec as hookspec
+    from tooldeck.host.execution.outcome import ErrorType as ErrorType
+    from tooldeck.host.execution.outcome import Status as Status
     from tooldeck.host.execution.outcome import ToolCallOutcome as ToolCallOutcome
+    from tooldeck.host.execution.outcome import ToolError as ToolError
     from tooldeck.host.execution.outcome import run_tool_call as run_tool_call
+    from tooldeck.host.execution.snapshot import CodeModeProvider as CodeModeProvider
     from tooldeck.host.execution.snapshot import ExecutedTool as ExecutedTool
     from tooldeck.host.execution.snapshot import Snapshot as Snapshot
     from tooldeck.host.execution.snapshot import ToolCall as ToolCall
+    from tooldeck.host.execution.snapshot import ToolDefinition as ToolDefinition
+    from tooldeck.host.execution.snapshot import Visibility as Visibility
     from tooldeck.host.location.location import Location as Location
+    from tooldeck.host.location.permission import Asker as Asker
+    from tooldeck.host.location.permission import PermissionGate as PermissionGate
     from tooldeck.host.location.permission import PermissionRequest as PermissionRequest
+    from tooldeck.host.location.permission import PermissionService as PermissionService
     from tooldeck.host.location.permission import Reject as Reject
+    from tooldeck.host.location.permission import Reply as Reply
+    from tooldeck.host.location.questions import Answerer as Answerer
+    from tooldeck.host.location.questions import Answers as Answers
+    from tooldeck.host.location.questions import Option as Option
+    from tooldeck.host.location.questions import Question as Question
+    from tooldeck.host.location.questions import QuestionGate as QuestionGate
+    from tooldeck.host.location.questions import QuestionRequest as QuestionRequest
+    from tooldeck.host.location.questions import QuestionService as QuestionService
+    from tooldeck.host.location.wildcard import Effect as Effect
+    from tooldeck.host.location.wildcard import RuleLike as RuleLike
+    from tooldeck.host.location.wildcard import Ruleset as Ruleset
     from tooldeck.host.plugins.host import Host as Host
+    from tooldeck.host.plugins.report import PluginInfo as PluginInfo
+    from tooldeck.host.plugins.report import PluginStatus as PluginStatus
+    from tooldeck.host.registry.editor import CatalogEntry as CatalogEntry
+    from tooldeck.host.registry.editor import Diagnostic as Diagnostic
+    from tooldeck.host.registry.editor import NamespaceEntry as NamespaceEntry
     from tooldeck.host.registry.editor import ToolEditor as ToolEditor
+    from tooldeck.host.registry.editor import UpdateFn as UpdateFn
+    from tooldeck.host.registry.state import Catalog as Catalog
+    from tooldeck.host.registry.state import SourceEffects as SourceEffects
+    from tooldeck.host.registry.state import TransformFn as TransformFn
+    from tooldeck.host.schema.frozen import FrozenDict as FrozenDict
     from tooldeck.host.service import Registration as Registration
     from tooldeck.host.service import ToolService as ToolService
 
 
 _LOCATIONS = {
+    "Answerer": "tooldeck.host.location.questions",
+    "Answers": "tooldeck.host.location.questions",
+    "AnyTool": "tooldeck._tool",
+    "Asker": "tooldeck.host.location.permission",
+    "Catalog": "tooldeck.host.registry.state",
+    "CatalogEntry": "tooldeck.host.registry.editor",
+    "CodeModeProvider": "tooldeck.host.execution.snapshot",
+    "ConfigError": "tooldeck.errors",
+    "Content": "tooldeck._tool",
+    "ContentPart": "tooldeck._tool",
+    "Diagnostic": "tooldeck.host.registry.editor",
+    "Effect": "tooldeck.host.location.wildcard",
+    "ErrorType": "tooldeck.host.execution.outcome",
     "ExecutedTool": "tooldeck.host.execution.snapshot",
     "FilePart": "tooldeck._tool",
+    "FrozenDict": "tooldeck.host.schema.frozen",
+    "FrozenToolError": "tooldeck._tool",
     "Host": "tooldeck.host.plugins.host",
     "ImagePart": "tooldeck._tool",
     "Location": "tooldeck.host.location.location",
+    "NamespaceEntry": "tooldeck.host.registry.editor",
+    "Option": "tooldeck.host.location.questions",
     "PermissionBlocked": "tooldeck.errors",
     "PermissionCorrected": "tooldeck.errors",
     "PermissionDeclined": "tooldeck.errors",
+    "PermissionGate": "tooldeck.host.location.permission",
     "PermissionRequest": "tooldeck.host.location.permission",
+    "PermissionService": "tooldeck.host.location.permission",
+    "PluginError": "tooldeck.errors",
+    "PluginInfo": "tooldeck.host.plugins.report",
+    "PluginStatus": "tooldeck.host.plugins.report",
+    "ProgressCallback": "tooldeck._tool",
+    "Question": "tooldeck.host.location.questions",
     "QuestionDismissed": "tooldeck.errors",
+    "QuestionGate": "tooldeck.host.location.questions",
+    "QuestionRequest": "tooldeck.host.location.questions",
+    "QuestionService": "tooldeck.host.location.questions",
     "Registration": "tooldeck.host.service",
     "Reject": "tooldeck.host.location.permission",
+    "Reply": "tooldeck.host.location.permission",
+    "RuleLike": "tooldeck.host.location.wildcard",
+    "Ruleset": "tooldeck.host.location.wildcard",
+    "SchemaSource": "tooldeck._tool",
     "Snapshot": "tooldeck.host.execution.snapshot",
+    "SourceEffects": "tooldeck.host.registry.state",
+    "Status": "tooldeck.host.execution.outcome",
     "TextPart": "tooldeck._tool",
     "Tool": "tooldeck._tool",
     "ToolCall": "tooldeck.host.execution.snapshot",
     "ToolCallOutcome": "tooldeck.host.execution.outcome",
     "ToolContext": "tooldeck._tool",
+    "ToolDefectError": "tooldeck.errors",
+    "ToolDefinition": "tooldeck.host.execution.snapshot",
     "ToolEditor": "tooldeck.host.registry.editor",
+    "ToolError": "tooldeck.host.execution.outcome",
     "ToolFailure": "tooldeck._tool",
     "ToolResult": "tooldeck._tool",
     "ToolService": "tooldeck.host.service",
     "TooldeckError": "tooldeck.errors",
+    "TransformFn": "tooldeck.host.registry.state",
+    "UpdateFn": "tooldeck.host.registry.editor",
+    "Visibility": "tooldeck.host.execution.snapshot",
     "hookimpl": "tooldeck.hookspecs",
     "hookspec": "tooldeck.hookspecs",
     "run_tool_call": "tooldeck.host.execution.outcome",
@@ -75,29 +155,68 @@ _LOCATIONS = {
 }
 
 __all__ = [
+    "Answerer",
+    "Answers",
+    "AnyTool",
+    "Asker",
+    "Catalog",
+    "CatalogEntry",
+    "CodeModeProvider",
+    "ConfigError",
+    "Content",
+    "ContentPart",
+    "Diagnostic",
+    "Effect",
+    "ErrorType",
     "ExecutedTool",
     "FilePart",
+    "FrozenDict",
+    "FrozenToolError",
     "Host",
     "ImagePart",
     "Location",
+    "NamespaceEntry",
+    "Option",
     "PermissionBlocked",
     "PermissionCorrected",
     "PermissionDeclined",
+    "PermissionGate",
     "PermissionRequest",
+    "PermissionService",
+    "PluginError",
+    "PluginInfo",
+    "PluginStatus",
+    "ProgressCallback",
+    "Question",
     "QuestionDismissed",
+    "QuestionGate",
+    "QuestionRequest",
+    "QuestionService",
     "Registration",
     "Reject",
+    "Reply",
+    "RuleLike",
+    "Ruleset",
+    "SchemaSource",
     "Snapshot",
+    "SourceEffects",
+    "Status",
     "TextPart",
     "Tool",
     "ToolCall",
     "ToolCallOutcome",
     "ToolContext",
+    "ToolDefectError",
+    "ToolDefinition",
     "ToolEditor",
+    "ToolError",
     "ToolFailure",
     "ToolResult",
     "ToolService",
     "TooldeckError",
+    "TransformFn",
+    "UpdateFn",
+    "Visibility",
     "__version__",
     "hookimpl",
     "hookspec",

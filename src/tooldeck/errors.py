@@ -1,4 +1,4 @@
-"""Every exception tooldeck raises, in one place.
+"""Every exception a host or a pack author can meet, in one place.
 
 Three families that must never be confused:
 
@@ -6,43 +6,59 @@ Three families that must never be confused:
   describe a mistake of a host, a pack author or a config file and carry enough context
   to fix it (who, where, what was expected).
 * **Tool signals** are how a leaf talks to the model: ``ToolFailure`` is the only
-  expected, model-visible failure of a tool call. It lives in ``tooldeck.tool``.
+  expected, model-visible failure of a tool call, and ``PermissionCorrected`` is a "no"
+  with feedback that leaves turn into one.
 * **Decline signals** derive from ``BaseException`` on purpose: a leaf's
   ``except Exception`` blanket cannot swallow them, so a user's "no" always travels to
   the session boundary and resurfaces there as a typed ``declined`` outcome.
+
+``ToolFailure`` and ``FrozenToolError`` are defined with ``Tool`` and re-exported here;
+every name below is also exported from ``tooldeck``. Arguments of the wrong type or
+value raise Python's own ``TypeError``/``ValueError``, as any library does.
 
 ::
 
     BaseException
      ├── PermissionDeclined            the user rejected a permission ask
-     ├── QuestionDismissed             the user dismissed a question
+     ├── QuestionDismissed             the user dismissed a question (or no one can answer)
      └── Exception
+          ├── ToolFailure              expected, model-visible failure of a tool call
           ├── PermissionCorrected      rejected *with feedback*; leaves turn it into a ToolFailure
-          ├── ToolFailure              (tooldeck._tool) expected, model-visible failure
+          ├── AttributeError
+          │    └── FrozenToolError     an attempt to change a Tool: use tool.replace(...)
           └── TooldeckError            root of tooldeck's own errors
-               ├── InvalidToolError     a Tool that add/update refused (names, schema, ...)
                ├── ConfigError          a config file with an unknown key or a wrong type
                ├── PluginError          a plugin that failed to import, register or run a hook
                ├── PermissionBlocked    a deny rule matched a requested resource
-               └── ToolDefectError      a tool broke its own contract (e.g. output without schema)
+               └── ToolDefectError      a tool broke its own contract: the author's bug
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from tooldeck._tool import FrozenToolError, ToolFailure
+
+if TYPE_CHECKING:
+    from tooldeck.host.location.config import PermissionRule
+
+__all__ = [
+    "ConfigError",
+    "FrozenToolError",
+    "PermissionBlocked",
+    "PermissionCorrected",
+    "PermissionDeclined",
+    "PluginError",
+    "QuestionDismissed",
+    "ToolDefectError",
+    "ToolFailure",
+    "TooldeckError",
+]
 
 
 class TooldeckError(Exception):
     """Root of every error tooldeck raises about its own usage or runtime."""
-
-
-class InvalidToolError(TooldeckError):
-    """A tool definition that ``add``/``update`` refused; ``reason`` says why."""
-
-    def __init__(self, name: str, reason: str) -> None:
-        super().__init__(f"invalid tool {name!r}: {reason}")
-        self.name = name
-        self.reason = reason
 
 
 class ConfigError(TooldeckError):
@@ -65,7 +81,13 @@ class PluginError(TooldeckError):
 
 
 class ToolDefectError(TooldeckError):
-    """A tool broke its own contract; this is the tool author's bug, not the model's."""
+    """A tool broke its own contract: the tool author's bug, not the model's.
+
+    The one way to signal a defect in what an executor returned: something other than a
+    ``ToolResult``, ``output`` from a tool that declares no output schema, content that
+    is not text or content parts. ``run_tool_call`` reports it as ``failed`` /
+    ``unknown`` and logs the traceback; the model never sees the details.
+    """
 
     def __init__(self, tool: str, message: str) -> None:
         super().__init__(f"tool {tool!r}: {message}")
@@ -76,7 +98,9 @@ class ToolDefectError(TooldeckError):
 class PermissionBlocked(TooldeckError):
     """A deny rule matched: the call fails with ``permission.rejected``, no one is asked."""
 
-    def __init__(self, action: str, resources: Sequence[str], rule: object = None) -> None:
+    def __init__(
+        self, action: str, resources: Sequence[str], rule: PermissionRule | None = None
+    ) -> None:
         shown = ", ".join(resources) or "*"
         super().__init__(f"permission denied by rule: {action} on {shown}")
         self.action = action

@@ -18,6 +18,8 @@ if TYPE_CHECKING:
     from tooldeck.host.location.location import Location
     from tooldeck.host.registry.editor import ToolEditor
 
+__all__ = ["HOOKS", "PROJECT", "hookimpl", "hookspec", "namespace_descriptions", "tool_transform"]
+
 PROJECT = "tooldeck"
 """The pluggy project name; also the entry-point group packs publish under."""
 

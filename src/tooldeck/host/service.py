@@ -8,14 +8,16 @@ per visibility filter, so taking a snapshot of an unchanged state is a dictionar
 from __future__ import annotations
 
 from types import TracebackType
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Literal
 
 from tooldeck._tool import AnyTool
-from tooldeck.host.execution.snapshot import CodeModeProvider, Snapshot
+from tooldeck.host.execution.snapshot import CodeModeProvider, Snapshot, Visibility
 from tooldeck.host.registry.editor import Diagnostic
 from tooldeck.host.registry.state import Catalog, ToolState, Transform, TransformFn
 
 if TYPE_CHECKING:
+    from contextlib import AbstractContextManager
+
     from tooldeck.host.location.location import Location
 
 
@@ -77,7 +79,7 @@ class ToolService:
         self.location = location
         self._codemode = codemode
         self._state = ToolState()
-        self._snapshots: dict[Any, Snapshot] = {}
+        self._snapshots: dict[Visibility | None, Snapshot] = {}
 
     def transform(self, fn: TransformFn, *, source: str = "<anonymous>") -> Registration:
         """Register ``fn(editor)``; it is replayed after every earlier registration."""
@@ -89,27 +91,48 @@ class ToolService:
         """Replay every transform from its source's current data, keeping precedence."""
         self._state.reload()
 
-    def batch(self) -> Any:
+    def batch(self) -> AbstractContextManager[None]:
         """Context manager coalescing changes into one rebuild; readers see old or new."""
         return self._state.batch()
 
-    def snapshot(self, permissions: Any = None) -> Snapshot:
+    def snapshot(self, permissions: Visibility | Literal["location"] | None = None) -> Snapshot:
         """An immutable snapshot of the effective catalog for one model request.
 
-        ``permissions``: an optional ruleset (anything with ``hidden(action) -> bool``)
-        that hides tools whose action is wholly denied. Visibility only: executing a
-        visible tool still asks the tool's own permission checks.
+        ``permissions`` decides which tools are advertised; each value means the same
+        here and in ``Host.snapshot`` (only the defaults differ):
+
+        * ``None`` (the default here): every registered tool;
+        * ``"location"`` (the default of ``Host.snapshot``): the Location's own rules,
+          ``location.policy``, hide the tools whose action is wholly denied;
+        * any ``Visibility`` (a ``Ruleset``, say) hides what its ``hidden`` says.
+
+        Visibility only: a visible tool still asserts its permissions when it runs.
+        One snapshot is kept per ``permissions`` value, so it must be hashable.
         """
+        if isinstance(permissions, str):
+            permissions = self._location_rules(permissions)
         catalog = self._state.current()
-        key = permissions
-        cached = self._snapshots.get(key)
+        try:
+            cached = self._snapshots.get(permissions)
+        except TypeError:
+            raise TypeError(
+                f"snapshot(permissions=...) must be hashable (snapshots are cached per "
+                f"value), got an unhashable {type(permissions).__name__}"
+            ) from None
         if cached is not None and cached.catalog is catalog:
             return cached
         snap = Snapshot(catalog, self.location, permissions=permissions, codemode=self._codemode)
         if len(self._snapshots) > 16:
             self._snapshots.clear()
-        self._snapshots[key] = snap
+        self._snapshots[permissions] = snap
         return snap
+
+    def _location_rules(self, name: str) -> Visibility:
+        if name != "location":
+            raise ValueError(
+                f"snapshot(permissions={name!r}): expected 'location', None or a Visibility"
+            )
+        return self.location.policy
 
     def list(self) -> list[AnyTool]:
         """The effective tools (all of them, unfiltered), sorted by effective name."""

@@ -16,15 +16,25 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from tooldeck.testing.asker import AnswerScript as AnswerScript
+    from tooldeck.testing.asker import ReplyScript as ReplyScript
     from tooldeck.testing.asker import ScriptedAnswerer as ScriptedAnswerer
     from tooldeck.testing.asker import ScriptedAsker as ScriptedAsker
+    from tooldeck.testing.host import Builtins as Builtins
+    from tooldeck.testing.host import Mode as Mode
     from tooldeck.testing.host import TestHost as TestHost
     from tooldeck.testing.host import text_of as text_of
+    from tooldeck.testing.install import Pack as Pack
     from tooldeck.testing.install import Site as Site
     from tooldeck.testing.install import WheelCache as WheelCache
     from tooldeck.testing.plugin import write_config as write_config
 
 _LOCATIONS = {
+    "AnswerScript": "tooldeck.testing.asker",
+    "Builtins": "tooldeck.testing.host",
+    "Mode": "tooldeck.testing.host",
+    "Pack": "tooldeck.testing.install",
+    "ReplyScript": "tooldeck.testing.asker",
     "ScriptedAnswerer": "tooldeck.testing.asker",
     "ScriptedAsker": "tooldeck.testing.asker",
     "Site": "tooldeck.testing.install",
@@ -35,6 +45,11 @@ _LOCATIONS = {
 }
 
 __all__ = [
+    "AnswerScript",
+    "Builtins",
+    "Mode",
+    "Pack",
+    "ReplyScript",
     "ScriptedAnswerer",
     "ScriptedAsker",
     "Site",

@@ -156,7 +156,7 @@ class TestHost:
 
     def snapshot(self) -> Snapshot:
         """A fresh snapshot: the offered tools (``visibility``) or every registered one."""
-        return self.host.snapshot() if self.visibility else self.service.snapshot()
+        return self.host.snapshot("location" if self.visibility else None)
 
     @property
     def tools(self) -> dict[str, Mode]:

@@ -19,14 +19,14 @@ import subprocess
 import sys
 import threading
 from pathlib import Path
-from typing import IO
+from typing import IO, TypeAlias
 
 from tooldeck.errors import TooldeckError
 from tooldeck.host.plugins.discovery import normalize_dist
 
-__all__ = ["Site", "WheelCache"]
+__all__ = ["Pack", "Site", "WheelCache"]
 
-Pack = str | os.PathLike[str]
+Pack: TypeAlias = str | os.PathLike[str]
 """A project directory (with ``pyproject.toml`` or ``setup.py``) or a built ``.whl``."""
 
 _SKIPPED = frozenset(

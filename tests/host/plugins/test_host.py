@@ -11,7 +11,7 @@ import types
 
 import pytest
 
-from tooldeck import Host, Tool, ToolCall, ToolResult, hookimpl
+from tooldeck import Host, Ruleset, Tool, ToolCall, ToolResult, hookimpl
 from tooldeck.errors import ConfigError
 
 pytestmark = pytest.mark.usefixtures("clean_env")
@@ -260,6 +260,34 @@ def test_snapshot_hides_tools_the_location_wholly_denies(tmp_path):
     host = open_host(tmp_path, adds("pack", "secret", "public"))
     assert host.snapshot().names == ("public",)
     assert host.service.snapshot().names == ("public", "secret")
+
+
+def test_each_permissions_value_means_the_same_for_host_and_service(tmp_path):
+    (tmp_path / "tooldeck.toml").write_text(
+        '[[permission]]\naction = "secret"\neffect = "deny"\n')
+    host = open_host(tmp_path, adds("pack", "secret", "public", "other"))
+    hide_other = Ruleset.from_rules([{"action": "other", "effect": "deny"}])
+    for snapshot in (host.snapshot, host.service.snapshot):
+        assert snapshot("location").names == ("other", "public")
+        assert snapshot(None).names == ("other", "public", "secret")
+        assert snapshot(hide_other).names == ("public", "secret")
+    assert host.snapshot() is host.snapshot("location") is host.service.snapshot("location")
+    assert host.service.snapshot() is host.snapshot(None)
+
+
+def test_a_wrong_permissions_value_is_a_clear_error(tmp_path):
+    host = open_host(tmp_path, adds("pack", "a"))
+    with pytest.raises(ValueError, match=r"permissions='locations'\): expected 'location', "):
+        host.snapshot("locations")
+    with pytest.raises(TypeError, match=r"must be hashable .* unhashable Unhashable"):
+        host.snapshot(Unhashable())
+
+
+class Unhashable:
+    __hash__ = None
+
+    def hidden(self, action):
+        return False
 
 
 def test_trace_env_prints_hook_calls(tmp_path, monkeypatch, capsys):

@@ -17,7 +17,7 @@ import threading
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Literal
 
 from tooldeck.errors import PluginError
 from tooldeck.host.location.config_files import load_config
@@ -28,10 +28,10 @@ from tooldeck.host.registry.state import TransformFn
 from tooldeck.host.service import Registration, ToolService
 
 if TYPE_CHECKING:
-    from tooldeck.host.execution.snapshot import Snapshot
+    from tooldeck.host.execution.snapshot import Snapshot, Visibility
     from tooldeck.host.location.permission import Asker
     from tooldeck.host.location.questions import Answerer
-    from tooldeck.host.plugins.report import PluginInfo, Status
+    from tooldeck.host.plugins.report import PluginInfo, PluginStatus
 
 
 class _Record:
@@ -43,7 +43,7 @@ class _Record:
     def __init__(
         self,
         candidate: Candidate,
-        status: Status,
+        status: PluginStatus,
         *,
         reason: str | None = None,
         traceback: str | None = None,
@@ -134,14 +134,16 @@ class Host:
         self.close()
 
     # -- reading ---------------------------------------------------------------------------
-    def snapshot(self, permissions: Any = None) -> Snapshot:
+    def snapshot(
+        self, permissions: Visibility | Literal["location"] | None = "location"
+    ) -> Snapshot:
         """An immutable snapshot of the effective catalog for one model request.
 
-        ``permissions=None`` applies the Location's own rules, so a tool whose action
-        is wholly denied is not advertised; ``host.service.snapshot()`` shows all.
+        By default (``"location"``) the Location's own rules apply, so a tool whose
+        action is wholly denied is not advertised. ``None`` shows every registered tool
+        and a ``Visibility`` (a ``Ruleset``, say) applies its own rules: the values mean
+        what they mean for ``ToolService.snapshot``.
         """
-        if permissions is None:
-            permissions = self.location.policy
         return self.service.snapshot(permissions)
 
     @property

@@ -14,7 +14,8 @@ if TYPE_CHECKING:
     from tooldeck.host.plugins.discovery import Candidate
     from tooldeck.host.registry.state import Catalog
 
-Status = Literal["active", "disabled", "failed"]
+PluginStatus = Literal["active", "disabled", "failed"]
+"""Whether a plugin serves (``active``), was left out on purpose, or broke."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -30,7 +31,7 @@ class PluginInfo:
     distribution: str | None
     version: str | None
     layer: str
-    status: Status
+    status: PluginStatus
     reason: str | None = None
     traceback: str | None = None
     origin: str | None = None
@@ -52,7 +53,7 @@ class PluginInfo:
 
 def plugin_info(
     candidate: Candidate,
-    status: Status,
+    status: PluginStatus,
     catalog: Catalog,
     *,
     reason: str | None = None,
