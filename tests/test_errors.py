@@ -1,0 +1,101 @@
+"""One error tree: every exception a host or pack author meets is in ``tooldeck.errors``,
+exported from ``tooldeck``, and drawn where it really sits in ``errors.py``'s docstring.
+
+The exception classes are found by importing every module of the package, not from a
+list kept by hand, so a new exception class must either join the tree or be named below
+as internal, with the boundary that keeps it from leaving tooldeck.
+"""
+
+from __future__ import annotations
+
+import builtins
+import importlib
+import inspect
+import pkgutil
+import re
+
+import pytest
+
+import tooldeck
+from tooldeck import errors
+
+INTERNAL = {
+    "tooldeck.cli._errors.CommandError": "the CLI prints it and exits 2",
+    "tooldeck.host.execution.validation.InputIssues": "becomes the ToolFailure the model reads",
+    "tooldeck.host.schema.jsonschema_fast.SchemaValidationError": "becomes InputIssues",
+    "tooldeck.host.schema.jsonschema_fast._base.Unsupported": "falls back to jsonschema",
+    "tooldeck.host.schema.jsonschema_fast._base.Bail": "falls back to jsonschema",
+    "tooldeck.host.registry.state._TransformRaised": "becomes a Diagnostic of the source",
+    "tooldeck.builtin_plugins._run.ignore.GlobError": "glob turns it into a ToolFailure",
+    "tooldeck.builtin_plugins._run.grep_python.PatternError": "grep: a ToolFailure",
+    "tooldeck.builtin_plugins._run.patch_parse.PatchSyntaxError": "patch: a ToolFailure",
+    "tooldeck.builtin_plugins._run.patch_parse.HunkMismatch": "patch: a ToolFailure",
+}
+
+_DRAWN = re.compile(r"^(?P<lead>[ │├└─]*)(?P<name>[A-Z]\w+)", re.M)
+
+
+def exception_classes() -> dict[str, type[BaseException]]:
+    """Every exception class defined in a tooldeck module, by qualified name."""
+    found = {}
+    for module in pkgutil.walk_packages(tooldeck.__path__, "tooldeck."):
+        if module.name == "tooldeck.__main__":
+            continue
+        imported = importlib.import_module(module.name)
+        for _, cls in inspect.getmembers(imported, inspect.isclass):
+            if issubclass(cls, BaseException) and cls.__module__ == module.name:
+                found[f"{cls.__module__}.{cls.__qualname__}"] = cls
+    return found
+
+
+def drawn_tree(doc: str) -> list[tuple[str, str | None]]:
+    """``(class, parent)`` for each line of the tree drawn after ``::``."""
+    tree = doc.split("::", 1)[1]
+    stack: list[tuple[int, str]] = []
+    edges = []
+    for match in _DRAWN.finditer(tree):
+        column = len(match["lead"])
+        while stack and stack[-1][0] >= column:
+            stack.pop()
+        edges.append((match["name"], stack[-1][1] if stack else None))
+        stack.append((column, match["name"]))
+    return edges
+
+
+def resolve(name: str) -> type[BaseException]:
+    return getattr(errors, name, None) or getattr(builtins, name)
+
+
+def test_every_exception_is_in_the_tree_or_named_internal():
+    public = {id(getattr(errors, name)) for name in errors.__all__}
+    leaking = [name for name, cls in exception_classes().items()
+               if id(cls) not in public and name not in INTERNAL]
+    assert leaking == [], "add them to tooldeck.errors (and the tree) or to INTERNAL"
+    assert set(INTERNAL) <= set(exception_classes()), "INTERNAL names a class that is gone"
+
+
+@pytest.mark.parametrize("name", errors.__all__)
+def test_every_error_is_an_exception_exported_from_tooldeck(name):
+    cls = getattr(errors, name)
+    assert issubclass(cls, BaseException)
+    assert getattr(tooldeck, name) is cls and name in tooldeck.__all__
+
+
+def test_the_docstring_draws_every_error_under_its_real_parent():
+    edges = drawn_tree(errors.__doc__ or "")
+    assert edges[0] == ("BaseException", None)
+    drawn = [name for name, _ in edges]
+    assert sorted(set(drawn) - set(dir(builtins))) == sorted(errors.__all__)
+    assert len(drawn) == len(set(drawn)), "a class drawn twice"
+    for name, parent in edges[1:]:
+        assert parent in [base.__name__ for base in resolve(name).__bases__], (name, parent)
+
+
+def test_the_tree_reader_follows_indentation():
+    doc = "x::\n\n    Root\n     ├── Left   A text\n     │    └── Leaf\n     └── Right\n"
+    assert drawn_tree(doc) == [
+        ("Root", None), ("Left", "Root"), ("Leaf", "Left"), ("Right", "Root")]
+
+
+def test_invalid_tool_error_is_gone_because_add_reports_a_diagnostic_instead():
+    assert not hasattr(errors, "InvalidToolError")
