@@ -41,7 +41,7 @@ from tooldeck import (
 )
 
 if TYPE_CHECKING:  # for annotations only: the asker receives these, it never builds them
-    from tooldeck.host.location.permission import PermissionRequest, Reply
+    from tooldeck import PermissionRequest, Reply
 
 Message = dict[str, Any]
 

@@ -1,4 +1,6 @@
-"""Every type a public signature mentions is public itself (STYLE habit 1).
+"""The public surface: complete, documented, and the only thing that leaves the package.
+
+**Complete.** Every type a public signature mentions is public itself (STYLE habit 1).
 
 The walk starts from what the public modules export and reads the annotations of every
 public function, method, property and field *as written* (strings, under ``from
@@ -8,18 +10,36 @@ name is resolved through the import statements of the module that wrote it,
 tooldeck-defined name reached must be exported by a public module, and its own
 signatures are walked in turn; names defined outside tooldeck (``typing``, ``pathlib``,
 pydantic, ...) end the walk.
+
+**Documented.** ``docs/api.md`` has one entry per public name — a ``### `name``` heading,
+a python block with its signature, a sentence — and nothing else. Each signature is
+compared with the source's own AST: parameters, annotations, defaults (``...`` in the
+doc matches any default), decorators, fields and aliases; a class entry shows every
+public method and field its class defines.
+
+**The only thing that leaves.** The examples, the example packs, the README and every
+python block of ``docs/`` import only public modules and the names they export
+(STYLE habit 14).
 """
 
 from __future__ import annotations
 
 import ast
+import copy
 import importlib
 import inspect
+import re
 from collections.abc import Iterator
 from functools import cache
+from pathlib import Path
 from typing import Any, ForwardRef, NamedTuple, TypeVar
 
 import pytest
+
+import tooldeck
+
+ROOT = Path(__file__).resolve().parent.parent
+API_DOC = ROOT / "docs" / "api.md"
 
 PUBLIC_MODULES = (
     "tooldeck",
@@ -247,3 +267,269 @@ def test_the_walk_resolves_names_to_where_they_are_defined():
     assert home("tooldeck.host.plugins.host", "os") is None
     assert sorted(names_in("Callable[[Q], 'R | Awaitable[R]'] | os.PathLike[str]")) == [
         "Awaitable", "Callable", "Q", "R", "R", "os", "str"]
+
+
+# -- docs/api.md: one entry per public name, its signature as in the source ------------------
+_ENTRY = re.compile(
+    r"^### `(?P<key>[\w.]+)`\n\n```python\n(?P<stub>.*?)^```\n\n(?P<text>[^#\s].*?)(?=^#|\Z)",
+    re.S | re.M,
+)
+_DOCUMENTED_SPECIAL = frozenset({"__init__", "__call__"})
+
+
+class Entry(NamedTuple):
+    key: str
+    stub: str
+    text: str
+
+
+def api_entries(text: str) -> list[Entry]:
+    return [Entry(m["key"], m["stub"], m["text"].strip()) for m in _ENTRY.finditer(text)]
+
+
+def public_keys() -> dict[str, Name]:
+    """How ``docs/api.md`` names each public object (bare if ``tooldeck`` exports it)."""
+    top = {id(getattr(tooldeck, n)) for n in tooldeck.__all__}
+    keys = {}
+    for module in PUBLIC_MODULES:
+        for name in exported_names(module):
+            value = getattr(importlib.import_module(module), name)
+            key = name if id(value) in top else f"{module}.{name}"
+            keys.setdefault(key, home(module, name) or Name(module, name))
+    return keys
+
+
+def definitions(target: Name) -> list[ast.stmt]:
+    """Every top-level statement binding ``target`` (overloads included)."""
+    found = []
+
+    def visit(body: list[ast.stmt]) -> None:
+        for node in body:
+            if isinstance(node, ast.If | ast.Try):
+                visit(node.body)
+                visit(node.orelse)
+            elif _binds(node) == target.name:
+                found.append(node)
+
+    visit(_tree(target.module).body)
+    return found
+
+
+def _binds(node: ast.stmt) -> str | None:
+    if isinstance(node, ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef):
+        return node.name
+    if isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
+        return node.target.id
+    if isinstance(node, ast.Assign) and isinstance(node.targets[0], ast.Name):
+        return node.targets[0].id
+    return None
+
+
+def _shown(node: ast.AST) -> str:
+    return ast.unparse(node)
+
+
+def _signature(doc: ast.FunctionDef | ast.AsyncFunctionDef,
+               source: ast.FunctionDef | ast.AsyncFunctionDef) -> tuple[str, str]:
+    """Both signatures as text, with ``...`` defaults of the doc applied to the source."""
+    source = copy.deepcopy(source)
+    pairs = [*zip(doc.args.defaults[::-1], source.args.defaults[::-1]),
+             *zip(doc.args.kw_defaults, source.args.kw_defaults)]
+    for mine, theirs in pairs:
+        if _is_ellipsis(mine) and theirs is not None:
+            theirs.__dict__.update(mine.__dict__)
+    shown = []
+    for node in (doc, source):
+        stub = copy.copy(node)
+        stub.body = [ast.Expr(ast.Constant(...))]
+        shown.append(_shown(stub))
+    return shown[0], shown[1]
+
+
+def _is_ellipsis(node: ast.AST | None) -> bool:
+    return isinstance(node, ast.Constant) and node.value is ...
+
+
+def _field_matches(doc: ast.AnnAssign, source: ast.AnnAssign) -> list[str]:
+    problems = []
+    if _shown(doc.annotation) != _shown(source.annotation):
+        problems.append(f"annotated {_shown(doc.annotation)}, source: "
+                        f"{_shown(source.annotation)}")
+    if doc.value is None and source.value is not None:
+        problems.append(f"has no default, source: = {_shown(source.value)}")
+    elif doc.value is not None and not _is_ellipsis(doc.value) and (
+            source.value is None or _shown(doc.value) != _shown(source.value)):
+        shown = "none" if source.value is None else _shown(source.value)
+        problems.append(f"defaults to {_shown(doc.value)}, source: {shown}")
+    return problems
+
+
+def _instance_attribute(cls_node: ast.ClassDef, name: str) -> ast.AnnAssign | bool:
+    """``self.name`` set in ``__init__``: its annotated assignment, or just True."""
+    for node in cls_node.body:
+        if isinstance(node, ast.FunctionDef) and node.name == "__init__":
+            for stmt in ast.walk(node):
+                targets = stmt.targets if isinstance(stmt, ast.Assign) else (
+                    [stmt.target] if isinstance(stmt, ast.AnnAssign) else [])
+                for target in targets:
+                    if (isinstance(target, ast.Attribute) and target.attr == name
+                            and isinstance(target.value, ast.Name) and target.value.id == "self"):
+                        return stmt if isinstance(stmt, ast.AnnAssign) else True
+    return False
+
+
+def _members(cls_node: ast.ClassDef) -> dict[str, ast.stmt]:
+    return {name: node for node in cls_node.body if (name := _binds(node)) is not None}
+
+
+def compare_class(doc: ast.ClassDef, target: Name) -> list[str]:
+    cls = target.value
+    nodes = [definitions(Name(k.__module__, k.__name__))[-1] for k in cls.__mro__
+             if k.__module__.startswith("tooldeck")]
+    source = nodes[0]
+    problems = []
+    if [_shown(b) for b in doc.bases] != [_shown(b) for b in source.bases]:
+        problems.append(f"bases ({', '.join(map(_shown, doc.bases))}), source: "
+                        f"({', '.join(map(_shown, source.bases))})")
+    shown: set[str] = set()
+    for node in doc.body:
+        name = _binds(node)
+        if name is None:
+            continue
+        shown.add(name)
+        found = next((m[name] for m in map(_members, nodes) if name in m), None)
+        problems += [f"{name}: {p}" for p in _compare_member(node, found, source)]
+    wanted = {name for name, node in _members(source).items()
+              if (not name.startswith("_") or name in _DOCUMENTED_SPECIAL)
+              and isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.AnnAssign)
+              and not (name == "__init__" and str(target) in BUILT_FOR_YOU)}
+    problems += [f"{name}: not shown" for name in sorted(wanted - shown)]
+    return problems
+
+
+def _compare_member(node: ast.stmt, found: ast.stmt | None, source: ast.ClassDef) -> list[str]:
+    if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+        if not isinstance(found, ast.FunctionDef | ast.AsyncFunctionDef):
+            return ["no such method in the source"]
+        mine, theirs = _signature(node, found)
+        return [] if mine == theirs else [f"\n  doc:    {mine}\n  source: {theirs}"]
+    if isinstance(node, ast.AnnAssign):
+        if isinstance(found, ast.AnnAssign):
+            return _field_matches(node, found)
+        attribute = _instance_attribute(source, _binds(node) or "")
+        if isinstance(attribute, ast.AnnAssign):
+            return _field_matches(node, ast.AnnAssign(
+                node.target, attribute.annotation, node.value, simple=1))
+        return [] if attribute else ["no such field or attribute in the source"]
+    return ["only methods and fields belong in a class entry"]
+
+
+def compare_stub(entry: Entry, target: Name) -> list[str]:
+    problems = []
+    sources = definitions(target)
+    for node in ast.parse(entry.stub).body:
+        if _binds(node) != target.name:
+            problems.append(f"the stub defines {_binds(node)!r}, not {target.name!r}")
+        elif isinstance(node, ast.ClassDef):
+            problems += compare_class(node, target)
+        elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            pairs = [_signature(node, s) for s in sources
+                     if isinstance(s, ast.FunctionDef | ast.AsyncFunctionDef)]
+            if not any(mine == theirs for mine, theirs in pairs):
+                problems += [f"\n  doc:    {m}\n  source: {t}" for m, t in pairs]
+        elif _shown(node) != _shown(sources[-1]):
+            problems.append(f"\n  doc:    {_shown(node)}\n  source: {_shown(sources[-1])}")
+    return problems
+
+
+ENTRIES = api_entries(API_DOC.read_text(encoding="utf-8"))
+
+
+def test_the_api_reference_documents_exactly_the_public_names():
+    keys = [entry.key for entry in ENTRIES]
+    assert len(keys) == len(set(keys)), "a name documented twice"
+    assert len(keys) == API_DOC.read_text(encoding="utf-8").count("\n### "), (
+        "an entry without a python signature block and a sentence")
+    public = public_keys()
+    assert sorted(set(public) - set(keys)) == [], "public but not in docs/api.md"
+    assert sorted(set(keys) - set(public)) == [], "in docs/api.md but not public"
+
+
+@pytest.mark.parametrize("entry", ENTRIES, ids=lambda entry: entry.key)
+def test_each_api_entry_shows_the_signature_of_the_source(entry):
+    target = public_keys().get(entry.key)
+    if target is None:
+        pytest.fail(f"{entry.key} is not public")
+    problems = compare_stub(entry, target)
+    assert not problems, f"docs/api.md, {entry.key}: " + "; ".join(problems)
+
+
+def test_the_api_checks_catch_drift():
+    target = Name("tooldeck.host.location.permission", "PermissionRequest")
+    stub = "class PermissionRequest:\n    action: int\n    session_id: str = 'x'\n"
+    assert compare_stub(Entry("PermissionRequest", stub, ""), target) == [
+        "action: annotated int, source: str",
+        "session_id: defaults to 'x', source: ''",
+        "metadata: not shown", "resources: not shown", "save: not shown", "source: not shown"]
+    run = Name("tooldeck.host.execution.outcome", "run_tool_call")
+    stub = "async def run_tool_call(snapshot: Snapshot, call: ToolCall) -> ToolCallOutcome: ..."
+    assert compare_stub(Entry("run_tool_call", stub, ""), run) != []
+    assert compare_stub(Entry("x", "PROJECT = 'other'", ""),
+                        Name("tooldeck.hookspecs", "PROJECT")) != []
+
+
+def test_readme_lists_the_api_reference():
+    assert "(docs/api.md)" in (ROOT / "README.md").read_text(encoding="utf-8")
+
+
+# -- only public names leave the package -----------------------------------------------------
+_FENCE = re.compile(r"^```(?P<lang>[\w-]*)\n(?P<code>.*?)^```$", re.S | re.M)
+
+
+def python_sources() -> list[tuple[str, str]]:
+    """``(where, code)`` for the example files and every python block of the docs."""
+    files = sorted([*ROOT.glob("examples/**/*.py"), *ROOT.glob("example_plugins/**/*.py")])
+    found = [(str(path.relative_to(ROOT)), path.read_text(encoding="utf-8")) for path in files]
+    for doc in [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]:
+        text = doc.read_text(encoding="utf-8")
+        for match in _FENCE.finditer(text):
+            if match["lang"] in ("python", "py"):
+                line = text.count("\n", 0, match.start("code")) + 1
+                found.append((f"{doc.relative_to(ROOT)}:{line}", match["code"]))
+    return found
+
+
+def private_imports(code: str) -> list[str]:
+    """The imports of tooldeck modules or names that are not public."""
+    bad = []
+    for node in ast.walk(ast.parse(code)):
+        if isinstance(node, ast.Import):
+            bad += [a.name for a in node.names
+                    if a.name.startswith("tooldeck.") and a.name not in PUBLIC_MODULES]
+        elif isinstance(node, ast.ImportFrom) and not node.level and node.module and (
+                node.module == "tooldeck" or node.module.startswith("tooldeck.")):
+            if node.module not in PUBLIC_MODULES:
+                bad.append(node.module)
+                continue
+            exported = set(exported_names(node.module))
+            bad += [f"{node.module}.{a.name}" for a in node.names
+                    if a.name not in exported and f"{node.module}.{a.name}" not in PUBLIC_MODULES]
+    return bad
+
+
+@pytest.mark.parametrize(("where", "code"), python_sources(), ids=lambda v: v[:60])
+def test_examples_and_docs_import_only_public_names(where, code):
+    assert private_imports(code) == [], f"{where} imports private tooldeck names"
+
+
+def test_the_private_import_check_catches_each_kind():
+    code = (
+        "import tooldeck, tooldeck.paths, tooldeck.host.location\n"
+        "from tooldeck import Tool, config, _tool\n"
+        "from tooldeck.host.location.permission import Reply\n"
+        "from tooldeck.testing import _report, TestHost\n"
+        "from . import _local\n"
+    )
+    assert private_imports(code) == [
+        "tooldeck.host.location", "tooldeck._tool", "tooldeck.host.location.permission",
+        "tooldeck.testing._report"]

@@ -56,7 +56,8 @@ class Location:
 
     @property
     def policy(self) -> Ruleset:
-        """The configured permission rules over the built-in defaults (``policy.py``).
+        """The configured permission rules over the built-in defaults (``read``, ``glob``,
+        ``grep`` and ``question`` allow): what ``snapshot(permissions="location")`` hides by.
 
         Rebuilt only when ``config`` changes. Cheaper than ``permission``: snapshots need
         the policy to hide denied tools, and most processes never ask anything.
