@@ -333,8 +333,9 @@ def _signature(doc: ast.FunctionDef | ast.AsyncFunctionDef,
                source: ast.FunctionDef | ast.AsyncFunctionDef) -> tuple[str, str]:
     """Both signatures as text, with ``...`` defaults of the doc applied to the source."""
     source = copy.deepcopy(source)
-    pairs = [*zip(doc.args.defaults[::-1], source.args.defaults[::-1]),
-             *zip(doc.args.kw_defaults, source.args.kw_defaults)]
+    # strict=False: a doc with other parameters than the source fails the comparison below
+    pairs = [*zip(doc.args.defaults[::-1], source.args.defaults[::-1], strict=False),
+             *zip(doc.args.kw_defaults, source.args.kw_defaults, strict=False)]
     for mine, theirs in pairs:
         if _is_ellipsis(mine) and theirs is not None:
             theirs.__dict__.update(mine.__dict__)
