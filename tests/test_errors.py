@@ -1,5 +1,6 @@
-"""One error tree: every exception a host or pack author meets is in ``tooldeck.errors``,
-exported from ``tooldeck``, and drawn where it really sits in ``errors.py``'s docstring.
+"""One error tree: every exception a host or pack author meets is exported from
+``tooldeck``, drawn where it really sits in ``errors.py``'s docstring, and defined in
+``tooldeck.errors`` — except the two defined with ``Tool`` (``errors`` imports nothing).
 
 The exception classes are found by importing every module of the package, not from a
 list kept by hand, so a new exception class must either join the tree or be named below
@@ -32,6 +33,9 @@ INTERNAL = {
     "tooldeck.builtin_plugins._run.patch_parse.HunkMismatch": "patch: a ToolFailure",
 }
 
+WITH_TOOL = ("FrozenToolError", "ToolFailure")
+"""Drawn in the tree and exported from ``tooldeck``, but defined in ``tooldeck._tool``."""
+
 _DRAWN = re.compile(r"^(?P<lead>[ │├└─]*)(?P<name>[A-Z]\w+)", re.M)
 
 
@@ -63,20 +67,21 @@ def drawn_tree(doc: str) -> list[tuple[str, str | None]]:
 
 
 def resolve(name: str) -> type[BaseException]:
-    return getattr(errors, name, None) or getattr(builtins, name)
+    return getattr(errors, name, None) or getattr(tooldeck, name, None) or getattr(builtins, name)
 
 
 def test_every_exception_is_in_the_tree_or_named_internal():
     public = {id(getattr(errors, name)) for name in errors.__all__}
+    public |= {id(getattr(tooldeck, name)) for name in WITH_TOOL}
     leaking = [name for name, cls in exception_classes().items()
                if id(cls) not in public and name not in INTERNAL]
     assert leaking == [], "add them to tooldeck.errors (and the tree) or to INTERNAL"
     assert set(INTERNAL) <= set(exception_classes()), "INTERNAL names a class that is gone"
 
 
-@pytest.mark.parametrize("name", errors.__all__)
+@pytest.mark.parametrize("name", [*errors.__all__, *WITH_TOOL])
 def test_every_error_is_an_exception_exported_from_tooldeck(name):
-    cls = getattr(errors, name)
+    cls = resolve(name)
     assert issubclass(cls, BaseException)
     assert getattr(tooldeck, name) is cls and name in tooldeck.__all__
 
@@ -85,7 +90,7 @@ def test_the_docstring_draws_every_error_under_its_real_parent():
     edges = drawn_tree(errors.__doc__ or "")
     assert edges[0] == ("BaseException", None)
     drawn = [name for name, _ in edges]
-    assert sorted(set(drawn) - set(dir(builtins))) == sorted(errors.__all__)
+    assert sorted(set(drawn) - set(dir(builtins))) == sorted([*errors.__all__, *WITH_TOOL])
     assert len(drawn) == len(set(drawn)), "a class drawn twice"
     for name, parent in edges[1:]:
         assert parent in [base.__name__ for base in resolve(name).__bases__], (name, parent)

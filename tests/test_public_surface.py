@@ -43,7 +43,6 @@ API_DOC = ROOT / "docs" / "api.md"
 
 PUBLIC_MODULES = (
     "tooldeck",
-    "tooldeck.config",
     "tooldeck.errors",
     "tooldeck.hookspecs",
     "tooldeck.paths",
@@ -526,7 +525,7 @@ def test_examples_and_docs_import_only_public_names(where, code):
 def test_the_private_import_check_catches_each_kind():
     code = (
         "import tooldeck, tooldeck.paths, tooldeck.host.location\n"
-        "from tooldeck import Tool, config, _tool\n"
+        "from tooldeck import Tool, errors, _tool\n"
         "from tooldeck.host.location.permission import Reply\n"
         "from tooldeck.testing import _report, TestHost\n"
         "from . import _local\n"

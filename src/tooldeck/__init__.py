@@ -4,8 +4,8 @@ The public API is this curated list (``docs/api.md`` describes every name). Name
 resolved lazily (PEP 562) so that ``import tooldeck`` — and with it ``tooldeck
 --version`` — stays cheap: typing, pydantic, jsonschema and the plugin machinery load
 only when a name that needs them is used. Beside it, the public submodules are
-``tooldeck.config``, ``tooldeck.errors``, ``tooldeck.hookspecs``, ``tooldeck.paths`` and
-``tooldeck.testing``; everything under ``tooldeck.host`` is internal.
+``tooldeck.errors``, ``tooldeck.hookspecs``, ``tooldeck.paths`` and ``tooldeck.testing``;
+everything under ``tooldeck.host`` is internal.
 """
 
 from __future__ import annotations
@@ -52,6 +52,14 @@ if TYPE_CHECKING:
     from tooldeck.host.execution.snapshot import ToolCall as ToolCall
     from tooldeck.host.execution.snapshot import ToolDefinition as ToolDefinition
     from tooldeck.host.execution.snapshot import Visibility as Visibility
+    from tooldeck.host.location.config import CodemodeConfig as CodemodeConfig
+    from tooldeck.host.location.config import Config as Config
+    from tooldeck.host.location.config import McpConfig as McpConfig
+    from tooldeck.host.location.config import McpServerConfig as McpServerConfig
+    from tooldeck.host.location.config import OutputConfig as OutputConfig
+    from tooldeck.host.location.config import PermissionRule as PermissionRule
+    from tooldeck.host.location.config import PluginsConfig as PluginsConfig
+    from tooldeck.host.location.config_files import load_config as load_config
     from tooldeck.host.location.location import Location as Location
     from tooldeck.host.location.permission import Asker as Asker
     from tooldeck.host.location.permission import PermissionGate as PermissionGate
@@ -93,6 +101,8 @@ _LOCATIONS = {
     "Catalog": "tooldeck.host.registry.state",
     "CatalogEntry": "tooldeck.host.registry.editor",
     "CodeModeProvider": "tooldeck.host.execution.snapshot",
+    "CodemodeConfig": "tooldeck.host.location.config",
+    "Config": "tooldeck.host.location.config",
     "ConfigError": "tooldeck.errors",
     "Content": "tooldeck._tool",
     "ContentPart": "tooldeck._tool",
@@ -106,17 +116,22 @@ _LOCATIONS = {
     "Host": "tooldeck.host.plugins.host",
     "ImagePart": "tooldeck._tool",
     "Location": "tooldeck.host.location.location",
+    "McpConfig": "tooldeck.host.location.config",
+    "McpServerConfig": "tooldeck.host.location.config",
     "NamespaceEntry": "tooldeck.host.registry.editor",
     "Option": "tooldeck.host.location.questions",
+    "OutputConfig": "tooldeck.host.location.config",
     "PermissionBlocked": "tooldeck.errors",
     "PermissionCorrected": "tooldeck.errors",
     "PermissionDeclined": "tooldeck.errors",
     "PermissionGate": "tooldeck.host.location.permission",
     "PermissionRequest": "tooldeck.host.location.permission",
+    "PermissionRule": "tooldeck.host.location.config",
     "PermissionService": "tooldeck.host.location.permission",
     "PluginError": "tooldeck.errors",
     "PluginInfo": "tooldeck.host.plugins.report",
     "PluginStatus": "tooldeck.host.plugins.report",
+    "PluginsConfig": "tooldeck.host.location.config",
     "ProgressCallback": "tooldeck._tool",
     "Question": "tooldeck.host.location.questions",
     "QuestionDismissed": "tooldeck.errors",
@@ -150,6 +165,7 @@ _LOCATIONS = {
     "Visibility": "tooldeck.host.execution.snapshot",
     "hookimpl": "tooldeck.hookspecs",
     "hookspec": "tooldeck.hookspecs",
+    "load_config": "tooldeck.host.location.config_files",
     "run_tool_call": "tooldeck.host.execution.outcome",
     "tool": "tooldeck._function_tool",
 }
@@ -162,6 +178,8 @@ __all__ = [
     "Catalog",
     "CatalogEntry",
     "CodeModeProvider",
+    "CodemodeConfig",
+    "Config",
     "ConfigError",
     "Content",
     "ContentPart",
@@ -175,17 +193,22 @@ __all__ = [
     "Host",
     "ImagePart",
     "Location",
+    "McpConfig",
+    "McpServerConfig",
     "NamespaceEntry",
     "Option",
+    "OutputConfig",
     "PermissionBlocked",
     "PermissionCorrected",
     "PermissionDeclined",
     "PermissionGate",
     "PermissionRequest",
+    "PermissionRule",
     "PermissionService",
     "PluginError",
     "PluginInfo",
     "PluginStatus",
+    "PluginsConfig",
     "ProgressCallback",
     "Question",
     "QuestionDismissed",
@@ -220,6 +243,7 @@ __all__ = [
     "__version__",
     "hookimpl",
     "hookspec",
+    "load_config",
     "run_tool_call",
     "tool",
 ]

@@ -12,9 +12,10 @@ Three families that must never be confused:
   ``except Exception`` blanket cannot swallow them, so a user's "no" always travels to
   the session boundary and resurfaces there as a typed ``declined`` outcome.
 
-``ToolFailure`` and ``FrozenToolError`` are defined with ``Tool`` and re-exported here;
-every name below is also exported from ``tooldeck``. Arguments of the wrong type or
-value raise Python's own ``TypeError``/``ValueError``, as any library does.
+Every class below is exported from ``tooldeck``. ``ToolFailure`` and ``FrozenToolError``
+are defined with ``Tool`` (this module imports nothing, so every layer can raise its
+errors); the others live here. Arguments of the wrong type or value raise Python's own
+``TypeError``/``ValueError``, as any library does.
 
 ::
 
@@ -27,7 +28,7 @@ value raise Python's own ``TypeError``/``ValueError``, as any library does.
           ├── AttributeError
           │    └── FrozenToolError     an attempt to change a Tool: use tool.replace(...)
           └── TooldeckError            root of tooldeck's own errors
-               ├── ConfigError          a config file with an unknown key or a wrong type
+               ├── ConfigError          a config key that is unknown, mistyped or not available yet
                ├── PluginError          a plugin that failed to import, register or run a hook
                ├── PermissionBlocked    a deny rule matched a requested resource
                └── ToolDefectError      a tool broke its own contract: the author's bug
@@ -38,21 +39,17 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from tooldeck._tool import FrozenToolError, ToolFailure
-
 if TYPE_CHECKING:
     from tooldeck.host.location.config import PermissionRule
 
 __all__ = [
     "ConfigError",
-    "FrozenToolError",
     "PermissionBlocked",
     "PermissionCorrected",
     "PermissionDeclined",
     "PluginError",
     "QuestionDismissed",
     "ToolDefectError",
-    "ToolFailure",
     "TooldeckError",
 ]
 
