@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, TypeAlias
 
 from tooldeck._tool import AnyTool, ProgressCallback, TextPart
+from tooldeck.codemode.provider import CodeMode
 from tooldeck.errors import TooldeckError
 from tooldeck.host.execution.outcome import ToolCallOutcome, run_tool_call
 from tooldeck.host.execution.snapshot import ToolCall
@@ -131,7 +132,7 @@ class TestHost:
             objects,
             bool(names),
         )
-        host = Host(location, ToolService(location), selection, discover)
+        host = Host(location, ToolService(location, codemode=CodeMode()), selection, discover)
         host.refresh_plugins()
         return cls(host, visibility=visibility)
 

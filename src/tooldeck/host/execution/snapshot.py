@@ -88,10 +88,10 @@ class Visibility(Protocol):
 
 
 class CodeModeProvider(Protocol):
-    """Builds the code-mode ``execute`` tool for a snapshot.
+    """Builds the code-mode ``execute`` tool for a snapshot (see ``tooldeck.codemode``).
 
-    ``tooldeck.codemode`` is the package that will plug in here. Until it does, no
-    provider is passed and every visible tool is advertised natively.
+    ``available`` is asked once per snapshot (cheap, no sandbox import); ``build`` only
+    when the snapshot has a visible code-mode tool and first needs ``execute``.
     """
 
     def available(self, location: Location) -> bool: ...
@@ -102,7 +102,16 @@ class CodeModeProvider(Protocol):
 class Snapshot:
     """Immutable: the advertised definitions and the executors captured with them."""
 
-    __slots__ = ("_callable", "_definitions", "_rendered", "catalog", "codemode_tools", "location")
+    __slots__ = (
+        "_callable",
+        "_codemode",
+        "_definitions",
+        "_hidden",
+        "_rendered",
+        "catalog",
+        "codemode_tools",
+        "location",
+    )
 
     def __init__(
         self,
@@ -129,11 +138,12 @@ class Snapshot:
         self.codemode_tools: tuple[CatalogEntry, ...] = tuple(
             e for e in visible if use_codemode and e.tool.codemode
         )
-        records = [record_of(e.tool) for e in native]
-        if use_codemode and codemode is not None:
-            records.append(record_of(codemode.build(self, self.codemode_tools)))
-        # Insertion order is definition order: native tools by name, then ``execute``.
-        self._callable: dict[str, ToolRecord] = {r.effective: r for r in records}
+        # Insertion order is definition order: native tools by name, then ``execute``
+        # (added by ``_with_codemode`` on first need: stubs are not rendered for nothing).
+        self._callable: dict[str, ToolRecord] = {r.effective: r for r in map(record_of, (
+            e.tool for e in native))}
+        self._codemode = codemode if self.codemode_tools else None
+        self._hidden: dict[str, ToolRecord] | None = None
         self._definitions: tuple[ToolDefinition, ...] | None = None
 
     # -- catalog ---------------------------------------------------------------------------
@@ -141,6 +151,7 @@ class Snapshot:
     def definitions(self) -> tuple[ToolDefinition, ...]:
         """The advertised tools, provider-neutral (schemas are derived on first use)."""
         if self._definitions is None:
+            self._with_codemode()
             self._definitions = tuple(
                 ToolDefinition(
                     r.effective, r.tool.description, r.input_schema, r.output_schema, r.tool
@@ -152,10 +163,12 @@ class Snapshot:
     @property
     def names(self) -> tuple[str, ...]:
         """Advertised native names, in definition order."""
+        self._with_codemode()
         return tuple(self._callable)
 
     def get(self, name: str) -> AnyTool | None:
         """The advertised tool called ``name``, or ``None``."""
+        self._with_codemode()
         record = self._callable.get(name)
         return record.tool if record is not None else None
 
@@ -163,6 +176,7 @@ class Snapshot:
         """The advertised tools in a provider format: openai, anthropic, gemini or mcp."""
         rendered = self._rendered.get(fmt)
         if rendered is None:
+            self._with_codemode()
             rendered = tuple(formats.render(r, fmt) for r in self._callable.values())
             self._rendered[fmt] = rendered
         return rendered
@@ -216,7 +230,31 @@ class Snapshot:
             result = asyncio.run(_await(result))
         return self._finish(record, result)
 
+    def _with_codemode(self) -> None:
+        """Add ``execute`` (built by the code-mode provider) the first time it is needed."""
+        codemode = self._codemode
+        if codemode is not None:
+            record = record_of(codemode.build(self, self.codemode_tools))
+            self._callable[record.effective] = record
+            self._codemode = None
+
     def _unavailable(self, name: str) -> ToolRecord:
+        """Resolve what is not advertised: ``execute`` before it is built, a code-mode tool
+        by its effective name (``tools.<effective>`` names only code-mode tools), else a
+        ``ToolFailure`` listing what is available."""
+        if self._codemode is not None:
+            self._with_codemode()
+            if name in self._callable:
+                return self._callable[name]
+        if self.codemode_tools:
+            if self._hidden is None:
+                records = [record_of(e.tool) for e in self.codemode_tools]
+                hidden = {r.effective: r for r in records}
+                hidden.update(("tools." + r.effective, r) for r in records)
+                self._hidden = hidden
+            record = self._hidden.get(name)
+            if record is not None:
+                return record
         listed = ", ".join(self._callable) or "none"
         raise ToolFailure(
             f"Tool '{name}' is not available. Call one of the available tools instead: {listed}."

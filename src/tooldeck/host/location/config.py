@@ -55,10 +55,14 @@ class OutputConfig(_Section):
 
 
 class CodemodeConfig(_Section):
-    """``[codemode]``."""
+    """``[codemode]``: the ``execute`` tool, its catalog budget and a program's limits."""
 
     enabled: bool = True
-    budget_tokens: int = Field(default=4000, gt=0)
+    budget_tokens: int = Field(default=2000, ge=0)
+    type_check: bool = True
+    timeout_s: float = Field(default=30.0, gt=0)
+    memory_mb: int = Field(default=256, gt=0)
+    max_tool_calls: int = Field(default=100, ge=0)
 
 
 class Config(_Section):

@@ -116,7 +116,9 @@ class Host:
         names, objects = _split(plugins)
         selection = Selection.build(plugins=names, disable=disable, config=config.plugins,
                                     environ=os.environ)
-        host = cls(location, ToolService(location), selection,
+        from tooldeck.codemode.provider import CodeMode
+
+        host = cls(location, ToolService(location, codemode=CodeMode()), selection,
                    partial(discover, location.root, objects),
                    trace=os.environ.get("TOOLDECK_TRACE_PLUGINS") == "1")
         host.refresh_plugins()

@@ -1,0 +1,33 @@
+"""The ``execute`` tool's description: a short guide to the sandbox, then the stubs."""
+
+from __future__ import annotations
+
+GUIDE = """\
+Run a Python program that calls tools as async functions. Use it to chain tool calls, \
+filter or combine their results, and return only what you need.
+
+- The program runs in a sandbox: a Python subset without class inheritance. The only \
+modules are asyncio, base64, collections, csv, dataclasses, datetime, decimal, functools, \
+hashlib, itertools, json, math, random, re, time, typing. No files, network, environment \
+variables or subprocesses: only the tools below.
+- Call a tool with `await tools.<namespace>.<name>(arg=value)` (`await tools.<name>(...)` \
+without a namespace). Arguments are keyword-only. Run independent calls in parallel with \
+`await asyncio.gather(...)`.
+- A tool with a declared result type returns that data; the others return their text (str).
+- The value of the last expression is the program's result; `print()` adds notes.
+- A failed call raises an exception the program can catch (`except Exception as e:`); \
+`str(e)` says what went wrong. Uncaught, it ends the program with the traceback.
+- Limits per program: {limits}."""
+
+
+def description(stubs: str, left_out: int, limits: str) -> str:
+    """The guide, the stubs in a fenced block, and how to find left-out tools."""
+    parts = [GUIDE.format(limits=limits), f"```python\n{stubs}```"]
+    if left_out:
+        noun = "tool is" if left_out == 1 else "tools are"
+        parts.append(
+            f"{left_out} more {noun} not listed above; "
+            '`await search("words")` finds them with their signatures, and they are '
+            "called the same way."
+        )
+    return "\n\n".join(parts)

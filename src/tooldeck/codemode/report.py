@@ -1,0 +1,70 @@
+"""The model-facing text of a program that did not finish.
+
+Each limit is named by its config key, so the model (and whoever reads the log) knows
+which knob stopped the program. A program that already made tool calls lists them:
+they ran, and their effects stand.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, Protocol
+
+from tooldeck.codemode.sandbox import PRINT_LIMIT
+
+
+class _Limits(Protocol):
+    @property
+    def timeout_s(self) -> float: ...
+
+    @property
+    def memory_mb(self) -> int: ...
+
+    @property
+    def max_tool_calls(self) -> int: ...
+
+
+def failure_text(
+    kind: str, detail: str, limits: _Limits, calls: Sequence[dict[str, Any]], printed: str
+) -> str:
+    """What went wrong, the calls that already ran, and what the program printed."""
+    lines = [_headline(kind, detail, limits)]
+    if calls:
+        lines.append("Tool calls that already ran (their effects stand):")
+        lines += [f"- {c['name']}: {c['status']}" for c in calls]
+    elif kind in ("syntax", "typing"):
+        lines.append("Nothing ran. Fix the program and run it again.")
+    if printed:
+        lines.append(f"Printed before it stopped:\n{printed}")
+    return "\n".join(lines)
+
+
+def _headline(kind: str, detail: str, limits: _Limits) -> str:
+    if kind == "syntax":
+        return f"The program has a syntax error:\n{detail.strip()}"
+    if kind == "typing":
+        return f"The program does not type-check against the tool stubs:\n{detail.strip()}"
+    if kind == "timeout":
+        return (
+            f"The program was stopped after {limits.timeout_s:g} seconds "
+            f"([codemode] timeout_s = {limits.timeout_s:g})."
+        )
+    if kind == "memory":
+        return (
+            f"The program was stopped: it needed more than {limits.memory_mb} MB of memory "
+            f"([codemode] memory_mb = {limits.memory_mb})."
+        )
+    if kind in ("max_tool_calls", "suspensions"):
+        return (
+            f"The program was stopped: it made more than {limits.max_tool_calls} tool calls "
+            f"([codemode] max_tool_calls = {limits.max_tool_calls}). "
+            "Do fewer calls per program, or split the work over several programs."
+        )
+    if kind == "printed":
+        return (
+            f"The program was stopped: it printed more than {PRINT_LIMIT:,} bytes. "
+            "Print less; return the data you need as the last expression instead."
+        )
+    if kind == "crashed":
+        return f"The sandbox stopped unexpectedly: {detail.strip()}"
+    return f"The program raised an exception:\n{detail.strip()}"
