@@ -1,4 +1,5 @@
-"""The ``tooldeck`` command (DESIGN §12): ``tools``, ``plugins``, ``call``, ``check``.
+"""The ``tooldeck`` command (DESIGN §12): ``tools``, ``plugins``, ``call``, ``run-code``,
+``check``.
 
 Exit codes: 0 ok; 1 the tool failed or was declined, or ``check`` found problems;
 2 usage or config error. Importing this package, ``--help`` and ``--version`` load only
@@ -23,9 +24,10 @@ COMMANDS = {
     "tools": "list the effective tool catalog",
     "plugins": "list plugins in load order",
     "call": "run one tool call",
+    "run-code": "run one code-mode program",
     "check": "validate a tool pack",
 }
-"""Command names (each a module ``tooldeck.cli.<name>`` with ``add_parser``) and their
+"""Command names (each a module ``tooldeck.cli.<name>``, ``-`` as ``_``, with ``add_parser``) and their
 one-line help, in ``--help`` order. Only the command being run is imported, so
 ``--help`` and ``--version`` load nothing but the standard library."""
 
@@ -47,7 +49,7 @@ def build_parser(argv: Sequence[str] = ()) -> argparse.ArgumentParser:
     chosen = command_in(argv)
     for name, summary in COMMANDS.items():
         if name == chosen:
-            importlib.import_module(f"tooldeck.cli.{name}").add_parser(commands)
+            importlib.import_module(f"tooldeck.cli.{name.replace('-', '_')}").add_parser(commands)
         else:
             commands.add_parser(name, help=summary)
     return parser
@@ -83,7 +85,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return exc.code if isinstance(exc.code, int) else 2
     if args.command is None:
         parser.print_usage(sys.stderr)
-        return error("a command is required (tools, plugins, call, check)", 2)
+        return error("a command is required (tools, plugins, call, run-code, check)", 2)
     try:
         code: int = args.handler(args)
         sys.stdout.flush()  # inside the try: a reader that left is handled below

@@ -48,11 +48,11 @@ def run(args: argparse.Namespace) -> int:
     outcome = asyncio.run(run_tool_call(host.snapshot(), ToolCall(CALL_ID, args.name, raw),
                                         session_id="cli", message_id="cli"))
     if outcome.status == "completed":
-        _print_content(outcome.content, sys.stdout)
+        print_content(outcome.content, sys.stdout)
         return 0
     kind = f" ({outcome.error.type})" if outcome.error is not None else ""
     print(f"tooldeck: {args.name}: {outcome.status}{kind}", file=sys.stderr)
-    _print_content(outcome.content, sys.stderr)
+    print_content(outcome.content, sys.stderr)
     return 1
 
 
@@ -118,7 +118,7 @@ def _prompt(text: str) -> str | None:
     return line.strip().lower() if line else None
 
 
-def _print_content(content: Sequence[ContentPart], stream: Any) -> None:
+def print_content(content: Sequence[ContentPart], stream: Any) -> None:
     for part in content:
         text = getattr(part, "text", None)
         if text is None:

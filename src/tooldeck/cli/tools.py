@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import argparse
+import sys
 from typing import TYPE_CHECKING, Any
 
 from tooldeck.cli._common import first_line, open_host, print_json, table
+from tooldeck.cli._errors import CommandError
 
 if TYPE_CHECKING:
     from tooldeck.host.execution.snapshot import Snapshot
@@ -27,11 +29,17 @@ def add_parser(commands: Any) -> None:
     output.add_argument("--json", action="store_true", help="machine-readable output")
     output.add_argument("--format", choices=FORMATS,
                         help="print the provider tool definitions as JSON")
+    output.add_argument("--codemode", action="store_true",
+                        help="print the code-mode execute tool's description as the model "
+                             "gets it")
     parser.set_defaults(handler=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    snapshot = open_host(args).snapshot()
+    host = open_host(args)
+    snapshot = host.snapshot()
+    if args.codemode:
+        return _print_codemode(snapshot)
     if args.format:
         print_json(list(snapshot.definitions_for(args.format)))
         return 0
@@ -40,7 +48,33 @@ def run(args: argparse.Namespace) -> int:
         print_json(rows)
         return 0
     print(table(HEADERS, [_cells(row) for row in rows]) if rows else "no tools")
+    note = codemode_note(snapshot)
+    if note:
+        print(note, file=sys.stderr)
     return 0
+
+
+def _print_codemode(snapshot: Snapshot) -> int:
+    execute = snapshot.get("execute") if snapshot.codemode_tools else None
+    if execute is None:
+        reason = codemode_note(snapshot) or "no tool of this catalog is a code-mode tool"
+        raise CommandError(f"no execute tool: {reason}", 1)
+    print(execute.description)
+    return 0
+
+
+def codemode_note(snapshot: Snapshot) -> str | None:
+    """One line saying why code-mode tools are listed as native, when they are."""
+    if snapshot.codemode_tools:
+        return None
+    if not any(d.tool.codemode for d in snapshot.definitions):
+        return None
+    from tooldeck.codemode.availability import off_reason, sandbox_missing
+
+    missing = sandbox_missing()
+    reason = off_reason(snapshot.location) or (
+        f"code mode is unavailable: {missing}" if missing else None)
+    return f"note: {reason}; code-mode tools are listed as native" if reason else None
 
 
 def tool_rows(snapshot: Snapshot) -> list[dict[str, Any]]:

@@ -15,8 +15,8 @@ without a namespace). Arguments are keyword-only. Run independent calls in paral
 `await asyncio.gather(...)`.
 - A tool with a declared result type returns that data; the others return their text (str).
 - The value of the last expression is the program's result; `print()` adds notes.
-- A failed call raises an exception the program can catch (`except Exception as e:`); \
-`str(e)` says what went wrong. Uncaught, it ends the program with the traceback.
+- A failed call raises `RuntimeError`, which the program can catch (`except RuntimeError \
+as e:`); `str(e)` says what went wrong. Uncaught, it ends the program with the traceback.
 - Limits per program: {limits}."""
 
 

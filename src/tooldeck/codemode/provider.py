@@ -80,6 +80,14 @@ class CodeMode:
         return pool
 
 
+    def close(self) -> None:
+        """Stop the sandbox workers now (the Location's close does this too). Idempotent."""
+        with self._lock:
+            pool, self._pool = self._pool, None
+        if pool is not None:
+            _close(pool)
+
+
 def _close(pool: SandboxPool) -> None:
     atexit.unregister(pool.close)
     pool.close()

@@ -9,13 +9,15 @@ nested call                           inside the program
 ====================================  ==============================================
 completed                             the declared output as JSON data, else the text
 ``ToolFailure`` (invalid arguments    ``RuntimeError(message)``: catchable; the message
-too)                                  is what the model would read from the same call
-``PermissionBlocked``,                ``PermissionError(message or feedback)``
-``PermissionCorrected``
+too), ``PermissionBlocked``,          is what the model would read from the same call
+``PermissionCorrected``               (for feedback: the feedback)
 ``PermissionDeclined``,               the program is aborted; ``execute`` ends
 ``QuestionDismissed``                 ``declined`` (the signal propagates)
 any other exception (a defect)        the program is aborted; the defect propagates
 ====================================  ==============================================
+
+One exception type for every expected failure: monty's type checker does not know
+``PermissionError``, so a program catching that name would not type-check.
 
 Calls are started lazily, like Python coroutines: when the program awaits, every call
 still pending runs (concurrently when there are several, as ``asyncio.gather`` wants).
@@ -248,9 +250,9 @@ class _Program:
         except ToolFailure as exc:
             return self._failed(record, start, call_id, "RuntimeError", exc.message)
         except PermissionBlocked as exc:
-            return self._failed(record, start, call_id, "PermissionError", str(exc))
+            return self._failed(record, start, call_id, "RuntimeError", str(exc))
         except PermissionCorrected as exc:
-            return self._failed(record, start, call_id, "PermissionError", exc.feedback)
+            return self._failed(record, start, call_id, "RuntimeError", exc.feedback)
         except BaseException:
             self._finished(record, start, call_id, "failed")
             raise
