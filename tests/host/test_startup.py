@@ -22,6 +22,9 @@ NOT_AT_OPEN = (
     "tooldeck.host.plugins.report",
     # pydantic's TypeAdapter and JSON Schema generator
     "pydantic.type_adapter",
+    # the code-mode sandbox and what only a program run needs (stubs included)
+    "pydantic_monty", "tooldeck.codemode.runner", "tooldeck.codemode.sandbox",
+    "tooldeck.codemode.plan", "tooldeck.codemode.stubs", "tooldeck.codemode.execute_tool",
 )
 
 PROBE = """
@@ -34,9 +37,37 @@ print(json.dumps({"tools": sorted(snapshot.names), "loaded": loaded}))
 """
 
 
+CODE_TOOL = """
+import tooldeck
+
+@tooldeck.hookimpl
+def tool_transform(editor):
+    editor.add(tooldeck.Tool(name="add", description="Add.", input={"type": "object"},
+                             execute=lambda i, c: tooldeck.ToolResult("2")))
+"""
+
+CLI_PROBE = """
+import json, sys
+from tooldeck.cli import main
+code = main(["--location", sys.argv[1], "tools"])
+loaded = [m for m in sys.modules if m in json.loads(sys.argv[2]) and m != "argparse"]
+print(json.dumps(sorted(loaded)), file=sys.stderr)
+"""
+
+
 def test_opening_a_host_loads_only_what_the_catalog_needs(tmp_path):
     done = subprocess.run([sys.executable, "-c", PROBE, str(tmp_path), json.dumps(NOT_AT_OPEN)],
                           capture_output=True, text=True, check=True)
     result = json.loads(done.stdout)
     assert result["loaded"] == []
     assert set(result["tools"]) >= set(BUILTIN_PLUGINS)
+
+
+def test_a_code_mode_catalog_is_listed_without_the_sandbox(tmp_path):
+    plugins = tmp_path / ".tooldeck" / "plugins"
+    plugins.mkdir(parents=True)
+    (plugins / "adder.py").write_text(CODE_TOOL)
+    done = subprocess.run([sys.executable, "-c", CLI_PROBE, str(tmp_path), json.dumps(NOT_AT_OPEN)],
+                          capture_output=True, text=True, check=True)
+    assert "add       code" in done.stdout
+    assert json.loads(done.stderr.strip().splitlines()[-1]) == []

@@ -67,7 +67,8 @@ def codemode_note(snapshot: Snapshot) -> str | None:
     """One line saying why code-mode tools are listed as native, when they are."""
     if snapshot.codemode_tools:
         return None
-    if not any(d.tool.codemode for d in snapshot.definitions):
+    tools = snapshot.catalog.tools
+    if not any(tools[name].tool.codemode for name in snapshot.names if name in tools):
         return None
     from tooldeck.codemode.availability import off_reason, sandbox_missing
 
@@ -81,7 +82,7 @@ def tool_rows(snapshot: Snapshot) -> list[dict[str, Any]]:
     """One dict per visible tool, sorted by effective name."""
     code = {entry.name for entry in snapshot.codemode_tools}
     catalog = snapshot.catalog
-    visible = sorted(code | {d.name for d in snapshot.definitions if d.name in catalog.tools})
+    visible = sorted(code | {name for name in snapshot.names if name in catalog.tools})
     return [_row(catalog, catalog.tools[name], "code" if name in code else "native")
             for name in visible]
 

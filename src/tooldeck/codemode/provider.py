@@ -1,6 +1,7 @@
 """``CodeMode``: the provider ``ToolService``/``Snapshot`` call to build ``execute``.
 
-One per Location (``Host.open`` makes it). It owns the Location's warm sandbox pool:
+One per Location (``Host.open`` makes it). Importing it is cheap: the stubs, the
+runner and the sandbox load when a snapshot first needs ``execute``. It owns the Location's warm sandbox pool:
 created on the first program, closed by ``Location.close()`` (``Host.close()``, the
 end of ``with Host.open(...)``) or at interpreter exit, whichever comes first.
 """
@@ -13,16 +14,14 @@ import threading
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from tooldeck._tool import AnyTool
 from tooldeck.codemode.availability import off_reason, sandbox_missing
-from tooldeck.codemode.execute_tool import execute_tool, limits_text
-from tooldeck.codemode.plan import ProgramPlan
-from tooldeck.host.registry.editor import CatalogEntry
 
 if TYPE_CHECKING:
+    from tooldeck._tool import AnyTool
     from tooldeck.codemode.sandbox import SandboxPool
     from tooldeck.host.execution.snapshot import Snapshot
     from tooldeck.host.location.location import Location
+    from tooldeck.host.registry.editor import CatalogEntry
 
 REQUEST_GRACE_S = 10.0
 """Seconds past ``timeout_s`` after which a worker stuck in one turn is killed."""
@@ -50,6 +49,9 @@ class CodeMode:
 
     def build(self, snapshot: Snapshot, tools: Sequence[CatalogEntry]) -> AnyTool:
         """The ``execute`` tool for ``snapshot``; stubs are rendered on first use."""
+        from tooldeck.codemode.execute_tool import execute_tool, limits_text
+        from tooldeck.codemode.plan import ProgramPlan
+
         config = snapshot.location.config.codemode
         plan = ProgramPlan(
             tools,

@@ -276,7 +276,8 @@ def _modes(snapshot: Snapshot) -> dict[str, Mode]:
     a catalog tool, so it is left out)."""
     catalog = snapshot.catalog
     modes: dict[str, Mode] = {e.name: "code" for e in snapshot.codemode_tools}
-    modes.update((d.name, "native") for d in snapshot.definitions if d.name in catalog.tools)
+    native = (n for n in snapshot.names if n in catalog.tools and n not in modes)
+    modes.update((name, "native") for name in native)
     return dict(sorted(modes.items()))
 
 

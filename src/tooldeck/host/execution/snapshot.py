@@ -163,12 +163,14 @@ class Snapshot:
     @property
     def names(self) -> tuple[str, ...]:
         """Advertised native names, in definition order."""
-        self._with_codemode()
+        if self._codemode is not None:  # ``execute`` is advertised; no need to build it
+            return (*self._callable, RESERVED_CODEMODE_NAME)
         return tuple(self._callable)
 
     def get(self, name: str) -> AnyTool | None:
         """The advertised tool called ``name``, or ``None``."""
-        self._with_codemode()
+        if name == RESERVED_CODEMODE_NAME:
+            self._with_codemode()
         record = self._callable.get(name)
         return record.tool if record is not None else None
 
