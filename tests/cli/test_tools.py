@@ -12,7 +12,7 @@ def test_table(tooldeck):
     assert code == 0
     assert out.splitlines() == [
         "NAME      MODE    PLUGIN          OVERRIDES      PERMISSION  DESCRIPTION",
-        "fun_joke  native  local:a_greet   -              fun         Tell a joke.",
+        "fun_joke  code    local:a_greet   -              fun         Tell a joke.",
         "greet     native  local:b_loud    local:a_greet  greet       Greet someone.",
         "secret    native  local:c_secret  -              secret      Reveal it.",
     ]
@@ -22,6 +22,7 @@ def test_json(tooldeck):
     code, out, _ = tooldeck("tools", "--json")
     rows = {row["name"]: row for row in json.loads(out)}
     assert code == 0
+    assert rows["fun_joke"]["mode"] == "code"
     assert rows["greet"] == {
         "name": "greet", "mode": "native", "plugin": "local:b_loud",
         "overrides": ["local:a_greet"], "permission": "greet", "namespace": None,
@@ -50,3 +51,26 @@ def test_formats_match_the_renderer():
 def test_an_empty_catalog(tooldeck, monkeypatch):
     monkeypatch.setenv("TOOLDECK_LOAD_PLUGINS", "")
     assert tooldeck("tools") == (0, "no tools\n", "")
+
+
+def test_codemode_prints_the_execute_description(tooldeck):
+    code, out, _ = tooldeck("tools", "--codemode")
+    assert code == 0
+    assert out.startswith("Run a Python program that calls tools as async functions.")
+    assert 'class tools_fun:\n    """tools.fun: Fun things."""' in out
+    assert "async def joke(self) -> str:" in out
+
+
+def test_execute_is_listed_last_in_provider_formats(tooldeck):
+    _, out, _ = tooldeck("tools", "--format", "openai")
+    assert [d["function"]["name"] for d in json.loads(out)] == ["greet", "secret", "execute"]
+
+
+def test_code_mode_off_says_why(tooldeck, project):
+    (project / "tooldeck.toml").write_text("[codemode]\nenabled = false\n")
+    code, out, err = tooldeck("tools")
+    assert code == 0 and "fun_joke  native" in out
+    assert err == ("note: code mode is off ([codemode] enabled = false); code-mode tools are "
+                   "listed as native\n")
+    code, _, err = tooldeck("tools", "--codemode")
+    assert code == 1 and "code mode is off ([codemode] enabled = false)" in err

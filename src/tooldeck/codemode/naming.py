@@ -4,8 +4,9 @@ Effective names are registry keys (``acme_git_status``); a program needs Python
 identifiers in a tree (``tools.acme.git.status``). This module builds that tree once
 per snapshot: dotted namespaces nest, names that are not identifiers are sanitized
 (``search-records`` → ``search_records``, a leading digit gets a ``_`` prefix, a Python
-keyword a ``_`` suffix), and sanitized names that collide inside one level are told
-apart deterministically (sorted by effective name, later ones get ``_2``, ``_3``...).
+keyword a ``_`` suffix), and names that collide inside one level are told apart
+deterministically: a name that needed no change keeps it, the others follow in
+effective-name order with ``_2``, ``_3``...
 
 A name that is both a tool and a namespace (tool ``git`` in ``acme`` and namespace
 ``acme.git``) stays callable at both levels: ``tools.acme.git(...)`` calls the tool,
@@ -86,9 +87,10 @@ def build_tree(entries: Iterable[CatalogEntry]) -> ToolTree:
     nodes: dict[str, Node] = {"": root}
     paths: dict[str, str] = {}
     ordered = sorted(entries, key=lambda e: e.name)
-    for entry in ordered:
-        _namespace_node(nodes, entry.tool.namespace or "")
-    for entry in ordered:
+    spaces = {entry.tool.namespace or "" for entry in ordered}
+    for namespace in sorted(spaces, key=lambda n: (_changed(n), n)):
+        _namespace_node(nodes, namespace)
+    for entry in sorted(ordered, key=lambda e: (identifier(e.tool.name) != e.tool.name, e.name)):
         node = nodes[entry.tool.namespace or ""]
         name = _free(identifier(entry.tool.name), node.tools)
         node.tools[name] = entry
@@ -113,6 +115,10 @@ def _namespace_node(nodes: dict[str, Node], namespace: str) -> Node:
     parent.children[name] = node
     nodes[namespace] = node
     return node
+
+
+def _changed(namespace: str) -> bool:
+    return any(identifier(part) != part for part in namespace.split(".") if part)
 
 
 def _free(name: str, taken: Iterable[str] | dict[str, object]) -> str:
