@@ -168,9 +168,22 @@ def test_codemode_tools_hide_behind_execute_which_comes_last(tmp_path):
     )
     snap = service.snapshot()
     assert snap.names == ("aa_native", "zz_native", "execute")
+    assert provider.seen is None  # built when first needed, not for every snapshot
+    assert [d.name for d in snap.definitions] == ["aa_native", "zz_native", "execute"]
     assert provider.seen == ["coded", "ns_also_coded"]
+    assert snap.execute_sync(ToolCall("1", "execute", "{}")).content[0].text == "ran"
+    # Hidden from the model, still callable by effective name (hosts, tests, tooldeck call).
+    assert snap.execute_sync(ToolCall("2", "coded", {"path": "x"})).content[0].text == "v1"
     with pytest.raises(ToolFailure, match="not available"):
-        snap.execute_sync(ToolCall("1", "coded", '{"path": "x"}'))
+        snap.execute_sync(ToolCall("3", "missing", "{}"))
+
+
+def test_without_codemode_tools_execute_is_never_built(tmp_path):
+    provider = FakeCodeMode()
+    service = ToolService(Location(tmp_path, data_dir=tmp_path / "d"), codemode=provider)
+    service.transform(lambda e: e.add(make("native", codemode=False)), source="s")
+    snap = service.snapshot()
+    assert [d.name for d in snap.definitions] == ["native"] and provider.seen is None
 
 
 @pytest.mark.parametrize("mode", ["unavailable", "denied"])
