@@ -19,8 +19,8 @@ PROBE = f"""
 import json, sys
 import tooldeck.cli
 codes = [tooldeck.cli.main(args) for args in (["--version"], ["--help"], ["tools", "--help"],
-                                              ["plugins", "--help"], ["call", "--help"], ["run-code", "--help"],
-                                              ["check", "--help"])]
+                                              ["plugins", "--help"], ["call", "--help"],
+                                              ["run-code", "--help"], ["check", "--help"])]
 print(json.dumps({{"codes": codes, "heavy": [m for m in {HEAVY!r} if m in sys.modules]}}))
 """
 

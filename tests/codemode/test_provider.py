@@ -6,8 +6,7 @@ import subprocess
 import sys
 
 from tooldeck import Host, Tool, ToolCall, ToolResult, run_tool_call
-from tooldeck.codemode import CodeMode
-from tooldeck.codemode import availability
+from tooldeck.codemode import CodeMode, availability
 
 
 class Adder:

@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 
 import pydantic
-import pytest
 
 from tooldeck import ImagePart, Tool, ToolFailure, ToolResult, tool
 from tooldeck.errors import PermissionCorrected
@@ -75,8 +74,10 @@ async def test_a_tool_failure_is_catchable_with_the_native_message(deck):
 
     snap = deck.snapshot(Tool(name="broken", description="Breaks.", execute=broken), tool(add),
                          type_check=False)
-    code = ("try:\n    await tools.broken()\nexcept Exception as e:\n    r = [type(e).__name__, str(e)]\n"
-            "try:\n    await tools.add(a='x', b=1)\nexcept Exception as e:\n    r.append(str(e))\nr")
+    code = ("try:\n    await tools.broken()\nexcept Exception as e:\n"
+            "    r = [type(e).__name__, str(e)]\n"
+            "try:\n    await tools.add(a='x', b=1)\nexcept Exception as e:\n"
+            "    r.append(str(e))\nr")
     outcome = await deck.run(snap, code, call_id="c9")
     assert outcome.status == "completed", outcome.content
     kind, message, invalid = outcome.output["result"]
@@ -226,7 +227,8 @@ async def test_images_from_nested_results_are_attached_in_call_order(deck):
 
 async def test_unknown_tools_and_names_raise_inside_the_program(deck):
     snap = deck.snapshot(tool(add), type_check=False)
-    code = ("r = []\ntry:\n    await tools.nope(a=1)\nexcept AttributeError as e:\n    r.append(str(e))\n"
+    code = ("r = []\ntry:\n    await tools.nope(a=1)\nexcept AttributeError as e:\n"
+            "    r.append(str(e))\n"
             "try:\n    await nothing()\nexcept NameError as e:\n    r.append(str(e))\nr")
     outcome = await deck.run(snap, code)
     assert outcome.output["result"] == [
@@ -236,10 +238,11 @@ async def test_unknown_tools_and_names_raise_inside_the_program(deck):
 
 async def test_the_sandbox_reaches_no_files_or_environment(deck):
     snap = deck.snapshot(tool(add), type_check=False)
+    catch = "except Exception as e:\n    r.append(type(e).__name__)\n"
     code = ("r = []\nimport os\n"
-            "try:\n    open('/etc/passwd').read()\nexcept Exception as e:\n    r.append(type(e).__name__)\n"
-            "try:\n    os.environ['HOME']\nexcept Exception as e:\n    r.append(type(e).__name__)\n"
-            "try:\n    import subprocess\nexcept Exception as e:\n    r.append(type(e).__name__)\nr")
+            f"try:\n    open('/etc/passwd').read()\n{catch}"
+            f"try:\n    os.environ['HOME']\n{catch}"
+            f"try:\n    import subprocess\n{catch}r")
     outcome = await deck.run(snap, code)
     assert outcome.output["result"] == ["PermissionError", "RuntimeError", "ModuleNotFoundError"]
 

@@ -47,12 +47,13 @@ def stub_text(snapshot) -> str:
 
 def test_schemas_become_typed_dicts_literals_and_not_required(deck):
     stubs = stub_text(deck.snapshot(place, last))
-    assert '''    async def place(self, *, items: list[Item], priority: Literal["low", "high"] = "low") -> Order:
+    assert ('''    async def place(self, *, items: list[Item], '''
+            '''priority: Literal["low", "high"] = "low") -> Order:
         """Place an order.
 
         Args:
             items: What to order.
-        """''' in stubs
+        """''') in stubs
     assert '''class Item(TypedDict):
     """One line of an order."""
     sku: str  # Stock keeping unit.

@@ -27,9 +27,9 @@ COMMANDS = {
     "run-code": "run one code-mode program",
     "check": "validate a tool pack",
 }
-"""Command names (each a module ``tooldeck.cli.<name>``, ``-`` as ``_``, with ``add_parser``) and their
-one-line help, in ``--help`` order. Only the command being run is imported, so
-``--help`` and ``--version`` load nothing but the standard library."""
+"""Command names (each a module ``tooldeck.cli.<name>``, ``-`` read as ``_``, with
+``add_parser``) and their one-line help, in ``--help`` order. Only the command being run
+is imported, so ``--help`` and ``--version`` load nothing but the standard library."""
 
 
 def build_parser(argv: Sequence[str] = ()) -> argparse.ArgumentParser:

@@ -44,6 +44,10 @@ class Target:
         return self._params
 
 
+Targets = dict[Any, dict[str, Target]]
+"""Method name → ``Target``, by the id of the ``Namespace`` value the method is called on."""
+
+
 class ProgramPlan:
     """The code-mode view of one snapshot; thread-safe, every part computed once."""
 
@@ -64,7 +68,7 @@ class ProgramPlan:
         self._stubs: StubFile | None = None
         self._description: str | None = None
         self._checked: str | None = None
-        self._values: tuple[dict[str, Any], dict[Any, dict[str, Target]]] | None = None
+        self._values: tuple[dict[str, Any], Targets] | None = None
 
     @property
     def tree(self) -> ToolTree:
@@ -95,7 +99,7 @@ class ProgramPlan:
             self._checked = self.stubs.render()
         return self._checked
 
-    def values(self, pool: SandboxPool, search: Any) -> tuple[dict[str, Any], dict[Any, dict[str, Target]]]:
+    def values(self, pool: SandboxPool, search: Any) -> tuple[dict[str, Any], Targets]:
         """(globals a program may read, method targets by ``Namespace`` value id)."""
         with self._lock:
             if self._values is None:

@@ -1,9 +1,10 @@
 """``CodeMode``: the provider ``ToolService``/``Snapshot`` call to build ``execute``.
 
 One per Location (``Host.open`` makes it). Importing it is cheap: the stubs, the
-runner and the sandbox load when a snapshot first needs ``execute``. It owns the Location's warm sandbox pool:
-created on the first program, closed by ``Location.close()`` (``Host.close()``, the
-end of ``with Host.open(...)``) or at interpreter exit, whichever comes first.
+runner and the sandbox load when a snapshot first needs ``execute``. It owns the
+Location's warm sandbox pool: created on the first program, closed by
+``Location.close()`` (``Host.close()``, the end of ``with Host.open(...)``) or at
+interpreter exit, whichever comes first.
 """
 
 from __future__ import annotations

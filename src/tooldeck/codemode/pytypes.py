@@ -196,7 +196,7 @@ class _Render:
 
     def _literal(self, values: Sequence[Any]) -> str | None:
         if not values or not all(
-            v is None or isinstance(v, bool | int | str) and not isinstance(v, float)
+            v is None or (isinstance(v, bool | int | str) and not isinstance(v, float))
             for v in values
         ):
             return None

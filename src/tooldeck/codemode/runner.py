@@ -38,7 +38,17 @@ from pydantic_core import to_jsonable_python
 from tooldeck._tool import ContentPart, TextPart, ToolContext, ToolFailure, ToolResult
 from tooldeck.codemode.plan import ProgramPlan, Target
 from tooldeck.codemode.report import failure_text
-from tooldeck.codemode.sandbox import Limits, SandboxFailure, SandboxPool, Settled, Step
+from tooldeck.codemode.sandbox import (
+    Call,
+    Done,
+    Limits,
+    Lookup,
+    SandboxFailure,
+    SandboxPool,
+    Settled,
+    Step,
+    Wait,
+)
 from tooldeck.codemode.search import search
 from tooldeck.errors import PermissionBlocked, PermissionCorrected
 from tooldeck.host.execution.snapshot import Snapshot, ToolCall
@@ -147,10 +157,11 @@ class _Program:
             async with timeout:
                 step: Step = start(code)
                 warnings = step.warnings
-                while step.kind != "done":
+                while not isinstance(step, Done):
                     step = await self._answer(step)
                     if time.monotonic() > deadline:
                         raise LimitExceeded("timeout")
+                output = step.output
         except TimeoutError:
             if not timeout.expired():
                 raise  # a nested tool's own TimeoutError: a defect, not our limit
@@ -159,32 +170,31 @@ class _Program:
             self._fail(exc.kind, session.printed)
         except SandboxFailure as exc:
             self._fail(exc.kind, exc.printed or session.printed, exc.text)
-        return self._result(step.output, session.printed, warnings)  # type: ignore[union-attr]
+        return self._result(output, session.printed, warnings)
 
-    async def _answer(self, step: Step) -> Step:
-        kind = step.kind
-        if kind == "call":
-            return self._call(step)  # type: ignore[arg-type]
-        if kind == "wait":
-            ids = step.call_ids  # type: ignore[union-attr]
-            return step.settle(await self._settle(ids))  # type: ignore[union-attr]
-        return step.answer()  # type: ignore[union-attr]
+    async def _answer(self, step: Lookup | Call | Wait) -> Step:
+        if type(step) is Call:
+            return self._call(step)
+        if type(step) is Wait:
+            return step.settle(await self._settle(step.call_ids))
+        assert type(step) is Lookup
+        return step.answer()
 
-    def _call(self, step: Any) -> Step:
+    def _call(self, step: Call) -> Step:
         owner = step.owner
         if owner is None:
             if step.is_os:
-                return step.refuse_os()  # type: ignore[no-any-return]
+                return step.refuse_os()
             if step.name == "search":
-                self.pending[step.id] = _Search(step.args, step.kwargs)
-                return step.defer()  # type: ignore[no-any-return]
-            return step.fail("NameError", f"name '{step.name}' is not defined")  # type: ignore[no-any-return]
+                self.pending[step.id] = _Search(tuple(step.args), step.kwargs)
+                return step.defer()
+            return step.fail("NameError", f"name '{step.name}' is not defined")
         methods = self.targets.get(owner)
         target = methods.get(step.name) if methods is not None else None
         if target is None:
-            return step.fail("AttributeError", self._unknown(owner, step.name))  # type: ignore[no-any-return]
+            return step.fail("AttributeError", self._unknown(owner, step.name))
         if step.args:
-            return step.fail(  # type: ignore[no-any-return]
+            return step.fail(
                 "TypeError",
                 f"{target.path}() takes keyword arguments only; "
                 f"got {len(step.args)} positional (write name=value)",
@@ -193,7 +203,7 @@ class _Program:
             raise LimitExceeded("max_tool_calls")
         self.started += 1
         self.pending[step.id] = _Nested(target, step.kwargs)
-        return step.defer()  # type: ignore[no-any-return]
+        return step.defer()
 
     def _unknown(self, owner: Any, name: str) -> str:
         level = next(
@@ -214,7 +224,8 @@ class _Program:
         for outcome in outcomes:
             if not isinstance(outcome, Settled):
                 raise outcome  # a decline or a defect: the whole program ends with it
-        return {call_id: outcome for (call_id, _), outcome in zip(jobs, outcomes, strict=True)}  # type: ignore[misc]
+        settled = [o for o in outcomes if isinstance(o, Settled)]
+        return {call_id: o for (call_id, _), o in zip(jobs, settled, strict=True)}
 
     async def _run(self, job: _Nested | _Search) -> Settled:
         if isinstance(job, _Search):
@@ -260,7 +271,7 @@ class _Program:
         texts: list[str] = []
         for part in content:
             if part.__class__ is TextPart:
-                texts.append(part.text)  # type: ignore[union-attr]
+                texts.append(part.text)
             else:
                 self.attachments.append(part)
         if entry.tool.output is not None:

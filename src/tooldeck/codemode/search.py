@@ -26,7 +26,8 @@ def search(stubs: StubFile, query: Any, limit: Any = 10) -> list[dict[str, Any]]
     if not isinstance(limit, int) or isinstance(limit, bool) or limit < 0:
         raise TypeError(f"search() limit must be a non-negative int, got {limit!r}")
     words = _WORDS.findall(query.lower())
-    scored = [(_score(stub, words, stubs.namespaces), i, stub) for i, stub in enumerate(stubs.order)]
+    spaces = stubs.namespaces
+    scored = [(_score(stub, words, spaces), i, stub) for i, stub in enumerate(stubs.order)]
     if words:
         scored = [s for s in scored if s[0] > 0]
     scored.sort(key=lambda s: (-s[0], s[1]))

@@ -119,10 +119,12 @@ class StubFile:
         if doc:
             lines.append(_docstring(doc, "    "))
         uses: list[str] = []
+        # A tool that is also a kept namespace is called as that namespace (``__call__``).
         methods = [
             self.stubs[e.name]
             for name, e in node.tools.items()
-            if e.name in keep and not (name in node.children and self._holds(node.children[name], keep))
+            if e.name in keep
+            and not (name in node.children and self._holds(node.children[name], keep))
         ]
         if node.callable is not None and node.callable.name in keep:
             methods.append(self.call_stubs[node.callable.name])
@@ -164,7 +166,10 @@ def _tool_stub(
     record = record_of(entry.tool)
     schema = record.input_schema
     hint = camel(entry.tool.name)
-    params, described, mapping, uses = [], [], {}, []
+    params: list[str] = []
+    described: list[str] = []
+    mapping: dict[str, str] = {}
+    uses: list[str] = []
     required = set(schema.get("required") or ())
     properties = schema.get("properties") or {}
     for key, sub in properties.items():
