@@ -31,6 +31,7 @@ if TYPE_CHECKING:
     from tooldeck._tool import ToolContext as ToolContext
     from tooldeck._tool import ToolFailure as ToolFailure
     from tooldeck._tool import ToolResult as ToolResult
+    from tooldeck.codemode.provider import CodeMode as CodeMode
     from tooldeck.errors import ConfigError as ConfigError
     from tooldeck.errors import PermissionBlocked as PermissionBlocked
     from tooldeck.errors import PermissionCorrected as PermissionCorrected
@@ -100,6 +101,7 @@ _LOCATIONS = {
     "Asker": "tooldeck.host.location.permission",
     "Catalog": "tooldeck.host.registry.state",
     "CatalogEntry": "tooldeck.host.registry.editor",
+    "CodeMode": "tooldeck.codemode.provider",
     "CodeModeProvider": "tooldeck.host.execution.snapshot",
     "CodemodeConfig": "tooldeck.host.location.config",
     "Config": "tooldeck.host.location.config",
@@ -177,6 +179,7 @@ __all__ = [
     "Asker",
     "Catalog",
     "CatalogEntry",
+    "CodeMode",
     "CodeModeProvider",
     "CodemodeConfig",
     "Config",

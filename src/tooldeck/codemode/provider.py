@@ -60,9 +60,9 @@ class CodeMode:
             budget_tokens=config.budget_tokens,
             limits_text=limits_text(config.timeout_s, config.memory_mb, config.max_tool_calls),
         )
-        return execute_tool(plan, snapshot, lambda: self.pool(snapshot.location))
+        return execute_tool(plan, snapshot, lambda: self._sandbox(snapshot.location))
 
-    def pool(self, location: Location) -> SandboxPool:
+    def _sandbox(self, location: Location) -> SandboxPool:
         """The Location's sandbox pool, started on first use (imports monty)."""
         with self._lock:
             if self._pool is None:

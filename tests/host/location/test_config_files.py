@@ -127,11 +127,6 @@ NOT_AVAILABLE = "not available in this version of tooldeck"
 
 
 @pytest.mark.parametrize(("text", "message"), [
-    ("[codemode]\nbudget_tokens = 500\n",
-     f"tooldeck.toml: codemode.budget_tokens: {NOT_AVAILABLE} (code mode); remove it"),
-    ("[codemode]\nenabled = true\n",
-     f"tooldeck.toml: codemode.enabled: {NOT_AVAILABLE} (code mode); "
-     "remove it or set it to false"),
     ('[mcp.servers.github]\ncommand = ["github-mcp"]\n',
      f"tooldeck.toml: mcp.servers.github: {NOT_AVAILABLE} (MCP servers); remove it"),
     ("[mcp.servers]\n",
@@ -142,26 +137,38 @@ def test_keys_of_features_not_in_this_version_are_rejected_by_name(project, text
     assert error_of(project) == message
 
 
-def test_codemode_disabled_describes_this_version_and_stays_valid(project):
-    (project / "tooldeck.toml").write_text("[codemode]\nenabled = false\n")
-    assert load_config(project).codemode.enabled is False
+def test_codemode_settings_are_read(project):
+    (project / "tooldeck.toml").write_text(
+        "[codemode]\nenabled = false\nbudget_tokens = 500\ntype_check = false\n"
+        "timeout_s = 5\nmemory_mb = 64\nmax_tool_calls = 10\n")
+    config = load_config(project).codemode
+    assert (config.enabled, config.budget_tokens, config.type_check, config.timeout_s,
+            config.memory_mb, config.max_tool_calls) == (False, 500, False, 5.0, 64, 10)
 
 
 def test_an_unavailable_key_is_named_in_the_file_it_is_in(project):
-    path = user_file("[codemode]\nbudget_tokens = 1\n")
-    (project / "tooldeck.toml").write_text("[codemode]\nenabled = false\n")
-    assert error_of(project).startswith(f"{path}: codemode.budget_tokens: {NOT_AVAILABLE}")
-    path.unlink()
-    (project / "tooldeck.toml").unlink()
     (project / "pyproject.toml").write_text('[tool.tooldeck.mcp.servers.x]\nurl = "http://a"\n')
     assert error_of(project).startswith(
         f"pyproject.toml: tool.tooldeck.mcp.servers.x: {NOT_AVAILABLE}")
 
 
 def test_a_wrong_type_is_reported_before_availability(project):
-    (project / "tooldeck.toml").write_text("[codemode]\nbudget_tokens = 0\n")
-    assert error_of(project) == (
-        "tooldeck.toml: codemode.budget_tokens: expected an integer greater than 0, got 0")
+    (project / "tooldeck.toml").write_text("[mcp]\nservers = 1\n")
+    assert error_of(project).startswith("tooldeck.toml: mcp.servers: expected a table")
+
+
+@pytest.mark.parametrize(("text", "message"), [
+    ("[codemode]\ntimeout_s = 0\n",
+     "tooldeck.toml: codemode.timeout_s: expected a number greater than 0.0, got 0"),
+    ("[codemode]\nbudget_tokens = -1\n",
+     "tooldeck.toml: codemode.budget_tokens: expected an integer at least 0, "
+     "got -1"),
+    ('[codemode]\ntype_check = "no"\n',
+     "tooldeck.toml: codemode.type_check: expected a boolean, got 'no'"),
+])
+def test_codemode_limits_are_checked(project, text, message):
+    (project / "tooldeck.toml").write_text(text)
+    assert error_of(project) == message
 
 
 @pytest.mark.parametrize("key", sorted(NOT_YET_AVAILABLE))

@@ -60,7 +60,7 @@ class CodemodeConfig(_Section):
     enabled: bool = True
     budget_tokens: int = Field(default=2000, ge=0)
     type_check: bool = True
-    timeout_s: float = Field(default=30.0, gt=0)
+    timeout_s: float = Field(default=30.0, gt=0.0)
     memory_mb: int = Field(default=256, gt=0)
     max_tool_calls: int = Field(default=100, ge=0)
 
@@ -85,8 +85,6 @@ class Unavailable(NamedTuple):
 
 NOT_YET_AVAILABLE: dict[str, Unavailable] = {
     # dotted key: the feature it configures. A feature that lands deletes its rows here.
-    "codemode.enabled": Unavailable("code mode", accepted=(False,)),
-    "codemode.budget_tokens": Unavailable("code mode"),
     "mcp.servers": Unavailable("MCP servers"),
 }
 """Keys that validate but would do nothing yet; ``config_files`` rejects them by name."""
