@@ -53,11 +53,16 @@ def _installed(name: str) -> bool:
 
 
 class Project:
-    """An empty project directory and a clean environment for subprocesses run in it."""
+    """An empty project directory and a clean environment for subprocesses run in it.
 
-    def __init__(self, root: Path, home: Path) -> None:
+    ``mode``: ``"code"`` (code mode on, the default) or ``"native"`` (turned off in the
+    project's ``tooldeck.toml``).
+    """
+
+    def __init__(self, root: Path, home: Path, mode: str) -> None:
         self.root = root
         self.home = home
+        self.mode = mode
 
     def env(self, **extra: str) -> dict[str, str]:
         env = {k: v for k, v in os.environ.items() if not k.startswith("TOOLDECK_")}
@@ -77,14 +82,16 @@ class Project:
         return json.loads(done.stdout)
 
 
-@pytest.fixture
-def project(tmp_path: Path) -> Project:
-    """An empty project with code mode off, so every tool is called by its own name."""
+@pytest.fixture(params=["code", "native"])
+def project(tmp_path: Path, request: pytest.FixtureRequest) -> Project:
+    """An empty project, once with code mode on and once with it off. Tools are called
+    by their own names in both; code mode changes only what a model is offered."""
     root = tmp_path / "project"
     root.mkdir()
-    (root / "tooldeck.toml").write_text("[codemode]\nenabled = false\n", encoding="utf-8")
+    if request.param == "native":
+        (root / "tooldeck.toml").write_text("[codemode]\nenabled = false\n", encoding="utf-8")
     (tmp_path / "home").mkdir()
-    return Project(root, tmp_path / "home")
+    return Project(root, tmp_path / "home", request.param)
 
 
 def run_pip(*args: str) -> subprocess.CompletedProcess[str]:

@@ -86,6 +86,19 @@ def test_every_pack_serves_next_to_the_others(project: Project) -> None:
     assert project.tooldeck("call", "git_status", "{}").returncode == 1  # asks; no one there
 
 
+def test_a_program_calls_tools_of_several_packs(project: Project) -> None:
+    subprocess.run(["git", "init", "-q", "-b", "main"], cwd=project.root, check=True)
+    program = "g = await tools.greet(name='Ada')\ns = await tools.git.status()\n[g, s['branch']]"
+    done = project.tooldeck("run-code", "--yes", program)
+    if project.mode == "native":
+        assert done.returncode == 2 and "code mode is off" in done.stderr, done.stderr
+        return
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert done.stdout == '[\n  "Hello, Ada.",\n  "main"\n]\n'
+    modes = {t["name"]: t["mode"] for t in project.json("tools")}
+    assert (modes["greet"], modes["git_status"], modes["read"]) == ("code", "code", "native")
+
+
 def test_uninstalling_safe_read_reveals_the_builtin_read(
     project: Project, wheelhouse: Path, pip: Pip, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -12,14 +12,21 @@ import tooldeck
 import tooldeck_git
 
 
+@pytest.fixture(params=["code", "native"])
+def mode(request):
+    """Every test runs with code mode on (the git tools behind ``execute``) and off."""
+    return request.param
+
+
 @pytest.fixture(autouse=True)
-def isolated(tmp_path, monkeypatch):
-    """No user or system config leaks in: git's, and tooldeck's (which turns code mode
-    off, so the git tools are called by their own names rather than through ``execute``).
-    """
+def isolated(tmp_path, monkeypatch, mode):
+    """No user or system config leaks in: git's, and tooldeck's. The user config is
+    where ``native`` mode turns code mode off, so a test may write the project's own."""
     home = tmp_path / "home"
     (home / ".config" / "tooldeck").mkdir(parents=True)
-    (home / ".config" / "tooldeck" / "config.toml").write_text("[codemode]\nenabled = false\n")
+    if mode == "native":
+        (home / ".config" / "tooldeck" / "config.toml").write_text(
+            "[codemode]\nenabled = false\n")
     monkeypatch.setenv("HOME", str(home))
     monkeypatch.delenv("XDG_CONFIG_HOME", raising=False)
     monkeypatch.delenv("XDG_DATA_HOME", raising=False)

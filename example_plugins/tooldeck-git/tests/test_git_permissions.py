@@ -61,7 +61,7 @@ def test_a_deny_rule_hides_all_four_tools(repo, open_host):
     )
     names = open_host(repo).snapshot().names
     assert not [name for name in names if name.startswith("git_")]
-    assert "read" in names
+    assert "read" in names and "execute" not in names  # no visible code-mode tool is left
 
 
 async def test_an_allow_rule_needs_no_asker(repo):

@@ -26,11 +26,30 @@ def test_the_pack_adds_four_code_mode_tools_in_namespace_git(repo, open_host):
     assert catalog.namespaces["git"].description.startswith("Read-only git")
 
 
-def test_outputs_are_declared(repo, open_host):
+def test_outputs_are_declared(repo, open_host, mode):
     definitions = {d["name"]: d for d in open_host(repo).snapshot().definitions_for("mcp")}
+    if mode == "code":  # the outputs are the return types of the stubs
+        stubs = definitions["execute"]["description"]
+        assert "class tools_git:" in stubs and "async def status(self" in stubs
+        assert not [name for name in GIT_TOOLS if name in definitions]
+        return
     status = definitions["git_status"]["outputSchema"]["properties"]
     assert {"branch", "staged", "unstaged", "untracked"} <= set(status)
     assert all("outputSchema" in definitions[name] for name in GIT_TOOLS)
+
+
+async def test_a_program_reads_the_typed_outputs(repo, open_host, mode):
+    snapshot = open_host(repo).snapshot()
+    program = ("status = await tools.git.status()\n"
+               "log = await tools.git.log()\n"
+               "[status['branch'], len(log['commits'])]")
+    call = tooldeck.ToolCall("call_1", "execute", {"code": program})
+    outcome = await tooldeck.run_tool_call(snapshot, call, session_id="s", message_id="m")
+    if mode == "native":
+        assert outcome.status == "failed" and "not available" in outcome.error.message
+        return
+    assert outcome.status == "completed", outcome.content
+    assert outcome.output["result"] == ["main", 1]
 
 
 def test_the_installed_entry_point_loads_the_pack(repo):

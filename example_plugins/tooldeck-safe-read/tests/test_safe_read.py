@@ -8,15 +8,17 @@ import tooldeck
 import tooldeck_safe_read
 
 
-@pytest.fixture
-def project(tmp_path, monkeypatch):
-    """A project dir with no user config leaking in and code mode off."""
+@pytest.fixture(params=["code", "native"])
+def project(tmp_path, monkeypatch, request):
+    """A project dir with no user config leaking in, with code mode on and off (``read``
+    is native either way: models are trained to call it directly)."""
     monkeypatch.setenv("HOME", str(tmp_path / "home"))
     monkeypatch.delenv("XDG_CONFIG_HOME", raising=False)
     monkeypatch.delenv("XDG_DATA_HOME", raising=False)
     root = tmp_path / "project"
     root.mkdir()
-    (root / "tooldeck.toml").write_text("[codemode]\nenabled = false\n")
+    if request.param == "native":
+        (root / "tooldeck.toml").write_text("[codemode]\nenabled = false\n")
     (root / "README.md").write_text("# demo\nhello\n")
     return root
 
