@@ -128,15 +128,17 @@ class StubFile:
         ]
         if node.callable is not None and node.callable.name in keep:
             methods.append(self.call_stubs[node.callable.name])
+        members: list[str] = []
         for stub in sorted(methods, key=lambda s: (not s.pinned, s.entry.name)):
-            lines.append(stub.method)
+            members.append(stub.method)
             uses += stub.uses
-        for name in sorted(node.children):
-            child = node.children[name]
-            if self._holds(child, keep):
-                lines.append(f"    {name}: {self.class_names[id(child)]}")
-        if len(lines) == 1:
-            lines.append("    pass")
+        attributes = [f"    {name}: {self.class_names[id(child)]}"
+                      for name, child in sorted(node.children.items())
+                      if self._holds(child, keep)]
+        if attributes:
+            members.append("\n".join(attributes))
+        # A blank line between members, as in any Python file the model has read.
+        lines.append("\n\n".join(members) if members else "    pass")
         return "\n".join(lines), uses
 
     def _namespace_doc(self, node: Node) -> str:
