@@ -2,7 +2,7 @@
 
     python3 bench/report_tooldeck.py [--raw bench/results/raw] [--out bench/RESULTS.md]
 
-Reads ``W1.json .. W4.json`` (written by ../shared/bench/w?_*.py with
+Reads ``W1.json .. W5.json`` (written by ../shared/bench/w?_*.py with
 ``--adapters bench/tooldeck_adapters.py``) and ``micro.json`` (bench/micro.py). Every
 ratio is computed per rep from the two numbers of that same rep (both peers ran in the
 same interleaved rep), then the median over reps is reported, as the shared report does.
@@ -114,6 +114,48 @@ TARGETS = {
             "`tooldeck --help` ≤ 2x `python -c pass`",
         ),
     ],
+    "W5": [
+        (
+            "tooldeck execute (no type check)",
+            "program",
+            "floor monty (await, future protocol)",
+            "<=",
+            2.0,
+            "a 100-call program, no type check ≤ 2x the monty floor",
+        ),
+        (
+            "tooldeck execute + type check",
+            "program",
+            "floor+typecheck monty",
+            "<=",
+            1.2,
+            "the same with type checking ≤ 1.2x the floor+typecheck row",
+        ),
+        (
+            "tooldeck execute + type check",
+            "program",
+            "CodeMode run_code restart (fresh REPL + type check)",
+            "<=",
+            1.0,
+            "  ahead of CodeMode (fresh session + type check)",
+        ),
+        (
+            "tooldeck execute + type check",
+            "program",
+            "CodeMode run_code warm REPL",
+            "<=",
+            1.0,
+            "  ahead of CodeMode (warm REPL, no type check)",
+        ),
+        (
+            "tooldeck execute (no type check)",
+            "program",
+            "CodeMode run_code warm REPL",
+            "<=",
+            1.0,
+            "  no type check, ahead of CodeMode (warm REPL)",
+        ),
+    ],
 }
 
 TITLES = {
@@ -121,6 +163,7 @@ TITLES = {
     "W2": "W2 — override churn (remove #50, then #100 revealing #99; 10 definitions)",
     "W3": "W3 — validated call of add(a, b) from the JSON string (per call)",
     "W4": "W4 — whole-process startup with 50 installed plugin distributions",
+    "W5": "W5 — code mode: one program making 100 nested calls of add(a, b) (per program)",
 }
 
 
@@ -280,6 +323,7 @@ METRICS = {
     "W2": ["remove_mid", "remove_last"],
     "W3": ["per_call"],
     "W4": ["wall"],
+    "W5": ["program"],
 }
 
 
@@ -288,7 +332,7 @@ def main():
     ap.add_argument("--raw", default=DEFAULT_RAW)
     ap.add_argument("--out", default=os.path.join(HERE, "RESULTS.md"))
     a = ap.parse_args()
-    data = {w: load(a.raw, w) for w in ("W1", "W2", "W3", "W4")}
+    data = {w: load(a.raw, w) for w in ("W1", "W2", "W3", "W4", "W5")}
     micro = load(a.raw, "micro")
 
     out = [
@@ -308,7 +352,7 @@ def main():
         "|---|---|---|---|",
     ]
     summary = []
-    for w in ("W1", "micro", "W2", "W3", "W4"):
+    for w in ("W1", "micro", "W2", "W3", "W4", "W5"):
         src = micro if w == "micro" else data[w]
         if w != "micro" and src is None:
             out.append(f"| {w} | (no raw results) | | ? |")
@@ -327,7 +371,7 @@ def main():
         "",
     ]
 
-    for w in ("W1", "W2", "W3", "W4"):
+    for w in ("W1", "W2", "W3", "W4", "W5"):
         d = data[w]
         if d is None:
             continue

@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
 # tooldeck in the shared peer benchmark: one command, see bench/README.md.
 #
-#   bash bench/run.sh                                   # W1-W4 + micro, then bench/RESULTS.md
+#   bash bench/run.sh                                   # W1-W5 + micro, then bench/RESULTS.md
 #   ONLY="W2 W3" bash bench/run.sh                      # a subset (the report uses the latest raw files)
 #   W1_REPS=5 W2_REPS=11 W3_ROUNDS=5 bash bench/run.sh  # fewer repetitions
 #
 # Environment (all optional):
-#   ONLY="W1 W2 W3 W4 micro"   what to run (default: all of them)
+#   ONLY="W1 W2 W3 W4 W5 micro"   what to run (default: all of them)
 #   W1_REPS=11 W2_REPS=21 W3_ROUNDS=10 W4_ROUNDS=21 MICRO_REPEAT=7   (shared defaults)
 #   GC_ON=0        1 = also run W1-W3 with the cyclic GC on (raw/W?-gc-enabled.json)
 #   HYPERFINE=1    0 = skip W4's hyperfine cross-check (it is skipped anyway if not installed)
@@ -14,6 +14,8 @@
 #   BENCH_RESULTS=bench/results   where raw JSON (raw/*.json) and results-peers.md go
 #   SHARED_BENCH=../shared/bench  the shared drivers
 #   PEERS_VENV=/tmp/peers      the peers' venv (one per work tree: tooldeck is installed editable)
+#   PEERS_W5_VENV=/tmp/peers-w5   W5's venv (pydantic-ai-harness pins its own pydantic-ai-slim)
+#   W5_REPS=21
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
@@ -38,7 +40,22 @@ if ! (cd /tmp && "$PY" -c "import tooldeck, sys; sys.exit(not tooldeck.__file__.
   "$PY" -m pip install -q --no-deps -e "$ROOT"
 fi
 
-WHAT=${ONLY:-W1 W2 W3 W4 micro}
+# (a') W5's own venv: the harness pins an older pydantic-ai-slim; tooldeck with its deps,
+#      constrained to the pinned versions
+PEERS_W5=${PEERS_W5_VENV:-/tmp/peers-w5}
+PY5=$PEERS_W5/bin/python
+WHAT=${ONLY:-W1 W2 W3 W4 W5 micro}
+if [[ " $WHAT " == *" W5 "* ]]; then
+  if [ ! -x "$PY5" ]; then
+    step "creating $PEERS_W5 from $SHARED/requirements-peers-w5.txt"
+    python3 -m venv "$PEERS_W5"
+    "$PY5" -m pip install -q -r "$SHARED/requirements-peers-w5.txt"
+  fi
+  if ! (cd /tmp && "$PY5" -c "import tooldeck, sys; sys.exit(not tooldeck.__file__.startswith('$ROOT/src/'))") 2>/dev/null; then
+    step "installing tooldeck (editable) into $PEERS_W5"
+    "$PY5" -m pip install -q -e "$ROOT" -c "$SHARED/requirements-peers-w5.txt"
+  fi
+fi
 
 # (b) W4 fixtures: the shared /tmp/w4-venv + tooldeck and 50 tooldeck plugin dists in it
 if [[ " $WHAT " == *" W4 "* ]]; then
@@ -59,8 +76,9 @@ for w in $WHAT; do
       if [ "${HYPERFINE:-1}" = 0 ]; then HF=(--no-hyperfine); fi
       "$PY" "$SHARED/w4_startup.py" "${AD[@]}" --rounds "${W4_ROUNDS:-21}" --out "$RAW/W4.json" "${HF[@]}"
       ;;
+    W5) step "W5"; "$PY5" "$SHARED/w5_codemode.py" "${AD[@]}" --reps "${W5_REPS:-21}" --out "$RAW/W5.json" ;;
     micro) step "micro"; "$PY" bench/micro.py --repeat "${MICRO_REPEAT:-7}" --out "$RAW/micro.json" ;;
-    *) echo "unknown workload in ONLY: $w (W1 W2 W3 W4 micro)" >&2; exit 2 ;;
+    *) echo "unknown workload in ONLY: $w (W1 W2 W3 W4 W5 micro)" >&2; exit 2 ;;
   esac
   if [ "${GC_ON:-0}" != 0 ] && [[ $w == W[123] ]]; then
     step "$w, GC on"

@@ -1,4 +1,4 @@
-"""tooldeck as a peer in the shared benchmark (../shared/bench): W1-W4 adapters.
+"""tooldeck as a peer in the shared benchmark (../shared/bench): W1-W5 adapters.
 
 Run through `bench/run.sh`, which passes this file to every shared driver with
 `--adapters`, so tooldeck is measured in the same process and run as the floors and the
@@ -165,17 +165,19 @@ W3_PEERS = {
 W4_COMMANDS = {
     # The target: open a Location with the 50 plugins loaded and take a snapshot.
     # Built-ins may add tools, so count the bench tools by name.
+    # The bench tools are code-mode tools (the default): they are in the snapshot behind
+    # `execute`, whose stubs are rendered only when a model request needs them.
     "tooldeck Host.open 50 + snapshot": (
         'import tooldeck; host = tooldeck.Host.open("."); snap = host.snapshot(); '
-        'names = [n for n in snap.names if n.startswith("bench_plugin_")]; '
+        "names = [e.name for e in snap.codemode_tools if e.name.startswith(\"bench_plugin_\")]; "
         "assert len(names) == 50, len(names)"
     ),
     # Reference: the same without the built-in tools (the pluggy row below has none).
     "tooldeck Host.open 50 + snapshot, built-ins disabled (ref)": (
         "import tooldeck; from tooldeck.builtin_plugins import BUILTIN_PLUGINS; "
         'host = tooldeck.Host.open(".", disable=[f"builtin:{m}" for m in BUILTIN_PLUGINS]); '
-        'snap = host.snapshot(); names = [n for n in snap.names if n.startswith("bench_plugin_")]; '
-        "assert len(names) == len(snap.names) == 50, snap.names"
+        "snap = host.snapshot(); names = [e.name for e in snap.codemode_tools]; "
+        'assert len(names) == 50 and snap.names == ("execute",), snap.names'
     ),
     # The same 50 tooldeck dists through plain pluggy: discover + import them and call
     # the hook once, collecting the tools into a stand-in editor (the denominator).
@@ -198,4 +200,52 @@ W4_COMMANDS = {
     # Reference: how much of both numbers above is importing pydantic (the plugins'
     # input models need it either way).
     "import pydantic (ref)": "import pydantic",
+}
+
+
+# ---- W5: code mode, one program making 100 nested calls of add(a, b) -----------------------
+# Run by the shared driver in the W5 venv (PEERS_VENV, from requirements-peers-w5.txt, with
+# tooldeck installed). The program is the bench's, in tooldeck's calling convention
+# (`tools.add`); it runs as a model's would: `run_tool_call(snapshot, execute call)`, each
+# nested call going through `snapshot.execute` (validation, output contract), a fresh
+# sandbox session per program, on one warm worker pool.
+W5_PROGRAM = "total = 0\nfor i in range(100):\n    total += await tools.add(a=i, b=1)\ntotal"
+
+
+def _w5(type_check):
+    from tooldeck import CodeMode, Config
+
+    config = Config.model_validate({"codemode": {"type_check": type_check}})
+    location = Location(".", config=config, data_dir="/tmp/tooldeck-bench-data")
+    provider = CodeMode()
+    service = ToolService(location, codemode=provider)
+    service.transform(lambda editor: editor.add(_add_tool()), source="bench")
+    snap = service.snapshot()
+    call = ToolCall("w5", "execute", {"code": W5_PROGRAM})
+
+    async def run():
+        outcome = await run_tool_call(snap, call)
+        if outcome.status != "completed":
+            raise AssertionError(outcome.content)
+        return outcome.output["result"]
+
+    return "async", run, provider.close
+
+
+def w5_tooldeck():
+    """`run_tool_call(snapshot, ToolCall("execute", {"code": PROGRAM}))` with `[codemode]
+    type_check = false`: fresh checkout per program on the warm sync pool, manual
+    future-protocol loop, each of the 100 `tools.add` calls through `snapshot.execute`."""
+    return _w5(type_check=False)
+
+
+def w5_tooldeck_typecheck():
+    """as above with type checking on (the default): the program is checked against the
+    stubs of every code-mode tool before it runs."""
+    return _w5(type_check=True)
+
+
+W5_PEERS = {
+    "tooldeck execute (no type check)": (w5_tooldeck, DIST),
+    "tooldeck execute + type check": (w5_tooldeck_typecheck, DIST),
 }

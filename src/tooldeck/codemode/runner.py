@@ -331,7 +331,15 @@ def _render(result: Any) -> str:
 
 def _too_big(kwargs: Mapping[str, Any]) -> str:
     """Why these arguments are too large to pass on, or an empty string."""
-    size = _size(kwargs, MAX_ARGUMENT_BYTES + 1)
+    size = 0
+    for value in kwargs.values():  # scalars and strings without a call: most arguments
+        cls = value.__class__
+        if cls is str:
+            size += len(value)
+        elif cls is int or cls is float or cls is bool or value is None:
+            size += 8
+        else:
+            size += _size(value, MAX_ARGUMENT_BYTES + 1)
     if size <= MAX_ARGUMENT_BYTES:
         return ""
     return (
