@@ -1,7 +1,7 @@
 """The examples and the guides are tested: what they show is what tooldeck does.
 
 * ``examples/agent_loop.py`` runs in a subprocess and its transcript is checked.
-* Every ``python`` block of the guides in ``DOCS`` runs on its own, in an empty
+* Every ``python`` block of the guides in ``DOCS`` (code mode's too) runs on its own, in an empty
   temporary directory, unless a ``<!-- no-run -->`` comment stands right before it.
 * A block preceded by ``<!-- file: PATH -->`` is a file of an example project instead:
   those of one guide are written out together, then ``tooldeck check`` and the
@@ -26,7 +26,7 @@ from tooldeck.host.location.config_files import load_config
 
 ROOT = Path(__file__).resolve().parent.parent
 AGENT_LOOP = ROOT / "examples" / "agent_loop.py"
-DOCS = ("host-embedding.md", "pack-author-guide.md")
+DOCS = ("host-embedding.md", "pack-author-guide.md", "codemode.md")
 
 _FENCE = re.compile(
     r"(?:^<!--\s*(?P<marker>[^>]*?)\s*-->\n)?^```(?P<lang>[\w-]*)\n(?P<code>.*?)^```$",
