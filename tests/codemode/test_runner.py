@@ -16,6 +16,15 @@ PNG = (b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00\x00\x01\x00\x00\x00\x01\x08
        b"\xa6\xf5\x1a\x8c\x00\x00\x00\x00IEND\xaeB`\x82")
 
 
+async def until(condition, seconds=10.0):
+    """Poll ``condition`` on the loop until it holds (a wait, not a timing assertion)."""
+    for _ in range(int(seconds / 0.01)):
+        if condition():
+            return
+        await asyncio.sleep(0.01)
+    raise AssertionError("the condition never held")
+
+
 def add(a: int, b: int) -> int:
     """Add two numbers."""
     return a + b
@@ -275,3 +284,34 @@ def test_sync_hosts_run_programs_with_execute_sync(deck):
     snap = deck.snapshot(tool(add))
     done = snap.execute_sync(ToolCall("c", "execute", {"code": "await tools.add(a=2, b=2)"}))
     assert done.output["result"] == 4
+
+
+async def test_programs_use_the_executors_their_snapshot_captured(deck):
+    from tooldeck import Location, ToolService
+    service = ToolService(Location(deck.tmp_path, data_dir=deck.tmp_path / "d"),
+                          codemode=deck.provider)
+    registration = service.transform(lambda e: e.add(text_tool("v", lambda i: "old")), source="a")
+    before = service.snapshot()
+    registration.dispose()
+    service.transform(lambda e: e.add(text_tool("v", lambda i: "new")), source="b")
+    assert (await deck.run(before, "await tools.v(text='')")).output["result"] == "old"
+    assert (await deck.run(service.snapshot(), "await tools.v(text='')")).output["result"] == "new"
+
+
+async def test_a_cancelled_wait_for_a_worker_gives_the_worker_back(deck):
+    async def slow(inp, ctx):
+        await asyncio.sleep(0.3)
+        return ToolResult("slow")
+
+    snap = deck.snapshot(Tool(name="slow", description="Slow.", execute=slow), tool(add))
+    pool = deck.provider._sandbox(snap.location)
+    busy = [asyncio.ensure_future(deck.run(snap, "await tools.slow()", call_id=f"b{n}"))
+            for n in range(pool._max_processes)]
+    await until(lambda: pool.busy)  # every worker is held by a program awaiting its tool
+    waiting = asyncio.ensure_future(deck.run(snap, "await tools.add(a=1, b=1)", call_id="w"))
+    await asyncio.sleep(0.05)
+    waiting.cancel()
+    assert [(await b).output["result"] for b in busy] == ["slow"] * len(busy)
+    await until(lambda: pool._in_use == 0)
+    outcome = await deck.run(snap, "await tools.add(a=2, b=2)", call_id="after")
+    assert outcome.output["result"] == 4

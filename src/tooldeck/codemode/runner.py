@@ -111,13 +111,27 @@ async def run_program(
     stubs = plan.checked_stubs if settings.type_check else None
     session = pool.session(limits, stubs=stubs, values=values)
     if pool.busy:  # every worker is taken: wait for one off the event loop
-        await asyncio.to_thread(session.__enter__)
+        await _enter_off_loop(session)
     else:
         session.__enter__()
     try:
         return await run.drive(session.start, code, session)
     finally:
         session.__exit__(None, None, None)
+
+
+async def _enter_off_loop(session: Any) -> None:
+    """Wait for a worker in a thread; if the wait is cancelled, give the worker back."""
+    waiting = asyncio.ensure_future(asyncio.to_thread(session.__enter__))
+    try:
+        await asyncio.shield(waiting)
+    except BaseException:
+        def release(done: asyncio.Future[Any]) -> None:
+            if not done.cancelled() and done.exception() is None:
+                session.__exit__(None, None, None)
+
+        waiting.add_done_callback(release)
+        raise
 
 
 def _check_code(code: str) -> None:
