@@ -4,9 +4,9 @@ Effective names are registry keys (``acme_git_status``); a program needs Python
 identifiers in a tree (``tools.acme.git.status``). This module builds that tree once
 per snapshot: dotted namespaces nest, names that are not identifiers are sanitized
 (``search-records`` → ``search_records``, a leading digit gets a ``_`` prefix, a Python
-keyword a ``_`` suffix), and names that collide inside one level are told apart
-deterministically: a name that needed no change keeps it, the others follow in
-effective-name order with ``_2``, ``_3``...
+keyword, ``self`` or ``tools`` a ``_`` suffix), and names that collide inside one
+level are told apart deterministically: a name that needed no change keeps it, the
+others follow in effective-name order with ``_2``, ``_3``...
 
 A name that is both a tool and a namespace (tool ``git`` in ``acme`` and namespace
 ``acme.git``) stays callable at both levels: ``tools.acme.git(...)`` calls the tool,
@@ -39,9 +39,9 @@ def identifier(name: str) -> str:
 class Node:
     """One level of the ``tools`` tree: its tools and its nested namespaces.
 
-    ``namespace`` is the registered dotted namespace this level stands for (``None``
-    for the root and for levels no tool is directly in). ``callable`` is the tool
-    reached by calling this level itself (a name that is both tool and namespace).
+    ``namespace`` is the dotted namespace this level stands for (``None`` for the root);
+    its description, if one is registered, heads the level's stubs. ``callable`` is the
+    tool reached by calling this level itself (a name that is both tool and namespace).
     """
 
     __slots__ = ("callable", "children", "namespace", "path", "tools")

@@ -1,6 +1,7 @@
 """``ProgramPlan``: what one snapshot's code-mode tools look like from inside a program.
 
-Built when a snapshot is taken but computed on first use, piece by piece: the ``tools``
+Built when a snapshot first needs ``execute``, and computed on first use, piece by
+piece: the ``tools``
 tree (names), the stubs (the ``execute`` description and the type-check file), and the
 sandbox values (``tools`` and ``search``). A snapshot that is only listed never renders
 a stub; one that only runs programs with type checking off never renders the

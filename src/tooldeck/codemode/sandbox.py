@@ -59,8 +59,6 @@ class Namespace:
     Its class name is what ``type(tools.acme)`` shows in a program.
     """
 
-    __slots__ = ("__dict__",)
-
 
 class SandboxPool:
     """A warm pool of ``monty`` worker processes; thread-safe; ``close()`` is idempotent."""
