@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 
 import pydantic
+import pytest
 
 from tooldeck import ImagePart, Tool, ToolFailure, ToolResult, tool
 from tooldeck.errors import PermissionCorrected
@@ -125,11 +126,14 @@ async def test_warnings_are_reported_with_the_result(deck):
     assert "not awaited" in outcome.content[0].text
 
 
-async def test_syntax_errors_name_the_line(deck):
-    snap = deck.snapshot(tool(add), type_check=False)
+@pytest.mark.parametrize(("type_check", "where"), [
+    (True, "program.py:2:6: error[invalid-syntax]"), (False, "line 2")])
+async def test_syntax_errors_name_the_line(deck, type_check, where):
+    snap = deck.snapshot(tool(add), type_check=type_check)
     outcome = await deck.run(snap, "x = 1\ny = (")
-    assert outcome.status == "failed" and "syntax error" in outcome.error.message
-    assert "2" in outcome.error.message
+    assert outcome.status == "failed"
+    assert outcome.error.message.startswith("The program has a syntax error:\n")
+    assert where in outcome.error.message and "Nothing ran" in outcome.error.message
 
 
 async def test_an_uncaught_error_reports_the_traceback_and_the_calls_that_ran(deck):

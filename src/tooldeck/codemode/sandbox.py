@@ -28,7 +28,7 @@ PRINT_LIMIT = 1 << 20
 
 SCRIPT_NAME = "program.py"
 
-_DIAGNOSTIC = re.compile(r"^\S+:\d+:\d+: (error|warning|info)\[", re.MULTILINE)
+_DIAGNOSTIC = re.compile(r"^\S+:\d+:\d+: (error|warning|info)\[([\w-]+)\]", re.MULTILINE)
 
 
 class Limits(NamedTuple):
@@ -196,8 +196,10 @@ class SandboxSession:
             )
         except monty.MontyTypingError as exc:
             text = exc.display()
-            if any(m.group(1) == "error" for m in _DIAGNOSTIC.finditer(text)):
-                raise SandboxFailure("typing", text) from None
+            errors = {m.group(2) for m in _DIAGNOSTIC.finditer(text) if m.group(1) == "error"}
+            if errors:
+                kind: FailureKind = "syntax" if errors == {"invalid-syntax"} else "typing"
+                raise SandboxFailure(kind, text) from None
             step = self.start(code, skip_type_check=True)
             step.warnings = text.strip()
             return step
