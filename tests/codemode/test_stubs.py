@@ -135,3 +135,16 @@ def test_unusual_schemas_fall_back_to_any_or_functional_typed_dicts(deck):
     assert ('odd: OddOdd = ..., either: int | None = ..., many: str | int = ..., '
             'anything: Any = ..., pairs: dict[str, float] = ...') in stubs
     assert 'OddOdd = TypedDict("OddOdd", {"my-key": NotRequired[str]})' in stubs
+
+
+async def test_the_guides_parallel_recipe_type_checks_and_runs_as_written(deck):
+    snap = deck.snapshot(place)
+    guide = snap.get("execute").description
+    assert "`import asyncio` and `await asyncio.gather(...)`" in guide
+    code = ("import asyncio\n"
+            "orders = await asyncio.gather(tools.shop.place(items=[{'sku': 'a'}]),\n"
+            "                              tools.shop.place(items=[{'sku': 'b'}]))\n"
+            "[o['id'] for o in orders]")
+    outcome = await deck.run(snap, code)
+    assert outcome.status == "completed", outcome.content
+    assert outcome.output["result"] == [1, 1]

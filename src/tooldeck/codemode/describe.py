@@ -12,7 +12,7 @@ hashlib, itertools, json, math, random, re, time, typing. No files, network, env
 variables or subprocesses: only the tools below.
 - Call a tool with `await tools.<namespace>.<name>(arg=value)` (`await tools.<name>(...)` \
 without a namespace). Arguments are keyword-only. Run independent calls in parallel with \
-`await asyncio.gather(...)`.
+`import asyncio` and `await asyncio.gather(...)`.
 - A tool with a declared result type returns that data; the others return their text (str).
 - The value of the last expression is the program's result; `print()` adds notes.
 - A failed call raises `RuntimeError`, which the program can catch (`except RuntimeError \
