@@ -9,7 +9,10 @@ from __future__ import annotations
 
 from typing import Literal, NamedTuple
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+MAX_SERVER_NAME = 48
+"""Room for ``_<tool>`` in the 64-character effective name of a mounted tool."""
 
 
 class _Section(BaseModel):
@@ -34,17 +37,54 @@ class PermissionRule(_Section):
 
 
 class McpServerConfig(_Section):
-    """``[mcp.servers.NAME]``: a stdio ``command`` or a streamable-HTTP ``url``."""
+    """``[mcp.servers.NAME]``: a stdio ``command`` or a streamable-HTTP ``url``.
+
+    ``env`` and ``cwd`` belong to a command, ``headers`` to a url; ``timeout_s`` bounds
+    connecting and listing; ``codemode`` sets ``Tool.codemode`` of every mounted tool
+    (unset: the tools' normal default).
+    """
 
     command: tuple[str, ...] | None = None
-    url: str | None = None
     env: dict[str, str] = Field(default_factory=dict)
+    cwd: str | None = None
+    url: str | None = None
+    headers: dict[str, str] = Field(default_factory=dict)
+    enabled: bool = True
+    timeout_s: float = Field(default=10.0, gt=0)
+    codemode: bool | None = None
+
+    @model_validator(mode="after")
+    def _one_transport(self) -> McpServerConfig:
+        if (self.command is None) == (self.url is None):
+            raise ValueError("expected exactly one of command (stdio) or url (streamable HTTP)")
+        if self.command is not None and not (self.command and self.command[0]):
+            raise ValueError("command must start with the program to run, got []")
+        if self.url is not None:
+            if not self.url.startswith(("http://", "https://")):
+                raise ValueError(f"url must start with http:// or https://, got {self.url!r}")
+            wrong = [key for key in ("env", "cwd") if key in self.model_fields_set]
+            if wrong:
+                raise ValueError(f"{wrong[0]} applies to a command, not to a url")
+        elif "headers" in self.model_fields_set:
+            raise ValueError("headers apply to a url, not to a command")
+        return self
 
 
 class McpConfig(_Section):
-    """``[mcp]``."""
+    """``[mcp]``: servers whose tools are mounted into the catalog."""
 
     servers: dict[str, McpServerConfig] = Field(default_factory=dict)
+
+    @field_validator("servers")
+    @classmethod
+    def _names(cls, servers: dict[str, McpServerConfig]) -> dict[str, McpServerConfig]:
+        for name in servers:
+            if not 1 <= len(name) <= MAX_SERVER_NAME:
+                raise ValueError(
+                    f"server name {name!r} must be 1-{MAX_SERVER_NAME} characters "
+                    "(it becomes the namespace of the server's tools)"
+                )
+        return servers
 
 
 class OutputConfig(_Section):
@@ -85,7 +125,6 @@ class Unavailable(NamedTuple):
 
 NOT_YET_AVAILABLE: dict[str, Unavailable] = {
     # dotted key: the feature it configures. A feature that lands deletes its rows here.
-    "mcp.servers": Unavailable("MCP servers"),
 }
 """Keys that validate but would do nothing yet; ``config_files`` rejects them by name."""
 

@@ -169,6 +169,8 @@ def _message(error: Any, loc: tuple[Any, ...]) -> str:
     kind, got = error["type"], _repr(error.get("input"))
     if kind == "extra_forbidden":
         return _unknown_key(loc)
+    if kind == "value_error":  # a model's own check (e.g. [mcp.servers.NAME]) says it all
+        return str(error["ctx"]["error"])
     expected = describe(_annotation_at(loc))
     if kind == "missing":
         return f"missing; expected {expected}"

@@ -35,7 +35,7 @@ GROUP = "tooldeck"
 LOCAL_PLUGIN_DIR = Path(".tooldeck") / "plugins"
 
 LAYERS = ("builtin", "mcp", "entrypoint", "object", "local")
-"""Lowest precedence first. ``mcp`` is one reserved position that a later issue fills."""
+"""Lowest precedence first. ``mcp`` is one position: the layer mounting MCP servers."""
 
 
 def normalize_dist(name: str) -> str:
@@ -145,10 +145,16 @@ class Candidate:
     """Where it comes from: ``name = module:attr``, a module or a file path."""
 
 
-def discover(root: Path, objects: Sequence[object] = ()) -> list[Candidate]:
-    """Every plugin of every layer for a Location at ``root`` (unordered, unimported)."""
-    return [*builtin_candidates(), MCP_SLOT, *entry_point_candidates(scan_entry_points()),
-            *object_candidates(objects), *local_candidates(root)]
+def discover(
+    root: Path, objects: Sequence[object] = (), mcp: Loader | None = None
+) -> list[Candidate]:
+    """Every plugin of every layer for a Location at ``root`` (unordered, unimported).
+
+    ``mcp``: the loader of the MCP layer when servers are configured.
+    """
+    return [*builtin_candidates(), mcp_candidate(mcp),
+            *entry_point_candidates(scan_entry_points()), *object_candidates(objects),
+            *local_candidates(root)]
 
 
 def builtin_candidates(modules: Sequence[str] | None = None) -> list[Candidate]:
@@ -167,7 +173,18 @@ def _builtin(index: int, module: str, version: str) -> Candidate:
 
 
 MCP_SLOT = Candidate("mcp", "mcp", (), frozenset({"mcp"}), ("mcp",))
-"""The reserved MCP position: no loader yet, so it is neither loaded nor reported."""
+"""The MCP position without servers: no loader, so it is neither loaded nor reported."""
+
+
+def mcp_candidate(load: Loader | None) -> Candidate:
+    """The MCP layer's position; with a loader it loads like a plugin (``tooldeck.mcp``).
+
+    Its identity never changes, so ``refresh_plugins`` keeps its registration in place.
+    """
+    if load is None:
+        return MCP_SLOT
+    return Candidate("mcp", "mcp", (), frozenset({"mcp"}), ("mcp",), load,
+                     origin="[mcp.servers] of the Location's config")
 
 
 def entry_point_candidates(records: Iterable[EntryPointRecord]) -> list[Candidate]:

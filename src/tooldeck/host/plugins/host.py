@@ -14,10 +14,10 @@ import gc
 import importlib
 import os
 import threading
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from tooldeck.errors import PluginError
 from tooldeck.host.location.config_files import load_config
@@ -31,7 +31,7 @@ if TYPE_CHECKING:
     from tooldeck.host.execution.snapshot import Snapshot, Visibility
     from tooldeck.host.location.permission import Asker
     from tooldeck.host.location.questions import Answerer
-    from tooldeck.host.plugins.report import PluginInfo, PluginStatus
+    from tooldeck.host.plugins.report import PluginGroup, PluginInfo, PluginStatus
 
 
 class _Record:
@@ -80,11 +80,13 @@ class Host:
         discover: Discover,
         *,
         trace: bool = False,
+        groups: Mapping[str, PluginGroup] | None = None,
     ) -> None:
         self.location = location
         self.service = service
         self._selection = selection
         self._discover = discover
+        self._groups = dict(groups or {})
         self._wiring = PluginWiring(location, trace=trace)
         self._records: list[_Record] = []
         self._order: list[_Record] = []  # records with a registration, in service order
@@ -118,9 +120,12 @@ class Host:
                                     environ=os.environ)
         from tooldeck.codemode.provider import CodeMode
 
-        host = cls(location, ToolService(location, codemode=CodeMode()), selection,
-                   partial(discover, location.root, objects),
-                   trace=os.environ.get("TOOLDECK_TRACE_PLUGINS") == "1")
+        service = ToolService(location, codemode=CodeMode())
+        mcp = _mcp_layer(location, service, selection)
+        host = cls(location, service, selection,
+                   partial(discover, location.root, objects, mcp.load if mcp else None),
+                   trace=os.environ.get("TOOLDECK_TRACE_PLUGINS") == "1",
+                   groups={"mcp": mcp} if mcp else None)
         host.refresh_plugins()
         return host
 
@@ -156,8 +161,15 @@ class Host:
         with self._lock:
             records = list(self._records)
         catalog = self.service.catalog
-        return [plugin_info(r.candidate, r.status, catalog, reason=r.reason,
-                            traceback=r.traceback) for r in records]
+        infos: list[PluginInfo] = []
+        for r in records:
+            group = self._groups.get(r.candidate.name)
+            if group is not None:  # one registration reported as several rows
+                infos += group.rows(catalog, r.status, r.reason)
+                continue
+            infos.append(plugin_info(r.candidate, r.status, catalog, reason=r.reason,
+                                     traceback=r.traceback))
+        return infos
 
     # -- changing --------------------------------------------------------------------------
     def refresh_plugins(self) -> None:
@@ -253,6 +265,15 @@ def _collector_paused() -> Iterator[None]:
         yield
     finally:
         gc.enable()
+
+
+def _mcp_layer(location: Location, service: ToolService, selection: Selection) -> Any:
+    """The MCP layer when the config names servers (only then is ``tooldeck.mcp`` loaded)."""
+    if not location.config.mcp.servers:
+        return None
+    from tooldeck.mcp.layer import McpLayer
+
+    return McpLayer(location, service, selection.excluded)
 
 
 def _split(plugins: Sequence[str | object] | None) -> tuple[list[str] | None, list[object]]:

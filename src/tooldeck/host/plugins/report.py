@@ -8,7 +8,7 @@ state recorded, and what it provides/overrides always matches the catalog.
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, replace
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 if TYPE_CHECKING:
     from tooldeck.host.plugins.discovery import Candidate
@@ -49,6 +49,15 @@ class PluginInfo:
         data["provides"] = list(self.provides)
         data["diagnostics"] = list(self.diagnostics)
         return data
+
+
+class PluginGroup(Protocol):
+    """One registration reported as several rows (the MCP layer: one row per server)."""
+
+    def rows(self, catalog: Catalog, status: PluginStatus,
+             reason: str | None) -> list[PluginInfo]:
+        """The rows, given how the group's own registration loaded (status and reason)."""
+        ...
 
 
 def plugin_info(

@@ -1,0 +1,295 @@
+"""One configured MCP server: its client session, its latest tool list, its calls.
+
+Everything here runs on the Location's background loop (``loop.LoopThread``). Each
+connection has one *owner task* that enters the SDK's ``Client`` and exits it, because
+the SDK's task groups must be entered and exited in one task; calls and listings run in
+other tasks against the open session.
+
+The owner also keeps the tool list current in both protocol eras: a handshake-era
+server's ``notifications/tools/list_changed`` arrives at the message handler, a
+2026-07-28 server's through a ``subscriptions/listen`` stream. Either one marks the list
+dirty; a relister waits ``DEBOUNCE_S`` so a burst costs one listing, lists again, and
+tells the layer only when the list really changed.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any
+
+import anyio
+
+from tooldeck._tool import ToolFailure
+from tooldeck.mcp.specs import ServerSpec
+from tooldeck.mcp.transports import StderrLog, open_transport
+
+if TYPE_CHECKING:
+    import mcp.types as types
+    from mcp import Client
+
+log = logging.getLogger("tooldeck.mcp")
+
+DEBOUNCE_S = 0.1
+"""How long a list-changed signal waits for more before the server is listed again."""
+MAX_TOOLS = 2000
+"""Tools mounted from one server; a longer listing is cut with a note in its row."""
+MAX_PAGES = 200
+"""Pages of one listing: a server whose cursor never ends cannot hang a listing."""
+CLOSE_TIMEOUT_S = 10.0
+
+Spawn = Callable[..., None]
+"""``spawn(coroutine_function, *args)``: start a long-lived task on the loop."""
+
+
+class Connection:
+    """A server's session on the loop: connect, list, call, follow changes, close."""
+
+    def __init__(self, spec: ServerSpec, on_change: Callable[[Connection], None],
+                 spawn: Spawn) -> None:
+        """``on_change(connection)``: its tools changed (called on the loop);
+        ``spawn(fn, *args)``: start a task that outlives the call starting it."""
+        self.spec = spec
+        self._spawn = spawn
+        self.tools: tuple[types.Tool, ...] = ()
+        self.notes: tuple[str, ...] = ()
+        """Problems of the latest listing (cut short, ...), shown in the report row."""
+        self.failure: str | None = "not connected yet"
+        self.protocol_version: str | None = None
+        self.listings = 0
+        """Completed listings (the first one included): debouncing is measured by it."""
+        self._on_change = on_change
+        self._client: Client | None = None
+        self._stderr: StderrLog | None = None
+        self._scope: anyio.CancelScope | None = None
+        self._done = anyio.Event()
+        self._dirty = anyio.Event()
+        self._lost = anyio.Event()
+        self._may_reconnect = False
+        self._reconnecting = anyio.Lock()
+        self._closed = False
+
+    @property
+    def name(self) -> str:
+        return self.spec.name
+
+    # -- lifetime ------------------------------------------------------------------------
+    async def start(self) -> None:
+        """Connect and list, bounded by ``timeout_s``; on failure ``self.failure`` says why."""
+        timeout = self.spec.config.timeout_s
+        ready = anyio.Event()
+        self._done = anyio.Event()
+        self._lost = anyio.Event()
+        self.failure = None
+        self._spawn(self._own, ready)
+        with anyio.move_on_after(timeout):
+            await ready.wait()
+        if not ready.is_set():
+            await self._stop()
+            self.failure = self._with_stderr(f"timed out after {timeout:g}s connecting and "
+                                             "listing tools (timeout_s)")
+        if self.failure is None:
+            self._may_reconnect = True
+
+    async def close(self) -> None:
+        """End the session (and a stdio server's process). Idempotent."""
+        self._closed = True
+        await self._stop()
+        self.failure = "closed"
+        if self._stderr is not None:
+            self._stderr.close()
+            self._stderr = None
+
+    async def _stop(self) -> None:
+        if self._scope is not None:
+            self._scope.cancel()
+        with anyio.move_on_after(CLOSE_TIMEOUT_S):
+            await self._done.wait()
+
+    async def _own(self, ready: anyio.Event) -> None:
+        from mcp import Client
+
+        if self._stderr is None and self.spec.config.command is not None:
+            self._stderr = StderrLog()
+        try:
+            with anyio.CancelScope() as scope:
+                self._scope = scope
+                transport = open_transport(self.spec, self._stderr, self._lost.set)
+                async with Client(transport, message_handler=self._on_message) as client:
+                    self.protocol_version = client.protocol_version
+                    await self._list(client)
+                    self._client = client
+                    ready.set()
+                    await self._serve(client)
+                self.failure = self.failure or self._with_stderr("the server closed the connection")
+        except Exception as exc:  # every way a server can fail ends up in its report row
+            self.failure = self._with_stderr(describe(exc, self.spec))
+            log.debug("MCP server %r failed", self.name, exc_info=True)
+        finally:
+            self._client = None
+            self._scope = None
+            ready.set()
+            self._done.set()
+
+    async def _serve(self, client: Client) -> None:
+        """Follow list changes until the server goes away or the connection is closed."""
+        async with anyio.create_task_group() as group:
+            group.start_soon(self._relister, client)
+            if _modern(client.protocol_version):
+                group.start_soon(self._listen, client)
+            await self._lost.wait()
+            group.cancel_scope.cancel()
+        if not self._closed:
+            self.failure = self._with_stderr("the server closed the connection")
+
+    # -- listing ---------------------------------------------------------------------------
+    async def _list(self, client: Client) -> bool:
+        """List every page (bounded); True when the tools differ from the last listing."""
+        tools: list[types.Tool] = []
+        cursor: str | None = None
+        notes: list[str] = []
+        with anyio.fail_after(self.spec.config.timeout_s):
+            for _ in range(MAX_PAGES):
+                page = await client.list_tools(cursor=cursor, cache_mode="bypass")
+                tools += page.tools
+                cursor = page.next_cursor
+                if cursor is None or len(tools) > MAX_TOOLS:
+                    break
+        if len(tools) > MAX_TOOLS or cursor is not None:
+            more = "more" if cursor is not None else str(len(tools))
+            notes.append(f"the server lists {more} tools; only the first {MAX_TOOLS} are "
+                         "mounted")
+            tools = tools[:MAX_TOOLS]
+        changed = tuple(tools) != self.tools
+        self.tools, self.notes = tuple(tools), tuple(notes)
+        self.listings += 1
+        return changed
+
+    async def _on_message(self, message: Any) -> None:
+        import mcp.types as types
+
+        if isinstance(message, types.ToolListChangedNotification):
+            self._dirty.set()
+        elif isinstance(message, Exception):
+            log.warning("MCP server %r sent a malformed message: %s", self.name, message)
+
+    async def _listen(self, client: Client) -> None:
+        try:
+            async with client.listen(tools_list_changed=True) as subscription:
+                async for _event in subscription:
+                    self._dirty.set()
+        except Exception as exc:  # the stream is an extra: calls and the report go on
+            log.debug("MCP server %r: subscriptions/listen ended: %s", self.name, exc)
+
+    async def _relister(self, client: Client) -> None:
+        while True:
+            await self._dirty.wait()
+            await anyio.sleep(DEBOUNCE_S)
+            self._dirty = anyio.Event()
+            try:
+                changed = await self._list(client)
+            except Exception as exc:
+                log.warning("MCP server %r: listing tools after a change failed: %s",
+                            self.name, describe(exc, self.spec))
+                continue
+            if changed:
+                self._on_change(self)
+
+    async def refresh(self) -> bool:
+        """List again now (as after a change signal); True when the list changed."""
+        client = self._client
+        if client is None:
+            raise ToolFailure(self._unavailable())
+        changed = await self._list(client)
+        if changed:
+            self._on_change(self)
+        return changed
+
+    # -- calls -------------------------------------------------------------------------------
+    async def call(self, tool: str, arguments: dict[str, Any]) -> types.CallToolResult:
+        """Call ``tool``; a lost server is reconnected once, then reported as failed."""
+        client = self._client if not self._lost.is_set() else None
+        if client is None:
+            client = await self._reconnected()
+        try:
+            return await client.call_tool(tool, arguments)
+        except Exception as exc:
+            raise ToolFailure(self._call_failure(tool, exc)) from exc
+
+    async def _reconnected(self) -> Client:
+        async with self._reconnecting:
+            if self._client is not None and not self._lost.is_set():
+                return self._client
+            if self._closed or not self._may_reconnect:
+                raise ToolFailure(self._unavailable())
+            self._may_reconnect = False
+            await self._stop()
+            before = self.tools
+            await self.start()
+            if self._client is None:
+                raise ToolFailure(self._unavailable())
+            if self.tools != before:
+                self._on_change(self)
+            return self._client
+
+    def _call_failure(self, tool: str, exc: Exception) -> str:
+        from mcp import MCPError
+        from mcp_types.jsonrpc import CONNECTION_CLOSED
+
+        if isinstance(exc, MCPError) and exc.code == CONNECTION_CLOSED:
+            self._lost.set()
+            return (f"MCP server {self.name!r} closed the connection during the call to "
+                    f"{tool!r}{self._stderr_suffix()}. The next call reconnects once.")
+        return f"MCP server {self.name!r}, tool {tool!r}: {describe(exc, self.spec)}"
+
+    def _unavailable(self) -> str:
+        return f"MCP server {self.name!r} is not available: {self.failure or 'not connected'}"
+
+    # -- helpers -------------------------------------------------------------------------------
+    def _with_stderr(self, reason: str) -> str:
+        return reason + self._stderr_suffix()
+
+    def _stderr_suffix(self) -> str:
+        tail = self._stderr.tail() if self._stderr is not None else ""
+        return f"; its stderr ends with:\n{tail}" if tail else ""
+
+
+def _modern(version: str | None) -> bool:
+    from mcp_types.version import MODERN_PROTOCOL_VERSIONS
+
+    return version in MODERN_PROTOCOL_VERSIONS
+
+
+def describe(exc: BaseException, spec: ServerSpec) -> str:
+    """One line saying how talking to ``spec``'s server failed."""
+    from mcp import MCPError
+    from pydantic import ValidationError
+
+    exc = _leaf(exc)
+    command = spec.config.command
+    if isinstance(exc, FileNotFoundError) and command is not None:
+        return f"command {command[0]!r} not found (configured command: {spec.origin})"
+    if isinstance(exc, PermissionError) and command is not None:
+        return f"command {command[0]!r} cannot be executed: {exc.strerror}"
+    if isinstance(exc, TimeoutError):
+        return f"timed out after {spec.config.timeout_s:g}s (timeout_s)"
+    if isinstance(exc, MCPError):
+        return f"protocol error: {exc.message} (code {exc.code})"
+    if isinstance(exc, ValidationError):
+        return f"protocol error: malformed response ({_first_line(str(exc))})"
+    if isinstance(exc, OSError):
+        return f"cannot start the server: {exc}"
+    return f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
+
+
+def _leaf(exc: BaseException) -> BaseException:
+    """The first real error inside (possibly nested) exception groups."""
+    while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
+        inner: Sequence[BaseException] = exc.exceptions
+        exc = next((e for e in inner if not isinstance(e, anyio.get_cancelled_exc_class())),
+                   inner[0])
+    return exc
+
+
+def _first_line(text: str) -> str:
+    return " ".join(text.split())[:200]

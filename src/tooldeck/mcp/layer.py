@@ -1,0 +1,249 @@
+"""The MCP layer: one stable transform mounting every connected server's latest tools.
+
+It fills the reserved MCP position of discovery (after built-ins, before entry points)
+as one registration. Each configured server is one row ``mcp:NAME`` of the plugin
+report, and one failing server never stops the others or the host.
+
+A server's list change replaces that server's captured tools and reloads the service:
+the transform keeps its place, so a later plugin that overrides or removes
+``<server>_<tool>`` still wins after the change; snapshots taken before keep theirs.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Callable, Coroutine
+from typing import TYPE_CHECKING, Any
+
+from tooldeck._tool import AnyTool
+from tooldeck.errors import PluginError
+from tooldeck.hookspecs import hookimpl
+from tooldeck.host.plugins.discovery import Candidate, brief
+from tooldeck.host.plugins.report import PluginInfo, Status
+from tooldeck.mcp.specs import ServerSpec, server_specs
+
+if TYPE_CHECKING:
+    from tooldeck.host.location.location import Location
+    from tooldeck.host.registry.editor import ToolEditor
+    from tooldeck.host.registry.state import Catalog, SourceEffects
+    from tooldeck.host.service import ToolService
+    from tooldeck.mcp.connection import Connection
+    from tooldeck.mcp.loop import LoopThread
+
+log = logging.getLogger("tooldeck.mcp")
+
+SOURCE = "mcp"
+"""The layer's registration source (and the reserved candidate's name)."""
+INSTALL_HINT = "the MCP extra is not installed: pip install 'tooldeck[mcp]'"
+
+Excluded = Callable[[Candidate], "str | None"]
+
+
+class _Server:
+    """One configured server as the layer keeps it: its row, connection and tools."""
+
+    __slots__ = ("connection", "notes", "reason", "spec", "status", "tools")
+
+    def __init__(self, spec: ServerSpec, status: Status, reason: str | None = None) -> None:
+        self.spec = spec
+        self.status: Status = status
+        self.reason = reason
+        self.connection: Connection | None = None
+        self.tools: tuple[AnyTool, ...] = ()
+        self.notes: tuple[str, ...] = ()
+
+    def candidate(self) -> Candidate:
+        """What selection sees: ``mcp:NAME``, never selected by name (configuration is)."""
+        name = self.spec.plugin_name
+        return Candidate(name, "mcp", (self.spec.name,), frozenset({name}), ("mcp", name),
+                         origin=self.spec.origin)
+
+
+class McpLayer:
+    """The configured servers of one Location, mounted as one transform."""
+
+    def __init__(self, location: Location, service: ToolService, excluded: Excluded) -> None:
+        self.location = location
+        self.service = service
+        self._excluded = excluded
+        self._servers = [_Server(spec, "active")
+                         for spec in server_specs(location.config.mcp.servers, location.root)]
+        self._loop: LoopThread | None = None
+        self._lock = threading.Lock()
+
+    # -- loading (the reserved candidate's loader) ----------------------------------------
+    def load(self) -> McpLayer:
+        """Connect every selected server concurrently; return the plugin object."""
+        wanted = self._select()
+        if wanted:
+            try:
+                from tooldeck.mcp.connection import Connection
+                from tooldeck.mcp.loop import location_loop
+            except ImportError:
+                for server in wanted:
+                    server.status, server.reason = "failed", INSTALL_HINT
+                return self
+            self._loop = location_loop(self.location)
+            self.location.on_close(self.close)
+            for server in wanted:
+                server.connection = Connection(server.spec, self._changed, self._spawn)
+            try:
+                self._loop.call(self._connect_all, wanted)
+            except Exception as exc:  # a bug here must not stop the host: report it
+                raise PluginError(SOURCE, f"connecting MCP servers raised {brief(exc)}") from exc
+        return self
+
+    def _select(self) -> list[_Server]:
+        taken: dict[str, str] = {}
+        wanted = []
+        for server in self._servers:
+            reason = self._exclusion(server, taken)
+            if reason is not None:
+                server.status, server.reason = ("failed" if "namespace" in reason
+                                                else "disabled"), reason
+                continue
+            taken[server.spec.namespace] = server.spec.name
+            wanted.append(server)
+        return wanted
+
+    def _exclusion(self, server: _Server, taken: dict[str, str]) -> str | None:
+        spec = server.spec
+        if not spec.config.enabled:
+            return f"disabled by config mcp.servers.{spec.name}.enabled = false"
+        excluded = self._excluded(server.candidate())
+        if excluded is not None:
+            return excluded
+        other = taken.get(spec.namespace)
+        if other is not None:
+            return (f"its tool namespace {spec.namespace!r} is already used by server "
+                    f"{other!r}; rename one of them")
+        return None
+
+    async def _connect_all(self, servers: list[_Server]) -> None:
+        import anyio
+
+        async with anyio.create_task_group() as group:
+            for server in servers:
+                group.start_soon(self._connect, server)
+
+    async def _connect(self, server: _Server) -> None:
+        connection = server.connection
+        assert connection is not None
+        await connection.start()
+        self._mount(server)
+
+    def _spawn(self, fn: Callable[..., Coroutine[Any, Any, Any]], *args: object) -> None:
+        """Start a connection's owner task so that it outlives the call that started it."""
+        assert self._loop is not None
+        self._loop.spawn(fn, *args)
+
+    def _mount(self, server: _Server) -> None:
+        from tooldeck.mcp.mount import mounted_tools
+
+        connection = server.connection
+        assert connection is not None and self._loop is not None
+        tools, notes = mounted_tools(connection, self._loop, connection.tools)
+        with self._lock:
+            server.tools, server.notes = tools, connection.notes + notes
+
+    def _changed(self, connection: Connection) -> None:
+        """A server's list changed (on the loop thread): remount it and reload."""
+        for server in self._servers:
+            if server.connection is connection:
+                self._mount(server)
+        self.service.reload()
+
+    def close(self) -> None:
+        """Close every connection (ending stdio servers), then the loop. Idempotent."""
+        loop, self._loop = self._loop, None
+        if loop is None or loop.closed:
+            return
+        connections = [s.connection for s in self._servers if s.connection is not None]
+        try:
+            loop.call(_close_all, connections)
+        finally:
+            loop.close()
+
+    # -- the transform (registered once, at the reserved position) -------------------------
+    @hookimpl
+    def namespace_descriptions(self, editor: ToolEditor) -> None:
+        for server in self._mounted():
+            editor.namespace(server.spec.namespace,
+                             f"Tools of the MCP server {server.spec.name!r}.")
+
+    @hookimpl
+    def tool_transform(self, editor: ToolEditor) -> None:
+        for server in self._mounted():
+            for tool in server.tools:
+                editor.add(tool)
+
+    def _mounted(self) -> list[_Server]:
+        with self._lock:
+            return [s for s in self._servers if s.connection is not None and s.tools]
+
+    # -- the report -------------------------------------------------------------------------
+    def rows(self, catalog: Catalog, status: Status = "active",
+             reason: str | None = None) -> list[PluginInfo]:
+        """One row per configured server; ``status``/``reason``: how the layer loaded."""
+        failure = catalog.failed.get(SOURCE)
+        if failure is not None:
+            status, reason = "failed", failure.reason
+        effects = catalog.effects(SOURCE) if status == "active" else None
+        rows = []
+        layer = (status, reason)
+        for server in self._servers:
+            status, reason = self._status(server)
+            if layer[0] != "active":
+                status, reason = layer
+            rows.append(self._row(server, status, reason, catalog, effects))
+        return rows
+
+    def _status(self, server: _Server) -> tuple[Status, str | None]:
+        connection = server.connection
+        if connection is None or connection.failure is None:
+            return server.status, server.reason
+        return "failed", connection.failure
+
+    def _row(self, server: _Server, status: Status, reason: str | None, catalog: Catalog,
+             effects: SourceEffects | None) -> PluginInfo:
+        spec = server.spec
+        info = PluginInfo(spec.plugin_name, None, None, "mcp", status, reason,
+                          origin=spec.origin)
+        if effects is None:
+            return info
+        mine = _effective_names(server.tools)
+        provides = tuple(n for n in effects.provides if n in mine)
+        overrides = tuple(p for p in effects.overrides if p[0] in mine)
+        lost = tuple(p for p in effects.overridden_by if p[0] in mine)
+        refused = tuple(str(d) for d in catalog.diagnostics
+                        if d.source == SOURCE and d.namespace == spec.namespace)
+        return PluginInfo(info.name, None, None, "mcp", status, reason, origin=spec.origin,
+                          provides=provides, overrides=overrides, overridden_by=lost,
+                          diagnostics=server.notes + refused)
+
+    # -- for tests, benchmarks and ``tooldeck mcp`` -----------------------------------------
+    def connection(self, name: str) -> Connection | None:
+        """The connection of server ``name`` (None when it is not connected)."""
+        return next((s.connection for s in self._servers if s.spec.name == name), None)
+
+    def refresh(self, name: str) -> bool:
+        """List server ``name`` again now; True (and reloaded) when its tools changed."""
+        connection = self.connection(name)
+        if connection is None or self._loop is None:
+            raise LookupError(f"MCP server {name!r} is not connected")
+        return self._loop.call(connection.refresh)
+
+
+def _effective_names(tools: tuple[AnyTool, ...]) -> set[str]:
+    from tooldeck.host.registry.record import record_of
+
+    return {record_of(tool).effective for tool in tools}
+
+
+async def _close_all(connections: list[Connection]) -> None:
+    import anyio
+
+    async with anyio.create_task_group() as group:
+        for connection in connections:
+            group.start_soon(connection.close)

@@ -1,0 +1,81 @@
+"""One listed MCP tool → one tooldeck ``Tool`` whose executor calls the server.
+
+The tool keeps the server's name (normalized by the registry), description and schemas
+as listed, in the server's namespace, so its effective name is ``<server>_<tool>``.
+Validity (names, schemas) is the registry's job: an invalid tool is refused by
+``editor.add`` with a diagnostic naming the server's namespace and the tool.
+
+A call validates its arguments at the execution boundary first, then asserts the
+permission action (the effective name: rules decide, ``ask`` goes to the asker), then
+crosses to the Location's loop where the connection lives.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+from tooldeck._tool import AnyTool, Tool, ToolContext, ToolResult
+from tooldeck.host.registry.names import effective_name
+from tooldeck.mcp.results import tool_result
+
+if TYPE_CHECKING:
+    import mcp.types as types
+
+    from tooldeck.mcp.connection import Connection
+    from tooldeck.mcp.loop import LoopThread
+
+
+class RemoteCall:
+    """The executor of a mounted tool (a class, so the report and tests can see whose)."""
+
+    __slots__ = ("action", "connection", "declares_output", "loop", "remote_name")
+
+    def __init__(self, connection: Connection, loop: LoopThread, remote_name: str,
+                 action: str, declares_output: bool) -> None:
+        self.connection = connection
+        self.loop = loop
+        self.remote_name = remote_name
+        self.action = action
+        self.declares_output = declares_output
+
+    async def __call__(self, arguments: Mapping[str, Any], ctx: ToolContext) -> ToolResult:
+        await ctx.permission.assert_(self.action, [])
+        result = await self.loop.run(self.connection.call, self.remote_name, dict(arguments))
+        return tool_result(result, server=self.connection.name, tool=self.remote_name,
+                           declares_output=self.declares_output)
+
+
+def mounted_tools(
+    connection: Connection, loop: LoopThread, listed: tuple[types.Tool, ...]
+) -> tuple[tuple[AnyTool, ...], tuple[str, ...]]:
+    """The tooldeck tools for a server's listing, and notes on what was left out.
+
+    Two listed tools with the same effective name (a duplicate, or names that differ
+    only in characters the registry normalizes) mount the first one.
+    """
+    spec = connection.spec
+    codemode = spec.config.codemode if spec.config.codemode is not None else True
+    tools: dict[str, AnyTool] = {}
+    notes: list[str] = []
+    for listed_tool in listed:
+        name = listed_tool.name
+        effective = effective_name(name, spec.namespace) if isinstance(name, str) else repr(name)
+        if effective in tools:
+            notes.append(f"tool {name!r} is listed more than once (as {effective!r}); "
+                         "the first one is mounted")
+            continue
+        tools[effective] = _tool(connection, loop, listed_tool, effective, codemode)
+    return tuple(tools.values()), tuple(notes)
+
+
+def _tool(connection: Connection, loop: LoopThread, listed: types.Tool, effective: str,
+          codemode: bool) -> AnyTool:
+    description = (listed.description or "").strip() or (listed.title or "").strip()
+    if not description:
+        description = f"Tool {listed.name} of MCP server {connection.name}."
+    output = listed.output_schema
+    execute = RemoteCall(connection, loop, listed.name, effective, output is not None)
+    return Tool(name=listed.name, description=description, input=listed.input_schema,
+                output=output, namespace=connection.spec.namespace, codemode=codemode,
+                execute=execute)

@@ -1,0 +1,125 @@
+"""MCP ``CallToolResult`` → tooldeck ``ToolResult`` (client side), and back (server side).
+
+Client side: text blocks become ``TextPart``, images ``ImagePart``, audio and embedded
+resources ``FilePart`` (the model reads files), resource links a line of text;
+``structured_content`` becomes the declared output when the tool declares one;
+``is_error`` becomes ``ToolFailure`` with the server's text. A block whose base64 does
+not decode is left out with a note, like an image the boundary cannot use.
+
+Server side: an outcome's parts become MCP blocks and its declared output the
+``structured_content`` when the advertised tool has an object output schema.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import json
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+from tooldeck._tool import ContentPart, FilePart, ImagePart, TextPart, ToolFailure, ToolResult
+
+if TYPE_CHECKING:
+    import mcp.types as types
+
+    from tooldeck.host.execution.outcome import ToolCallOutcome
+
+_FAILURE_TEXT_LIMIT = 20_000
+
+
+def tool_result(result: types.CallToolResult, *, server: str, tool: str,
+                declares_output: bool) -> ToolResult:
+    """What a mounted tool's executor returns for the server's ``result``."""
+    parts, notes = _parts(result.content)
+    if result.is_error:
+        text = "\n".join(p.text for p in parts if isinstance(p, TextPart)) or "no details given"
+        raise ToolFailure(f"MCP server {server!r} reported an error from tool {tool!r}: "
+                          f"{_clip(text)}")
+    parts += [TextPart(note) for note in notes]
+    output = result.structured_content if declares_output else None
+    return ToolResult(content=parts, output=output)
+
+
+def _parts(blocks: Sequence[Any]) -> tuple[list[ContentPart], list[str]]:
+    parts: list[ContentPart] = []
+    notes: list[str] = []
+    for block in blocks:
+        try:
+            part = _part(block)
+        except (binascii.Error, ValueError) as exc:
+            notes.append(f"[a {block.type} block was left out: its data is not valid "
+                         f"base64 ({exc})]")
+            continue
+        parts.append(part)
+    return parts, notes
+
+
+def _part(block: Any) -> ContentPart:
+    kind = block.type
+    if kind == "text":
+        return TextPart(block.text)
+    if kind == "image":
+        return ImagePart(_decode(block.data), block.mime_type)
+    if kind == "audio":
+        return FilePart(_decode(block.data), block.mime_type, _audio_name(block.mime_type))
+    if kind == "resource":
+        return _resource(block.resource)
+    if kind == "resource_link":
+        title = f" ({block.description})" if block.description else ""
+        return TextPart(f"[resource {block.name}: {block.uri}{title}]")
+    return TextPart(f"[unsupported MCP content block of type {kind!r}]")
+
+
+def _resource(resource: Any) -> FilePart:
+    name = str(resource.uri).rstrip("/").rpartition("/")[2] or None
+    text = getattr(resource, "text", None)
+    if text is not None:
+        return FilePart(text.encode("utf-8"), resource.mime_type or "text/plain", name)
+    return FilePart(_decode(resource.blob), resource.mime_type or "application/octet-stream",
+                    name)
+
+
+def _decode(data: str) -> bytes:
+    return base64.b64decode(data, validate=True)
+
+
+def _audio_name(mime_type: str) -> str:
+    return "audio." + (mime_type.partition("/")[2].split(";")[0] or "bin")
+
+
+def _clip(text: str) -> str:
+    if len(text) <= _FAILURE_TEXT_LIMIT:
+        return text
+    return text[:_FAILURE_TEXT_LIMIT] + f"\n[... {len(text) - _FAILURE_TEXT_LIMIT} more characters]"
+
+
+# -- server side -----------------------------------------------------------------------------
+def call_result(outcome: ToolCallOutcome, *, structured: bool) -> types.CallToolResult:
+    """The MCP result of a tooldeck outcome; failed and declined outcomes are errors."""
+    import mcp.types as types
+
+    content = [_block(part) for part in outcome.content]
+    is_error = outcome.status != "completed"
+    output = outcome.output if structured and not is_error else None
+    if structured and not is_error and not isinstance(output, Mapping):
+        output = None
+    return types.CallToolResult(content=content, structured_content=output, is_error=is_error)
+
+
+def _block(part: ContentPart) -> Any:
+    import mcp.types as types
+
+    if isinstance(part, TextPart):
+        return types.TextContent(type="text", text=part.text)
+    data = base64.b64encode(part.data).decode("ascii")
+    if isinstance(part, ImagePart):
+        return types.ImageContent(type="image", data=data, mime_type=part.mime_type)
+    uri = f"file:///{part.filename or 'attachment'}"
+    return types.EmbeddedResource(type="resource", resource=types.BlobResourceContents(
+        uri=uri, mime_type=part.mime_type, blob=data))
+
+
+def text_of(value: Any) -> str:
+    """JSON text for a value the model should read (server-side fallbacks)."""
+    return json.dumps(value, ensure_ascii=False, default=repr)

@@ -1,0 +1,47 @@
+"""``[mcp.servers.NAME]`` → ``ServerSpec``: what to connect to, named as the catalog needs.
+
+Pure data, no SDK import: a host with servers configured but without the ``mcp`` extra
+still gets one report row per server saying what to install.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+from typing import NamedTuple
+
+from tooldeck.host.location.config import McpServerConfig
+from tooldeck.host.registry.names import normalize
+
+
+class ServerSpec(NamedTuple):
+    """One configured server: its name, namespace and how to reach it."""
+
+    name: str
+    """The key of ``[mcp.servers.NAME]``; the plugin report calls the server ``mcp:NAME``."""
+    namespace: str
+    """The server name as a provider-safe identifier: tools become ``<namespace>_<tool>``."""
+    config: McpServerConfig
+    cwd: Path | None
+    """The command's working directory, resolved against the Location root."""
+
+    @property
+    def plugin_name(self) -> str:
+        return f"mcp:{self.name}"
+
+    @property
+    def origin(self) -> str:
+        """Where the server is, for reports: the command line or the URL."""
+        if self.config.url is not None:
+            return self.config.url
+        return " ".join(self.config.command or ())
+
+
+def server_specs(servers: Mapping[str, McpServerConfig], root: Path) -> list[ServerSpec]:
+    """One spec per configured server, sorted by name (the order rows are reported in)."""
+    return [_spec(name, servers[name], root) for name in sorted(servers)]
+
+
+def _spec(name: str, config: McpServerConfig, root: Path) -> ServerSpec:
+    cwd = (root / config.cwd) if config.cwd is not None else None
+    return ServerSpec(name, normalize(name), config, cwd)
