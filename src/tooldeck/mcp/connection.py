@@ -8,8 +8,8 @@ other tasks against the open session.
 The owner also keeps the tool list current in both protocol eras: a handshake-era
 server's ``notifications/tools/list_changed`` arrives at the message handler, a
 2026-07-28 server's through a ``subscriptions/listen`` stream. Either one marks the list
-dirty; a relister waits ``DEBOUNCE_S`` so a burst costs one listing, lists again, and
-tells the layer only when the list really changed.
+dirty; a relister waits for ``DEBOUNCE_S`` without signals (at most ``MAX_DELAY_S``) so a
+burst costs one listing, lists again, and tells the layer only when the list changed.
 """
 
 from __future__ import annotations
@@ -22,16 +22,20 @@ import anyio
 
 from tooldeck._tool import ToolFailure
 from tooldeck.mcp.specs import ServerSpec
+from tooldeck.mcp.stdio import StdioProcess
 from tooldeck.mcp.transports import StderrLog, open_transport
 
 if TYPE_CHECKING:
     import mcp.types as types
+
     from mcp import Client
 
 log = logging.getLogger("tooldeck.mcp")
 
 DEBOUNCE_S = 0.1
-"""How long a list-changed signal waits for more before the server is listed again."""
+"""The quiet time after a list-changed signal before the server is listed again."""
+MAX_DELAY_S = 1.0
+"""The longest a listing waits for a burst of signals to end."""
 MAX_TOOLS = 2000
 """Tools mounted from one server; a longer listing is cut with a note in its row."""
 MAX_PAGES = 200
@@ -56,6 +60,8 @@ class Connection:
         """Problems of the latest listing (cut short, ...), shown in the report row."""
         self.failure: str | None = "not connected yet"
         self.protocol_version: str | None = None
+        self.process: StdioProcess | None = None
+        """A stdio server's process (its pid, and its exit status once it ended)."""
         self.listings = 0
         """Completed listings (the first one included): debouncing is measured by it."""
         self._on_change = on_change
@@ -114,14 +120,15 @@ class Connection:
         try:
             with anyio.CancelScope() as scope:
                 self._scope = scope
-                transport = open_transport(self.spec, self._stderr, self._lost.set)
+                transport = open_transport(self.spec, self._stderr, self._lost.set,
+                                           self._started)
                 async with Client(transport, message_handler=self._on_message) as client:
                     self.protocol_version = client.protocol_version
                     await self._list(client)
                     self._client = client
                     ready.set()
                     await self._serve(client)
-                self.failure = self.failure or self._with_stderr("the server closed the connection")
+                self.failure = self.failure or self._with_stderr(self._gone())
         except Exception as exc:  # every way a server can fail ends up in its report row
             self.failure = self._with_stderr(describe(exc, self.spec))
             log.debug("MCP server %r failed", self.name, exc_info=True)
@@ -130,6 +137,9 @@ class Connection:
             self._scope = None
             ready.set()
             self._done.set()
+
+    def _started(self, process: StdioProcess) -> None:
+        self.process = process
 
     async def _serve(self, client: Client) -> None:
         """Follow list changes until the server goes away or the connection is closed."""
@@ -140,7 +150,7 @@ class Connection:
             await self._lost.wait()
             group.cancel_scope.cancel()
         if not self._closed:
-            self.failure = self._with_stderr("the server closed the connection")
+            self.failure = self._with_stderr(self._gone())
 
     # -- listing ---------------------------------------------------------------------------
     async def _list(self, client: Client) -> bool:
@@ -184,8 +194,11 @@ class Connection:
     async def _relister(self, client: Client) -> None:
         while True:
             await self._dirty.wait()
-            await anyio.sleep(DEBOUNCE_S)
-            self._dirty = anyio.Event()
+            # Wait for a quiet moment (a burst costs one listing), but not forever.
+            deadline = anyio.current_time() + MAX_DELAY_S
+            while self._dirty.is_set() and anyio.current_time() < deadline:
+                self._dirty = anyio.Event()
+                await anyio.sleep(DEBOUNCE_S)
             try:
                 changed = await self._list(client)
             except Exception as exc:
@@ -233,19 +246,28 @@ class Connection:
             return self._client
 
     def _call_failure(self, tool: str, exc: Exception) -> str:
-        from mcp import MCPError
         from mcp_types.jsonrpc import CONNECTION_CLOSED
+
+        from mcp import MCPError
 
         if isinstance(exc, MCPError) and exc.code == CONNECTION_CLOSED:
             self._lost.set()
             return (f"MCP server {self.name!r} closed the connection during the call to "
-                    f"{tool!r}{self._stderr_suffix()}. The next call reconnects once.")
+                    f"{tool!r} ({self._gone()}){self._stderr_suffix()}. The next call "
+                    "reconnects once.")
         return f"MCP server {self.name!r}, tool {tool!r}: {describe(exc, self.spec)}"
 
     def _unavailable(self) -> str:
         return f"MCP server {self.name!r} is not available: {self.failure or 'not connected'}"
 
     # -- helpers -------------------------------------------------------------------------------
+    def _gone(self) -> str:
+        """How the server went away: its exit status when it was our child."""
+        code = self.process.returncode if self.process is not None else None
+        if code is None:
+            return "the server closed the connection"
+        return f"the server exited with status {code}"
+
     def _with_stderr(self, reason: str) -> str:
         return reason + self._stderr_suffix()
 
@@ -262,8 +284,9 @@ def _modern(version: str | None) -> bool:
 
 def describe(exc: BaseException, spec: ServerSpec) -> str:
     """One line saying how talking to ``spec``'s server failed."""
-    from mcp import MCPError
     from pydantic import ValidationError
+
+    from mcp import MCPError
 
     exc = _leaf(exc)
     command = spec.config.command

@@ -1,19 +1,20 @@
 """The two ways to reach a configured server, as transports the SDK's ``Client`` enters.
 
-Both wrap the SDK's own transport and add what the report needs: the read stream tells
-its connection when the server went away (so a crash shows up without waiting for a
-call), and a stdio server's stderr goes to a temporary file whose tail explains the
-crash. stdio children get only the SDK's safe environment plus the configured ``env``.
+Both add what the report needs: the read stream tells its connection when the server
+went away (so a crash shows up without waiting for a call), and a stdio server's stderr
+goes to a temporary file whose tail explains the crash (``stdio`` has the process side).
 """
 
 from __future__ import annotations
 
+import sys
 import tempfile
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from typing import TYPE_CHECKING, Any, TextIO
 
 from tooldeck.mcp.specs import ServerSpec
+from tooldeck.mcp.stdio import StdioProcess, stdio_transport
 
 if TYPE_CHECKING:
     from mcp.client._transport import TransportStreams
@@ -84,23 +85,20 @@ class _WatchedReadStream:
 
 @asynccontextmanager
 async def open_transport(
-    spec: ServerSpec, stderr: StderrLog | None, on_end: Callable[[], None]
+    spec: ServerSpec, stderr: StderrLog | None, on_end: Callable[[], None],
+    on_start: Callable[[StdioProcess], None],
 ) -> AsyncIterator[TransportStreams]:
-    """The transport of ``spec``: stdio for a command, streamable HTTP for a url."""
-    streams = _stdio(spec, stderr) if spec.config.command is not None else _http(spec)
+    """The transport of ``spec``: stdio for a command, streamable HTTP for a url.
+
+    ``on_end()``: the server side ended; ``on_start(process)``: a stdio child started.
+    """
+    if spec.config.command is not None:
+        errlog = stderr.file if stderr is not None else sys.stderr
+        streams = stdio_transport(spec, errlog, on_start)
+    else:
+        streams = _http(spec)
     async with streams as (read, write):
         yield _WatchedReadStream(read, on_end), write
-
-
-def _stdio(spec: ServerSpec, stderr: StderrLog | None) -> Any:
-    import sys
-
-    from mcp.client.stdio import StdioServerParameters, stdio_client
-
-    command = spec.config.command or ("",)
-    params = StdioServerParameters(command=command[0], args=list(command[1:]),
-                                   env=dict(spec.config.env) or None, cwd=spec.cwd)
-    return stdio_client(params, errlog=stderr.file if stderr is not None else sys.stderr)
 
 
 @asynccontextmanager

@@ -11,6 +11,7 @@ import argparse
 import base64
 import os
 import sys
+from typing import Any
 
 import anyio
 from mcp.server.mcpserver import Context, MCPServer
@@ -118,11 +119,46 @@ async def _changed(ctx: Context) -> None:
         await session.send_tool_list_changed()  # handshake-era clients
 
 
+async def _run_handshake_only() -> None:
+    """stdio, answering ``server/discover`` with "method not found" before the server sees
+    it, so clients fall back to the initialize handshake (a 2025-11-25 connection)."""
+    from mcp.server.lowlevel import NotificationOptions
+    from mcp.server.stdio import stdio_server
+    from mcp.shared.message import SessionMessage
+    from mcp_types import ErrorData
+    from mcp_types.jsonrpc import JSONRPCError, JSONRPCRequest
+
+    lowlevel = server._lowlevel_server
+    options = lowlevel.create_initialization_options(NotificationOptions(tools_changed=True))
+    async with stdio_server() as (read, write):
+        forward, received = anyio.create_memory_object_stream[Any](0)
+
+        async def relay() -> None:
+            async with forward:
+                async for item in read:
+                    message = getattr(item, "message", None)
+                    if isinstance(message, JSONRPCRequest) and message.method == "server/discover":
+                        error = ErrorData(code=-32601, message="Method not found")
+                        await write.send(SessionMessage(JSONRPCError(
+                            jsonrpc="2.0", id=message.id, error=error)))
+                        continue
+                    await forward.send(item)
+
+        async with anyio.create_task_group() as group:
+            group.start_soon(relay)
+            await lowlevel.run(received, write, options)
+            group.cancel_scope.cancel()
+
+
 if __name__ == "__main__":
     parser = argparse.ArgumentParser()
     parser.add_argument("--http", type=int)
+    parser.add_argument("--handshake-only", action="store_true",
+                        help="speak only the handshake-era protocol (2025-11-25)")
     args = parser.parse_args()
-    if args.http:
+    if args.handshake_only:
+        anyio.run(_run_handshake_only)
+    elif args.http:
         server.run("streamable-http", host="127.0.0.1", port=args.http)
     else:
         server.run()
