@@ -25,6 +25,8 @@ NOT_AT_OPEN = (
     # the code-mode sandbox and what only a program run needs (stubs included)
     "pydantic_monty", "tooldeck.codemode.runner", "tooldeck.codemode.sandbox",
     "tooldeck.codemode.plan", "tooldeck.codemode.stubs", "tooldeck.codemode.execute_tool",
+    # the MCP layer and its SDK: only when the config names a server
+    "tooldeck.mcp", "mcp", "anyio",
 )
 
 PROBE = """

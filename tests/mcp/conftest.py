@@ -6,6 +6,7 @@ where the tests only read, and every wait is bounded.
 
 from __future__ import annotations
 
+import json
 import os
 import socket
 import subprocess
@@ -25,7 +26,8 @@ def server_command(script: str, *args: str) -> list[str]:
 
 
 def toml_list(argv: list[str]) -> str:
-    return "[" + ", ".join(f'"{a}"' for a in argv) + "]"
+    """A TOML array of strings (JSON string escapes are valid TOML basic strings)."""
+    return "[" + ", ".join(json.dumps(a) for a in argv) + "]"
 
 
 def stdio_server(name: str, script: str, *args: str, extra: str = "") -> str:
@@ -92,10 +94,10 @@ def http_calc() -> Iterator[str]:
     """The calc server over streamable HTTP on 127.0.0.1; yields its URL."""
     port = free_port()
     process = subprocess.Popen(server_command("calc_server.py", "--http", str(port)),
-                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
         def listening() -> bool:
-            assert process.poll() is None, process.stderr.read() if process.stderr else ""
+            assert process.poll() is None, "the HTTP server exited"
             with socket.socket() as sock:
                 return sock.connect_ex(("127.0.0.1", port)) == 0
 

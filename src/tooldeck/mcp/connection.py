@@ -130,7 +130,8 @@ class Connection:
                     await self._serve(client)
                 self.failure = self.failure or self._with_stderr(self._gone())
         except Exception as exc:  # every way a server can fail ends up in its report row
-            self.failure = self._with_stderr(describe(exc, self.spec))
+            reason = self._gone() if _closed_connection(exc) else describe(exc, self.spec)
+            self.failure = self._with_stderr(reason)
             log.debug("MCP server %r failed", self.name, exc_info=True)
         finally:
             self._client = None
@@ -150,7 +151,14 @@ class Connection:
             await self._lost.wait()
             group.cancel_scope.cancel()
         if not self._closed:
+            await self._reaped()
             self.failure = self._with_stderr(self._gone())
+
+    async def _reaped(self) -> None:
+        """Give a stdio child that closed its stdout a moment to report its exit status."""
+        with anyio.move_on_after(1.0):
+            while self.process is not None and self.process.returncode is None:
+                await anyio.sleep(0.01)
 
     # -- listing ---------------------------------------------------------------------------
     async def _list(self, client: Client) -> bool:
@@ -181,7 +189,8 @@ class Connection:
         if isinstance(message, types.ToolListChangedNotification):
             self._dirty.set()
         elif isinstance(message, Exception):
-            log.warning("MCP server %r sent a malformed message: %s", self.name, message)
+            log.warning("MCP server %r sent a line that is not JSON-RPC: %s", self.name,
+                        _first_line(str(message)))
 
     async def _listen(self, client: Client) -> None:
         try:
@@ -246,11 +255,9 @@ class Connection:
             return self._client
 
     def _call_failure(self, tool: str, exc: Exception) -> str:
-        from mcp_types.jsonrpc import CONNECTION_CLOSED
 
-        from mcp import MCPError
 
-        if isinstance(exc, MCPError) and exc.code == CONNECTION_CLOSED:
+        if _closed_connection(exc):
             self._lost.set()
             return (f"MCP server {self.name!r} closed the connection during the call to "
                     f"{tool!r} ({self._gone()}){self._stderr_suffix()}. The next call "
@@ -274,6 +281,15 @@ class Connection:
     def _stderr_suffix(self) -> str:
         tail = self._stderr.tail() if self._stderr is not None else ""
         return f"; its stderr ends with:\n{tail}" if tail else ""
+
+
+def _closed_connection(exc: BaseException) -> bool:
+    from mcp_types.jsonrpc import CONNECTION_CLOSED
+
+    from mcp import MCPError
+
+    exc = _leaf(exc)
+    return isinstance(exc, MCPError) and exc.code == CONNECTION_CLOSED
 
 
 def _modern(version: str | None) -> bool:
@@ -302,6 +318,8 @@ def describe(exc: BaseException, spec: ServerSpec) -> str:
         return f"protocol error: malformed response ({_first_line(str(exc))})"
     if isinstance(exc, OSError):
         return f"cannot start the server: {exc}"
+    if isinstance(exc, RuntimeError):  # the SDK's checks of a result (output schema, ...)
+        return f"the server's result was refused: {_first_line(str(exc).split(chr(10))[0])}"
     return f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
 
 
