@@ -1,0 +1,47 @@
+"""``tooldeck mcp serve``: serve the Location's catalog to MCP clients.
+
+Needs the ``mcp`` extra. stdio by default (a client starts the command); ``--http
+[HOST:]PORT`` serves streamable HTTP at ``/mcp``. Runs until stdin closes (stdio) or the
+process is interrupted (HTTP).
+"""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from tooldeck.cli._common import location_dir
+from tooldeck.cli._errors import CommandError
+
+
+def add_parser(commands: Any) -> None:
+    parser = commands.add_parser(
+        "mcp", help="serve the catalog as an MCP server",
+        description="MCP commands (needs: pip install 'tooldeck[mcp]').")
+    actions = parser.add_subparsers(dest="mcp_command", metavar="ACTION", required=True)
+    serve = actions.add_parser(
+        "serve", help="serve the Location's catalog over stdio or streamable HTTP",
+        description="Serve the Location's effective catalog: tools/list is the catalog's "
+                    "MCP definitions, tools/call runs through tooldeck's session boundary; "
+                    "clients hear about catalog changes.")
+    serve.add_argument("--location", metavar="DIR", default=argparse.SUPPRESS,
+                       help="the project directory (default: the current directory)")
+    serve.add_argument("--http", metavar="[HOST:]PORT",
+                       help="serve streamable HTTP at /mcp (default host 127.0.0.1)")
+    serve.add_argument("--no-codemode", action="store_true",
+                       help="serve every tool natively instead of through code mode")
+    serve.add_argument("--allow-remote", action="store_true",
+                       help="allow a non-loopback address; every request then needs "
+                            "TOOLDECK_MCP_TOKEN as a bearer token")
+    serve.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        import mcp  # noqa: F401  (the SDK: without it, say what to install)
+        from tooldeck.mcp.serve import serve
+    except ImportError as exc:
+        raise CommandError(f"tooldeck mcp serve needs the MCP extra: pip install "
+                           f"'tooldeck[mcp]' ({exc})") from None
+    serve(location_dir(args).resolve(), http=args.http, allow_remote=args.allow_remote)
+    return 0

@@ -1,0 +1,133 @@
+"""``tooldeck mcp serve``: run the catalog server over stdio or streamable HTTP.
+
+HTTP binds 127.0.0.1 unless told otherwise; any other address needs ``--allow-remote``
+and a ``TOOLDECK_MCP_TOKEN``, and with ``--allow-remote`` every request must carry that
+token as a bearer token (401 otherwise). DNS-rebinding protection is always on: the
+Host and Origin headers must name the address the server is bound to.
+"""
+
+from __future__ import annotations
+
+import hmac
+import os
+from collections.abc import Awaitable, Callable, MutableMapping
+from pathlib import Path
+from typing import Any, NamedTuple
+
+import anyio
+
+from tooldeck.errors import TooldeckError
+
+TOKEN_ENV = "TOOLDECK_MCP_TOKEN"
+LOOPBACK = ("127.0.0.1", "localhost", "::1")
+
+
+class HttpAddress(NamedTuple):
+    host: str
+    port: int
+
+    @classmethod
+    def parse(cls, text: str) -> HttpAddress:
+        """``PORT`` or ``HOST:PORT`` (``[::1]:PORT`` for IPv6)."""
+        host, sep, port = text.rpartition(":")
+        host = host.strip("[]") if sep else "127.0.0.1"
+        if not port.isdigit() or not 0 < int(port) < 65536:
+            raise TooldeckError(f"--http {text}: expected [HOST:]PORT with a port 1-65535")
+        return cls(host or "127.0.0.1", int(port))
+
+
+def serve(root: Path, *, http: str | None, allow_remote: bool) -> None:
+    """Open the Location at ``root`` and serve it until stdin closes or the process ends."""
+    address = HttpAddress.parse(http) if http is not None else None
+    token = _token(address, allow_remote)
+    anyio.run(_serve, root, address, token)
+
+
+def _token(address: HttpAddress | None, allow_remote: bool) -> str | None:
+    if address is None:
+        return None
+    if address.host not in LOOPBACK and not allow_remote:
+        raise TooldeckError(f"--http {address.host}:{address.port}: refusing to listen on a "
+                            "non-loopback address without --allow-remote")
+    if not allow_remote:
+        return None
+    token = os.environ.get(TOKEN_ENV, "")
+    if not token:
+        raise TooldeckError(f"--allow-remote needs a bearer token in {TOKEN_ENV}")
+    return token
+
+
+async def _serve(root: Path, address: HttpAddress | None, token: str | None) -> None:
+    from tooldeck.host.plugins.host import Host
+    from tooldeck.mcp.asking import ElicitingAsker
+    from tooldeck.mcp.server import CatalogServer
+    from tooldeck.mcp.watch import Serving, watch
+
+    asker = ElicitingAsker()
+    serving = await anyio.to_thread.run_sync(lambda: Serving(lambda: Host.open(root,
+                                                                             asker=asker)))
+    server = CatalogServer(serving.current, asker)
+    try:
+        async with anyio.create_task_group() as group:
+            group.start_soon(watch, serving, server, root)
+            if address is None:
+                await _stdio(server)
+            else:
+                await _http(server, address, token)
+            group.cancel_scope.cancel()
+    finally:
+        await anyio.to_thread.run_sync(serving.current().close)
+
+
+async def _stdio(server: Any) -> None:
+    from mcp.server.lowlevel import NotificationOptions
+    from mcp.server.stdio import stdio_server
+
+    options = server.server.create_initialization_options(NotificationOptions(tools_changed=True))
+    async with stdio_server() as (read, write):
+        await server.server.run(read, write, options)
+
+
+async def _http(server: Any, address: HttpAddress, token: str | None) -> None:
+    import uvicorn
+    from mcp.server.transport_security import TransportSecuritySettings
+
+    host, port = address
+    shown = f"[{host}]" if ":" in host else host
+    security = TransportSecuritySettings(
+        enable_dns_rebinding_protection=True,
+        allowed_hosts=[f"{shown}:{port}", f"localhost:{port}"] if host in LOOPBACK
+        else [f"{shown}:{port}"],
+        allowed_origins=[f"http://{shown}:{port}", f"http://localhost:{port}"])
+    app: Any = server.server.streamable_http_app(streamable_http_path="/mcp", host=host,
+                                                 transport_security=security)
+    if token is not None:
+        app = BearerCheck(app, token)
+    config = uvicorn.Config(app, host=host, port=port, log_level="warning", lifespan="on")
+    await uvicorn.Server(config).serve()
+
+
+Scope = MutableMapping[str, Any]
+Receive = Callable[[], Awaitable[MutableMapping[str, Any]]]
+Send = Callable[[MutableMapping[str, Any]], Awaitable[None]]
+
+
+class BearerCheck:
+    """ASGI wrapper: HTTP requests without ``Authorization: Bearer <token>`` get 401."""
+
+    def __init__(self, app: Any, token: str) -> None:
+        self.app = app
+        self._expected = f"Bearer {token}".encode()
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http" and not self._authorized(scope):
+            await send({"type": "http.response.start", "status": 401, "headers": [
+                (b"content-type", b"text/plain"), (b"www-authenticate", b"Bearer")]})
+            await send({"type": "http.response.body",
+                        "body": f"missing or wrong bearer token ({TOKEN_ENV})\n".encode()})
+            return
+        await self.app(scope, receive, send)
+
+    def _authorized(self, scope: Scope) -> bool:
+        given = dict(scope.get("headers") or ()).get(b"authorization", b"")
+        return hmac.compare_digest(given, self._expected)

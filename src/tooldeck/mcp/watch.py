@@ -1,0 +1,104 @@
+"""Keep a served catalog live: notice config and Location-plugin changes, and tell clients.
+
+Polling, twice a second, because it needs nothing installed and sees what file events
+miss on some systems: ``.tooldeck/plugins/`` created after the server started, a file
+replaced by an editor's rename. A changed config file opens a new host (rules, servers,
+plugins may all differ) and closes the old one; a changed plugin folder refreshes the
+plugins. Whatever changed the catalog (a mounted server's list included), clients hear
+about it once the advertised definitions differ.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, NamedTuple
+
+import anyio
+
+from tooldeck.errors import TooldeckError
+from tooldeck.host.location.config_files import (
+    PROJECT_FILE,
+    PYPROJECT_FILE,
+    user_config_path,
+)
+from tooldeck.host.plugins.discovery import LOCAL_PLUGIN_DIR
+
+if TYPE_CHECKING:
+    from tooldeck.host.plugins.host import Host
+    from tooldeck.mcp.server import CatalogServer
+
+log = logging.getLogger("tooldeck.mcp")
+
+POLL_S = 0.5
+
+Stamp = tuple[tuple[str, int, int], ...]
+
+
+class Stamps(NamedTuple):
+    """What the files that shape a Location's catalog look like right now."""
+
+    config: Stamp
+    plugins: Stamp
+
+    @classmethod
+    def of(cls, root: Path) -> Stamps:
+        files = [root / PROJECT_FILE, root / PYPROJECT_FILE, user_config_path()]
+        folder = root / LOCAL_PLUGIN_DIR
+        plugins = sorted(folder.glob("*.py")) if folder.is_dir() else []
+        return cls(_stamp(files), _stamp(plugins))
+
+
+def _stamp(paths: list[Path]) -> Stamp:
+    found = []
+    for path in paths:
+        try:
+            info = os.stat(path)
+        except OSError:
+            continue
+        found.append((str(path), info.st_mtime_ns, info.st_size))
+    return tuple(found)
+
+
+class Serving:
+    """The host being served; replaced as a whole when the config changes."""
+
+    def __init__(self, open_host: Callable[[], Host]) -> None:
+        self._open = open_host
+        self.host = open_host()
+
+    def current(self) -> Host:
+        return self.host
+
+    async def reopen(self) -> None:
+        """A new host from the changed config; the old one closes (its servers end)."""
+        try:
+            host = await anyio.to_thread.run_sync(self._open)
+        except TooldeckError as exc:  # a config being edited: keep serving the last good one
+            log.error("tooldeck: config change not applied: %s", exc)
+            return
+        old, self.host = self.host, host
+        await anyio.to_thread.run_sync(old.close)
+
+    async def refresh(self) -> None:
+        await anyio.to_thread.run_sync(self.host.refresh_plugins)
+
+
+async def watch(serving: Serving, server: CatalogServer, root: Path) -> None:
+    """Poll forever: apply file changes, and notify clients when the listing changed."""
+    stamps = Stamps.of(root)
+    listed = serving.current().snapshot().definitions_for("mcp")
+    while True:
+        await anyio.sleep(POLL_S)
+        now = Stamps.of(root)
+        if now.config != stamps.config:
+            await serving.reopen()
+        elif now.plugins != stamps.plugins:
+            await serving.refresh()
+        stamps = now
+        current = serving.current().snapshot().definitions_for("mcp")
+        if current is not listed and current != listed:
+            listed = current
+            await server.tools_changed()
