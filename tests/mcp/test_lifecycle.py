@@ -122,3 +122,14 @@ def test_without_the_extra_each_server_row_says_what_to_install(module_env, tmp_
                           text=True, check=True)
     assert json.loads(done.stdout) == [["mcp:calc", "failed", "the MCP extra is not "
                                         "installed: pip install 'tooldeck[mcp]'"]]
+
+
+def test_the_cli_lists_and_calls_mounted_tools(module_env, tmp_path, capsys):
+    from tooldeck.cli import main
+
+    root = make_project(tmp_path / "p", stdio_server("calc", "calc_server.py") + ALLOW)
+    assert main(["--location", str(root), "plugins"]) == 0
+    listed = capsys.readouterr().out
+    assert "mcp:calc" in listed and "+calc_add" in listed
+    assert main(["--location", str(root), "call", "calc_add", '{"a": 4, "b": 5}']) == 0
+    assert capsys.readouterr().out.strip() == "9"

@@ -41,12 +41,13 @@ def run(args: argparse.Namespace) -> int:
     import asyncio
 
     raw = read_input(args.input)
-    host = open_host(args, asker=choose_asker(args.yes, interactive=_interactive(args)))
     from tooldeck.host.execution.outcome import run_tool_call
     from tooldeck.host.execution.snapshot import ToolCall
 
-    outcome = asyncio.run(run_tool_call(host.snapshot(), ToolCall(CALL_ID, args.name, raw),
-                                        session_id="cli", message_id="cli"))
+    asker = choose_asker(args.yes, interactive=_interactive(args))
+    with open_host(args, asker=asker) as host:  # closing ends mounted MCP servers
+        outcome = asyncio.run(run_tool_call(host.snapshot(), ToolCall(CALL_ID, args.name, raw),
+                                            session_id="cli", message_id="cli"))
     if outcome.status == "completed":
         print_content(outcome.content, sys.stdout)
         return 0

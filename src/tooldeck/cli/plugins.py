@@ -24,7 +24,8 @@ def add_parser(commands: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    infos = open_host(args).plugins
+    with open_host(args) as host:  # closing ends mounted MCP servers
+        infos = host.plugins
     if args.json:
         print_json([info.to_json() for info in infos])
         return 0

@@ -36,8 +36,11 @@ def add_parser(commands: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    host = open_host(args)
-    snapshot = host.snapshot()
+    with open_host(args) as host:  # closing ends mounted MCP servers
+        return _show(args, host.snapshot())
+
+
+def _show(args: argparse.Namespace, snapshot: Snapshot) -> int:
     if args.codemode:
         return _print_codemode(snapshot)
     if args.format:
