@@ -67,11 +67,11 @@ def test_a_config_error_exits_2_with_the_message_and_no_traceback(project, toold
 
 
 def test_a_key_of_a_feature_not_in_this_version_exits_2_naming_it(project, tooldeck):
-    (project / "tooldeck.toml").write_text('[mcp.servers.github]\ncommand = ["gh-mcp"]\n')
+    (project / "tooldeck.toml").write_text('[codemode]\nbudget_tokens = 500\n')
     code, _, err = tooldeck("tools")
     assert code == 2
-    assert err.endswith("tooldeck.toml: mcp.servers.github: not available in this version of "
-                        "tooldeck (MCP servers); remove it\n")
+    assert err.endswith("tooldeck.toml: codemode.budget_tokens: not available in this version "
+                        "of tooldeck (code mode); remove it\n")
 
 
 def test_a_closed_pipe_ends_quietly(tmp_path):

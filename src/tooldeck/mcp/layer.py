@@ -14,19 +14,16 @@ from __future__ import annotations
 import logging
 import threading
 from collections.abc import Callable, Coroutine
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 
 from tooldeck._tool import AnyTool
 from tooldeck.errors import PluginError
 from tooldeck.hookspecs import hookimpl
-from tooldeck.host.plugins.discovery import Candidate, brief
-from tooldeck.host.plugins.report import PluginInfo, Status
 from tooldeck.mcp.specs import ServerSpec, server_specs
 
 if TYPE_CHECKING:
     from tooldeck.host.location.location import Location
     from tooldeck.host.registry.editor import ToolEditor
-    from tooldeck.host.registry.state import Catalog, SourceEffects
     from tooldeck.host.service import ToolService
     from tooldeck.mcp.connection import Connection
     from tooldeck.mcp.loop import LoopThread
@@ -37,7 +34,21 @@ SOURCE = "mcp"
 """The layer's registration source (and the reserved candidate's name)."""
 INSTALL_HINT = "the MCP extra is not installed: pip install 'tooldeck[mcp]'"
 
-Excluded = Callable[[Candidate], "str | None"]
+Excluded = Callable[[str], "str | None"]
+"""Why selection leaves plugin ``mcp:NAME`` out (``disable``, ...), or None."""
+PluginStatus = Literal["active", "disabled", "failed"]
+
+
+class ServerRow(NamedTuple):
+    """A server's row in the plugin report (``host/plugins/report`` adds the effects)."""
+
+    name: str
+    status: PluginStatus
+    reason: str | None
+    origin: str
+    namespace: str
+    tools: frozenset[str]
+    notes: tuple[str, ...]
 
 
 class _Server:
@@ -45,23 +56,20 @@ class _Server:
 
     __slots__ = ("connection", "notes", "reason", "spec", "status", "tools")
 
-    def __init__(self, spec: ServerSpec, status: Status, reason: str | None = None) -> None:
+    def __init__(self, spec: ServerSpec, status: PluginStatus,
+                 reason: str | None = None) -> None:
         self.spec = spec
-        self.status: Status = status
+        self.status: PluginStatus = status
         self.reason = reason
         self.connection: Connection | None = None
         self.tools: tuple[AnyTool, ...] = ()
         self.notes: tuple[str, ...] = ()
 
-    def candidate(self) -> Candidate:
-        """What selection sees: ``mcp:NAME``, never selected by name (configuration is)."""
-        name = self.spec.plugin_name
-        return Candidate(name, "mcp", (self.spec.name,), frozenset({name}), ("mcp", name),
-                         origin=self.spec.origin)
-
 
 class McpLayer:
     """The configured servers of one Location, mounted as one transform."""
+
+    source = SOURCE
 
     def __init__(self, location: Location, service: ToolService, excluded: Excluded) -> None:
         self.location = location
@@ -92,7 +100,8 @@ class McpLayer:
             try:
                 self._loop.call(self._connect_all, wanted)
             except Exception as exc:  # a bug here must not stop the host: report it
-                raise PluginError(SOURCE, f"connecting MCP servers raised {brief(exc)}") from exc
+                raise PluginError(SOURCE, f"connecting MCP servers raised "
+                                          f"{type(exc).__name__}: {exc}") from exc
         return self
 
     def _select(self) -> list[_Server]:
@@ -112,7 +121,7 @@ class McpLayer:
         spec = server.spec
         if not spec.config.enabled:
             return f"disabled by config mcp.servers.{spec.name}.enabled = false"
-        excluded = self._excluded(server.candidate())
+        excluded = self._excluded(spec.plugin_name)
         if excluded is not None:
             return excluded
         other = taken.get(spec.namespace)
@@ -183,45 +192,20 @@ class McpLayer:
         with self._lock:
             return [s for s in self._servers if s.connection is not None and s.tools]
 
-    # -- the report -------------------------------------------------------------------------
-    def rows(self, catalog: Catalog, status: Status = "active",
-             reason: str | None = None) -> list[PluginInfo]:
-        """One row per configured server; ``status``/``reason``: how the layer loaded."""
-        failure = catalog.failed.get(SOURCE)
-        if failure is not None:
-            status, reason = "failed", failure.reason
-        effects = catalog.effects(SOURCE) if status == "active" else None
-        rows = []
-        layer = (status, reason)
-        for server in self._servers:
-            status, reason = self._status(server)
-            if layer[0] != "active":
-                status, reason = layer
-            rows.append(self._row(server, status, reason, catalog, effects))
-        return rows
+    # -- the report (one row per configured server) ---------------------------------------
+    def members(self) -> list[ServerRow]:
+        """Each configured server as the plugin report shows it (``mcp:NAME``)."""
+        with self._lock:
+            servers = [(s, s.tools, s.notes) for s in self._servers]
+        return [ServerRow(server.spec.plugin_name, *self._status(server), server.spec.origin,
+                          server.spec.namespace, _effective_names(tools), notes)
+                for server, tools, notes in servers]
 
-    def _status(self, server: _Server) -> tuple[Status, str | None]:
+    def _status(self, server: _Server) -> tuple[PluginStatus, str | None]:
         connection = server.connection
         if connection is None or connection.failure is None:
             return server.status, server.reason
         return "failed", connection.failure
-
-    def _row(self, server: _Server, status: Status, reason: str | None, catalog: Catalog,
-             effects: SourceEffects | None) -> PluginInfo:
-        spec = server.spec
-        info = PluginInfo(spec.plugin_name, None, None, "mcp", status, reason,
-                          origin=spec.origin)
-        if effects is None:
-            return info
-        mine = _effective_names(server.tools)
-        provides = tuple(n for n in effects.provides if n in mine)
-        overrides = tuple(p for p in effects.overrides if p[0] in mine)
-        lost = tuple(p for p in effects.overridden_by if p[0] in mine)
-        refused = tuple(str(d) for d in catalog.diagnostics
-                        if d.source == SOURCE and d.namespace == spec.namespace)
-        return PluginInfo(info.name, None, None, "mcp", status, reason, origin=spec.origin,
-                          provides=provides, overrides=overrides, overridden_by=lost,
-                          diagnostics=server.notes + refused)
 
     # -- for tests, benchmarks and ``tooldeck mcp`` -----------------------------------------
     def connection(self, name: str) -> Connection | None:
@@ -236,10 +220,10 @@ class McpLayer:
         return self._loop.call(connection.refresh)
 
 
-def _effective_names(tools: tuple[AnyTool, ...]) -> set[str]:
+def _effective_names(tools: tuple[AnyTool, ...]) -> frozenset[str]:
     from tooldeck.host.registry.record import record_of
 
-    return {record_of(tool).effective for tool in tools}
+    return frozenset(record_of(tool).effective for tool in tools)
 
 
 async def _close_all(connections: list[Connection]) -> None:

@@ -58,7 +58,7 @@ def _token(address: HttpAddress | None, allow_remote: bool) -> str | None:
 
 
 async def _serve(root: Path, address: HttpAddress | None, token: str | None) -> None:
-    from tooldeck.host.plugins.host import Host
+    from tooldeck import Host
     from tooldeck.mcp.asking import ElicitingAsker
     from tooldeck.mcp.server import CatalogServer
     from tooldeck.mcp.watch import Serving, watch

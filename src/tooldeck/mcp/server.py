@@ -29,7 +29,7 @@ from tooldeck.mcp.asking import ElicitingAsker, current_request
 from tooldeck.mcp.results import call_result
 
 if TYPE_CHECKING:
-    from tooldeck.host.plugins.host import Host
+    from tooldeck import Host
 
 log = logging.getLogger("tooldeck.mcp")
 

@@ -24,10 +24,10 @@ from tooldeck.host.location.config_files import (
     PYPROJECT_FILE,
     user_config_path,
 )
-from tooldeck.host.plugins.discovery import LOCAL_PLUGIN_DIR
+from tooldeck.host.location.paths import LOCAL_PLUGIN_DIR
 
 if TYPE_CHECKING:
-    from tooldeck.host.plugins.host import Host
+    from tooldeck import Host
     from tooldeck.mcp.server import CatalogServer
 
 log = logging.getLogger("tooldeck.mcp")

@@ -19,6 +19,9 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
+LOCAL_PLUGIN_DIR = Path(".tooldeck") / "plugins"
+"""Where a Location keeps its own plugins (``<root>/.tooldeck/plugins/*.py``)."""
+
 if TYPE_CHECKING:
     from tooldeck.host.location.location import Location
     from tooldeck.host.location.permission import PermissionGate

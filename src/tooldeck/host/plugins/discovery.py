@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from tooldeck.errors import PluginError
+from tooldeck.host.location.paths import LOCAL_PLUGIN_DIR
 
 if TYPE_CHECKING:
     from importlib.metadata import Distribution
@@ -32,7 +33,6 @@ if TYPE_CHECKING:
 GROUP = "tooldeck"
 """The entry-point group tool packs publish under."""
 
-LOCAL_PLUGIN_DIR = Path(".tooldeck") / "plugins"
 
 LAYERS = ("builtin", "mcp", "entrypoint", "object", "local")
 """Lowest precedence first. ``mcp`` is one position: the layer mounting MCP servers."""
@@ -174,6 +174,11 @@ def _builtin(index: int, module: str, version: str) -> Candidate:
 
 MCP_SLOT = Candidate("mcp", "mcp", (), frozenset({"mcp"}), ("mcp",))
 """The MCP position without servers: no loader, so it is neither loaded nor reported."""
+
+
+def member_candidate(name: str, layer: str) -> Candidate:
+    """A member of a plugin group (an MCP server ``mcp:NAME``), for selection only."""
+    return Candidate(name, layer, (name,), frozenset({name}), (layer, name))
 
 
 def mcp_candidate(load: Loader | None) -> Candidate:

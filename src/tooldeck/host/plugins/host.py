@@ -22,7 +22,13 @@ from typing import TYPE_CHECKING, Any, Literal
 from tooldeck.errors import PluginError
 from tooldeck.host.location.config_files import load_config
 from tooldeck.host.location.location import Location
-from tooldeck.host.plugins.discovery import Candidate, discover, failure_details, forget_modules
+from tooldeck.host.plugins.discovery import (
+    Candidate,
+    discover,
+    failure_details,
+    forget_modules,
+    member_candidate,
+)
 from tooldeck.host.plugins.wiring import PluginWiring, Selection, ordered
 from tooldeck.host.registry.state import TransformFn
 from tooldeck.host.service import Registration, ToolService
@@ -156,7 +162,8 @@ class Host:
     @property
     def plugins(self) -> list[PluginInfo]:
         """The load report: every plugin in load order, with its status and effects."""
-        from tooldeck.host.plugins.report import plugin_info  # only reports need it
+        # only reports need it
+        from tooldeck.host.plugins.report import group_infos, plugin_info
 
         with self._lock:
             records = list(self._records)
@@ -165,7 +172,7 @@ class Host:
         for r in records:
             group = self._groups.get(r.candidate.name)
             if group is not None:  # one registration reported as several rows
-                infos += group.rows(catalog, r.status, r.reason)
+                infos += group_infos(group, r.candidate.layer, catalog, r.status, r.reason)
                 continue
             infos.append(plugin_info(r.candidate, r.status, catalog, reason=r.reason,
                                      traceback=r.traceback))
@@ -273,7 +280,8 @@ def _mcp_layer(location: Location, service: ToolService, selection: Selection) -
         return None
     from tooldeck.mcp.layer import McpLayer
 
-    return McpLayer(location, service, selection.excluded)
+    return McpLayer(location, service,
+                    lambda name: selection.excluded(member_candidate(name, "mcp")))
 
 
 def _split(plugins: Sequence[str | object] | None) -> tuple[list[str] | None, list[object]]:

@@ -51,13 +51,59 @@ class PluginInfo:
         return data
 
 
-class PluginGroup(Protocol):
-    """One registration reported as several rows (the MCP layer: one row per server)."""
+class MemberRow(Protocol):
+    """One member of a plugin group (an MCP server) as the group describes it."""
 
-    def rows(self, catalog: Catalog, status: PluginStatus,
-             reason: str | None) -> list[PluginInfo]:
-        """The rows, given how the group's own registration loaded (status and reason)."""
+    @property
+    def name(self) -> str: ...
+    @property
+    def status(self) -> PluginStatus: ...
+    @property
+    def reason(self) -> str | None: ...
+    @property
+    def origin(self) -> str | None: ...
+    @property
+    def namespace(self) -> str | None: ...
+    @property
+    def tools(self) -> frozenset[str]:
+        """The effective names the member adds through the group's registration."""
         ...
+    @property
+    def notes(self) -> tuple[str, ...]:
+        """Problems the group found with the member's tools, shown like diagnostics."""
+        ...
+
+
+class PluginGroup(Protocol):
+    """One registration (``source``) whose report is one row per member (MCP servers)."""
+
+    source: str
+
+    def members(self) -> list[MemberRow]: ...
+
+
+def group_infos(group: PluginGroup, layer: str, catalog: Catalog, status: PluginStatus,
+                reason: str | None) -> list[PluginInfo]:
+    """The group's rows; the group's own load outcome (status, reason) overrides its members'.
+    """
+    failure = catalog.failed.get(group.source)
+    if failure is not None:
+        status, reason = "failed", failure.reason
+    effects = catalog.effects(group.source) if status == "active" else None
+    infos = []
+    for member in group.members():
+        own = (member.status, member.reason) if status == "active" else (status, reason)
+        info = PluginInfo(member.name, None, None, layer, own[0], own[1], origin=member.origin)
+        if effects is not None:
+            mine = member.tools
+            refused = tuple(str(d) for d in catalog.diagnostics
+                            if d.source == group.source and d.namespace == member.namespace)
+            info = replace(info, provides=tuple(n for n in effects.provides if n in mine),
+                           overrides=tuple(p for p in effects.overrides if p[0] in mine),
+                           overridden_by=tuple(p for p in effects.overridden_by if p[0] in mine),
+                           diagnostics=member.notes + refused)
+        infos.append(info)
+    return infos
 
 
 def plugin_info(
