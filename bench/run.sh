@@ -6,7 +6,7 @@
 #   W1_REPS=5 W2_REPS=11 W3_ROUNDS=5 bash bench/run.sh  # fewer repetitions
 #
 # Environment (all optional):
-#   ONLY="W1 W2 W3 W4 W5 micro"   what to run (default: all of them)
+#   ONLY="W1 W2 W3 W4 W5 micro"   what to run (default: all of them; W6 too when named)
 #   W1_REPS=11 W2_REPS=21 W3_ROUNDS=10 W4_ROUNDS=21 MICRO_REPEAT=7   (shared defaults)
 #   GC_ON=0        1 = also run W1-W3 with the cyclic GC on (raw/W?-gc-enabled.json)
 #   HYPERFINE=1    0 = skip W4's hyperfine cross-check (it is skipped anyway if not installed)
@@ -77,8 +77,9 @@ for w in $WHAT; do
       "$PY" "$SHARED/w4_startup.py" "${AD[@]}" --rounds "${W4_ROUNDS:-21}" --out "$RAW/W4.json" "${HF[@]}"
       ;;
     W5) step "W5"; "$PY5" "$SHARED/w5_codemode.py" "${AD[@]}" --reps "${W5_REPS:-21}" --out "$RAW/W5.json" ;;
+    W6) step "W6"; "$PY" "$SHARED/w6_mcp.py" "${AD[@]}" --reps "${W6_REPS:-10}" --out "$RAW/W6.json" ;;
     micro) step "micro"; "$PY" bench/micro.py --repeat "${MICRO_REPEAT:-7}" --out "$RAW/micro.json" ;;
-    *) echo "unknown workload in ONLY: $w (W1 W2 W3 W4 W5 micro)" >&2; exit 2 ;;
+    *) echo "unknown workload in ONLY: $w (W1 W2 W3 W4 W5 W6 micro)" >&2; exit 2 ;;
   esac
   if [ "${GC_ON:-0}" != 0 ] && [[ $w == W[123] ]]; then
     step "$w, GC on"

@@ -1,4 +1,4 @@
-"""tooldeck as a peer in the shared benchmark (../shared/bench): W1-W5 adapters.
+"""tooldeck as a peer in the shared benchmark (../shared/bench): W1-W6 adapters.
 
 Run through `bench/run.sh`, which passes this file to every shared driver with
 `--adapters`, so tooldeck is measured in the same process and run as the floors and the
@@ -249,3 +249,103 @@ W5_PEERS = {
     "tooldeck execute (no type check)": (w5_tooldeck, DIST),
     "tooldeck execute + type check": (w5_tooldeck_typecheck, DIST),
 }
+
+
+# ---- W6: MCP over stdio, both directions ---------------------------------------------------
+# Client side: tooldeck mounts the bench's MCPServer process (`add` + 1,000 tools) from a
+# Location config and calls `w6_add` through the session boundary. Server side (W6d): the
+# SDK client spawns `tooldeck mcp serve` on a Location whose plugin provides `add`.
+W6_MOUNT_CONFIG = """
+[mcp.servers.w6]
+command = {command}
+timeout_s = 60
+
+[[permission]]
+action = "w6_*"
+effect = "allow"
+"""
+
+W6_SERVE_PLUGIN = '''
+from tooldeck import hookimpl, tool
+
+@tool
+def add(a: int, b: int) -> int:
+    """Add two integers."""
+    return a + b
+
+@hookimpl
+def tool_transform(editor):
+    editor.add(add.replace(codemode=False))
+'''
+
+
+def _w6_location(config="", plugin=None):
+    import tempfile
+    from pathlib import Path
+
+    root = Path(tempfile.mkdtemp(prefix="tooldeck-w6-"))
+    (root / "tooldeck.toml").write_text(config)
+    if plugin is not None:
+        (root / ".tooldeck" / "plugins").mkdir(parents=True)
+        (root / ".tooldeck" / "plugins" / "w6.py").write_text(plugin)
+    return root
+
+
+class TooldeckMcpClient:
+    """tooldeck mounting the server: `Host.open` on a Location whose `[mcp.servers.w6]`
+    runs the server command (connect = spawn, handshake, first listing and mounting);
+    each call is `run_tool_call(snapshot, ToolCall("w6_add", ...))` (validation,
+    permission rule, the hop to the Location's MCP loop thread, result conversion,
+    bounding); each listing lists the server again (all pages) and returns the mounted
+    names of the refreshed snapshot."""
+
+    def __init__(self, server_command):
+        self.config = W6_MOUNT_CONFIG.format(command=json.dumps(list(server_command)))
+        self.host = None
+        self.snapshot = None
+        self.calls = 0
+
+    async def connect(self):
+        from tooldeck import Host
+
+        self.host = Host.open(_w6_location(self.config), plugins=[])
+        self.snapshot = self.host.snapshot()
+
+    @property
+    def protocol_version(self):
+        layer = self.host._groups["mcp"] if self.host else None  # bench-only peek
+        return layer.connection("w6").protocol_version if layer else None
+
+    async def call(self, a, b):
+        self.calls += 1
+        outcome = await run_tool_call(self.snapshot, ToolCall(f"c{self.calls}", "w6_add",
+                                                              {"a": a, "b": b}))
+        return outcome.output["result"]
+
+    async def list_names(self):
+        import asyncio
+
+        # The layer's refresh blocks on its loop thread: run it off this event loop.
+        await asyncio.to_thread(self.host._groups["mcp"].refresh, "w6")
+        self.snapshot = self.host.snapshot()
+        return [n[3:] for n in self.snapshot.names if n.startswith("w6_")]
+
+    async def close(self):
+        host, self.host = self.host, None
+        if host is not None:
+            host.close()
+
+
+W6_PEERS = {"tooldeck mount (stdio)": (TooldeckMcpClient, "tooldeck")}
+
+
+def w6_serve_command():
+    """`python -m tooldeck mcp serve --location DIR`, DIR's Location plugin providing
+    `add` (native); the built-in tools are served too."""
+    import sys
+
+    root = _w6_location(plugin=W6_SERVE_PLUGIN)
+    return [sys.executable, "-m", "tooldeck", "mcp", "serve", "--location", str(root)]
+
+
+W6_SERVE = {"tooldeck mcp serve (stdio)": (w6_serve_command, "add", "tooldeck")}

@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     from tooldeck.host.service import ToolService
     from tooldeck.mcp.connection import Connection
     from tooldeck.mcp.loop import LoopThread
+    from tooldeck.mcp.mount import Mounted
 
 log = logging.getLogger("tooldeck.mcp")
 
@@ -54,7 +55,7 @@ class ServerRow(NamedTuple):
 class _Server:
     """One configured server as the layer keeps it: its row, connection and tools."""
 
-    __slots__ = ("connection", "notes", "reason", "spec", "status", "tools")
+    __slots__ = ("connection", "mounted", "notes", "reason", "spec", "status", "tools")
 
     def __init__(self, spec: ServerSpec, status: PluginStatus,
                  reason: str | None = None) -> None:
@@ -63,6 +64,7 @@ class _Server:
         self.reason = reason
         self.connection: Connection | None = None
         self.tools: tuple[AnyTool, ...] = ()
+        self.mounted: Mounted = {}
         self.notes: tuple[str, ...] = ()
 
 
@@ -153,9 +155,11 @@ class McpLayer:
 
         connection = server.connection
         assert connection is not None and self._loop is not None
-        tools, notes = mounted_tools(connection, self._loop, connection.tools)
+        mounted, notes = mounted_tools(connection, self._loop, connection.tools, server.mounted)
         with self._lock:
-            server.tools, server.notes = tools, connection.notes + notes
+            server.mounted = mounted
+            server.tools = tuple(tool for _, tool in mounted.values())
+            server.notes = connection.notes + notes
 
     def _changed(self, connection: Connection) -> None:
         """A server's list changed (on the loop thread): remount it and reload."""

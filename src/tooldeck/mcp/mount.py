@@ -46,17 +46,25 @@ class RemoteCall:
                            declares_output=self.declares_output)
 
 
+Mounted = dict[str, tuple["types.Tool", AnyTool]]
+"""A server's mounted tools by effective name, each with the listing it was built from."""
+
+
 def mounted_tools(
-    connection: Connection, loop: LoopThread, listed: tuple[types.Tool, ...]
-) -> tuple[tuple[AnyTool, ...], tuple[str, ...]]:
+    connection: Connection, loop: LoopThread, listed: tuple[types.Tool, ...],
+    previous: Mounted,
+) -> tuple[Mounted, tuple[str, ...]]:
     """The tooldeck tools for a server's listing, and notes on what was left out.
 
-    Two listed tools with the same effective name (a duplicate, or names that differ
-    only in characters the registry normalizes) mount the first one.
+    A tool listed exactly as before keeps its ``Tool`` object, and with it everything the
+    registry derived from it once (validity, schemas, validators, definitions), so a
+    list change costs what changed rather than the whole listing. Two listed tools with
+    the same effective name (a duplicate, or names that differ only in characters the
+    registry normalizes) mount the first one.
     """
     spec = connection.spec
     codemode = spec.config.codemode if spec.config.codemode is not None else True
-    tools: dict[str, AnyTool] = {}
+    tools: Mounted = {}
     notes: list[str] = []
     for listed_tool in listed:
         name = listed_tool.name
@@ -65,8 +73,13 @@ def mounted_tools(
             notes.append(f"tool {name!r} is listed more than once (as {effective!r}); "
                          "the first one is mounted")
             continue
-        tools[effective] = _tool(connection, loop, listed_tool, effective, codemode)
-    return tuple(tools.values()), tuple(notes)
+        before = previous.get(effective)
+        if before is not None and before[0] == listed_tool:
+            tools[effective] = before
+        else:
+            tools[effective] = (listed_tool,
+                                _tool(connection, loop, listed_tool, effective, codemode))
+    return tools, tuple(notes)
 
 
 def _tool(connection: Connection, loop: LoopThread, listed: types.Tool, effective: str,

@@ -6,7 +6,8 @@ import hypothesis.strategies as st
 from hypothesis import given, settings
 from jsonschema import Draft202012Validator, exceptions
 
-from tooldeck.host.schema.metaschema import _in_common_subset, schema_problem
+from tooldeck.host.schema import metaschema
+from tooldeck.host.schema.metaschema import _in_common_subset, check_schema_now, schema_problem
 
 KEYWORD_VALUES = {
     "type": st.one_of(
@@ -76,3 +77,20 @@ def test_common_subset_detection():
 def test_problem_names_the_path():
     problem = schema_problem({"type": "object", "properties": {"a": {"type": "strng"}}})
     assert problem is not None and "properties/a/type" in problem
+
+
+@settings(max_examples=150, deadline=None)
+@given(schemas())
+def test_the_remembered_verdict_is_the_checked_one(schema):
+    first = schema_problem(schema)
+    assert repr(schema) in metaschema._CHECKED
+    assert schema_problem(schema) == first == check_schema_now(schema)
+
+
+def test_values_that_only_look_alike_are_checked_apart():
+    as_list = {"type": "object", "required": ["a"]}
+    as_tuple = {"type": "object", "required": ("a",)}
+    assert schema_problem(as_list) is None
+    assert schema_problem(as_tuple) == check_schema_now(as_tuple) is not None
+    assert schema_problem({"minimum": 1}) is None
+    assert schema_problem({"minimum": True}) == check_schema_now({"minimum": True}) is not None

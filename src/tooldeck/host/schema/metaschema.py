@@ -66,8 +66,28 @@ _MANY = ("anyOf", "oneOf", "allOf")
 _MAPS = ("properties", "patternProperties", "definitions")
 
 
+_CHECKED: dict[str, str | None] = {}
+_CHECKED_MAX = 4096
+
+
 def schema_problem(schema: Mapping[str, Any]) -> str | None:
     """Why ``schema`` is not a valid JSON Schema (at which path), or ``None``."""
+    # Remembered by the schema's repr: an MCP server lists hundreds of tools with the
+    # same schema, and the metaschema check costs some 30 times the repr. The repr keeps
+    # types apart (a tuple is not a JSON array, 1 is not 1.0), so equal keys mean equal
+    # verdicts; tests/host/schema/test_metaschema.py pins this to check_schema_now.
+    key = repr(schema)
+    if key in _CHECKED:
+        return _CHECKED[key]
+    problem = check_schema_now(schema)
+    if len(_CHECKED) >= _CHECKED_MAX:
+        _CHECKED.clear()
+    _CHECKED[key] = problem
+    return problem
+
+
+def check_schema_now(schema: Mapping[str, Any]) -> str | None:
+    """``schema_problem`` without the memo: the metaschema check itself."""
     from jsonschema import exceptions  # deferred: jsonschema is slow to import
 
     validator = _draft7() if _in_common_subset(schema) else _full(schema)
