@@ -2,7 +2,7 @@
 
     python3 bench/report_tooldeck.py [--raw bench/results/raw] [--out bench/RESULTS.md]
 
-Reads ``W1.json .. W5.json`` (written by ../shared/bench/w?_*.py with
+Reads ``W1.json .. W6.json`` (written by ../shared/bench/w?_*.py with
 ``--adapters bench/tooldeck_adapters.py``) and ``micro.json`` (bench/micro.py). Every
 ratio is computed per rep from the two numbers of that same rep (both peers ran in the
 same interleaved rep), then the median over reps is reported, as the shared report does.
@@ -156,6 +156,40 @@ TARGETS = {
             "  no type check, ahead of CodeMode (warm REPL)",
         ),
     ],
+    "W6": [
+        (
+            "tooldeck mount (stdio)",
+            "call",
+            "SDK Client -> MCPServer (stdio)",
+            "<=",
+            1.3,
+            "a call through a mounted stdio server ≤ 1.3x the SDK client's own call",
+        ),
+        (
+            "tooldeck mcp serve (stdio)",
+            "call",
+            "SDK Client -> MCPServer (stdio)",
+            "<=",
+            1.3,
+            "W6d: `tooldeck mcp serve` answers a call ≤ 1.3x an MCPServer",
+        ),
+        (
+            "tooldeck mount (stdio)",
+            "connect",
+            "SDK Client -> MCPServer (stdio)",
+            "<=",
+            1.1,
+            "connect + mount + first snapshot ≤ 1.1x the SDK's own connect",
+        ),
+        (
+            "tooldeck mount (stdio)",
+            "list",
+            "SDK Client -> MCPServer (stdio)",
+            "info",
+            None,
+            "relist (all pages) + refreshed snapshot vs the SDK's listing (reported)",
+        ),
+    ],
 }
 
 TITLES = {
@@ -164,6 +198,7 @@ TITLES = {
     "W3": "W3 — validated call of add(a, b) from the JSON string (per call)",
     "W4": "W4 — whole-process startup with 50 installed plugin distributions",
     "W5": "W5 — code mode: one program making 100 nested calls of add(a, b) (per program)",
+    "W6": "W6 — MCP over stdio: mounting a server (client) and `tooldeck mcp serve` (W6d)",
 }
 
 
@@ -324,6 +359,9 @@ METRICS = {
     "W3": ["per_call"],
     "W4": ["wall"],
     "W5": ["program"],
+        ),
+    ],
+    "W6": ["connect", "call", "list"],
 }
 
 
@@ -332,7 +370,7 @@ def main():
     ap.add_argument("--raw", default=DEFAULT_RAW)
     ap.add_argument("--out", default=os.path.join(HERE, "RESULTS.md"))
     a = ap.parse_args()
-    data = {w: load(a.raw, w) for w in ("W1", "W2", "W3", "W4", "W5")}
+    data = {w: load(a.raw, w) for w in ("W1", "W2", "W3", "W4", "W5", "W6")}
     micro = load(a.raw, "micro")
 
     out = [
@@ -352,7 +390,7 @@ def main():
         "|---|---|---|---|",
     ]
     summary = []
-    for w in ("W1", "micro", "W2", "W3", "W4", "W5"):
+    for w in ("W1", "micro", "W2", "W3", "W4", "W5", "W6"):
         src = micro if w == "micro" else data[w]
         if w != "micro" and src is None:
             out.append(f"| {w} | (no raw results) | | ? |")
@@ -371,7 +409,7 @@ def main():
         "",
     ]
 
-    for w in ("W1", "W2", "W3", "W4", "W5"):
+    for w in ("W1", "W2", "W3", "W4", "W5", "W6"):
         d = data[w]
         if d is None:
             continue

@@ -215,3 +215,43 @@ def test_unsafe_or_wrong_http_options_are_refused(project, args, env, message):
                           capture_output=True, text=True, env={**os.environ, **env}, timeout=60)
     assert done.returncode == 2
     assert message in done.stderr
+
+
+def test_http_on_loopback_needs_no_token_and_keeps_dns_rebinding_protection(project):
+    port = free_port()
+    url = f"http://127.0.0.1:{port}/mcp"
+
+    async def scenario():
+        async with http_served(project, port):
+            async with httpx.AsyncClient() as http:
+                rebound = await http.post(url, json={}, headers={"Host": "evil.example"})
+                foreign = await http.post(url, json={}, headers={
+                    "Origin": "http://evil.example", "Content-Type": "application/json"})
+            async with Client(url) as client:
+                names = [t.name for t in (await client.list_tools()).tools]
+            return rebound.status_code, foreign.status_code, names
+
+    rebound, foreign, names = anyio.run(scenario)
+    assert (rebound, foreign) == (421, 403)
+    assert "add" in names
+
+
+def test_a_config_change_reopens_the_location_and_clients_hear_it(project):
+    heard = anyio.Event()
+
+    async def on_message(message):
+        if isinstance(message, types.ToolListChangedNotification):
+            heard.set()
+
+    async def scenario():
+        async with served(project, mode="legacy", message_handler=on_message) as client:
+            before = {t.name for t in (await client.list_tools()).tools}
+            (project / "tooldeck.toml").write_text(
+                '[plugins]\nonly = ["local:adder"]\ndisable = ["builtin:shell"]\n')
+            with anyio.fail_after(10):
+                await heard.wait()
+            after = {t.name for t in (await client.list_tools()).tools}
+            return before, after
+
+    before, after = anyio.run(scenario)
+    assert before - after == {"shell"}
