@@ -359,8 +359,6 @@ METRICS = {
     "W3": ["per_call"],
     "W4": ["wall"],
     "W5": ["program"],
-        ),
-    ],
     "W6": ["connect", "call", "list"],
 }
 
