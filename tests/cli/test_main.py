@@ -66,12 +66,17 @@ def test_a_config_error_exits_2_with_the_message_and_no_traceback(project, toold
     assert "Traceback" not in err
 
 
-def test_a_key_of_a_feature_not_in_this_version_exits_2_naming_it(project, tooldeck):
-    (project / "tooldeck.toml").write_text('[codemode]\nbudget_tokens = 500\n')
+def test_a_key_of_a_feature_not_in_this_version_exits_2_naming_it(project, tooldeck,
+                                                                   monkeypatch):
+    from tooldeck.host.location import config
+
+    # Every feature has landed: pretend [output] configures one still to come.
+    monkeypatch.setitem(config.NOT_YET_AVAILABLE, "output", config.Unavailable("a feature"))
+    (project / "tooldeck.toml").write_text("[output]\nmax_lines = 5\n")
     code, _, err = tooldeck("tools")
     assert code == 2
-    assert err.endswith("tooldeck.toml: codemode.budget_tokens: not available in this version "
-                        "of tooldeck (code mode); remove it\n")
+    assert err.endswith("tooldeck.toml: output.max_lines: not available in this version "
+                        "of tooldeck (a feature); remove it\n")
 
 
 def test_a_closed_pipe_ends_quietly(tmp_path):

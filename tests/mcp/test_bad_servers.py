@@ -36,6 +36,10 @@ def row(host, name):
     return next(p for p in host.plugins if p.name == name)
 
 
+def tool(host, name):
+    return host.service.catalog.tools[name].tool
+
+
 def call(host, name, arguments=None):
     return asyncio.run(run_tool_call(host.snapshot(), ToolCall("c", name, arguments or {})))
 
@@ -68,11 +72,11 @@ def test_invalid_tools_are_refused_with_a_diagnostic_naming_server_and_tool(host
     assert "tool 'bad_schema', namespace 'odd': input schema is not a valid JSON Schema" in notes
     assert f"tool '{'n' * 200}', namespace 'odd': name must be 1-64 characters" in notes
     assert "tool 'dup' is listed more than once (as 'odd_dup'); the first one is mounted" in notes
-    assert host.snapshot().get("odd_dup").description == "First of two."
+    assert tool(host, "odd_dup").description == "First of two."
 
 
 def test_a_tool_without_a_description_gets_one(host):
-    assert host.snapshot().get("odd_undescribed").description == (
+    assert tool(host, "odd_undescribed").description == (
         "Tool undescribed of MCP server odd.")
 
 
@@ -80,7 +84,7 @@ def test_10000_tools_are_cut_to_the_limit_with_a_note(host):
     many = row(host, "mcp:many")
     assert many.status == "active"
     assert "the server lists 10008 tools; only the first 2000 are mounted" in many.diagnostics
-    assert len([n for n in host.snapshot().names if n.startswith("many_")]) == 1997
+    assert len([n for n in host.service.catalog.tools if n.startswith("many_")]) == 1997
 
 
 def test_output_that_breaks_its_schema_is_a_failure(host):

@@ -75,7 +75,7 @@ def test_a_server_over_streamable_http(module_env, tmp_path, http_calc):
         assert row(host, "mcp:web").status == "active"
         assert call(host, "web_add", {"a": 20, "b": 22}).content[0].text == "42"
         call(host, "web_grow", {"name": "over_http"})
-        wait_for(lambda: "web_over_http" in host.snapshot().names)
+        wait_for(lambda: "web_over_http" in host.service.catalog.tools)
 
 
 @pytest.mark.parametrize(("setting", "reason"), [

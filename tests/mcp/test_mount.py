@@ -72,7 +72,7 @@ def test_each_server_is_an_active_row_between_builtins_and_entry_points(host):
 def test_tools_are_mounted_with_the_listed_schemas(host):
     snapshot = host.snapshot()
     definitions = {d["name"]: d for d in snapshot.definitions_for("mcp")}
-    weather = definitions["calc_weather"]
+    weather = definitions["legacy_weather"]  # codemode = false: advertised natively
     assert weather["description"] == "The weather in a city (structured output)."
     assert weather["inputSchema"]["properties"]["city"]["type"] == "string"
     assert weather["inputSchema"]["required"] == ["city"]
@@ -81,6 +81,16 @@ def test_tools_are_mounted_with_the_listed_schemas(host):
     assert tools["calc_add"].namespace == "calc"
     assert tools["calc_add"].codemode is True
     assert tools["legacy_add"].codemode is False
+    assert "calc_weather" not in definitions
+    assert "calc_weather" in {e.name for e in snapshot.codemode_tools}
+
+
+def test_a_program_calls_mounted_tools_in_code_mode(host):
+    outcome = call(host, "execute", {"code": "s = await tools.calc.add(a=2, b=3)\n"
+                                             "w = await tools.calc.weather(city='Oslo')\n"
+                                             "[s, w['temp_c']]"})
+    assert outcome.status == "completed", outcome.content
+    assert outcome.output["result"] == [{"result": 5}, 21.5]
 
 
 def test_a_call_returns_text_structured_output_and_images(host):
@@ -146,8 +156,8 @@ def test_a_list_change_mounts_the_new_tool_and_the_override_keeps_winning(host, 
     before = host.snapshot()
     grown = f"{server}_grown_{server}"
     assert call(host, f"{server}_grow", {"name": f"grown_{server}"}).status == "completed"
-    after = wait_for(lambda: grown in host.snapshot().names and host.snapshot())
-    assert grown not in before.names
+    after = wait_for(lambda: grown in host.snapshot().catalog.tools and host.snapshot())
+    assert grown not in before.catalog.tools
     assert call(host, grown, {}, snapshot=after).content[0].text == f"grown_{server} grown"
     add = after.catalog.tools["calc_add"]
     assert (add.tool.description, add.source) == ("Add, as the project says.", "local:override")

@@ -32,10 +32,16 @@ async def guarded(input, ctx):
     await ctx.permission.assert_("guarded", [])
     return ToolResult("ran")
 
+@tool
+def coded() -> str:
+    """A code-mode tool."""
+    return "coded"
+
 @hookimpl
 def tool_transform(editor):
     editor.add(add.replace(codemode=False))
     editor.add(Tool(name="guarded", description="Ask first.", execute=guarded, codemode=False))
+    editor.add(coded)
 '''
 
 LATER = '''
@@ -61,11 +67,11 @@ def project(tooldeck_env):
     return root
 
 
-def served(root: Path, **options) -> Client:
+def served(root: Path, *extra: str, **options) -> Client:
     env = {**{k: v for k, v in os.environ.items() if k.startswith("XDG_")},
            "PYTHONPATH": os.pathsep.join(sys.path)}
     params = StdioServerParameters(command=TOOLDECK[0], args=[
-        *TOOLDECK[1:], "mcp", "serve", "--location", str(root)], env=env)
+        *TOOLDECK[1:], "mcp", "serve", "--location", str(root), *extra], env=env)
     return Client(params, **options)
 
 
@@ -89,6 +95,21 @@ def test_list_is_the_snapshot_and_calls_run_through_the_boundary(project):
     assert (added.is_error, added.content[0].text) == (False, "5")
     assert invalid.is_error
     assert "Invalid input for tool 'add'" in invalid.content[0].text
+
+
+@pytest.mark.parametrize(("extra", "listed", "unlisted"), [
+    ((), "execute", "coded"), (("--no-codemode",), "coded", "execute")])
+def test_code_mode_is_served_unless_turned_off(project, extra, listed, unlisted):
+    async def scenario():
+        async with served(project, *extra) as client:
+            names = [t.name for t in (await client.list_tools()).tools]
+            by_name = await client.call_tool("coded", {})
+            return names, by_name
+
+    names, by_name = anyio.run(scenario)
+    assert listed in names
+    assert unlisted not in names
+    assert by_name.content[0].text == "coded"  # callable by name either way
 
 
 def test_an_ask_without_elicitation_is_declined_with_the_rule_to_add(project):

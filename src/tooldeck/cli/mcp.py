@@ -43,5 +43,6 @@ def run(args: argparse.Namespace) -> int:
     except ImportError as exc:
         raise CommandError(f"tooldeck mcp serve needs the MCP extra: pip install "
                            f"'tooldeck[mcp]' ({exc})") from None
-    serve(location_dir(args).resolve(), http=args.http, allow_remote=args.allow_remote)
+    serve(location_dir(args).resolve(), http=args.http, allow_remote=args.allow_remote,
+          codemode=not args.no_codemode)
     return 0

@@ -36,11 +36,14 @@ class HttpAddress(NamedTuple):
         return cls(host or "127.0.0.1", int(port))
 
 
-def serve(root: Path, *, http: str | None, allow_remote: bool) -> None:
-    """Open the Location at ``root`` and serve it until stdin closes or the process ends."""
+def serve(root: Path, *, http: str | None, allow_remote: bool, codemode: bool = True) -> None:
+    """Open the Location at ``root`` and serve it until stdin closes or the process ends.
+
+    ``codemode=False`` serves every tool natively, whatever the config says.
+    """
     address = HttpAddress.parse(http) if http is not None else None
     token = _token(address, allow_remote)
-    anyio.run(_serve, root, address, token)
+    anyio.run(_serve, root, address, token, codemode)
 
 
 def _token(address: HttpAddress | None, allow_remote: bool) -> str | None:
@@ -57,15 +60,15 @@ def _token(address: HttpAddress | None, allow_remote: bool) -> str | None:
     return token
 
 
-async def _serve(root: Path, address: HttpAddress | None, token: str | None) -> None:
-    from tooldeck import Host
+async def _serve(root: Path, address: HttpAddress | None, token: str | None,
+                 codemode: bool) -> None:
     from tooldeck.mcp.asking import ElicitingAsker
     from tooldeck.mcp.server import CatalogServer
     from tooldeck.mcp.watch import Serving, watch
 
     asker = ElicitingAsker()
-    serving = await anyio.to_thread.run_sync(lambda: Serving(lambda: Host.open(root,
-                                                                             asker=asker)))
+    serving = await anyio.to_thread.run_sync(
+        lambda: Serving(lambda: _open(root, asker, codemode)))
     server = CatalogServer(serving.current, asker)
     try:
         async with anyio.create_task_group() as group:
@@ -77,6 +80,19 @@ async def _serve(root: Path, address: HttpAddress | None, token: str | None) -> 
             group.cancel_scope.cancel()
     finally:
         await anyio.to_thread.run_sync(serving.current().close)
+
+
+def _open(root: Path, asker: Any, codemode: bool) -> Any:
+    """The served host; without code mode, its Location's config says code mode is off
+    (set before the first snapshot, which reads it)."""
+    from tooldeck import Host
+
+    host = Host.open(root, asker=asker)
+    if not codemode:
+        config = host.location.config
+        host.location.config = config.model_copy(
+            update={"codemode": config.codemode.model_copy(update={"enabled": False})})
+    return host
 
 
 async def _stdio(server: Any) -> None:

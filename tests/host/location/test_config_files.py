@@ -175,9 +175,10 @@ def test_codemode_limits_are_checked(project, text, message):
     assert error_of(project) == message
 
 
-@pytest.mark.parametrize("key", sorted(NOT_YET_AVAILABLE))
-def test_every_unavailable_key_is_a_key_of_the_config(key):
-    model = Config
-    for part in key.split("."):
-        assert part in model.model_fields, f"NOT_YET_AVAILABLE names {key!r}, not in Config"
-        model = model.model_fields[part].annotation
+def test_every_unavailable_key_is_a_key_of_the_config():
+    # A loop, not parameters: the list is empty whenever every feature has landed.
+    for key in sorted(NOT_YET_AVAILABLE):
+        model = Config
+        for part in key.split("."):
+            assert part in model.model_fields, f"NOT_YET_AVAILABLE names {key!r}, not in Config"
+            model = model.model_fields[part].annotation
