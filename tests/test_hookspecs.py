@@ -28,12 +28,22 @@ def test_hooks_are_the_specified_functions_in_call_order():
     manager.add_hookspecs(hookspecs)
     specified = [n for n in dir(manager.hook) if not n.startswith("_")]
     assert sorted(specified) == sorted(hookspecs.HOOKS)
-    assert hookspecs.HOOKS == ("namespace_descriptions", "tool_transform")
+    assert hookspecs.HOOKS == ("namespace_descriptions", "tool_transform", "session_transform")
+    assert hookspecs.LOCATION_HOOKS == ("namespace_descriptions", "tool_transform")
+
+
+def parameters(name):
+    return list(inspect.signature(spec_functions()[name]).parameters)
 
 
 @pytest.mark.parametrize("name", hookspecs.HOOKS)
-def test_every_hook_takes_editor_and_location(name):
-    assert list(inspect.signature(spec_functions()[name]).parameters) == ["editor", "location"]
+def test_every_hook_takes_editor_first_and_location_last(name):
+    assert parameters(name)[0] == "editor" and parameters(name)[-1] == "location"
+
+
+def test_location_hooks_take_editor_and_location_and_the_session_hook_its_id():
+    assert all(parameters(name) == ["editor", "location"] for name in hookspecs.LOCATION_HOOKS)
+    assert parameters("session_transform") == ["editor", "session_id", "location"]
 
 
 @pytest.mark.parametrize("name", hookspecs.HOOKS)
@@ -46,7 +56,7 @@ def test_every_docstring_states_the_contract(name):
 
 @pytest.mark.parametrize("name", hookspecs.HOOKS)
 def test_every_hook_is_documented_with_its_signature(name):
-    assert f"## `{name}(editor, location)`" in DOCS.read_text()
+    assert f"## `{name}({', '.join(parameters(name))})`" in DOCS.read_text()
 
 
 @pytest.mark.parametrize("name", hookspecs.HOOKS)

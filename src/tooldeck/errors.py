@@ -31,6 +31,7 @@ errors); the others live here. Arguments of the wrong type or value raise Python
                ├── ConfigError          a config key that is unknown, mistyped or not available yet
                ├── PluginError          a plugin that failed to import, register or run a hook
                ├── PermissionBlocked    a deny rule matched a requested resource
+               ├── SessionError         a closed session used, or a call of another session
                └── ToolDefectError      a tool broke its own contract: the author's bug
 """
 
@@ -74,6 +75,15 @@ class PluginError(TooldeckError):
     def __init__(self, plugin: str, message: str) -> None:
         super().__init__(f"plugin {plugin!r}: {message}")
         self.plugin = plugin
+        self.message = message
+
+
+class SessionError(TooldeckError):
+    """A session used wrongly: a closed scope, or a session snapshot given another session."""
+
+    def __init__(self, session_id: str, message: str) -> None:
+        super().__init__(f"session {session_id!r}: {message}")
+        self.session_id = session_id
         self.message = message
 
 

@@ -1,11 +1,13 @@
-"""The plugin contract: the ``hookimpl``/``hookspec`` markers and the two hookspecs.
+"""The plugin contract: the ``hookimpl``/``hookspec`` markers and the three hookspecs.
 
 A tool pack is any module, class or instance with ``@hookimpl`` functions named after
 the hooks below, published under the ``tooldeck`` entry-point group (or listed in
-``BUILTIN_PLUGINS``, or dropped into ``.tooldeck/plugins/*.py``). The host turns both
-hooks of one plugin into **one** registration (``ToolService.transform``), so disabling,
-uninstalling or failing the plugin removes everything it did and reveals what it had
-overridden. See ``docs/hooks.md`` for runnable examples.
+``BUILTIN_PLUGINS``, or dropped into ``.tooldeck/plugins/*.py``). The host turns the two
+Location hooks of one plugin into **one** registration (``ToolService.transform``) and
+its ``session_transform`` into one registration of every session
+(``ToolService.session_transform``), so disabling, uninstalling or failing the plugin
+removes everything it did and reveals what it had overridden. See ``docs/hooks.md`` for
+runnable examples.
 """
 
 from __future__ import annotations
@@ -81,5 +83,44 @@ def tool_transform(editor: ToolEditor, location: Location) -> None:
     """
 
 
-HOOKS: tuple[str, ...] = ("namespace_descriptions", "tool_transform")
-"""The hooks in the order one plugin's registration calls them."""
+@hookspec
+def session_transform(editor: ToolEditor, session_id: str, location: Location) -> None:
+    """Add, override, update or remove tools for one session (one conversation) only.
+
+    The session's counterpart of ``tool_transform``: a todo list whose items belong to
+    one conversation, a tool bound to one user's credentials. Its edits apply to
+    ``host.snapshot(session=session_id)`` only; other sessions and the Location's own
+    snapshot never see them.
+
+    When it runs: when a session opens (``host.session(id)``; a plugin installed later
+    joins the open sessions at their next snapshot), and again on **every replay** of
+    that session's view that cannot reuse its recorded edits: after ``reload()``, and
+    after any Location change if it read the editor (``get``, ``list``, ``update``). It
+    must therefore be a deterministic function of its arguments and of the plugin's own
+    per-session state: keep that state keyed by ``session_id`` (so a second run finds
+    it again), cheap, and doing no I/O here.
+
+    Arguments (an implementation may accept any subset, by name):
+
+    * ``editor`` — the ``ToolEditor`` of the session's replay. It already holds the
+      Location's whole effective catalog (every plugin's ``tool_transform``) and the
+      edits of the ``session_transform`` of every plugin before this one.
+    * ``session_id`` — the session's id, as the host opened it (a non-empty str).
+    * ``location`` — the ``Location`` the session belongs to.
+
+    Ordering: after every Location registration, then plugins in the same order as
+    ``tool_transform``, then the session's own registrations (``scope.transform``). The
+    latest valid ``add`` of an effective name wins within the session.
+
+    If it raises: this plugin's session registration is disabled **for that session**,
+    reported in ``scope.diagnostics`` against the plugin with the traceback; the session
+    still opens and the plugin's Location tools keep serving. The return value is
+    ignored.
+    """
+
+
+HOOKS: tuple[str, ...] = ("namespace_descriptions", "tool_transform", "session_transform")
+"""Every hook, in the order a plugin's registrations call them."""
+
+LOCATION_HOOKS: tuple[str, ...] = ("namespace_descriptions", "tool_transform")
+"""The hooks of a plugin's one Location registration, in the order it calls them."""

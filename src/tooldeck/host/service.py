@@ -1,33 +1,57 @@
 """``ToolService``: the Location-scoped facade over the replayed state.
 
-Thin on purpose: registration order and replay live in ``state``, frozen catalogs in
-``snapshot``. The service adds scoped ``Registration`` handles and caches one snapshot
-per visibility filter, so taking a snapshot of an unchanged state is a dictionary hit.
+Thin on purpose: registration order and replay live in ``state`` (a session's in
+``registry.session``), frozen catalogs in ``snapshot`` (a session's in ``layered``).
+The service adds scoped ``Registration`` handles, holds the open sessions
+(``SessionScope``), and caches one snapshot per visibility filter (and one per
+session), so taking a snapshot of an unchanged state is a dictionary hit.
+
+Sessions: a host opens a scope per conversation (``service.session(id)``) and registers
+transforms into it exactly as into the Location: the same editor, validation,
+diagnostics and ``Registration`` handles. They apply to ``snapshot(session=id)`` only,
+replayed after every Location registration and every session template
+(``session_transform``). Closing the scope disposes all of them. The service holds open
+scopes by id until they are closed: a scope object that goes out of scope is still
+open, and ``session(id)`` returns it.
 """
 
 from __future__ import annotations
 
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from types import TracebackType
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from tooldeck._tool import AnyTool
+from tooldeck.errors import SessionError
 from tooldeck.host.execution.snapshot import CodeModeProvider, Snapshot, Visibility
 from tooldeck.host.registry.editor import Diagnostic
-from tooldeck.host.registry.state import Catalog, ToolState, Transform, TransformFn
+from tooldeck.host.registry.state import Catalog, ToolState, TransformFn
 
 if TYPE_CHECKING:
     from contextlib import AbstractContextManager
 
     from tooldeck.host.location.location import Location
+    from tooldeck.host.registry.session import SessionState, SessionTransformFn, Templates
+
+
+class _Registered(Protocol):
+    source: str
+    disposed: bool
+
+
+class _Owner(Protocol):
+    def dispose(self, item: Any, /) -> None: ...
 
 
 class Registration:
     """A scoped registration: ``dispose()`` (idempotent) or use it as a context manager."""
 
-    __slots__ = ("_state", "_transform")
+    __slots__ = ("_owner", "_transform")
 
-    def __init__(self, state: ToolState, transform: Transform) -> None:
-        self._state = state
+    def __init__(self, owner: _Owner, transform: _Registered) -> None:
+        self._owner = owner
         self._transform = transform
 
     @property
@@ -42,7 +66,7 @@ class Registration:
 
     def dispose(self) -> None:
         """Remove this registration and reveal whatever it had overridden or removed."""
-        self._state.dispose(self._transform)
+        self._owner.dispose(self._transform)
 
     def __enter__(self) -> Registration:
         return self
@@ -58,6 +82,99 @@ class Registration:
     def __repr__(self) -> str:
         state = "active" if self.active else "disposed"
         return f"<Registration {self.source!r} {state}>"
+
+
+class SessionScope:
+    """The open registrations of one session. Thread-safe; close it once it ends."""
+
+    __slots__ = ("__weakref__", "_cache", "_closed", "_forget", "_state", "id")
+
+    def __init__(
+        self, session_id: str, state: SessionState, forget: Callable[[SessionScope], None]
+    ) -> None:
+        self.id = session_id
+        self._state = state
+        self._forget = forget
+        self._closed = False
+        # The last snapshot and the permissions it was taken with (see ToolService).
+        self._cache: tuple[Visibility | None, Snapshot] | None = None
+
+    # -- registering -----------------------------------------------------------------------
+    def transform(self, fn: TransformFn, *, source: str = "<anonymous>") -> Registration:
+        """Register ``fn(editor)`` for this session, after every earlier registration."""
+        if not callable(fn):
+            raise TypeError(f"transform must be callable, got {type(fn).__name__}")
+        return Registration(self._state, self._state.add(fn, source))
+
+    @contextmanager
+    def batch(self) -> Iterator[None]:
+        """Coalesce this session's changes into one rebuild; readers see old or new."""
+        self._check_open("batch changes")
+        with self._state.batch():
+            yield
+
+    # -- reading ---------------------------------------------------------------------------
+    @property
+    def closed(self) -> bool:
+        """True once ``close()`` ran."""
+        return self._closed
+
+    @property
+    def catalog(self) -> Catalog:
+        """The session's replayed catalog: the Location's with the session's changes."""
+        self._check_open("read its catalog")
+        return self._state.current()
+
+    @property
+    def diagnostics(self) -> tuple[Diagnostic, ...]:
+        """Refused registrations and failed sources of this session (not the Location's)."""
+        if self._closed:
+            return ()
+        catalog = self._state.current()
+        base = catalog.base.diagnostics if catalog.base is not None else ()
+        return catalog.diagnostics[len(base) :]
+
+    @property
+    def registrations(self) -> tuple[str, ...]:
+        """The sources of the session's own active registrations, in registration order."""
+        return tuple(t.source for t in self._state.transforms)
+
+    # -- closing ---------------------------------------------------------------------------
+    def close(self) -> None:
+        """Dispose every registration of the session and forget it. Idempotent.
+
+        Snapshots already taken keep working (they captured their executors); the next
+        ``snapshot(session=id)`` is the Location's view, until the id is opened again.
+        """
+        if self._closed:
+            return
+        self._closed = True
+        self._forget(self)
+        self._state.close()
+        self._cache = None
+
+    def __enter__(self) -> SessionScope:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    def _check_open(self, action: str) -> None:
+        if self._closed:
+            raise SessionError(self.id, _closed(action, self.id))
+
+    def __repr__(self) -> str:
+        state = "closed" if self._closed else f"{len(self.registrations)} registrations"
+        return f"<SessionScope {self.id!r} {state}>"
+
+
+def _closed(action: str, session_id: str) -> str:
+    return f"cannot {action}: the session is closed; open it again with session({session_id!r})"
 
 
 class ToolService:
@@ -80,6 +197,9 @@ class ToolService:
         self._codemode = codemode
         self._state = ToolState()
         self._snapshots: dict[Visibility | None, Snapshot] = {}
+        self._sessions: dict[str, SessionScope] = {}
+        self._sessions_lock = threading.Lock()
+        self._templates: Templates | None = None  # created with the first session template
 
     def transform(self, fn: TransformFn, *, source: str = "<anonymous>") -> Registration:
         """Register ``fn(editor)``; it is replayed after every earlier registration."""
@@ -95,7 +215,12 @@ class ToolService:
         """Context manager coalescing changes into one rebuild; readers see old or new."""
         return self._state.batch()
 
-    def snapshot(self, permissions: Visibility | Literal["location"] | None = None) -> Snapshot:
+    def snapshot(
+        self,
+        permissions: Visibility | Literal["location"] | None = None,
+        *,
+        session: str | None = None,
+    ) -> Snapshot:
         """An immutable snapshot of the effective catalog for one model request.
 
         ``permissions`` decides which tools are advertised; each value means the same
@@ -108,10 +233,19 @@ class ToolService:
 
         Visibility only: a visible tool still asserts its permissions when it runs.
         One snapshot is kept per ``permissions`` value, so it must be hashable.
+
+        ``session``: the snapshot of that session: the Location's catalog with the
+        session's registrations replayed on top, hiding by the same ``permissions``,
+        and knowing its session id. For an id that is not open it is the Location's
+        catalog (still knowing the id).
         """
         if isinstance(permissions, str):
             permissions = self._location_rules(permissions)
-        catalog = self._state.current()
+        if session is not None:
+            return self._session_snapshot(_session_id(session), permissions)
+        return self._snapshot_of(self._state.current(), permissions)
+
+    def _snapshot_of(self, catalog: Catalog, permissions: Visibility | None) -> Snapshot:
         try:
             cached = self._snapshots.get(permissions)
         except TypeError:
@@ -134,6 +268,92 @@ class ToolService:
             )
         return self.location.policy
 
+    def _session_snapshot(self, session_id: str, permissions: Visibility | None) -> Snapshot:
+        from tooldeck.host.execution.layered import LayeredSnapshot
+
+        scope = self._sessions.get(session_id)
+        if scope is None:
+            base = self._snapshot_of(self._state.current(), permissions)
+            return LayeredSnapshot(base.catalog, base, permissions=permissions,
+                                   codemode=self._codemode, session_id=session_id)
+        catalog = scope._state.current()
+        cached = scope._cache
+        if cached is not None and cached[1].catalog is catalog and cached[0] is permissions:
+            return cached[1]
+        assert catalog.base is not None
+        base = self._snapshot_of(catalog.base, permissions)
+        snap = LayeredSnapshot(catalog, base, permissions=permissions, codemode=self._codemode,
+                               session_id=session_id)
+        scope._cache = (permissions, snap)
+        if scope.closed:  # closed meanwhile: hold nothing for it
+            scope._cache = None
+        return snap
+
+    # -- sessions --------------------------------------------------------------------------
+    def session(self, session_id: str) -> SessionScope:
+        """The open scope of ``session_id``, opening it if needed (the same id, the same scope).
+
+        Its registrations apply to ``snapshot(session=session_id)`` only. Opening it
+        runs the session templates (``session_transform``) at once, so a failing one is
+        in ``scope.diagnostics`` right away. The service holds the scope until
+        ``scope.close()`` (or ``close_sessions()``).
+        """
+        session_id = _session_id(session_id)
+        scope = self._sessions.get(session_id)
+        if scope is not None:
+            return scope
+        from tooldeck.host.registry.session import SessionState
+
+        templates = self._session_templates()
+        with self._sessions_lock:
+            scope = self._sessions.get(session_id)
+            if scope is not None:
+                return scope
+            state = SessionState(self._state, templates, session_id)
+            scope = self._sessions[session_id] = SessionScope(session_id, state, self._forget)
+        if templates.current:
+            state.current()  # the session templates (plugins' hooks) run as the scope opens
+        return scope
+
+    def session_transform(
+        self, fn: SessionTransformFn, *, source: str = "<anonymous>"
+    ) -> Registration:
+        """Register ``fn(editor, session_id)`` into every session, before its own ones.
+
+        Each session replays it after the Location's registrations and before the
+        session's own; disposing it removes it from every session's next snapshot.
+        """
+        if not callable(fn):
+            raise TypeError(f"session transform must be callable, got {type(fn).__name__}")
+        templates = self._session_templates()
+        return Registration(templates, templates.add(fn, source))
+
+    @property
+    def sessions(self) -> tuple[str, ...]:
+        """The ids of the open sessions, in the order they were opened."""
+        return tuple(self._sessions)
+
+    def close_sessions(self) -> None:
+        """Close every open session (``Host.close()`` does). Idempotent."""
+        with self._sessions_lock:
+            scopes = list(self._sessions.values())
+        for scope in scopes:
+            scope.close()
+
+    def _session_templates(self) -> Templates:
+        if self._templates is None:
+            from tooldeck.host.registry.session import Templates
+
+            with self._sessions_lock:
+                if self._templates is None:
+                    self._templates = Templates()
+        return self._templates
+
+    def _forget(self, scope: SessionScope) -> None:
+        with self._sessions_lock:
+            if self._sessions.get(scope.id) is scope:
+                del self._sessions[scope.id]
+
     def list(self) -> list[AnyTool]:
         """The effective tools (all of them, unfiltered), sorted by effective name."""
         catalog = self._state.current()
@@ -153,3 +373,11 @@ class ToolService:
     def registrations(self) -> tuple[str, ...]:
         """The sources of the active registrations, in registration order."""
         return tuple(t.source for t in self._state.transforms)
+
+
+def _session_id(session_id: object) -> str:
+    if not isinstance(session_id, str):
+        raise TypeError(f"a session id must be a str, got {type(session_id).__name__}")
+    if not session_id:
+        raise ValueError("a session id must be a non-empty str")
+    return session_id

@@ -124,6 +124,92 @@ def test_hook_namespace_descriptions(tmp_path):
     assert list(catalog.tools) == ["weather_forecast"]
 
 
+def test_hook_session_transform(tmp_path):
+    seen = []
+
+    class Notes:
+        @hookimpl
+        def tool_transform(self, editor):
+            editor.add(make_tool("shared", "for everyone"))
+
+        @hookimpl
+        def session_transform(self, editor, session_id, location):
+            seen.append((session_id, location))
+            editor.add(make_tool(f"notes_{session_id}"))
+            editor.update("shared", lambda tool: tool.replace(description=f"for {session_id}"))
+
+    host = open_host(tmp_path, Notes())
+    assert host.snapshot().names == ("shared",)
+    with host.session("a") as scope:
+        assert seen == [("a", host.location)]  # ran as the scope opened
+        assert host.session("a") is scope
+        snapshot = host.snapshot(session="a")
+        assert snapshot.names == ("notes_a", "shared")
+        assert snapshot.get("shared").description == "for a"
+        assert snapshot.session_id == "a"
+        assert host.snapshot(session="b").names == ("shared",)  # b is not open
+        assert host.snapshot().get("shared").description == "for everyone"
+    assert host.snapshot(session="a").names == ("shared",)
+    assert snapshot.names == ("notes_a", "shared")  # taken before the close: unchanged
+
+
+def test_a_raising_session_transform_is_reported_and_the_session_opens(tmp_path):
+    class Broken:
+        @hookimpl
+        def tool_transform(self, editor):
+            editor.add(make_tool("fine"))
+
+        @hookimpl
+        def session_transform(self, editor, session_id):
+            editor.add(make_tool("half"))
+            raise RuntimeError(f"no state for {session_id}")
+
+    host = open_host(tmp_path, Broken(), adds("other", "x"))
+    scope = host.session("s1")
+    [diagnostic] = scope.diagnostics
+    assert diagnostic.source == "Broken"
+    assert "hook 'session_transform' raised RuntimeError: no state for s1" in diagnostic.reason
+    assert "RuntimeError" in diagnostic.traceback
+    assert host.snapshot(session="s1").names == ("fine", "x")  # nothing of the failed hook
+    assert [(p.name, p.status) for p in host.plugins] == [("Broken", "active"),
+                                                         ("other", "active")]
+    assert host.service.diagnostics == ()
+
+
+def test_session_transforms_follow_plugins_in_and_out(tmp_path):
+    write_plugin(tmp_path, "first", LOCAL_SESSION.format(tool="one"))
+    host = Host.open(tmp_path)
+    host.session("s")
+    assert host.snapshot(session="s").names == ("one",)
+    write_plugin(tmp_path, "late", LOCAL_SESSION.format(tool="late"))
+    host.refresh_plugins()  # installed while the session is open: joins it
+    assert host.snapshot(session="s").names == ("late", "one")
+    (tmp_path / ".tooldeck" / "plugins" / "late.py").unlink()
+    host.refresh_plugins()  # removed: leaves every session too
+    assert host.snapshot(session="s").names == ("one",)
+    assert host.snapshot().names == ()
+
+
+LOCAL_SESSION = """\
+from tooldeck import Tool, ToolResult, hookimpl
+
+@hookimpl
+def session_transform(editor):
+    editor.add(Tool(name="{tool}", description="{tool}", codemode=False,
+                    execute=lambda i, c: ToolResult(content="{tool}")))
+"""
+
+
+def test_close_closes_every_open_session(tmp_path):
+    host = open_host(tmp_path, adds("pack", "x"))
+    scope = host.session("s")
+    scope.transform(lambda editor: editor.add(make_tool("mine")), source="host")
+    with host:
+        assert host.snapshot(session="s").names == ("mine", "x")
+    assert scope.closed and host.service.sessions == ()
+    assert host.snapshot(session="s").names == ("x",)
+
+
 def test_each_plugin_is_exactly_one_registration(tmp_path, fake_builtin):
     local(tmp_path, "mine")
     host = open_host(tmp_path, adds("first", "a"), adds("second", "b"), "local:mine")

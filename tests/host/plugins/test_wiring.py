@@ -197,7 +197,7 @@ def test_both_hooks_become_one_transform_namespaces_first(wiring):
             calls.append(("namespace_descriptions",))
 
     editor = ToolEditor()
-    wiring.register("p", Plugin())(editor)
+    wiring.register("p", Plugin()).location(editor)
     assert calls == [("namespace_descriptions",), ("tool_transform", wiring._location.root)]
     assert [t.name for t in editor.list()] == ["one"]
 
@@ -249,7 +249,7 @@ def test_a_raising_hook_is_reported_with_plugin_and_hook(wiring):
         def tool_transform(self, editor):
             raise KeyError("x")
 
-    transform = wiring.register("raiser", Plugin())
+    transform = wiring.register("raiser", Plugin()).location
     with pytest.raises(PluginError, match="hook 'tool_transform' raised KeyError") as raised:
         transform(ToolEditor())
     assert isinstance(raised.value.__cause__, KeyError)
@@ -265,7 +265,7 @@ def test_tracing_prints_every_hook_call(tmp_path, capsys):
         def tool_transform(self, location):
             raise RuntimeError("boom")
 
-    transform = PluginWiring(Location(tmp_path), trace=True).register("traced", Plugin())
+    transform = PluginWiring(Location(tmp_path), trace=True).register("traced", Plugin()).location
     with pytest.raises(PluginError):
         transform(ToolEditor())
     assert capsys.readouterr().err.splitlines() == [
@@ -319,3 +319,52 @@ def test_other_layouts_read_the_metadata_headers(tmp_path, folder):
     dist = _dist(tmp_path / folder, "Metadata-Version: 2.1\nName: Fancy.Pack\nVersion: 1.2\n\n"
                                     "Name: not-a-header\n")
     assert _name_version(dist) == ("Fancy.Pack", "1.2")
+
+
+def test_session_transform_becomes_a_separate_session_transform(wiring):
+    calls = []
+
+    class Plugin:
+        @hookimpl
+        def tool_transform(self, editor):
+            calls.append("tool_transform")
+
+        @hookimpl
+        def session_transform(self, session_id, editor, location):
+            calls.append(("session_transform", session_id, location.root))
+
+    transforms = wiring.register("p", Plugin())
+    transforms.location(ToolEditor())
+    assert calls == ["tool_transform"]
+    assert transforms.session is not None
+    transforms.session(ToolEditor(), "chat-1")
+    assert calls[1:] == [("session_transform", "chat-1", wiring._location.root)]
+
+
+def test_a_plugin_with_only_session_transform_has_an_empty_location_transform(wiring):
+    class Plugin:
+        @hookimpl
+        def session_transform(self, editor):
+            editor.add(Tool(name="todo", description="Todo.", execute=run))
+
+    transforms = wiring.register("p", Plugin())
+    editor = ToolEditor()
+    transforms.location(editor)
+    assert editor.list() == []
+    assert transforms.session is not None
+    transforms.session(editor, "s")
+    assert [t.name for t in editor.list()] == ["todo"]
+    assert wiring.register("q", types.SimpleNamespace(
+        tool_transform=hookimpl(lambda editor: None))).session is None
+
+
+def test_a_raising_session_transform_names_plugin_and_hook(wiring):
+    class Plugin:
+        @hookimpl
+        def session_transform(self, session_id):
+            raise ValueError(session_id)
+
+    session = wiring.register("raiser", Plugin()).session
+    assert session is not None
+    with pytest.raises(PluginError, match="hook 'session_transform' raised ValueError: s1"):
+        session(ToolEditor(), "s1")

@@ -90,7 +90,13 @@ async def run_tool_call(
     groups, ``asyncio.timeout``) sees it. When the *current task* is being cancelled
     (``task.cancelling() > 0``) it is always re-raised: swallowing a real cancellation
     would make ``asyncio.timeout`` and ``TaskGroup`` hang or misreport.
+
+    ``session_id`` defaults to the snapshot's session. A session's snapshot given
+    another session's id raises ``SessionError`` before anything runs: that is the
+    host's mistake, not an outcome of the call.
     """
+    if session_id != snapshot.session_id:
+        session_id = snapshot._session_of(session_id)
     try:
         content, metadata, output = await snapshot.execute(
             call,

@@ -11,7 +11,7 @@ from __future__ import annotations
 import inspect
 import json
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 
 from pydantic import ValidationError
@@ -24,7 +24,7 @@ from tooldeck._tool import (
     ToolFailure,
     ToolResult,
 )
-from tooldeck.errors import TooldeckError, ToolDefectError
+from tooldeck.errors import SessionError, TooldeckError, ToolDefectError
 from tooldeck.host.execution import formats as formats
 from tooldeck.host.execution.content import normalize_content
 from tooldeck.host.execution.validation import (
@@ -100,7 +100,11 @@ class CodeModeProvider(Protocol):
 
 
 class Snapshot:
-    """Immutable: the advertised definitions and the executors captured with them."""
+    """Immutable: the advertised definitions and the executors captured with them.
+
+    ``session_id`` is the session the snapshot belongs to (``""``: the Location's, which
+    runs calls of any session); its calls default to it.
+    """
 
     __slots__ = (
         "_callable",
@@ -111,6 +115,7 @@ class Snapshot:
         "catalog",
         "codemode_tools",
         "location",
+        "session_id",
     )
 
     def __init__(
@@ -120,20 +125,18 @@ class Snapshot:
         *,
         permissions: Visibility | None = None,
         codemode: CodeModeProvider | None = None,
+        session_id: str = "",
     ) -> None:
         self.catalog = catalog
         self.location = location
+        self.session_id = session_id
         self._rendered: dict[str, tuple[FrozenDict, ...]] = {}
         visible = [
             catalog.tools[name]
             for name in sorted(catalog.tools)
             if permissions is None or not permissions.hidden(_action(catalog.tools[name]))
         ]
-        use_codemode = (
-            codemode is not None
-            and codemode.available(location)
-            and (permissions is None or not permissions.hidden(RESERVED_CODEMODE_NAME))
-        )
+        use_codemode = codemode_in_use(codemode, location, permissions)
         native = [e for e in visible if not (use_codemode and e.tool.codemode)]
         self.codemode_tools: tuple[CatalogEntry, ...] = tuple(
             e for e in visible if use_codemode and e.tool.codemode
@@ -156,7 +159,7 @@ class Snapshot:
                 ToolDefinition(
                     r.effective, r.tool.description, r.input_schema, r.output_schema, r.tool
                 )
-                for r in self._callable.values()
+                for r in self._records()
             )
         return self._definitions
 
@@ -179,9 +182,13 @@ class Snapshot:
         rendered = self._rendered.get(fmt)
         if rendered is None:
             self._with_codemode()
-            rendered = tuple(formats.render(r, fmt) for r in self._callable.values())
+            rendered = tuple(formats.render(r, fmt) for r in self._records())
             self._rendered[fmt] = rendered
         return rendered
+
+    def _records(self) -> Iterable[ToolRecord]:
+        """The advertised tools' records in definition order (a session's merges layers)."""
+        return self._callable.values()
 
     # -- execution -------------------------------------------------------------------------
     async def execute(
@@ -193,8 +200,14 @@ class Snapshot:
         agent: str | None = None,
         progress: ProgressCallback | None = None,
     ) -> ExecutedTool:
-        """Validate and run one call; ``ToolFailure`` is the only expected failure."""
+        """Validate and run one call; ``ToolFailure`` is the only expected failure.
+
+        ``session_id`` defaults to the snapshot's session; a session's snapshot refuses
+        another session's id (``SessionError``) before anything runs.
+        """
         # The hot path: named tuples built with tuple.__new__, validators read directly.
+        if session_id != self.session_id:
+            session_id = self._session_of(session_id)
         record = self._callable.get(call.name) or self._unavailable(call.name)
         value = _validated(record, call)
         ctx = _new(ToolContext, (self.location, session_id, message_id, call.id, agent, progress))
@@ -222,6 +235,8 @@ class Snapshot:
                 f"execute_sync({call.name!r}) was called from a running event loop; "
                 "use 'await snapshot.execute(...)' there"
             )
+        if session_id != self.session_id:
+            session_id = self._session_of(session_id)
         record = self._callable.get(call.name) or self._unavailable(call.name)
         value = _validated(record, call)
         ctx = _new(ToolContext, (self.location, session_id, message_id, call.id, agent, progress))
@@ -240,6 +255,22 @@ class Snapshot:
             self._callable[record.effective] = record
             self._codemode = None
 
+    def _session_of(self, session_id: str) -> str:
+        """The session a call with ``session_id`` runs in (``""``: not given).
+
+        A Location snapshot runs calls of any session; a session's snapshot runs its
+        own session's calls only, since its tools may hold that session's state.
+        """
+        if not self.session_id or session_id == self.session_id:
+            return session_id
+        if not session_id:
+            return self.session_id
+        raise SessionError(
+            self.session_id,
+            f"its snapshot cannot run a call of session {session_id!r} (a session's "
+            f"snapshot runs only its own calls); take host.snapshot(session={session_id!r})",
+        )
+
     def _unavailable(self, name: str) -> ToolRecord:
         """Resolve what is not advertised: ``execute`` before it is built, a code-mode tool
         by its effective name (``tools.<effective>`` names only code-mode tools), else a
@@ -257,7 +288,7 @@ class Snapshot:
             record = self._hidden.get(name)
             if record is not None:
                 return record
-        listed = ", ".join(self._callable) or "none"
+        listed = ", ".join(self.names) or "none"
         raise ToolFailure(
             f"Tool '{name}' is not available. Call one of the available tools instead: {listed}."
         )
@@ -325,6 +356,22 @@ def _echo(raw: Any) -> str:
 
 def _action(entry: CatalogEntry) -> str:
     return entry.tool.permission or entry.name
+
+
+def visible(entry: CatalogEntry, permissions: Visibility | None) -> bool:
+    """Whether ``entry`` is advertised under ``permissions`` (its action not wholly denied)."""
+    return permissions is None or not permissions.hidden(_action(entry))
+
+
+def codemode_in_use(
+    codemode: CodeModeProvider | None, location: Location, permissions: Visibility | None
+) -> bool:
+    """Whether code-mode tools go behind ``execute`` (else every tool is native)."""
+    return (
+        codemode is not None
+        and codemode.available(location)
+        and (permissions is None or not permissions.hidden(RESERVED_CODEMODE_NAME))
+    )
 
 
 async def _await(awaitable: Any) -> Any:

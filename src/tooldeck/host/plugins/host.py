@@ -29,8 +29,7 @@ from tooldeck.host.plugins.discovery import (
     forget_modules,
     member_candidate,
 )
-from tooldeck.host.plugins.wiring import PluginWiring, Selection, ordered
-from tooldeck.host.registry.state import TransformFn
+from tooldeck.host.plugins.wiring import PluginTransforms, PluginWiring, Selection, ordered
 from tooldeck.host.service import Registration, ToolService
 
 if TYPE_CHECKING:
@@ -38,13 +37,14 @@ if TYPE_CHECKING:
     from tooldeck.host.location.permission import Asker
     from tooldeck.host.location.questions import Answerer
     from tooldeck.host.plugins.report import PluginGroup, PluginInfo, PluginStatus
+    from tooldeck.host.service import SessionScope
 
 
 class _Record:
     """One plugin's load outcome; kept across refreshes while its candidate is unchanged."""
 
     # A plain class: a dataclass costs a millisecond of every Host.open to create.
-    __slots__ = ("candidate", "reason", "registration", "status", "traceback", "transform")
+    __slots__ = ("candidate", "reason", "registrations", "status", "traceback", "transform")
 
     def __init__(
         self,
@@ -53,18 +53,36 @@ class _Record:
         *,
         reason: str | None = None,
         traceback: str | None = None,
-        transform: TransformFn | None = None,
+        transform: PluginTransforms | None = None,
     ) -> None:
         self.candidate = candidate
         self.status = status
         self.reason = reason
         self.traceback = traceback
         self.transform = transform
-        self.registration: Registration | None = None
+        # The Location registration, then the session one (if the plugin has the hook).
+        self.registrations: tuple[Registration, ...] = ()
+
+    @property
+    def registration(self) -> Registration | None:
+        """The plugin's Location registration (``None`` before it registers)."""
+        return self.registrations[0] if self.registrations else None
 
     @property
     def registered(self) -> bool:
-        return self.registration is not None and self.registration.active
+        return bool(self.registrations) and self.registrations[0].active
+
+    def register(self, service: ToolService) -> None:
+        assert self.transform is not None
+        name = self.candidate.name
+        location, session = self.transform
+        self.registrations = (service.transform(location, source=name),)
+        if session is not None:
+            self.registrations += (service.session_transform(session, source=name),)
+
+    def unregister(self) -> None:
+        for registration in self.registrations:
+            registration.dispose()
 
 
 Discover = Callable[[], list[Candidate]]
@@ -137,7 +155,9 @@ class Host:
 
     # -- lifetime --------------------------------------------------------------------------
     def close(self) -> None:
-        """Release what the Location holds (sandbox workers, server connections). Idempotent."""
+        """Close every open session, then release what the Location holds (sandbox
+        workers, server connections). Idempotent."""
+        self.service.close_sessions()
         self.location.close()
 
     def __enter__(self) -> Host:
@@ -146,18 +166,33 @@ class Host:
     def __exit__(self, *exc_info: object) -> None:
         self.close()
 
+    # -- sessions --------------------------------------------------------------------------
+    def session(self, session_id: str) -> SessionScope:
+        """Open (or return the open) scope of ``session_id``: tools for that session only.
+
+        Every plugin's ``session_transform`` runs as the scope opens; one that raises is
+        reported in ``scope.diagnostics`` and the session opens without it. The host
+        holds the scope until ``scope.close()`` or ``host.close()``.
+        """
+        return self.service.session(session_id)
+
     # -- reading ---------------------------------------------------------------------------
     def snapshot(
-        self, permissions: Visibility | Literal["location"] | None = "location"
+        self,
+        permissions: Visibility | Literal["location"] | None = "location",
+        *,
+        session: str | None = None,
     ) -> Snapshot:
         """An immutable snapshot of the effective catalog for one model request.
 
         By default (``"location"``) the Location's own rules apply, so a tool whose
         action is wholly denied is not advertised. ``None`` shows every registered tool
         and a ``Visibility`` (a ``Ruleset``, say) applies its own rules: the values mean
-        what they mean for ``ToolService.snapshot``.
+        what they mean for ``ToolService.snapshot``. ``session``: that session's view,
+        the Location's catalog with the session's registrations on top (see
+        ``ToolService.snapshot``).
         """
-        return self.service.snapshot(permissions)
+        return self.service.snapshot(permissions, session=session)
 
     @property
     def plugins(self) -> list[PluginInfo]:
@@ -222,8 +257,7 @@ class Host:
         return _Record(candidate, "active", transform=transform)
 
     def _retire(self, record: _Record, *, upgraded: bool = False) -> None:
-        if record.registration is not None:
-            record.registration.dispose()
+        record.unregister()
         if record.transform is not None:
             self._wiring.unregister(record.candidate.name)
         if upgraded:
@@ -243,12 +277,9 @@ class Host:
                 break
             kept += 1
         for record in current[kept:]:
-            assert record.registration is not None
-            record.registration.dispose()
+            record.unregister()
         for record in wanted[kept:]:
-            assert record.transform is not None
-            record.registration = self.service.transform(record.transform,
-                                                         source=record.candidate.name)
+            record.register(self.service)
         self._order = wanted
 
     def __repr__(self) -> str:

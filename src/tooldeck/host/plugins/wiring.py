@@ -7,8 +7,9 @@ The steps are separate on purpose, and each is data until the last:
 2. ``Selection`` decides from names alone which of them load, so a plugin that is not
    selected is never imported;
 3. ``ordered`` sorts them by layer and explicit keys, then applies ``plugins.order``;
-4. ``PluginWiring`` imports a candidate, validates it with pluggy and turns both of its
-   hooks into **one** transform function for ``ToolService.transform``.
+4. ``PluginWiring`` imports a candidate, validates it with pluggy and turns its two
+   Location hooks into **one** transform function for ``ToolService.transform``, and
+   its ``session_transform`` into one for ``ToolService.session_transform``.
 
 Everything that can go wrong with one plugin raises ``PluginError`` naming it, so the
 host can mark that plugin failed and load the rest.
@@ -26,7 +27,7 @@ import pluggy
 
 from tooldeck import hookspecs
 from tooldeck.errors import PluginError
-from tooldeck.hookspecs import HOOKS
+from tooldeck.hookspecs import HOOKS, LOCATION_HOOKS
 from tooldeck.host.plugins.discovery import LAYERS, Candidate, brief, normalize_dist
 from tooldeck.host.registry.editor import ToolEditor
 
@@ -35,6 +36,13 @@ if TYPE_CHECKING:
     from tooldeck.host.location.location import Location
 
 HookCall = tuple[str, Callable[..., object], tuple[str, ...]]
+
+
+class PluginTransforms(NamedTuple):
+    """What one plugin registers: its Location transform, and its session transform."""
+
+    location: Callable[[ToolEditor], None]
+    session: Callable[[ToolEditor, str], None] | None
 
 SELECTED_BY_NAME = frozenset({"entrypoint", "local"})
 """Third-party layers that ``plugins=[...]``, ``TOOLDECK_LOAD_PLUGINS`` and
@@ -152,8 +160,8 @@ class PluginWiring:
         self._pm = pluggy.PluginManager(hookspecs.PROJECT)
         self._pm.add_hookspecs(hookspecs)
 
-    def register(self, name: str, plugin: object) -> Callable[[ToolEditor], None]:
-        """Validate and register ``plugin``; return the transform running its hooks.
+    def register(self, name: str, plugin: object) -> PluginTransforms:
+        """Validate and register ``plugin``; return the transforms running its hooks.
 
         Raises ``PluginError`` (and leaves nothing registered) for a hookimpl whose
         signature does not match its spec, an unknown hook, a hook wrapper, or a plugin
@@ -170,7 +178,13 @@ class PluginWiring:
         except PluginError:
             self._pm.unregister(name=name)
             raise
-        return partial(_transform, name, calls, self._location, self._trace)
+        located = tuple(c for c in calls if c[0] in LOCATION_HOOKS)
+        session = tuple(c for c in calls if c[0] not in LOCATION_HOOKS)
+        return PluginTransforms(
+            partial(_transform, name, located, self._location, self._trace),
+            partial(_session_transform, name, session, self._location, self._trace)
+            if session else None,
+        )
 
     def unregister(self, name: str) -> None:
         """Forget ``name`` (idempotent)."""
@@ -217,7 +231,18 @@ def _transform(
     editor: ToolEditor,
 ) -> None:
     """One plugin's registration: its namespace_descriptions, then its tool_transform."""
-    args = {"editor": editor, "location": location}
+    _run(name, calls, trace, {"editor": editor, "location": location})
+
+
+def _session_transform(
+    name: str, calls: tuple[HookCall, ...], location: Location, trace: bool,
+    editor: ToolEditor, session_id: str,
+) -> None:
+    """One plugin's registration in a session: its session_transform."""
+    _run(name, calls, trace, {"editor": editor, "session_id": session_id, "location": location})
+
+
+def _run(name: str, calls: tuple[HookCall, ...], trace: bool, args: dict[str, Any]) -> None:
     for hook, function, argnames in calls:
         call = _call_text(name, hook, argnames, args) if trace else ""
         try:

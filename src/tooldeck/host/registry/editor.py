@@ -11,7 +11,7 @@ reconstruct who overrode or removed what.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, MutableMapping
 from typing import NamedTuple
 
 from tooldeck._tool import AnyTool, Tool
@@ -73,11 +73,14 @@ class ToolEditor:
 
     def __init__(
         self,
-        tools: dict[str, CatalogEntry] | None = None,
-        namespaces: dict[str, NamespaceEntry] | None = None,
+        tools: MutableMapping[str, CatalogEntry] | None = None,
+        namespaces: MutableMapping[str, NamespaceEntry] | None = None,
     ) -> None:
-        self._tools: dict[str, CatalogEntry] = tools if tools is not None else {}
-        self._namespaces: dict[str, NamespaceEntry] = namespaces if namespaces is not None else {}
+        # A dict, or a session's overlay on the Location's catalog (``overlay``).
+        self._tools: MutableMapping[str, CatalogEntry] = tools if tools is not None else {}
+        self._namespaces: MutableMapping[str, NamespaceEntry] = (
+            namespaces if namespaces is not None else {}
+        )
         self._source = "<editor>"
         self._diagnostics: list[Diagnostic] = []
         self._log: list[Op] = []

@@ -17,7 +17,7 @@ re-applied from its logged edits instead of being called again.
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from types import MappingProxyType
 from typing import Any, NamedTuple
@@ -30,6 +30,7 @@ from tooldeck.host.registry.editor import (
     Op,
     ToolEditor,
 )
+from tooldeck.host.registry.overlay import Draft
 
 TransformFn = Callable[[ToolEditor], Any]
 
@@ -69,22 +70,41 @@ class _Link(NamedTuple):
 
 
 class Catalog:
-    """An immutable result of one replay: the effective tools and what happened."""
+    """An immutable result of one replay: the effective tools and what happened.
 
-    __slots__ = ("_history", "_steps", "diagnostics", "failed", "namespaces", "tools")
+    A session's catalog is *layered*: ``base`` is the Location catalog it was replayed
+    on and ``changes`` what the session's transforms changed there (an entry, or
+    ``None`` for a removal). ``tools`` is always the whole effective mapping.
+    """
+
+    __slots__ = (
+        "_history",
+        "_steps",
+        "base",
+        "changes",
+        "diagnostics",
+        "failed",
+        "namespaces",
+        "tools",
+    )
 
     def __init__(
         self,
-        tools: dict[str, CatalogEntry],
-        namespaces: dict[str, NamespaceEntry],
+        tools: Mapping[str, CatalogEntry],
+        namespaces: Mapping[str, NamespaceEntry],
         diagnostics: tuple[Diagnostic, ...],
         failed: dict[str, Diagnostic],
         steps: tuple[_Step, ...] = (),
+        *,
+        base: Catalog | None = None,
+        changes: Mapping[str, CatalogEntry | None] = MappingProxyType({}),
     ) -> None:
         self.tools: MappingProxyType[str, CatalogEntry] = MappingProxyType(tools)
         self.namespaces: MappingProxyType[str, NamespaceEntry] = MappingProxyType(namespaces)
         self.diagnostics = diagnostics
         self.failed: MappingProxyType[str, Diagnostic] = MappingProxyType(failed)
+        self.base = base
+        self.changes = changes
         self._steps = steps
         self._history: tuple[dict[str, _Link], list[tuple[str, str, str]]] | None = None
 
@@ -126,6 +146,9 @@ class Catalog:
         if self._history is None:
             heads: dict[str, _Link] = {}
             removed: list[tuple[str, str, str]] = []
+            if self.base is not None:
+                base_heads, base_removed = self.base._replayed()
+                heads, removed = dict(base_heads), list(base_removed)
             for step in self._steps:
                 source = step.transform.source
                 for name, value in step.log:
@@ -150,8 +173,8 @@ class _Step:
         self.log: list[Op] = []
         # Set when the transform never read the draft: its net edits, re-applicable.
         self.delta: Delta | None = None
-        self.tools: dict[str, CatalogEntry] | None = None
-        self.namespaces: dict[str, NamespaceEntry] | None = None
+        self.tools: Draft[CatalogEntry] | None = None
+        self.namespaces: Draft[NamespaceEntry] | None = None
 
 
 class _TransformRaised(Exception):
@@ -176,6 +199,8 @@ class ToolState:
         self._full_replay = False
         self._batch_depth = 0
         self._replaying_thread: int | None = None
+        self.reloads = 0
+        """How many times ``reload()`` ran: states layered on this one replay in full."""
 
     # -- mutations -------------------------------------------------------------------------
     def add(self, fn: TransformFn, source: str) -> Transform:
@@ -203,6 +228,7 @@ class ToolState:
         with self._lock:
             self._failed.clear()
             self._full_replay = True
+            self.reloads += 1
             self._commit()
 
     @contextmanager
@@ -249,8 +275,8 @@ class ToolState:
         self._replaying_thread = threading.get_ident()
         try:
             while True:
-                active = [t for t in self._committed if t.source not in self._failed]
-                start = 0 if self._full_replay else self._common_prefix(active)
+                active = [t for t in self._order() if t.source not in self._failed]
+                start = self._resume_from(active)
                 try:
                     self._replay(active, start)
                     break
@@ -260,8 +286,25 @@ class ToolState:
         finally:
             self._replaying_thread = None
         catalog = self._catalog()
-        _log_new(previous.diagnostics, catalog.diagnostics)
+        _log_new(self._own_diagnostics(previous), self._own_diagnostics(catalog))
         return catalog
+
+    # -- what a layered state (a session, see ``session``) replaces --------------------------
+    def _order(self) -> tuple[Transform, ...]:
+        """Every transform to replay, in order."""
+        return self._committed
+
+    def _resume_from(self, active: list[Transform]) -> int:
+        """The first position whose replay may differ from the recorded steps."""
+        return 0 if self._full_replay else self._common_prefix(active)
+
+    def _empty(self) -> tuple[Draft[CatalogEntry], Draft[NamespaceEntry]]:
+        """The draft a replay from the very start begins with (tools, namespaces)."""
+        return {}, {}
+
+    def _own_diagnostics(self, catalog: Catalog) -> tuple[Diagnostic, ...]:
+        """The diagnostics this state produced (the ones it logs)."""
+        return catalog.diagnostics
 
     def _common_prefix(self, active: list[Transform]) -> int:
         index = 0
@@ -275,11 +318,12 @@ class ToolState:
         base = start - 1
         while base >= 0 and self._steps[base].tools is None:
             base -= 1
-        if base >= 0:
-            tools = dict(self._steps[base].tools or {})
-            namespaces = dict(self._steps[base].namespaces or {})
+        checkpoint = self._steps[base] if base >= 0 else None
+        if checkpoint is not None and checkpoint.tools is not None:
+            assert checkpoint.namespaces is not None  # both are set together
+            tools, namespaces = checkpoint.tools.copy(), checkpoint.namespaces.copy()
         else:
-            tools, namespaces = {}, {}
+            tools, namespaces = self._empty()
         recorded = {} if self._full_replay else {s.transform: s for s in self._steps[base + 1 :]}
         del self._steps[base + 1 :]
         stride = max(_MIN_STRIDE, (len(tools) + 16) * len(active) // _CHECKPOINT_BUDGET)

@@ -1,0 +1,211 @@
+"""A session's replayed state: its transforms on top of the Location's catalog.
+
+A session (one conversation) sees the Location's effective catalog with its own
+transforms replayed **after** every Location registration. Replaying the Location's
+transforms again for each session would cost every session as much as the Location, so
+a ``SessionState`` starts from the Location's *final* catalog, which is exactly the
+state after the last Location transform, a checkpoint like any other, and edits an
+``Overlay`` of it: the session holds only what it changed.
+
+Everything else is ``ToolState``'s: the same editor, diagnostics, failing sources,
+checkpoints, pure-transform deltas, batches, locking and all-or-nothing publication.
+A session replays when its own transforms change, when the Location publishes a new
+catalog (its pure transforms are then re-applied from their deltas, the others are
+called again), when the session templates change, and in full after the Location's
+``reload()``.
+
+Templates are transforms every session replays first, before its own: the plugins'
+``session_transform`` hooks, registered once per service. Each session binds each
+template to its id once, so a template's step is recorded and reused like any other.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from functools import partial
+from types import MappingProxyType
+from typing import Any
+
+from tooldeck.errors import SessionError
+from tooldeck.host.registry.editor import CatalogEntry, Diagnostic, NamespaceEntry, ToolEditor
+from tooldeck.host.registry.overlay import Draft, Overlay
+from tooldeck.host.registry.state import Catalog, ToolState, Transform, TransformFn
+
+SessionTransformFn = Callable[[ToolEditor, str], Any]
+"""A template: ``fn(editor, session_id)``, replayed in every session."""
+
+
+class Template:
+    """One session template: a callback and the source it belongs to."""
+
+    __slots__ = ("disposed", "fn", "source")
+
+    def __init__(self, fn: SessionTransformFn, source: str) -> None:
+        self.fn = fn
+        self.source = source
+        self.disposed = False
+
+    def __repr__(self) -> str:
+        return f"<Template {self.source!r}{' disposed' if self.disposed else ''}>"
+
+
+class Templates:
+    """The ordered session templates of one service. Thread-safe.
+
+    ``current`` is replaced (never mutated) on every change, so a session tells in one
+    identity check whether the templates changed since its last replay.
+    """
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self.current: tuple[Template, ...] = ()
+
+    def add(self, fn: SessionTransformFn, source: str) -> Template:
+        """Append a template: every session replays it after the earlier ones."""
+        template = Template(fn, source)
+        with self._lock:
+            self.current = (*self.current, template)
+        return template
+
+    def dispose(self, template: Template) -> None:
+        """Remove ``template`` from every session's next replay; idempotent."""
+        with self._lock:
+            if template.disposed:
+                return
+            template.disposed = True
+            self.current = tuple(t for t in self.current if t is not template)
+
+
+class SessionState(ToolState):
+    """One session's transforms replayed on ``base``'s current catalog. Thread-safe."""
+
+    def __init__(self, base: ToolState, templates: Templates, session_id: str) -> None:
+        super().__init__()
+        self._base = base
+        self._templates = templates
+        self.session_id = session_id
+        self._seen: tuple[Template, ...] = ()  # the templates ``_prelude`` was bound from
+        self._bound: dict[Template, Transform] = {}
+        self._prelude: tuple[Transform, ...] = ()
+        self._on: Catalog | None = None  # the base catalog ``_steps`` were replayed on
+        self._reloads = base.reloads
+        self.closed = False
+
+    def add(self, fn: TransformFn, source: str) -> Transform:
+        """Append a session transform; refused once the session is closed."""
+        with self._lock:
+            if self.closed:
+                raise SessionError(
+                    self.session_id,
+                    f"cannot register a transform: the session is closed; open it again "
+                    f"with session({self.session_id!r})",
+                )
+            return super().add(fn, source)
+
+    def current(self) -> Catalog:
+        """The session's catalog on the base's current one, replaying if anything changed."""
+        base = self._base.current()
+        version, catalog = self._published
+        if (
+            version == self._version
+            and catalog.base is base
+            and self._templates.current is self._seen
+        ):
+            return catalog
+        with self._lock:
+            if self._replaying_thread == threading.get_ident():
+                raise RuntimeError("a transform must not read the tool service it is part of")
+            base = self._base.current()
+            version, catalog = self._published
+            templates = self._templates.current
+            if version != self._version or catalog.base is not base or templates is not self._seen:
+                if templates is not self._seen:
+                    self._bind(templates)
+                version = self._version
+                catalog = self._rebuild_on(base)
+                self._published = (version, catalog)
+            return catalog
+
+    def close(self) -> None:
+        """Dispose every transform and drop every replayed step; the state stays empty."""
+        with self._lock:
+            self.closed = True
+            for transform in self._working:
+                transform.disposed = True
+            self._working.clear()
+            self._committed = self._prelude = self._seen = ()
+            self._bound = {}
+            self._steps.clear()
+            self._failed.clear()
+            self._on = None
+            self._version += 1
+            self._published = (self._version, _CLOSED)
+
+    # -- replay ----------------------------------------------------------------------------
+    def _bind(self, templates: tuple[Template, ...]) -> None:
+        """Bind each template to this session once; a kept template keeps its transform."""
+        bound = {
+            template: self._bound.get(template)
+            or Transform(partial(_call, template, self.session_id), template.source)
+            for template in templates
+        }
+        self._bound, self._prelude, self._seen = bound, tuple(bound.values()), templates
+        present = {t.source for t in self._prelude} | {t.source for t in self._committed}
+        for source in [s for s in self._failed if s not in present]:
+            del self._failed[source]
+
+    def _rebuild_on(self, base: Catalog) -> Catalog:
+        if self._base.reloads != self._reloads:
+            self._reloads = self._base.reloads
+            self._failed.clear()
+            self._full_replay = True
+        if base is not self._on:
+            # Recorded steps stay valid as deltas; checkpoints were drafts of the old base.
+            for step in self._steps:
+                step.tools = step.namespaces = None
+            self._on = base
+        return self._rebuild()
+
+    def _order(self) -> tuple[Transform, ...]:
+        return self._prelude + self._committed
+
+    def _empty(self) -> tuple[Draft[CatalogEntry], Draft[NamespaceEntry]]:
+        base = self._on
+        assert base is not None
+        return Overlay(base.tools), Overlay(base.namespaces)
+
+    def _own_diagnostics(self, catalog: Catalog) -> tuple[Diagnostic, ...]:
+        if catalog.base is None:
+            return catalog.diagnostics
+        return catalog.diagnostics[len(catalog.base.diagnostics) :]
+
+    def _catalog(self) -> Catalog:
+        base = self._on
+        assert base is not None
+        failed = dict(self._failed)
+        own = [*failed.values()]
+        for step in self._steps:
+            own.extend(step.diagnostics)
+        if self._steps:
+            last = self._steps[-1]
+            assert isinstance(last.tools, Overlay) and isinstance(last.namespaces, Overlay)
+            tools, namespaces = last.tools.copy(), last.namespaces.copy()
+        else:
+            tools, namespaces = Overlay(base.tools), Overlay(base.namespaces)
+        return Catalog(
+            tools,
+            namespaces,
+            base.diagnostics + tuple(own),
+            failed,
+            tuple(self._steps),
+            base=base,
+            changes=MappingProxyType(tools.changes),
+        )
+
+
+def _call(template: Template, session_id: str, editor: ToolEditor) -> None:
+    template.fn(editor, session_id)
+
+
+_CLOSED = Catalog({}, {}, (), {})
