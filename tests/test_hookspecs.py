@@ -10,6 +10,7 @@ import pluggy
 import pytest
 
 from tooldeck import hookimpl, hookspec, hookspecs
+from tooldeck.host.plugins.wiring import LOCATION_HOOKS
 
 DOCS = Path(__file__).parent.parent / "docs" / "hooks.md"
 HOST_TESTS = Path(__file__).parent / "host" / "plugins" / "test_host.py"
@@ -29,7 +30,7 @@ def test_hooks_are_the_specified_functions_in_call_order():
     specified = [n for n in dir(manager.hook) if not n.startswith("_")]
     assert sorted(specified) == sorted(hookspecs.HOOKS)
     assert hookspecs.HOOKS == ("namespace_descriptions", "tool_transform", "session_transform")
-    assert hookspecs.LOCATION_HOOKS == ("namespace_descriptions", "tool_transform")
+    assert LOCATION_HOOKS == ("namespace_descriptions", "tool_transform")
 
 
 def parameters(name):
@@ -42,7 +43,7 @@ def test_every_hook_takes_editor_first_and_location_last(name):
 
 
 def test_location_hooks_take_editor_and_location_and_the_session_hook_its_id():
-    assert all(parameters(name) == ["editor", "location"] for name in hookspecs.LOCATION_HOOKS)
+    assert all(parameters(name) == ["editor", "location"] for name in LOCATION_HOOKS)
     assert parameters("session_transform") == ["editor", "session_id", "location"]
 
 

@@ -38,6 +38,7 @@ if TYPE_CHECKING:
     from tooldeck.errors import PermissionDeclined as PermissionDeclined
     from tooldeck.errors import PluginError as PluginError
     from tooldeck.errors import QuestionDismissed as QuestionDismissed
+    from tooldeck.errors import SessionError as SessionError
     from tooldeck.errors import TooldeckError as TooldeckError
     from tooldeck.errors import ToolDefectError as ToolDefectError
     from tooldeck.hookspecs import hookimpl as hookimpl
@@ -86,11 +87,13 @@ if TYPE_CHECKING:
     from tooldeck.host.registry.editor import NamespaceEntry as NamespaceEntry
     from tooldeck.host.registry.editor import ToolEditor as ToolEditor
     from tooldeck.host.registry.editor import UpdateFn as UpdateFn
+    from tooldeck.host.registry.session import SessionTransformFn as SessionTransformFn
     from tooldeck.host.registry.state import Catalog as Catalog
     from tooldeck.host.registry.state import SourceEffects as SourceEffects
     from tooldeck.host.registry.state import TransformFn as TransformFn
     from tooldeck.host.schema.frozen import FrozenDict as FrozenDict
     from tooldeck.host.service import Registration as Registration
+    from tooldeck.host.service import SessionScope as SessionScope
     from tooldeck.host.service import ToolService as ToolService
 
 
@@ -146,6 +149,9 @@ _LOCATIONS = {
     "RuleLike": "tooldeck.host.location.wildcard",
     "Ruleset": "tooldeck.host.location.wildcard",
     "SchemaSource": "tooldeck._tool",
+    "SessionError": "tooldeck.errors",
+    "SessionScope": "tooldeck.host.service",
+    "SessionTransformFn": "tooldeck.host.registry.session",
     "Snapshot": "tooldeck.host.execution.snapshot",
     "SourceEffects": "tooldeck.host.registry.state",
     "Status": "tooldeck.host.execution.outcome",
@@ -224,6 +230,9 @@ __all__ = [
     "RuleLike",
     "Ruleset",
     "SchemaSource",
+    "SessionError",
+    "SessionScope",
+    "SessionTransformFn",
     "Snapshot",
     "SourceEffects",
     "Status",

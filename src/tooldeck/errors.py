@@ -50,6 +50,7 @@ __all__ = [
     "PermissionDeclined",
     "PluginError",
     "QuestionDismissed",
+    "SessionError",
     "ToolDefectError",
     "TooldeckError",
 ]

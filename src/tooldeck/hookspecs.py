@@ -20,7 +20,15 @@ if TYPE_CHECKING:
     from tooldeck.host.location.location import Location
     from tooldeck.host.registry.editor import ToolEditor
 
-__all__ = ["HOOKS", "PROJECT", "hookimpl", "hookspec", "namespace_descriptions", "tool_transform"]
+__all__ = [
+    "HOOKS",
+    "PROJECT",
+    "hookimpl",
+    "hookspec",
+    "namespace_descriptions",
+    "session_transform",
+    "tool_transform",
+]
 
 PROJECT = "tooldeck"
 """The pluggy project name; also the entry-point group packs publish under."""
@@ -121,6 +129,3 @@ def session_transform(editor: ToolEditor, session_id: str, location: Location) -
 
 HOOKS: tuple[str, ...] = ("namespace_descriptions", "tool_transform", "session_transform")
 """Every hook, in the order a plugin's registrations call them."""
-
-LOCATION_HOOKS: tuple[str, ...] = ("namespace_descriptions", "tool_transform")
-"""The hooks of a plugin's one Location registration, in the order it calls them."""

@@ -18,8 +18,7 @@ open, and ``session(id)`` returns it.
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
@@ -106,12 +105,10 @@ class SessionScope:
             raise TypeError(f"transform must be callable, got {type(fn).__name__}")
         return Registration(self._state, self._state.add(fn, source))
 
-    @contextmanager
-    def batch(self) -> Iterator[None]:
+    def batch(self) -> AbstractContextManager[None]:
         """Coalesce this session's changes into one rebuild; readers see old or new."""
         self._check_open("batch changes")
-        with self._state.batch():
-            yield
+        return self._state.batch()
 
     # -- reading ---------------------------------------------------------------------------
     @property

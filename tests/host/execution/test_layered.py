@@ -97,7 +97,7 @@ def outcomes(snapshot):
     return results
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=1000, deadline=None)
 @given(
     location_edits=st.lists(st.lists(edit, max_size=6), max_size=3),
     session_edits=st.lists(st.lists(edit, max_size=4), max_size=2),

@@ -91,6 +91,10 @@ class LayeredSnapshot(Snapshot):
             else:
                 own[name] = record_of(entry.tool)
         hidden = set(catalog.changes)
+        if use_codemode:
+            # Under code mode, ``execute`` in the base's index is the code-mode tool, not a
+            # changed tool of that name: it is replaced only if the code-mode tools change.
+            hidden.discard(RESERVED_CODEMODE_NAME)
         self.codemode_tools = base.codemode_tools
         if code_changed:
             self.codemode_tools = _merged(

@@ -27,7 +27,7 @@ import pluggy
 
 from tooldeck import hookspecs
 from tooldeck.errors import PluginError
-from tooldeck.hookspecs import HOOKS, LOCATION_HOOKS
+from tooldeck.hookspecs import HOOKS
 from tooldeck.host.plugins.discovery import LAYERS, Candidate, brief, normalize_dist
 from tooldeck.host.registry.editor import ToolEditor
 
@@ -36,6 +36,10 @@ if TYPE_CHECKING:
     from tooldeck.host.location.location import Location
 
 HookCall = tuple[str, Callable[..., object], tuple[str, ...]]
+
+LOCATION_HOOKS = ("namespace_descriptions", "tool_transform")
+"""The hooks of a plugin's one Location registration, in the order it calls them; the
+rest (``session_transform``) make its registration of every session."""
 
 
 class PluginTransforms(NamedTuple):
