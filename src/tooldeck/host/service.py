@@ -238,9 +238,16 @@ class ToolService:
         """
         if isinstance(permissions, str):
             permissions = self._location_rules(permissions)
-        if session is not None:
-            return self._session_snapshot(_session_id(session), permissions)
-        return self._snapshot_of(self._state.current(), permissions)
+        if session is None:
+            return self._snapshot_of(self._state.current(), permissions)
+        # An open session's unchanged snapshot: a dictionary hit and identity checks.
+        scope = self._sessions.get(session) if session.__class__ is str else None
+        if scope is not None:
+            catalog = scope._state.current()
+            cached = scope._cache
+            if cached is not None and cached[1].catalog is catalog and cached[0] is permissions:
+                return cached[1]
+        return self._session_snapshot(_session_id(session), permissions)
 
     def _snapshot_of(self, catalog: Catalog, permissions: Visibility | None) -> Snapshot:
         try:
@@ -274,9 +281,6 @@ class ToolService:
             return LayeredSnapshot(base.catalog, base, permissions=permissions,
                                    codemode=self._codemode, session_id=session_id)
         catalog = scope._state.current()
-        cached = scope._cache
-        if cached is not None and cached[1].catalog is catalog and cached[0] is permissions:
-            return cached[1]
         assert catalog.base is not None
         base = self._snapshot_of(catalog.base, permissions)
         snap = LayeredSnapshot(catalog, base, permissions=permissions, codemode=self._codemode,

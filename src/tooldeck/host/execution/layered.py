@@ -6,8 +6,14 @@ every Location tool again for every session, and keep a copy of that index per
 session. Instead the session's snapshot keeps the Location's snapshot (taken with the
 same permissions and code-mode provider) as its base and decides visibility and
 code-mode routing only for the changed names: lookups try the session's own records,
-then the base's unless the session changed that name. Unchanged tools' records, derived
-schemas, rendered definitions and ``ToolDefinition`` objects are the base's.
+then the base's unless the session changed that name.
+
+What it advertises is the base's sequences (names, definitions, each provider format,
+all cached on the base) spliced with the session's own items: a short plan of
+positions says which base items to skip and where to insert, so each reading is a few
+slice copies and a session holds nothing proportional to the Location. Unchanged tools'
+records, derived schemas, rendered definitions and ``ToolDefinition`` objects are the
+base's.
 
 The result equals ``Snapshot(session_catalog, ...)`` built the plain way (a test pins the
 two together); only its cost differs.
@@ -16,10 +22,14 @@ two together); only its cost differs.
 from __future__ import annotations
 
 import heapq
-from collections.abc import Iterable, Sequence
+from bisect import bisect_left
+from collections.abc import Callable, Iterable, Sequence
+from functools import partial
 from operator import attrgetter
+from typing import TypeVar
 
 from tooldeck._tool import AnyTool
+from tooldeck.host.execution import formats
 from tooldeck.host.execution.snapshot import (
     CodeModeProvider,
     Snapshot,
@@ -34,6 +44,7 @@ from tooldeck.host.registry.record import ToolRecord, record_of
 from tooldeck.host.registry.state import Catalog
 from tooldeck.host.schema.frozen import FrozenDict
 
+T = TypeVar("T")
 _effective = attrgetter("effective")
 _name = attrgetter("name")
 _NOTHING: frozenset[str] = frozenset()
@@ -42,7 +53,7 @@ _NOTHING: frozenset[str] = frozenset()
 class LayeredSnapshot(Snapshot):
     """A session's snapshot: ``base`` (the Location's) with the session's changes on top."""
 
-    __slots__ = ("_base", "_base_execute", "_execute", "_hidden", "_order")
+    __slots__ = ("_base", "_code", "_hidden", "_plan")
 
     def __init__(
         self,
@@ -63,18 +74,16 @@ class LayeredSnapshot(Snapshot):
         self._rendered = {}
         self._definitions = None
         self._base = base
-        self._order: tuple[ToolRecord, ...] | None = None
-        use_codemode = codemode_in_use(codemode, location, permissions)
-        base_execute = base._callable.get(RESERVED_CODEMODE_NAME) if use_codemode else None
-        self._base_execute = base_execute
-        self._execute = base_execute
+        self._plan: tuple[_Step, ...] | None = None
+        self.codemode_tools = base.codemode_tools
         if not catalog.changes:
             # Nothing changed: the base's index serves as it is (the hot path stays one
             # dictionary lookup).
             self._callable = base._callable
             self._hidden = _NOTHING
-            self.codemode_tools = base.codemode_tools
+            self._code = False
             return
+        use_codemode = self._code = codemode_in_use(codemode, location, permissions)
         own: dict[str, ToolRecord] = {}
         code: list[CatalogEntry] = []
         code_changed = False
@@ -95,14 +104,13 @@ class LayeredSnapshot(Snapshot):
             # Under code mode, ``execute`` in the base's index is the code-mode tool, not a
             # changed tool of that name: it is replaced only if the code-mode tools change.
             hidden.discard(RESERVED_CODEMODE_NAME)
-        self.codemode_tools = base.codemode_tools
         if code_changed:
             self.codemode_tools = _merged(
                 [e for e in base.codemode_tools if e.name not in catalog.changes], code
             )
             assert codemode is not None
-            self._execute = record_of(codemode.build(self, self.codemode_tools))
-            own[self._execute.effective] = self._execute
+            execute = record_of(codemode.build(self, self.codemode_tools))
+            own[execute.effective] = execute
             hidden.add(RESERVED_CODEMODE_NAME)
         self._callable = own
         self._hidden = frozenset(hidden)
@@ -112,52 +120,50 @@ class LayeredSnapshot(Snapshot):
     def _unchanged(self) -> bool:
         return self._callable is self._base._callable
 
+    def _spliced(self, base_items: Sequence[T], own: Callable[[ToolRecord], T]) -> tuple[T, ...]:
+        """``base_items`` (in the base's definition order) with the session's changes."""
+        out: list[T] = []
+        start = 0
+        for position, record in self._steps():
+            out.extend(base_items[start:position])
+            if record is None:  # skip the base's item at ``position``
+                start = position + 1
+            else:  # insert before it
+                out.append(own(record))
+                start = position
+        out.extend(base_items[start:])
+        return tuple(out)
+
+    def _steps(self) -> tuple[_Step, ...]:
+        if self._plan is None:
+            self._plan = _plan(list(self._base._callable), self._callable, self._hidden,
+                               code=self._code)
+        return self._plan
+
     def _records(self) -> Iterable[ToolRecord]:
         if self._unchanged:
             return self._base._records()
-        if self._order is None:
-            hidden, base_execute, execute = self._hidden, self._base_execute, self._execute
-            kept = [
-                r for name, r in self._base._callable.items()
-                if name not in hidden and r is not base_execute
-            ]
-            own = sorted((r for r in self._callable.values() if r is not execute),
-                         key=_effective)
-            merged = list(heapq.merge(kept, own, key=_effective))
-            if execute is not None:
-                merged.append(execute)
-            self._order = tuple(merged)
-        return self._order
+        return self._spliced(tuple(self._base._records()), _same)
 
     @property
     def definitions(self) -> tuple[ToolDefinition, ...]:
         """The advertised tools; unchanged tools share the base's definition objects."""
-        base = self._base
         if self._unchanged:
-            return base.definitions
-        if self._definitions is None:
-            shared = {id(r): d for r, d in zip(base._records(), base.definitions, strict=True)}
-            self._definitions = tuple(
-                shared.get(id(r))
-                or ToolDefinition(
-                    r.effective, r.tool.description, r.input_schema, r.output_schema, r.tool
-                )
-                for r in self._records()
-            )
-        return self._definitions
+            return self._base.definitions
+        return self._spliced(self._base.definitions, _definition)
 
     @property
     def names(self) -> tuple[str, ...]:
         """Advertised native names, in definition order."""
         if self._unchanged:
             return self._base.names
-        return tuple(r.effective for r in self._records())
+        return self._spliced(self._base.names, _effective)
 
     def definitions_for(self, fmt: str) -> tuple[FrozenDict, ...]:
-        """The advertised tools in a provider format (the base's own tuple if unchanged)."""
+        """The advertised tools in a provider format, spliced from the base's (cached)."""
         if self._unchanged:
             return self._base.definitions_for(fmt)
-        return super().definitions_for(fmt)
+        return self._spliced(self._base.definitions_for(fmt), partial(formats.render, fmt=fmt))
 
     def get(self, name: str) -> AnyTool | None:
         """The advertised tool called ``name``, or ``None``."""
@@ -176,6 +182,48 @@ class LayeredSnapshot(Snapshot):
 
     def __repr__(self) -> str:
         return f"<Snapshot of session {self.session_id!r}: {len(self.names)} tools>"
+
+
+_Step = tuple[int, "ToolRecord | None"]
+"""(position in the base's order, a record to insert there or ``None``: skip it)."""
+
+
+def _plan(
+    names: list[str], own: dict[str, ToolRecord], hidden: frozenset[str], *, code: bool
+) -> tuple[_Step, ...]:
+    """Where the session's own records go in the base's order (``names``), and which of
+    the base's items go.
+
+    Both orders are the native tools by name, then, under code mode (``code``), the
+    code-mode ``execute`` tool: own natives are inserted by name before the base's
+    ``execute``, and the session's own ``execute`` (rebuilt when its code-mode tools
+    differ from the base's) goes last, in place of the base's.
+    """
+    coded = code and names[-1:] == [RESERVED_CODEMODE_NAME]
+    tail = len(names) - 1 if coded else len(names)  # natives sort before ``execute``
+    steps: list[tuple[int, int, str, ToolRecord | None]] = []
+    for name in hidden:
+        if code and name == RESERVED_CODEMODE_NAME:
+            if coded:
+                steps.append((tail, 1, name, None))
+            continue
+        position = bisect_left(names, name, 0, tail)
+        if position < tail and names[position] == name:
+            steps.append((position, 1, name, None))
+    for name, record in own.items():
+        last = code and name == RESERVED_CODEMODE_NAME
+        position = len(names) if last else bisect_left(names, name, 0, tail)
+        steps.append((position, 0, name, record))
+    steps.sort(key=lambda step: step[:3])
+    return tuple((position, record) for position, _, _, record in steps)
+
+
+def _same(record: ToolRecord) -> ToolRecord:
+    return record
+
+
+def _definition(r: ToolRecord) -> ToolDefinition:
+    return ToolDefinition(r.effective, r.tool.description, r.input_schema, r.output_schema, r.tool)
 
 
 def _in_code(entry: CatalogEntry, permissions: Visibility | None) -> bool:

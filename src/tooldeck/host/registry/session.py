@@ -188,9 +188,10 @@ class SessionState(ToolState):
         for step in self._steps:
             own.extend(step.diagnostics)
         if self._steps:
+            # The last step's checkpoint: replays copy checkpoints and never edit them.
             last = self._steps[-1]
             assert isinstance(last.tools, Overlay) and isinstance(last.namespaces, Overlay)
-            tools, namespaces = last.tools.copy(), last.namespaces.copy()
+            tools, namespaces = last.tools, last.namespaces
         else:
             tools, namespaces = Overlay(base.tools), Overlay(base.namespaces)
         return Catalog(
