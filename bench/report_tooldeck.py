@@ -3,7 +3,8 @@
     python3 bench/report_tooldeck.py [--raw bench/results/raw] [--out bench/RESULTS.md]
 
 Reads ``W1.json .. W6.json`` (written by ../shared/bench/w?_*.py with
-``--adapters bench/tooldeck_adapters.py``) and ``micro.json`` (bench/micro.py). Every
+``--adapters bench/tooldeck_adapters.py``), ``micro.json`` (bench/micro.py) and
+``w7.json`` (bench/w7_sessions.py, tooldeck alone: no peer has sessions). Every
 ratio is computed per rep from the two numbers of that same rep (both peers ran in the
 same interleaved rep), then the median over reps is reported, as the shared report does.
 """
@@ -257,6 +258,47 @@ def check(op, value, bound):
     return "✓" if ok else "✗"
 
 
+W7_TITLE = "W7 — sessions on a 1,000-tool Location, each adding one tool"
+
+
+def w7_targets(w7):
+    """Issue 14's targets, from ``w7.json``."""
+    first, unchanged, mem = w7["first"], w7["unchanged"], w7["memory"]
+    ratio = w7["ratios"]["session first / location first"]
+    snap = unchanged["service.snapshot(session=id) unchanged"]
+    per_session = mem["bytes per open session beyond its own tool"]
+    left = mem["bytes left per session after closing all"]
+    return [
+        f"| first session snapshot ≤ 5% of the Location's first | {ratio:.1%}; "
+        f"{fmt_time(first['session first snapshot']['median'])} vs "
+        f"{fmt_time(first['location first snapshot']['median'])} | "
+        f"{check('<=', ratio, 0.05)} |",
+        f"| unchanged session snapshot ≤ 2 µs | {fmt_time(snap['median'])} "
+        f"(min {fmt_time(snap['min'])}) | {check('abs<', snap['median'], 2e-6)} |",
+        f"| open session ≤ 4 KB beyond its own tool ({mem['sessions']:,} open) | "
+        f"{per_session:,.0f} B | {check('abs<', per_session, 4096)} |",
+        f"| closing frees the session (≤ 100 B left per session) | {left:,.0f} B | "
+        f"{check('abs<', left, 100)} |",
+    ]
+
+
+def w7_section(w7):
+    env = w7["env"]
+    out = [f"## {W7_TITLE}", "",
+           f"_{env['utc']} · Python {env['python']} · loadavg "
+           f"{fmt_load(env.get('loadavg'))} · `bench/w7_sessions.py`_", "",
+           "| first snapshot (per rep: a fresh Location, fresh sessions) | median | min |",
+           "|---|---|---|"]
+    out += [f"| {n} | {fmt_time(r['median'])} | {fmt_time(r['min'])} |"
+            for n, r in w7["first"].items()]
+    out += ["", "| unchanged (timeit, per call) | median | min |", "|---|---|---|"]
+    out += [f"| `{n}` | {fmt_time(r['median'])} | {fmt_time(r['min'])} |"
+            for n, r in w7["unchanged"].items()]
+    out += ["", "| memory (tracemalloc, after gc) | bytes |", "|---|---|"]
+    out += [f"| {n} | {v:,.0f} |" for n, v in w7["memory"].items()]
+    return [*out, ""]
+
+
 def targets_table(workload, data, micro):
     rows = []
     for row, metric, comp, op, bound, label in TARGETS[workload]:
@@ -370,6 +412,7 @@ def main():
     a = ap.parse_args()
     data = {w: load(a.raw, w) for w in ("W1", "W2", "W3", "W4", "W5", "W6")}
     micro = load(a.raw, "micro")
+    w7 = load(a.raw, "w7")
 
     out = [
         "# tooldeck vs the peers — benchmark results",
@@ -397,6 +440,9 @@ def main():
             label = "W1 (micro.py)" if w == "micro" else w
             out.append(f"| {label} {row}")
             summary.append(row)
+    for row in w7_targets(w7) if w7 is not None else ():
+        out.append(f"| W7 {row}")
+        summary.append(row)
     checked = [r for r in summary if not r.rstrip().endswith("info |")]
     failed = [r for r in checked if r.rstrip().endswith("✗ |")]
     out += [
@@ -453,6 +499,8 @@ def main():
                     + ".",
                 ]
             out.append("")
+    if w7 is not None:
+        out += w7_section(w7)
     text = "\n".join(out).rstrip() + "\n"
     with open(a.out, "w") as f:
         f.write(text)

@@ -6,8 +6,9 @@
 #   W1_REPS=5 W2_REPS=11 W3_ROUNDS=5 bash bench/run.sh  # fewer repetitions
 #
 # Environment (all optional):
-#   ONLY="W1 W2 W3 W4 W5 micro"   what to run (default: all of them; W6 too when named)
+#   ONLY="W1 W2 W3 W4 W5 micro W7"   what to run (default: all of them; W6 too when named)
 #   W1_REPS=11 W2_REPS=21 W3_ROUNDS=10 W4_ROUNDS=21 MICRO_REPEAT=7   (shared defaults)
+#   W7_REPS=11     bench/w7_sessions.py (tooldeck alone: sessions)
 #   GC_ON=0        1 = also run W1-W3 with the cyclic GC on (raw/W?-gc-enabled.json)
 #   HYPERFINE=1    0 = skip W4's hyperfine cross-check (it is skipped anyway if not installed)
 #   W4_INPUT=pydantic   the 50 tooldeck plugins' input kind: pydantic | jsonschema
@@ -44,7 +45,7 @@ fi
 #      constrained to the pinned versions
 PEERS_W5=${PEERS_W5_VENV:-/tmp/peers-w5}
 PY5=$PEERS_W5/bin/python
-WHAT=${ONLY:-W1 W2 W3 W4 W5 micro}
+WHAT=${ONLY:-W1 W2 W3 W4 W5 micro W7}
 if [[ " $WHAT " == *" W5 "* ]]; then
   if [ ! -x "$PY5" ]; then
     step "creating $PEERS_W5 from $SHARED/requirements-peers-w5.txt"
@@ -79,7 +80,8 @@ for w in $WHAT; do
     W5) step "W5"; "$PY5" "$SHARED/w5_codemode.py" "${AD[@]}" --reps "${W5_REPS:-21}" --out "$RAW/W5.json" ;;
     W6) step "W6"; "$PY" "$SHARED/w6_mcp.py" "${AD[@]}" --reps "${W6_REPS:-10}" --out "$RAW/W6.json" ;;
     micro) step "micro"; "$PY" bench/micro.py --repeat "${MICRO_REPEAT:-7}" --out "$RAW/micro.json" ;;
-    *) echo "unknown workload in ONLY: $w (W1 W2 W3 W4 W5 W6 micro)" >&2; exit 2 ;;
+    W7) step "W7"; "$PY" bench/w7_sessions.py --reps "${W7_REPS:-11}" --out "$RAW/w7.json" ;;
+    *) echo "unknown workload in ONLY: $w (W1 W2 W3 W4 W5 W6 micro W7)" >&2; exit 2 ;;
   esac
   if [ "${GC_ON:-0}" != 0 ] && [[ $w == W[123] ]]; then
     step "$w, GC on"

@@ -44,6 +44,7 @@ import time
 import timeit
 import tracemalloc
 from datetime import UTC, datetime
+from functools import partial
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -125,6 +126,12 @@ class OnePlugin:
             editor.add(t)
 
 
+def open_and_snapshot(service, session_id, tool):
+    scope = service.session(session_id)
+    scope.transform(adder(tool), source="host")
+    service.snapshot(session=session_id)
+
+
 def firsts(reps, data_dir):
     rows = {k: [] for k in ("location first snapshot", "session first snapshot",
                             "session open+first", "session after a change",
@@ -137,19 +144,13 @@ def firsts(reps, data_dir):
             scope = service.session(f"r{rep}-{i}")
             scope.transform(adder(session_tool(scope.id)), source="host")
             rows["session first snapshot"].append(
-                timed(lambda s=scope.id: service.snapshot(session=s)))
-        tool = session_tool("x")
-
-        def open_and_snapshot(i=rep, tool=tool):
-            scope = service.session(f"open-{i}")
-            scope.transform(adder(tool), source="host")
-            service.snapshot(session=scope.id)
-
-        rows["session open+first"].append(timed(open_and_snapshot))
+                timed(partial(service.snapshot, session=scope.id)))
+        rows["session open+first"].append(
+            timed(partial(open_and_snapshot, service, f"open-{rep}", session_tool("x"))))
         service.transform(adder(session_tool("location")), source="late")
         service.snapshot()  # the Location's own snapshot after the change (shared)
         rows["session after a change"].append(
-            timed(lambda: service.snapshot(session=f"r{rep}-0")))
+            timed(partial(service.snapshot, session=f"r{rep}-0")))
 
         plugins = micro.w1_tools()
         root = tempfile.mkdtemp(prefix="tooldeck-w7-")
@@ -161,7 +162,7 @@ def firsts(reps, data_dir):
             scope = host.session(f"h{i}")
             scope.transform(adder(session_tool(scope.id)), source="host")
             rows["host session first snapshot"].append(
-                timed(lambda s=scope.id: host.snapshot(session=s)))
+                timed(partial(host.snapshot, session=scope.id)))
         host.close()
     return {k: stats(v) for k, v in rows.items()}
 
