@@ -110,3 +110,51 @@ def test_targets_that_are_not_packs(tooldeck, tmp_path):
     assert tooldeck("check", "./missing")[0] == 2
     code, _, err = tooldeck("check", "no-such-dist-anywhere")
     assert code == 2 and "no installed distribution 'no-such-dist-anywhere'" in err
+
+
+def test_session_transforms_are_run_and_checked(tooldeck, tmp_path, builtin_read):
+    good = write(tmp_path / "todo.py", '''
+from tooldeck import Tool, ToolResult, hookimpl
+run = lambda i, c: ToolResult(content="")
+
+@hookimpl
+def session_transform(editor, session_id):
+    editor.add(Tool(name="todo_read", description="Read.", execute=run))
+''')
+    code, out, _ = tooldeck("check", str(good))
+    assert (code, out.splitlines()) == (0, [
+        "local:todo: ok (no tools; per session: todo_read)", "no problems found"])
+
+    bad = write(tmp_path / "bad.py", '''
+from tooldeck import Tool, ToolResult, hookimpl
+run = lambda i, c: ToolResult(content="")
+
+@hookimpl
+def tool_transform(editor):
+    editor.add(Tool(name="fine", description="Fine.", execute=run))
+
+@hookimpl
+def session_transform(editor, session_id):
+    editor.add(Tool(name="x" * 70, description="too long a name", execute=run))
+    editor.add(Tool(name="kept", description="Kept.", execute=run))
+''')
+    code, out, _ = tooldeck("check", str(bad))
+    lines = out.splitlines()
+    assert code == 1
+    assert lines[0] == "local:bad: problems (fine; per session: kept)"
+    assert lines[1].startswith("    refused in a session: source 'local:bad', tool 'xxx")
+    assert lines[-1] == "1 problem found"
+
+    raising = write(tmp_path / "raising.py", '''
+from tooldeck import hookimpl
+
+@hookimpl
+def session_transform(session_id):
+    raise LookupError(f"no credentials for {session_id}")
+''')
+    code, out, _ = tooldeck("check", str(raising))
+    assert code == 1
+    assert ("    session_transform failed: transform raised PluginError: plugin "
+            "'local:raising': hook 'session_transform' raised LookupError: no credentials "
+            "for tooldeck-check; source disabled") in out.splitlines()
+    assert "Traceback" in out

@@ -1,10 +1,11 @@
 """``tooldeck check [PATH | DIST]``: load one pack alone, replay it, report problems.
 
 The pack loads with the built-ins (to find name collisions) and nothing else; config
-selection and ``TOOLDECK_*_PLUGINS`` do not apply. Problems: a plugin that fails to
-import or register (including a hookimpl signature that does not match its spec), a
-hook that raises, every tool or namespace the editor refused, and every tool that
-collides with a built-in. Exit 1 when there is any problem.
+selection and ``TOOLDECK_*_PLUGINS`` do not apply. One probe session is opened so that
+``session_transform`` hooks run too. Problems: a plugin that fails to import or register
+(including a hookimpl signature that does not match its spec), a hook that raises
+(in the Location or in the session), every tool or namespace the editor refused, and
+every tool that collides with a built-in. Exit 1 when there is any problem.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ import argparse
 import os
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from tooldeck.cli._common import location_dir
 from tooldeck.cli._errors import CommandError
@@ -22,6 +23,8 @@ if TYPE_CHECKING:
     from tooldeck.host.plugins.discovery import Candidate
     from tooldeck.host.plugins.host import Host
     from tooldeck.host.plugins.report import PluginInfo
+    from tooldeck.host.registry.editor import Diagnostic
+    from tooldeck.host.service import SessionScope
 
 
 def add_parser(commands: Any) -> None:
@@ -44,9 +47,10 @@ def run(args: argparse.Namespace) -> int:
     candidates, root = pack_candidates(args.target, location_dir(args))
     host = pack_host(root, candidates)
     pack = [info for info in host.plugins if info.name in {c.name for c in candidates}]
+    session = host.session(PROBE_SESSION)  # runs every session_transform once
     problems = 0
     for info in pack:
-        problems += _report(info, frozenset(args.allow_override))
+        problems += _report(info, frozenset(args.allow_override), _in_session(session, info))
     print(f"{problems} problem{'s' if problems != 1 else ''} found" if problems
           else "no problems found")
     return 1 if problems else 0
@@ -127,7 +131,31 @@ def pack_host(root: Path, candidates: list[Candidate]) -> Host:
     return host
 
 
-def _report(info: PluginInfo, allowed: frozenset[str] = frozenset()) -> int:
+PROBE_SESSION = "tooldeck-check"
+"""The id of the session ``check`` opens to run the packs' ``session_transform``."""
+
+
+class _SessionEffects(NamedTuple):
+    tools: tuple[str, ...]
+    diagnostics: tuple[Diagnostic, ...]
+
+
+_NOTHING_IN_SESSIONS = _SessionEffects((), ())
+
+
+def _in_session(session: SessionScope, info: PluginInfo) -> _SessionEffects:
+    """The tools ``info``'s plugin adds to a session, and what was refused there."""
+    tools = sorted(name for name, entry in session.catalog.changes.items()
+                   if entry is not None and entry.source == info.name)
+    mine = tuple(d for d in session.diagnostics if d.source == info.name)
+    return _SessionEffects(tuple(tools), mine)
+
+
+def _report(
+    info: PluginInfo,
+    allowed: frozenset[str] = frozenset(),
+    session: _SessionEffects = _NOTHING_IN_SESSIONS,
+) -> int:
     """Print one plugin's result; return how many problems it has."""
     collisions = [(t, p) for t, p in info.overrides if p.startswith("builtin:")]
     intended = [(t, p) for t, p in collisions if t in allowed or "*" in allowed]
@@ -138,13 +166,21 @@ def _report(info: PluginInfo, allowed: frozenset[str] = frozenset()) -> int:
             print("    " + info.traceback.rstrip().replace("\n", "\n    "))
         return 1
     tools = ", ".join(info.provides) or "no tools"
-    print(f"{info.name}: {'ok' if not (info.diagnostics or unintended) else 'problems'} "
-          f"({tools})")
+    if session.tools:
+        tools += f"; per session: {', '.join(session.tools)}"
+    ok = not (info.diagnostics or unintended or session.diagnostics)
+    print(f"{info.name}: {'ok' if ok else 'problems'} ({tools})")
     for diagnostic in info.diagnostics:
         print(f"    refused: {diagnostic}")
+    for refused in session.diagnostics:
+        if refused.traceback is None:
+            print(f"    refused in a session: {refused}")
+            continue
+        print(f"    session_transform failed: {refused.reason}")
+        print("    " + refused.traceback.rstrip().replace("\n", "\n    "))
     for tool, plugin in unintended:
         print(f"    collision: tool {tool!r} replaces the built-in from {plugin} "
               f"(intended? pass --allow-override {tool})")
     for tool, plugin in intended:
         print(f"    overrides: tool {tool!r} replaces the built-in from {plugin} (allowed)")
-    return len(info.diagnostics) + len(unintended)
+    return len(info.diagnostics) + len(unintended) + len(session.diagnostics)
