@@ -335,3 +335,17 @@ def test_closed_sessions_give_their_memory_back(service):
     finally:
         tracemalloc.stop()
     assert retained < 200 * 100  # under 100 bytes per closed session: none is kept
+
+
+def test_a_session_catalog_knows_who_provides_what(service):
+    scope = service.session("a")
+    scope.transform(adder(make("read", "Session read.")), source="host")
+    scope.transform(lambda editor: editor.remove("shell"), source="tidy")
+    catalog = scope.catalog
+    assert catalog.base is service.catalog
+    assert catalog.lineage("read") == ("host", "builtin")
+    assert catalog.effects("host").overrides == (("read", "builtin"),)
+    assert catalog.removals == (("tidy", "shell", "builtin"),)
+    assert {name: entry and entry.source for name, entry in catalog.changes.items()} == {
+        "read": "host", "shell": None}
+    assert service.catalog.lineage("read") == ("builtin",)
