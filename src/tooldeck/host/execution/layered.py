@@ -53,7 +53,7 @@ _NOTHING: frozenset[str] = frozenset()
 class LayeredSnapshot(Snapshot):
     """A session's snapshot: ``base`` (the Location's) with the session's changes on top."""
 
-    __slots__ = ("_base", "_code", "_hidden", "_plan")
+    __slots__ = ("_base", "_code", "_masked", "_plan")
 
     def __init__(
         self,
@@ -80,7 +80,7 @@ class LayeredSnapshot(Snapshot):
             # Nothing changed: the base's index serves as it is (the hot path stays one
             # dictionary lookup).
             self._callable = base._callable
-            self._hidden = _NOTHING
+            self._masked = _NOTHING
             self._code = False
             return
         use_codemode = self._code = codemode_in_use(codemode, location, permissions)
@@ -113,7 +113,7 @@ class LayeredSnapshot(Snapshot):
             own[execute.effective] = execute
             hidden.add(RESERVED_CODEMODE_NAME)
         self._callable = own
-        self._hidden = frozenset(hidden)
+        self._masked = frozenset(hidden)
 
     # -- catalog ---------------------------------------------------------------------------
     @property
@@ -136,7 +136,7 @@ class LayeredSnapshot(Snapshot):
 
     def _steps(self) -> tuple[_Step, ...]:
         if self._plan is None:
-            self._plan = _plan(list(self._base._callable), self._callable, self._hidden,
+            self._plan = _plan(list(self._base.names), self._callable, self._masked,
                                code=self._code)
         return self._plan
 
@@ -172,7 +172,7 @@ class LayeredSnapshot(Snapshot):
 
     # -- execution -------------------------------------------------------------------------
     def _inherited(self, name: str) -> ToolRecord | None:
-        if name in self._hidden:
+        if name in self._masked:
             return None
         return self._base._callable.get(name)
 
