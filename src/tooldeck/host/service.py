@@ -163,15 +163,14 @@ class SessionScope:
 
     def _check_open(self, action: str) -> None:
         if self._closed:
-            raise SessionError(self.id, _closed(action, self.id))
+            from tooldeck.host.registry.session import closed
+
+            raise SessionError(self.id, closed(action, self._state))
 
     def __repr__(self) -> str:
         state = "closed" if self._closed else f"{len(self.registrations)} registrations"
         return f"<SessionScope {self.id!r} {state}>"
 
-
-def _closed(action: str, session_id: str) -> str:
-    return f"cannot {action}: the session is closed; open it again with session({session_id!r})"
 
 
 class ToolService:

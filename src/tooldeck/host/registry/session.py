@@ -96,11 +96,7 @@ class SessionState(ToolState):
         """Append a session transform; refused once the session is closed."""
         with self._lock:
             if self.closed:
-                raise SessionError(
-                    self.session_id,
-                    f"cannot register a transform: the session is closed; open it again "
-                    f"with session({self.session_id!r})",
-                )
+                raise SessionError(self.session_id, closed("register a transform", self))
             return super().add(fn, source)
 
     def current(self) -> Catalog:
@@ -203,6 +199,12 @@ class SessionState(ToolState):
             base=base,
             changes=MappingProxyType(tools.changes),
         )
+
+
+def closed(action: str, state: SessionState) -> str:
+    """What a closed session's error says about ``action``."""
+    return (f"cannot {action}: the session is closed; open it again with "
+            f"session({state.session_id!r})")
 
 
 def _call(template: Template, session_id: str, editor: ToolEditor) -> None:

@@ -12,6 +12,10 @@ calls every transform again), so a disposal at position *k* replays from the las
 checkpoint before *k* instead of from the start. After that point, a transform that
 only added, removed or described (it never called ``get``/``list``/``update``) is
 re-applied from its logged edits instead of being called again.
+
+A session's state (``session.SessionState``) is this same replay started from the
+Location's final catalog instead of an empty one; the few methods it replaces are
+grouped below.
 """
 
 from __future__ import annotations
@@ -276,7 +280,7 @@ class ToolState:
         try:
             while True:
                 active = [t for t in self._order() if t.source not in self._failed]
-                start = self._resume_from(active)
+                start = 0 if self._full_replay else self._common_prefix(active)
                 try:
                     self._replay(active, start)
                     break
@@ -293,10 +297,6 @@ class ToolState:
     def _order(self) -> tuple[Transform, ...]:
         """Every transform to replay, in order."""
         return self._committed
-
-    def _resume_from(self, active: list[Transform]) -> int:
-        """The first position whose replay may differ from the recorded steps."""
-        return 0 if self._full_replay else self._common_prefix(active)
 
     def _empty(self) -> tuple[Draft[CatalogEntry], Draft[NamespaceEntry]]:
         """The draft a replay from the very start begins with (tools, namespaces)."""
