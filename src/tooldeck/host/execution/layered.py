@@ -189,7 +189,7 @@ _Step = tuple[int, "ToolRecord | None"]
 
 
 def _plan(
-    names: list[str], own: dict[str, ToolRecord], hidden: frozenset[str], *, code: bool
+    names: list[str], own: dict[str, ToolRecord], masked: frozenset[str], *, code: bool
 ) -> tuple[_Step, ...]:
     """Where the session's own records go in the base's order (``names``), and which of
     the base's items go.
@@ -202,7 +202,7 @@ def _plan(
     coded = code and names[-1:] == [RESERVED_CODEMODE_NAME]
     tail = len(names) - 1 if coded else len(names)  # natives sort before ``execute``
     steps: list[tuple[int, int, str, ToolRecord | None]] = []
-    for name in hidden:
+    for name in masked:
         if code and name == RESERVED_CODEMODE_NAME:
             if coded:
                 steps.append((tail, 1, name, None))
