@@ -87,8 +87,9 @@ def _described(tool):
 
 
 def outcomes(snapshot):
+    """Every call by name: advertised tools, code-mode tools (also as ``tools.<name>``)."""
     results = {}
-    for name in (*NAMES, "zz"):
+    for name in (*NAMES, *(f"tools.{n}" for n in NAMES), "zz"):
         try:
             done = snapshot.execute_sync(ToolCall("c", name, "{}"))
             results[name] = done.content[0].text

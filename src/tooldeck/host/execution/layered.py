@@ -28,7 +28,7 @@ from functools import partial
 from operator import attrgetter
 from typing import TypeVar
 
-from tooldeck._tool import AnyTool
+from tooldeck._tool import AnyTool, ToolFailure
 from tooldeck.host.execution import formats
 from tooldeck.host.execution.snapshot import (
     CodeModeProvider,
@@ -76,6 +76,8 @@ class LayeredSnapshot(Snapshot):
         self._base = base
         self._plan: tuple[_Step, ...] | None = None
         self.codemode_tools = base.codemode_tools
+        self._codemode = None  # set below when the session needs an ``execute`` of its own
+        self._hidden = None
         if not catalog.changes:
             # Nothing changed: the base's index serves as it is (the hot path stays one
             # dictionary lookup).
@@ -105,12 +107,11 @@ class LayeredSnapshot(Snapshot):
             # changed tool of that name: it is replaced only if the code-mode tools change.
             hidden.discard(RESERVED_CODEMODE_NAME)
         if code_changed:
+            # The session's own ``execute``, built on first need like the base's.
             self.codemode_tools = _merged(
                 [e for e in base.codemode_tools if e.name not in catalog.changes], code
             )
-            assert codemode is not None
-            execute = record_of(codemode.build(self, self.codemode_tools))
-            own[execute.effective] = execute
+            self._codemode = codemode if self.codemode_tools else None
             hidden.add(RESERVED_CODEMODE_NAME)
         self._callable = own
         self._masked = frozenset(hidden)
@@ -136,14 +137,17 @@ class LayeredSnapshot(Snapshot):
 
     def _steps(self) -> tuple[_Step, ...]:
         if self._plan is None:
+            self._with_codemode()  # the session's own ``execute`` has its place in the plan
             self._plan = _plan(list(self._base.names), self._callable, self._masked,
                                code=self._code)
         return self._plan
 
     def _records(self) -> Iterable[ToolRecord]:
+        base = self._base
+        base._with_codemode()  # its records line up with its names
         if self._unchanged:
-            return self._base._records()
-        return self._spliced(tuple(self._base._records()), _same)
+            return base._records()
+        return self._spliced(tuple(base._records()), _same)
 
     @property
     def definitions(self) -> tuple[ToolDefinition, ...]:
@@ -167,18 +171,25 @@ class LayeredSnapshot(Snapshot):
 
     def get(self, name: str) -> AnyTool | None:
         """The advertised tool called ``name``, or ``None``."""
-        record = self._callable.get(name) or self._inherited(name)
-        return record.tool if record is not None else None
+        if name == RESERVED_CODEMODE_NAME:
+            self._with_codemode()
+        record = self._callable.get(name)
+        if record is not None:
+            return record.tool
+        return None if name in self._masked else self._base.get(name)
 
     # -- execution -------------------------------------------------------------------------
-    def _inherited(self, name: str) -> ToolRecord | None:
-        if name in self._masked:
-            return None
-        return self._base._callable.get(name)
-
     def _unavailable(self, name: str) -> ToolRecord:
+        """The base resolves what the session did not change (its tools, its ``execute``,
+        its code-mode tools by name); the rest resolves as in any snapshot."""
         # Reached from the hot path when the session's own records lack ``name``.
-        return self._inherited(name) or super()._unavailable(name)
+        if name.removeprefix("tools.") not in self._masked:
+            base = self._base
+            try:
+                return base._callable.get(name) or base._unavailable(name)
+            except ToolFailure:
+                pass
+        return super()._unavailable(name)
 
     def __repr__(self) -> str:
         return f"<Snapshot of session {self.session_id!r}: {len(self.names)} tools>"
