@@ -2,7 +2,8 @@
 
 Each test opens a Host on a temp dir with the pack's module as the only third-party
 plugin, opens sessions with ``host.session(id)`` and runs calls through
-``run_tool_call`` against ``host.snapshot(session=id)``, as an agent loop does.
+``run_tool_call`` against ``host.snapshot(session=id)``, as an agent loop does. Every
+test runs with code mode on (the default) and off: the todo tools are native in both.
 """
 
 from __future__ import annotations
@@ -19,9 +20,19 @@ PLAN = {"todos": [{"content": "Read the code", "status": "completed"},
                   {"content": "Add a test"}]}
 
 
+@pytest.fixture(params=["code", "native"])
+def project(request, tmp_path, monkeypatch):
+    """A project dir, no user config leaking in; ``native``: code mode turned off."""
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    monkeypatch.delenv("XDG_CONFIG_HOME", raising=False)
+    if request.param == "native":
+        (tmp_path / "tooldeck.toml").write_text("[codemode]\nenabled = false\n")
+    return tmp_path
+
+
 @pytest.fixture
-def host(tmp_path):
-    with tooldeck.Host.open(tmp_path, plugins=[tooldeck_todo]) as host:
+def host(project):
+    with tooldeck.Host.open(project, plugins=[tooldeck_todo]) as host:
         yield host
 
 
@@ -88,9 +99,9 @@ async def test_a_snapshot_taken_before_closing_keeps_its_list(host):
     assert outcome.content[0].text.startswith("1. [x] Read the code")
 
 
-def test_the_installed_entry_point_loads_the_pack(tmp_path):
+def test_the_installed_entry_point_loads_the_pack(project):
     """Needs the pack installed (``pip install .``): found by its distribution name."""
-    with tooldeck.Host.open(tmp_path, plugins=["tooldeck-todo"]) as host:
+    with tooldeck.Host.open(project, plugins=["tooldeck-todo"]) as host:
         [info] = [p for p in host.plugins if p.name == "tooldeck-todo"]
         assert info.status == "active", info.reason
         assert info.provides == ()  # nothing for the Location itself
