@@ -164,7 +164,7 @@ async def test_outside_paths_ask_external_directory_first_once_per_directory(
     assert f"M {outside / 'a.txt'}" in text_of(outcome)
 
 
-async def test_a_failure_midway_says_what_completed(patch, root):
+async def test_a_path_that_cannot_be_written_fails_before_anything_is_written(patch, root, asker):
     (root / "blocker").write_text("a regular file\n")
     (root / "c.txt").write_text("c\n")
     outcome = await patch(
@@ -178,14 +178,11 @@ async def test_a_failure_midway_says_what_completed(patch, root):
     )
     assert outcome.status == "failed"
     assert text_of(outcome) == (
-        "Patch failed at 'A blocker/x.txt'. Cannot write blocker/x.txt: a part of its parent "
-        "path is a file, not a directory.\n"
-        "Completed before the failure (these changes are on disk):\n  A a.txt\n"
-        "Not applied:\n  M c.txt\n"
-        "Fix the cause, then send a patch with only the operations not yet applied."
+        "Patch not applied; nothing was written. '*** Add File: blocker/x.txt': Cannot "
+        "write blocker/x.txt: a part of its parent path is a file, not a directory."
     )
-    assert (root / "a.txt").read_text() == "a\n"
-    assert (root / "c.txt").read_text() == "c\n"
+    assert not (root / "a.txt").exists() and (root / "c.txt").read_text() == "c\n"
+    assert asker.asked() == []
 
 
 async def test_operations_see_earlier_ones_of_the_same_patch(patch, root):

@@ -51,9 +51,9 @@ class ReadInput(Model):
     )
     offset: int = Field(
         default=1,
-        ge=1,
-        description="The 1-based line (or directory entry) to start at. Use it to continue "
-        "a long file from where the previous page ended.",
+        ge=0,
+        description="The 1-based line (or directory entry) to start at; 0 also means the "
+        "first. Use it to continue a long file from where the previous page ended.",
     )
     limit: int = Field(
         default=DEFAULT_LIMIT,

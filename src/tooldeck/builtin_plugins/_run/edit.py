@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import difflib
 import os
 import re
@@ -11,37 +12,38 @@ from pathlib import Path
 
 from tooldeck._tool import ToolContext, ToolFailure, ToolResult
 from tooldeck.builtin_plugins._run.files import (
+    Diff,
     FileServices,
     TextFile,
     decode_text,
     file_executor,
+    not_found,
     numbered_line,
-    read_bytes,
     split_lines,
     unified_diff,
-    write_bytes,
 )
+from tooldeck.builtin_plugins._run.writes import Target, writing
 from tooldeck.builtin_plugins.edit import EditInput, EditOutput, MatchKind
 
 SNIPPET_CONTEXT = 2
 SNIPPET_MAX_LINES = 30
+HINT_LINES = 20_000
+_WORD = re.compile(r"\w{3,}")
 
 
 async def _edit(services: FileServices, data: EditInput, ctx: ToolContext) -> ToolResult:
     _check_strings(data)
     gate = services.gate(ctx)
-    path = await services.resolve(gate, data.path, "file")
-    shown = services.shown(path)
-    file = _load(path, shown)
-    old, new = _lf(data.old_string, file), _lf(data.new_string, file)
-    found = find(file.text, old, new, replace_all=data.replace_all, shown=shown)
-    after = found.apply(file.text)
-    if after == file.text:
-        raise ToolFailure(f"{shown} already has new_string where old_string matched; no change.")
-    diff = unified_diff(file.text, after, shown)
-    await services.ask(gate, "edit", path, {"path": str(path), **diff.metadata()})
-    write_bytes(path, file.encode(after), shown)
-    return _result(path, shown, found, after, diff.metadata())
+    target = await Target.resolve(services, gate, data.path)
+    async with writing(services.location, target):
+        raw = target.read(verb="edit")
+        if raw is None:
+            raise not_found(target.path, target.shown, "To create a new file, use write.")
+        change = await asyncio.to_thread(_plan, raw, data, target.shown)
+        metadata = {"path": str(target.path), **change.diff.metadata()}
+        await services.ask(gate, "edit", target.path, metadata)
+        target.replace(raw, change.data)
+    return _result(target.path, target.shown, change)
 
 
 executor = file_executor(_edit)
@@ -59,9 +61,26 @@ def _check_strings(data: EditInput) -> None:
         raise ToolFailure("old_string and new_string are identical, so there is nothing to do.")
 
 
-def _load(path: Path, shown: str) -> TextFile:
-    hint = "To create a new file, use write."
-    return decode_text(read_bytes(path, shown, hint=hint), shown, purpose="edited")
+@dataclass(frozen=True, slots=True)
+class _Change:
+    """A planned edit: where it matched, the new text and bytes, and the diff."""
+
+    found: Found
+    after: str
+    data: bytes
+    diff: Diff
+
+
+def _plan(raw: bytes, data: EditInput, shown: str) -> _Change:
+    """Decode, match, replace and diff. Runs in a worker thread: on a large file with a
+    near miss, the fallback matchers and the diff take long enough to stall the loop."""
+    file = decode_text(raw, shown, purpose="edited")
+    old, new = _lf(data.old_string, file), _lf(data.new_string, file)
+    found = find(file.text, old, new, replace_all=data.replace_all, shown=shown)
+    after = found.apply(file.text)
+    if after == file.text:
+        raise ToolFailure(f"{shown} already has new_string where old_string matched; no change.")
+    return _Change(found, after, file.encode(after), unified_diff(file.text, after, shown))
 
 
 def _lf(text: str, file: TextFile) -> str:
@@ -69,9 +88,8 @@ def _lf(text: str, file: TextFile) -> str:
     return text if "\r\n" in file.text else text.replace("\r\n", "\n")
 
 
-def _result(
-    path: Path, shown: str, found: Found, after: str, diff: dict[str, object]
-) -> ToolResult:
+def _result(path: Path, shown: str, change: _Change) -> ToolResult:
+    found = change.found
     lines = found.lines()
     count = len(lines)
     where = f"line {lines[0]}" if count == 1 else "lines " + _line_list(lines)
@@ -79,9 +97,14 @@ def _result(
     if found.kind != "exact":
         text += f" old_string did not match exactly; it matched one place {_NOTES[found.kind]}."
     if count == 1:
-        text += "\n" + _snippet(after, found.spans[0], lines[0])
+        text += "\n" + _snippet(change.after, found.spans[0], lines[0])
     output = EditOutput(path=str(path), replacements=count, match=found.kind, lines=lines)
-    metadata = {"path": str(path), "replacements": count, "match": found.kind, **diff}
+    metadata = {
+        "path": str(path),
+        "replacements": count,
+        "match": found.kind,
+        **change.diff.metadata(),
+    }
     return ToolResult(text, metadata, output)
 
 
@@ -289,11 +312,28 @@ def _not_found(text: str, old: str, shown: str) -> str:
 
 
 def _closest(text: str, line: str) -> str:
-    """Where the file has the line most like old_string's first line, if any is close."""
+    """Where the file has the line most like old_string's first line, if any is close.
+
+    Comparing is costly (a ratio per line), so a file of more than ``HINT_LINES`` lines
+    only compares the lines that share a long word with it.
+    """
     lines = split_lines(text)
-    stripped = [candidate.strip() for candidate in lines]
-    close = difflib.get_close_matches(line.strip(), stripped, n=1, cutoff=0.6)
+    wanted = line.strip()
+    few = len(lines) <= HINT_LINES
+    numbers = range(len(lines)) if few else _sharing_a_word(lines, wanted)
+    stripped = {lines[n].strip(): n for n in reversed(numbers)}  # the first line wins
+    close = difflib.get_close_matches(wanted, list(stripped), n=1, cutoff=0.6)
     if not close:
         return ""
-    number = stripped.index(close[0]) + 1
+    number = stripped[close[0]] + 1
     return f"\nThe most similar line is {number}: {lines[number - 1]}"
+
+
+def _sharing_a_word(lines: list[str], wanted: str) -> list[int]:
+    """Up to ``HINT_LINES`` line numbers (0-based) holding ``wanted``'s longest word that
+    any line holds: the longest words are the rarest, so they find the near misses."""
+    for word in sorted(set(_WORD.findall(wanted)), key=len, reverse=True)[:3]:
+        numbers = [n for n, line in enumerate(lines) if word in line][:HINT_LINES]
+        if numbers:
+            return numbers
+    return []

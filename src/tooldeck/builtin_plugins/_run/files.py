@@ -19,6 +19,7 @@ from __future__ import annotations
 import contextlib
 import difflib
 import os
+import stat
 from collections.abc import Awaitable, Callable, Iterator, Mapping
 from dataclasses import dataclass
 from functools import partial
@@ -28,6 +29,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from tooldeck._tool import ToolFailure
 from tooldeck.builtin_plugins.read import MAX_LINE_CHARS
 from tooldeck.errors import PermissionCorrected
+from tooldeck.host.execution.bounding import OUTPUT_DIR, format_size
 from tooldeck.paths import lexical_path, resolve_in_location
 
 if TYPE_CHECKING:
@@ -38,6 +40,12 @@ if TYPE_CHECKING:
 
 BOM = "\ufeff"
 SNIFF_BYTES = 8192
+NAME_MAX = 255  # bytes in one path component, on the common file systems
+PATH_MAX = 4096  # bytes in a path handed to the kernel, with its final NUL
+SHELL_DIR = "shell"  # under the data dir: the full output of shell commands
+SAVED_OUTPUT_DIRS = (OUTPUT_DIR, SHELL_DIR)  # what the file tools read without an outside ask
+MAX_FILE_BYTES = 50 * 1024 * 1024
+"""The largest file the file tools load whole; a tool may pass a smaller ``limit``."""
 PathKind = Literal["file", "directory"]
 
 # Bytes that occur in text: tab, LF, FF, CR, ESC, printable ASCII and all of 0x80-0xFF
@@ -69,13 +77,39 @@ class FileServices:
         return path.relative_to(root).as_posix() if path.is_relative_to(root) else str(path)
 
     def lexical(self, raw: str) -> Path:
-        """``raw`` judged like ``resolve_in_location`` does, without asking anything."""
-        return lexical_path(self.location, raw)
+        """``raw`` judged like ``resolve_in_location`` does, without asking anything.
 
-    async def resolve(self, gate: PermissionGate, raw: str, kind: PathKind) -> Path:
-        """The absolute lexical path, after every ``external_directory`` ask it needs."""
+        A path no file system accepts (a NUL byte, a name or whole path too long) fails
+        here, saying what is wrong, before anything is asked or touched.
+        """
+        path = lexical_path(self.location, check_characters(raw))
+        check_length(path)
+        return path
+
+    async def resolve(
+        self, gate: PermissionGate, raw: str, kind: PathKind, *, reading: bool = False
+    ) -> Path:
+        """The absolute lexical path, after every ``external_directory`` ask it needs.
+
+        ``reading``: the tool only reads, so the Location's own saved outputs (the full
+        text a truncation marker names) need no ``external_directory`` ask.
+        """
+        path = self.lexical(raw)
+        if reading and self.saved_output(path):
+            return path
         with feedback_as_failure(f"access outside the project ({raw})"):
             return await resolve_in_location(gate, self.location, raw, kind=kind)
+
+    def saved_output(self, path: Path) -> bool:
+        """Whether ``path`` (and where it really leads) is in a saved-output directory."""
+        real = Path(os.path.realpath(path))
+        for name in SAVED_OUTPUT_DIRS:
+            directory = Path(os.path.normpath(self.location.data_dir.absolute() / name))
+            if path.is_relative_to(directory) and real.is_relative_to(
+                os.path.realpath(directory)
+            ):
+                return True
+        return False
 
     async def ask(
         self, gate: PermissionGate, action: str, path: Path, metadata: Mapping[str, Any]
@@ -98,6 +132,44 @@ def file_executor(run: FileRun) -> Callable[[Location], RunFn]:
     return executor
 
 
+def check_characters(raw: str) -> str:
+    """``raw``, unless it holds what no file name can: a NUL byte, or a lone surrogate."""
+    if "\0" in raw:
+        raise ToolFailure(
+            f"The path {_clip(raw)} contains a NUL character (\\0), which no file name can "
+            "hold. Pass the path without it."
+        )
+    try:
+        os.fsencode(raw)
+    except UnicodeEncodeError as exc:
+        raise ToolFailure(
+            f"The path {_clip(raw)} contains a character that cannot be part of a file "
+            f"name ({exc.object[exc.start:exc.end]!r}). Pass the path without it.",
+            cause=exc,
+        ) from exc
+    return raw
+
+
+def check_length(path: Path) -> None:
+    """Fail on a name or an absolute path longer than file systems allow."""
+    encoded = os.fsencode(path)
+    longest = max(len(name) for name in encoded.split(b"/"))
+    if longest > NAME_MAX:
+        raise ToolFailure(
+            f"The path has a name of {longest:,} bytes; file and directory names can have "
+            f"at most {NAME_MAX} bytes. Use a shorter name."
+        )
+    if len(encoded) >= PATH_MAX:
+        raise ToolFailure(
+            f"The path is {len(encoded):,} bytes long as an absolute path; paths must be "
+            f"shorter than {PATH_MAX:,} bytes. Use a shorter path."
+        )
+
+
+def _clip(raw: str, limit: int = 80) -> str:
+    return repr(raw if len(raw) <= limit else raw[:limit] + "…")
+
+
 @contextlib.contextmanager
 def feedback_as_failure(what: str) -> Iterator[None]:
     """Turn a rejection *with feedback* into a failure the model reads and acts on."""
@@ -111,26 +183,53 @@ def feedback_as_failure(what: str) -> Iterator[None]:
         ) from exc
 
 
-# -- reading and writing bytes -------------------------------------------------------------
+# -- reading bytes ----------------------------------------------------------------------------
 def read_bytes(path: Path, shown: str, *, hint: str) -> bytes:
     """The bytes of a regular file; every expected OS error becomes a ``ToolFailure``."""
+    data = read_regular(path, shown)
+    if data is None:
+        raise not_found(path, shown, hint)
+    return data
+
+
+def read_regular(
+    path: Path, shown: str, *, follow: bool = True, whole: bool = False, verb: str = "read"
+) -> bytes | None:
+    """The bytes of the regular file at ``path``, or ``None`` when nothing is there.
+
+    Anything but a regular file is refused before a byte is read (a FIFO would block,
+    ``/dev/zero`` never ends), and so is a file over ``MAX_FILE_BYTES`` unless ``whole``.
+    ``follow=False`` opens with ``O_NOFOLLOW``: a symlink in the last component is an
+    error, not a detour. ``verb`` is what the tool was about to do, for messages.
+    """
+    flags = os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC | (0 if follow else os.O_NOFOLLOW)
     try:
-        if path.exists() and not path.is_file() and not path.is_dir():
-            raise ToolFailure(f"{shown} is not a regular file (a device, socket or pipe).")
-        return path.read_bytes()
-    except FileNotFoundError as exc:
-        raise not_found(path, shown, hint) from exc
+        fd = os.open(path, flags)
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        raise os_failure(exc, shown, verb) from exc
+    try:
+        _check_regular(os.fstat(fd), shown, whole=whole)
+        with open(fd, "rb", closefd=False) as file:
+            return file.read()
     except OSError as exc:
         raise os_failure(exc, shown, "read") from exc
+    finally:
+        os.close(fd)
 
 
-def write_bytes(path: Path, data: bytes, shown: str) -> None:
-    """Write in place (following a symlink like an editor does), creating parents."""
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_bytes(data)
-    except OSError as exc:
-        raise os_failure(exc, shown, "write") from exc
+def _check_regular(info: os.stat_result, shown: str, *, whole: bool) -> None:
+    if stat.S_ISDIR(info.st_mode):
+        raise ToolFailure(f"{shown} is a directory, not a file.")
+    if not stat.S_ISREG(info.st_mode):
+        raise ToolFailure(f"{shown} is not a regular file (a device, socket or pipe).")
+    if not whole and info.st_size > MAX_FILE_BYTES:
+        raise ToolFailure(
+            f"{shown} is {format_size(info.st_size)}, too large to load (the file tools "
+            f"stop at {format_size(MAX_FILE_BYTES)}). Search it with grep, or change it "
+            "with shell tools."
+        )
 
 
 def os_failure(exc: OSError, shown: str, verb: str) -> ToolFailure:
@@ -183,10 +282,14 @@ class TextFile:
     crlf: bool = False
 
     def encode(self, text: str) -> bytes:
-        """``text`` (``\\n`` endings) as this file's bytes: same BOM, same line endings."""
+        """``text`` (``\\n`` endings) as this file's bytes: same BOM, same line endings.
+
+        A BOM is added only when ``text`` has none of its own: never two.
+        """
         if self.crlf and "\r\n" not in text:
             text = text.replace("\n", "\r\n")
-        return ((BOM if self.bom else "") + text).encode("utf-8")
+        bom = BOM if self.bom and not text.startswith(BOM) else ""
+        return (bom + text).encode("utf-8")
 
 
 def decode_text(data: bytes, shown: str, *, purpose: str) -> TextFile:

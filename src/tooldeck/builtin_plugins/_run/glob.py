@@ -17,7 +17,7 @@ from tooldeck.builtin_plugins.glob import GlobInput, GlobOutput
 async def _glob(services: FileServices, params: GlobInput, ctx: ToolContext) -> ToolResult:
     matcher = pattern_matcher(params.pattern)
     gate = services.gate(ctx)
-    directory = await services.resolve(gate, params.path or ".", "directory")
+    directory = await services.resolve(gate, params.path or ".", "directory", reading=True)
     metadata = {"pattern": params.pattern, "path": str(directory)}
     await services.ask(gate, "glob", directory, metadata)
     require_directory(directory, services.shown(directory))

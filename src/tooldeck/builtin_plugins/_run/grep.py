@@ -39,7 +39,7 @@ async def _grep(services: FileServices, params: GrepInput, ctx: ToolContext) -> 
     raw = params.path or "."
     kind: PathKind = "file" if os.path.isfile(services.lexical(raw)) else "directory"
     gate = services.gate(ctx)
-    target = await services.resolve(gate, raw, kind)
+    target = await services.resolve(gate, raw, kind, reading=True)
     await services.ask(gate, "grep", target, {"pattern": params.pattern, "path": str(target)})
     _require(target, services.shown(target))
     found, engine = await _search(target, services.location.root, pattern, include, params)

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
 import os
-import stat
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -17,8 +17,8 @@ from tooldeck.builtin_plugins._run.files import (
     decode_text,
     feedback_as_failure,
     file_executor,
+    not_found,
     os_failure,
-    read_bytes,
     unified_diff,
 )
 from tooldeck.builtin_plugins._run.patch_parse import (
@@ -31,6 +31,7 @@ from tooldeck.builtin_plugins._run.patch_parse import (
     apply_hunks,
     parse_patch,
 )
+from tooldeck.builtin_plugins._run.writes import Staged, Target, stage, writing
 from tooldeck.builtin_plugins.patch import EDIT, PatchedFile, PatchInput, PatchOutput, Status
 
 _NOT_APPLIED = "Patch not applied; nothing was written."
@@ -41,12 +42,13 @@ async def _patch(services: FileServices, args: PatchInput, ctx: ToolContext) -> 
         operations = parse_patch(args.patch_text)
     except PatchSyntaxError as exc:
         raise ToolFailure(f"Invalid patch: {exc}. {_NOT_APPLIED}", cause=exc) from exc
-    targets = await _Resolver(ctx, services).all(operations)
-    changes = _Planner(services).plan(targets)
-    diffs = [_diff(change, services) for change in changes]
-    await _ask(ctx, services, changes, diffs)
-    _write_all(changes, services)
-    return _result(changes, services, diffs)
+    resolver = _Resolver(ctx, services)
+    targets = await resolver.all(operations)
+    async with writing(services.location, *resolver.targets()):
+        plan = await asyncio.to_thread(_Planner().plan, targets)
+        await _ask(ctx, services, plan.changes, plan.diffs)
+        _apply(plan)
+    return _result(plan.changes, plan.diffs)
 
 
 executor = file_executor(_patch)
@@ -59,8 +61,8 @@ async def _ask(
     """One ``edit`` ask for every file the patch writes, moves or deletes."""
     metadata = {
         "diff": "".join(diff.text for diff in diffs),
-        "files": [str(change.path) for change in changes],
-        "operations": [_label(change, services) for change in changes],
+        "files": [str(change.target.path) for change in changes],
+        "operations": [_label(change) for change in changes],
     }
     with feedback_as_failure("this patch"):
         await services.gate(ctx).assert_(EDIT, _resources(changes), metadata=metadata)
@@ -70,13 +72,13 @@ def _resources(changes: Sequence[_Change]) -> list[str]:
     paths: dict[str, None] = {}
     for change in changes:
         if change.source is not None:
-            paths[str(change.source)] = None
-        paths[str(change.path)] = None
+            paths[str(change.source.path)] = None
+        paths[str(change.target.path)] = None
     return list(paths)
 
 
 # -- resolving --------------------------------------------------------------------------------
-_Target: TypeAlias = tuple[Operation, Path, Path | None]
+_Step: TypeAlias = tuple[Operation, Target, Target | None]
 
 
 class _Resolver:
@@ -85,26 +87,31 @@ class _Resolver:
     def __init__(self, ctx: ToolContext, services: FileServices) -> None:
         self.gate = services.gate(ctx)
         self.services = services
-        self.resolved: dict[str, Path] = {}
+        self.resolved: dict[str, Target] = {}
         self.approved: set[Path] = set()
 
-    async def all(self, operations: Sequence[Operation]) -> list[_Target]:
-        targets: list[_Target] = []
+    async def all(self, operations: Sequence[Operation]) -> list[_Step]:
+        steps: list[_Step] = []
         for op in operations:
-            path = await self.one(op.path)
+            target = await self.one(op.path)
             destination = None
             if isinstance(op, UpdateFile) and op.move_to is not None:
                 destination = await self.one(op.move_to)
-            targets.append((op, path, destination))
-        return targets
+            steps.append((op, target, destination))
+        return steps
 
-    async def one(self, raw: str) -> Path:
+    def targets(self) -> list[Target]:
+        return list(self.resolved.values())
+
+    async def one(self, raw: str) -> Target:
         if raw not in self.resolved:
             path = self.services.lexical(raw)
-            if not self._covered(path):
-                path = await self.services.resolve(self.gate, raw, "file")
-                self.approved.add(path.parent)
-            self.resolved[raw] = path
+            if self._covered(path):
+                target = Target(path, Path(os.path.realpath(path)), self.services.shown(path))
+            else:
+                target = await Target.resolve(self.services, self.gate, raw)
+                self.approved.add(target.path.parent)
+            self.resolved[raw] = target
         return self.resolved[raw]
 
     def _covered(self, path: Path) -> bool:
@@ -116,80 +123,108 @@ class _Resolver:
 # -- planning ---------------------------------------------------------------------------------
 @dataclass(frozen=True, slots=True)
 class _Change:
-    """One verified operation: what to write at ``path`` (``None``: delete it)."""
+    """One verified operation: what to write at ``target`` (``None``: delete it)."""
 
     status: Status
-    path: Path
+    target: Target
     before: str | None  # None: a new file
     after: TextFile | None
-    source: Path | None = None  # a move: removed once ``path`` is written
+    source: Target | None = None  # a move: removed once ``target`` is written
 
 
-def _label(change: _Change, services: FileServices) -> str:
+@dataclass(frozen=True, slots=True)
+class _Plan:
+    """The changes in patch order, their diffs, and every file as it was read from disk
+    (``None``: it did not exist), to check again right before writing."""
+
+    changes: list[_Change]
+    diffs: list[Diff]
+    seen: dict[Path, tuple[Target, bytes | None]]
+
+
+def _label(change: _Change) -> str:
     if change.source is not None:
-        return f"M {services.shown(change.source)} -> {services.shown(change.path)}"
-    return f"{change.status} {services.shown(change.path)}"
+        return f"M {change.source.shown} -> {change.target.shown}"
+    return f"{change.status} {change.target.shown}"
 
 
 class _Planner:
-    """Applies the operations to an in-memory overlay of the files they touch."""
+    """Applies the operations to an in-memory overlay of the files they touch.
 
-    def __init__(self, services: FileServices) -> None:
-        self.services = services
+    Runs in a worker thread: it reads the files and applies hunks, which for a large
+    file takes long enough to stall the loop.
+    """
+
+    def __init__(self) -> None:
         self.overlay: dict[Path, TextFile | None] = {}
+        self.seen: dict[Path, tuple[Target, bytes | None]] = {}
 
-    def plan(self, targets: Sequence[_Target]) -> list[_Change]:
-        return [self._one(op, path, destination) for op, path, destination in targets]
+    def plan(self, steps: Sequence[_Step]) -> _Plan:
+        changes = [self._one(op, target, destination) for op, target, destination in steps]
+        diffs = [_diff(change) for change in changes]
+        return _Plan(changes, diffs, self.seen)
 
-    def _one(self, op: Operation, path: Path, destination: Path | None) -> _Change:
+    def _one(self, op: Operation, target: Target, destination: Target | None) -> _Change:
         if isinstance(op, AddFile):
-            return self._add(op, path)
+            return self._add(op, target)
         if isinstance(op, DeleteFile):
-            return self._delete(path)
-        return self._update(op, path, destination)
+            return self._delete(target)
+        return self._update(op, target, destination)
 
-    def _add(self, op: AddFile, path: Path) -> _Change:
-        if self._exists(path):
+    def _add(self, op: AddFile, target: Target) -> _Change:
+        if self._exists(target, "Add File"):
             self._fail(
-                f"'*** Add File: {op.path}': {self.services.shown(path)} already exists. Use "
+                f"'*** Add File: {op.path}': {target.shown} already exists. Use "
                 "'*** Update File:' to change it (or delete it first in the same patch)."
             )
         text = TextFile(op.text)
-        self.overlay[path] = text
-        return _Change("A", path, None, text)
+        self.overlay[target.path] = text
+        return _Change("A", target, None, text)
 
-    def _delete(self, path: Path) -> _Change:
-        current = self._read(path, "Delete File")
-        self.overlay[path] = None
-        return _Change("D", path, current.text, None)
+    def _delete(self, target: Target) -> _Change:
+        current = self._read(target, "Delete File")
+        self.overlay[target.path] = None
+        return _Change("D", target, current.text, None)
 
-    def _update(self, op: UpdateFile, path: Path, destination: Path | None) -> _Change:
-        current = self._read(path, "Update File")
+    def _update(self, op: UpdateFile, target: Target, destination: Target | None) -> _Change:
+        current = self._read(target, "Update File")
         try:
             updated = replace(current, text=apply_hunks(current.text, op.hunks))
         except HunkMismatch as exc:
-            self._fail(_mismatch(self.services.shown(path), exc))
-        if destination is None or destination == path:
-            self.overlay[path] = updated
-            return _Change("M", path, current.text, updated)
-        if self._exists(destination):
+            self._fail(_mismatch(target.shown, exc))
+        if destination is None or destination.path == target.path:
+            self.overlay[target.path] = updated
+            return _Change("M", target, current.text, updated)
+        if self._exists(destination, "Move to"):
             self._fail(
-                f"'*** Move to: {op.move_to}': {self.services.shown(destination)} already "
+                f"'*** Move to: {op.move_to}': {destination.shown} already "
                 "exists. Move to a new path, or delete that file first in the same patch."
             )
-        self.overlay[path] = None
-        self.overlay[destination] = updated
-        return _Change("M", destination, current.text, updated, source=path)
+        self.overlay[target.path] = None
+        self.overlay[destination.path] = updated
+        return _Change("M", destination, current.text, updated, source=target)
 
-    def _exists(self, path: Path) -> bool:
-        if path in self.overlay:
-            return self.overlay[path] is not None
-        return os.path.lexists(path)
+    def _exists(self, target: Target, directive: str) -> bool:
+        if target.path in self.overlay:
+            return self.overlay[target.path] is not None
+        if os.path.lexists(target.path):
+            return True
+        try:
+            self._disk(target, "write")  # checked again before writing: still absent
+        except ToolFailure as exc:
+            self._fail(f"'*** {directive}: {target.shown}': {exc.message}")
+        return False
 
-    def _read(self, path: Path, directive: str) -> TextFile:
-        shown = self.services.shown(path)
-        if path in self.overlay:
-            text = self.overlay[path]
+    def _disk(self, target: Target, verb: str) -> bytes | None:
+        """The file's bytes on disk (``None``: absent), read once per real file."""
+        if target.real not in self.seen:
+            self.seen[target.real] = (target, target.read(verb=verb))
+        return self.seen[target.real][1]
+
+    def _read(self, target: Target, directive: str) -> TextFile:
+        shown = target.shown
+        if target.path in self.overlay:
+            text = self.overlay[target.path]
             if text is None:
                 self._fail(
                     f"'*** {directive}: {shown}': an earlier operation of this "
@@ -197,7 +232,9 @@ class _Planner:
                 )
             return text
         try:
-            data = read_bytes(path, shown, hint="Use '*** Add File:' to create it.")
+            data = self._disk(target, "read")
+            if data is None:
+                raise not_found(target.path, shown, "Use '*** Add File:' to create it.")
             return decode_text(data, shown, purpose="patched")
         except ToolFailure as exc:
             self._fail(f"'*** {directive}: {shown}': {exc.message}")
@@ -216,73 +253,93 @@ def _mismatch(shown: str, exc: HunkMismatch) -> str:
     )
 
 
-def _diff(change: _Change, services: FileServices) -> Diff:
+def _diff(change: _Change) -> Diff:
     after = change.after.text if change.after is not None else ""
-    return unified_diff(change.before, after, services.shown(change.path))
+    return unified_diff(change.before, after, change.target.shown)
 
 
 # -- writing ----------------------------------------------------------------------------------
-def _write_all(changes: Sequence[_Change], services: FileServices) -> None:
+def _apply(plan: _Plan) -> None:
+    """Check that no file changed since it was read, stage every new content beside its
+    file, then rename and delete in patch order.
+
+    Staging does the writing that can fail for lack of space or a size limit, so such a
+    failure leaves every file as it was. Only a rename or delete failing afterwards
+    leaves the patch half-applied, and the failure then lists what is on disk.
+    """
+    staged: list[Staged] = []
+    try:
+        for target, expected in plan.seen.values():
+            target.check_unchanged(expected)
+        for change in plan.changes:
+            if change.after is not None:
+                staged.append(_stage(change))
+    except BaseException as exc:
+        for done in staged:
+            done.discard()
+        if isinstance(exc, ToolFailure):
+            raise ToolFailure(f"{_NOT_APPLIED} {exc.message}", cause=exc.cause) from exc
+        raise
+    _commit(plan.changes, staged)
+
+
+def _stage(change: _Change) -> Staged:
+    assert change.after is not None
+    data = change.after.encode(change.after.text)
+    like = (change.source or change.target).real if change.status == "M" else None
+    return stage(change.target.real, data, change.target.shown, like=like)
+
+
+def _commit(changes: Sequence[_Change], staged: list[Staged]) -> None:
+    pending = list(staged)
     done: list[str] = []
-    for change in changes:
+    for index, change in enumerate(changes):
         try:
-            _write(change)
+            if change.after is None:
+                os.unlink(change.target.real)
+            else:
+                pending.pop(0).commit()
+                if change.source is not None:
+                    os.unlink(change.source.real)
         except OSError as exc:
-            rest = changes[len(done) + 1 :]
-            raise ToolFailure(_midway(change, done, rest, services, exc), cause=exc) from exc
-        done.append(_label(change, services))
+            for rest in pending:
+                rest.discard()
+            message = _midway(change, done, changes[index + 1 :], exc)
+            raise ToolFailure(message, cause=exc) from exc
+        done.append(_label(change))
 
 
-def _write(change: _Change) -> None:
-    if change.after is None:
-        change.path.unlink()
-        return
-    change.path.parent.mkdir(parents=True, exist_ok=True)
-    change.path.write_bytes(change.after.encode(change.after.text))
-    if change.source is not None:
-        os.chmod(change.path, stat.S_IMODE(os.stat(change.source).st_mode))
-        change.source.unlink()
-
-
-def _midway(
-    failed: _Change,
-    done: Sequence[str],
-    rest: Sequence[_Change],
-    services: FileServices,
-    exc: OSError,
-) -> str:
-    reason = os_failure(exc, *_failed_step(failed, exc, services)).message
+def _midway(failed: _Change, done: Sequence[str], rest: Sequence[_Change], exc: OSError) -> str:
+    reason = os_failure(exc, *_failed_step(failed, exc)).message
     lines = [
-        f"Patch failed at '{_label(failed, services)}'. {reason}",
+        f"Patch failed at '{_label(failed)}'. {reason}",
         "Completed before the failure (these changes are on disk):",
         *(f"  {label}" for label in done or ["(none)"]),
     ]
     if rest:
         lines.append("Not applied:")
-        lines.extend(f"  {_label(change, services)}" for change in rest)
+        lines.extend(f"  {_label(change)}" for change in rest)
     lines.append("Fix the cause, then send a patch with only the operations not yet applied.")
     return "\n".join(lines)
 
 
-def _failed_step(change: _Change, exc: OSError, services: FileServices) -> tuple[str, str]:
+def _failed_step(change: _Change, exc: OSError) -> tuple[str, str]:
     """The file and the verb for the message: a move can also fail removing its source."""
     if change.after is None:
-        return services.shown(change.path), "delete"
-    if change.source is not None and exc.filename == str(change.source):
-        return services.shown(change.source), "remove"
-    return services.shown(change.path), "write"
+        return change.target.shown, "delete"
+    if change.source is not None and exc.filename == str(change.source.real):
+        return change.source.shown, "remove"
+    return change.target.shown, "write"
 
 
 # -- reporting --------------------------------------------------------------------------------
-def _result(
-    changes: Sequence[_Change], services: FileServices, diffs: Sequence[Diff]
-) -> ToolResult:
-    labels = [_label(change, services) for change in changes]
+def _result(changes: Sequence[_Change], diffs: Sequence[Diff]) -> ToolResult:
+    labels = [_label(change) for change in changes]
     files = [
         PatchedFile(
             status=change.status,
-            path=str(change.path),
-            moved_from=str(change.source) if change.source is not None else None,
+            path=str(change.target.path),
+            moved_from=str(change.source.path) if change.source is not None else None,
             additions=diff.additions,
             deletions=diff.deletions,
         )

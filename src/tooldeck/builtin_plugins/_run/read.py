@@ -25,7 +25,6 @@ from tooldeck.host.execution.content import sniff_image
 if TYPE_CHECKING:
     from tooldeck._tool import ContentPart
 
-MAX_FILE_BYTES = 50 * 1024 * 1024
 FOOTER_BYTES = 200  # room kept in the byte budget for the header and the footer
 _IMAGE_NAMES = {"image/png": "PNG", "image/jpeg": "JPEG", "image/gif": "GIF", "image/webp": "WEBP"}
 
@@ -33,7 +32,7 @@ _IMAGE_NAMES = {"image/png": "PNG", "image/jpeg": "JPEG", "image/gif": "GIF", "i
 async def _read(services: FileServices, data: ReadInput, ctx: ToolContext) -> ToolResult:
     gate = services.gate(ctx)
     kind: PathKind = "directory" if os.path.isdir(services.lexical(data.path)) else "file"
-    path = await services.resolve(gate, data.path, kind)
+    path = await services.resolve(gate, data.path, kind, reading=True)
     await services.ask(gate, "read", path, {"path": str(path)})
     shown = services.shown(path)
     if path.is_dir():
@@ -47,7 +46,6 @@ executor = file_executor(_read)
 
 # -- files ---------------------------------------------------------------------------------
 def _file(services: FileServices, path: Path, shown: str, data: ReadInput) -> ToolResult:
-    _check_size(path, shown)
     raw = read_bytes(path, shown, hint="Check the path, or read its directory to list it.")
     mime_type = sniff_image(raw[:16])
     if mime_type is not None:
@@ -55,21 +53,6 @@ def _file(services: FileServices, path: Path, shown: str, data: ReadInput) -> To
     lines = split_lines(decode_text(raw, shown, purpose="read as text").text)
     page = _paginate(services, lines, data, shown, ("line", "lines"), numbered_line)
     return page.result(path, "text")
-
-
-def _check_size(path: Path, shown: str) -> None:
-    """Refuse files too large to load whole; the model can search them instead."""
-    try:
-        size = path.stat().st_size
-    except FileNotFoundError:
-        return  # read_bytes reports it, with suggestions
-    except OSError as exc:
-        raise os_failure(exc, shown, "read") from exc
-    if size > MAX_FILE_BYTES:
-        raise ToolFailure(
-            f"{shown} is {size / 1024 / 1024:,.0f} MB, too large to read "
-            f"(limit {MAX_FILE_BYTES // 1024 // 1024} MB). Search it with grep instead."
-        )
 
 
 def _image(path: Path, shown: str, raw: bytes, mime_type: str) -> ToolResult:
@@ -163,23 +146,24 @@ def _paginate(
 ) -> _Page:
     """Render rows from ``offset`` while they fit the line limit and the byte budget."""
     total = len(items)
-    if data.offset > max(total, 1):
+    offset = max(data.offset, 1)  # 0 means the start, like 1 (see ReadInput.offset)
+    if offset > max(total, 1):
         raise ToolFailure(
-            f"offset {data.offset} is past the end of {name}, which has {_count(total, *noun)}. "
+            f"offset {offset} is past the end of {name}, which has {_count(total, *noun)}. "
             f"Use an offset from 1 to {max(total, 1)}."
         )
     header = f"{name} ({_count(total, *noun)})"
     limits = services.location.config.output
     rows, by_bytes = _rows(
         items,
-        data.offset,
+        offset,
         min(data.limit, limits.max_lines),
         limits.max_bytes - len(header.encode()) - FOOTER_BYTES,
         render,
     )
-    if data.offset + len(rows) - 1 == total and len(rows) + 1 > limits.max_lines > 1:
+    if offset + len(rows) - 1 == total and len(rows) + 1 > limits.max_lines > 1:
         rows.pop()  # the whole rest plus the header would just overflow: page it instead
-    return _Page(header, rows, data.offset, total, noun[1], by_bytes)
+    return _Page(header, rows, offset, total, noun[1], by_bytes)
 
 
 def _rows(

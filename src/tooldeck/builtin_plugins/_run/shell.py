@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from tooldeck._tool import ToolContext, ToolFailure, ToolResult
-from tooldeck.builtin_plugins._run.files import FileServices, feedback_as_failure
+from tooldeck.builtin_plugins._run.files import SHELL_DIR, FileServices, feedback_as_failure
 from tooldeck.builtin_plugins._run.process import Finished, Tail, open_new, read_tail, run_in_group
 from tooldeck.builtin_plugins.shell import DEFAULT_TIMEOUT_MS, SHELL, ShellInput, ShellOutput
 from tooldeck.host.execution.bounding import cleanup_once, file_stem, format_size
@@ -23,7 +23,6 @@ if TYPE_CHECKING:
     from tooldeck.host.location.location import Location
     from tooldeck.host.location.permission import PermissionGate
 
-SHELL_DIR = "shell"
 # Room kept under the output limits for the truncation marker and the status line, so
 # the shell's own text always fits and the generic bounding has nothing to cut.
 _RESERVED_LINES = 3
@@ -35,7 +34,8 @@ _SEPARATORS = frozenset(";&|()")
 def executor(location: Location) -> RunFn:
     """``shell`` bound to the Location's file services, data dir and output limits."""
     limits = location.config.output
-    runner = _Shell(FileServices.capture(location), location.data_dir / SHELL_DIR, limits)
+    output_dir = location.data_dir.absolute() / SHELL_DIR
+    runner = _Shell(FileServices.capture(location), output_dir, limits)
     return runner.run
 
 

@@ -2,39 +2,41 @@
 
 from __future__ import annotations
 
+import asyncio
+import os
 from dataclasses import dataclass
-from pathlib import Path
 
 from tooldeck._tool import ToolContext, ToolFailure, ToolResult
 from tooldeck.builtin_plugins._run.files import (
+    Diff,
     FileServices,
     TextFile,
     count_lines,
     file_executor,
-    os_failure,
     text_file,
     unified_diff,
-    write_bytes,
 )
+from tooldeck.builtin_plugins._run.writes import Target, writing
 from tooldeck.builtin_plugins.write import WriteInput, WriteOutput
 
 
 async def _write(services: FileServices, data: WriteInput, ctx: ToolContext) -> ToolResult:
     gate = services.gate(ctx)
-    path = await services.resolve(gate, data.path, "file")
-    shown = services.shown(path)
-    before = _existing(path, shown)
-    after = (before.file if before else TextFile("")).encode(data.content)
-    if before is not None and before.raw == after:
-        text = f"{shown} already has this content ({_size(data.content, after)}); not written."
-        return ToolResult(text, {"path": str(path)}, _output(path, data.content, after, False))
-    diff = unified_diff(before.file.text if before else None, text_file(data.content).text, shown)
-    await services.ask(gate, "edit", path, {"path": str(path), **diff.metadata()})
-    write_bytes(path, after, shown)
-    verb = "Overwrote" if before else "Created"
-    text = f"{verb} {shown} ({_size(data.content, after)})."
-    metadata = {"path": str(path), "created": before is None, **diff.metadata()}
-    return ToolResult(text, metadata, _output(path, data.content, after, True, before is None))
+    target = await Target.resolve(services, gate, data.path)
+    if os.path.isdir(target.real):
+        raise ToolFailure(f"{target.shown} is a directory; write needs the path of a file.")
+    async with writing(services.location, target):
+        before = target.read(verb="write")
+        plan = await asyncio.to_thread(_plan, before, data.content, target.shown)
+        path = str(target.path)
+        if plan.diff is None:
+            text = f"{target.shown} already has this content ({plan.size}); not written."
+            return ToolResult(text, {"path": path}, plan.output(path, changed=False))
+        await services.ask(gate, "edit", target.path, {"path": path, **plan.diff.metadata()})
+        target.replace(before, plan.data)
+    text = f"{'Overwrote' if before is not None else 'Created'} {target.shown} ({plan.size})."
+    metadata = {"path": path, "created": before is None, **plan.diff.metadata()}
+    return ToolResult(text, metadata, plan.output(path, changed=True))
 
 
 executor = file_executor(_write)
@@ -42,36 +44,37 @@ executor = file_executor(_write)
 
 
 @dataclass(frozen=True, slots=True)
-class _Existing:
-    raw: bytes
-    file: TextFile  # decoded leniently: only for the diff, the BOM and the line endings
+class _Plan:
+    """What the write will do: the bytes, and the diff (``None``: nothing changes)."""
+
+    data: bytes
+    lines: int
+    created: bool
+    diff: Diff | None
+
+    @property
+    def size(self) -> str:
+        return f"{self.lines:,} line{'' if self.lines == 1 else 's'}, {len(self.data):,} bytes"
+
+    def output(self, path: str, *, changed: bool) -> WriteOutput:
+        return WriteOutput(
+            path=path,
+            created=self.created and changed,
+            changed=changed,
+            lines=self.lines,
+            bytes=len(self.data),
+        )
 
 
-def _existing(path: Path, shown: str) -> _Existing | None:
-    """What the file holds now, or ``None`` when it does not exist yet."""
-    if path.is_dir():
-        raise ToolFailure(f"{shown} is a directory; write needs the path of a file.")
-    try:
-        raw = path.read_bytes()
-    except FileNotFoundError:
-        return None
-    except OSError as exc:  # e.g. a parent that is a file: the write would fail too
-        raise os_failure(exc, shown, "write") from exc
-    return _Existing(raw, text_file(raw.decode("utf-8", errors="replace")))
+def _plan(before: bytes | None, content: str, shown: str) -> _Plan:
+    """The new bytes (keeping the old file's BOM and CRLF endings) and the diff.
 
-
-def _size(content: str, data: bytes) -> str:
-    lines = count_lines(content)
-    return f"{lines:,} line{'' if lines == 1 else 's'}, {len(data):,} bytes"
-
-
-def _output(
-    path: Path, content: str, data: bytes, changed: bool, created: bool = False
-) -> WriteOutput:
-    return WriteOutput(
-        path=str(path),
-        created=created,
-        changed=changed,
-        lines=count_lines(content),
-        bytes=len(data),
-    )
+    Runs in a worker thread: a diff of a large file takes long enough to stall the loop.
+    The old file is decoded leniently, only for the diff, the BOM and the line endings.
+    """
+    old = text_file(before.decode("utf-8", errors="replace")) if before is not None else None
+    data = (old or TextFile("")).encode(content)
+    if before == data:
+        return _Plan(data, count_lines(content), False, None)
+    diff = unified_diff(old.text if old else None, text_file(content).text, shown)
+    return _Plan(data, count_lines(content), before is None, diff)
