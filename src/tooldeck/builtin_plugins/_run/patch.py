@@ -107,7 +107,7 @@ class _Resolver:
         if raw not in self.resolved:
             path = self.services.lexical(raw)
             if self._covered(path):
-                target = Target(path, Path(os.path.realpath(path)), self.services.shown(path))
+                target = Target.of(path, self.services.shown(path))
             else:
                 target = await Target.resolve(self.services, self.gate, raw)
                 self.approved.add(target.path.parent)

@@ -57,6 +57,11 @@ class Target:
     shown: str
 
     @classmethod
+    def of(cls, path: Path, shown: str) -> Target:
+        """The target ``path`` leads to now (for a path already resolved and approved)."""
+        return cls(path, Path(os.path.realpath(path)), shown)
+
+    @classmethod
     async def resolve(cls, services: FileServices, gate: PermissionGate, raw: str) -> Target:
         """Resolve ``raw`` like ``services.resolve`` (asking ``external_directory`` when it
         leads outside), taking the real file *before* any ask so a swap is caught."""
