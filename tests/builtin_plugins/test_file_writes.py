@@ -166,14 +166,15 @@ def run_child(code: str, root, tmp_path, *, timeout: float = 60) -> list[dict]:
 def test_a_fifo_or_a_device_is_refused_before_anything_is_read(root, tmp_path):
     os.mkfifo(root / "pipe")
     (root / "zero").symlink_to("/dev/zero")
+    delete = envelope("*** Delete File: pipe")
     results = run_child(
-        """
+        f"""
         resource.setrlimit(resource.RLIMIT_AS, (2 << 30, 2 << 30))
         report(host.call_sync("write", path="pipe", content="x"))
         report(host.call_sync("edit", path="pipe", old_string="a", new_string="b"))
         report(host.call_sync("write", path="/dev/zero", content="x"))
         report(host.call_sync("write", path="zero", content="x"))
-        report(host.call_sync("patch", patch_text="*** Begin Patch\\n*** Delete File: pipe\\n*** End Patch"))
+        report(host.call_sync("patch", patch_text={delete!r}))
         """,
         root,
         tmp_path,
@@ -195,16 +196,19 @@ def test_a_file_size_limit_leaves_the_old_content_whole(root, tmp_path):
     for name in ("w.txt", "e.txt", "p1.txt", "p2.txt"):
         (root / name).write_text(old)
     big = "new line\n" * 200
+    patch = envelope(
+        *("*** Update File: p1.txt", "-old line", "+short"),
+        *("*** Update File: p2.txt", "-old line", *(f"+{line}" for line in big.splitlines())),
+    )
     results = run_child(
         f"""
         resource.setrlimit(resource.RLIMIT_FSIZE, (1000, 1000))
         big = {big!r}
         report(host.call_sync("write", path="w.txt", content=big))
-        report(host.call_sync("edit", path="e.txt", old_string="old line\\n", new_string=big, replace_all=True))
-        patch = "\\n".join(["*** Begin Patch", "*** Update File: p1.txt", "-old line", "+short",
-                          "*** Update File: p2.txt", "-old line", *("+" + l for l in big.splitlines()),
-                          "*** End Patch"])
-        report(host.call_sync("patch", patch_text=patch))
+        old = "old line\\n"
+        edit = {{"old_string": old, "new_string": big, "replace_all": True}}
+        report(host.call_sync("edit", path="e.txt", **edit))
+        report(host.call_sync("patch", patch_text={patch!r}))
         """,
         root,
         tmp_path,

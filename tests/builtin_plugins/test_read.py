@@ -287,3 +287,45 @@ async def test_a_symlink_inside_the_location_asks_nothing(read, root, asker):
 async def test_the_tool_is_native_and_declares_read(read):
     tool = read.service.snapshot().get("read")
     assert tool.codemode is False and tool.permission == "read"
+
+
+# -- offset 0 and saved outputs ----------------------------------------------------------------
+async def test_offset_0_reads_from_the_start_like_1(read, root):
+    (root / "a.txt").write_text("one\ntwo\n")
+    zero = await read.call("read", path="a.txt", offset=0)
+    assert zero.status == "completed"
+    assert text(zero) == text(await read.call("read", path="a.txt", offset=1))
+    assert zero.output["first"] == 1
+    schema = read.service.snapshot().get("read").input.model_json_schema()
+    assert schema["properties"]["offset"]["minimum"] == 0
+    assert "0 also means the first" in schema["properties"]["offset"]["description"]
+
+
+async def test_saved_outputs_are_read_without_an_outside_ask(builtins, location, asker):
+    """A truncation marker tells the model to read or grep the saved file, which lives in
+    the data dir, outside the project: the read-only tools reach it without asking."""
+    from tooldeck.host.execution.bounding import save_output
+
+    tools = builtins.load("read", "grep", "glob", "write")
+    saved = save_output("".join(f"line {i}\n" for i in range(10)), location.data_dir, "c1")
+    shell_log = location.data_dir / "shell" / "tool_c2.log"
+    shell_log.parent.mkdir(parents=True)
+    shell_log.write_text("make: done\n")
+    assert (await tools.call("read", path=str(saved), offset=5)).status == "completed"
+    assert (await tools.call("grep", pattern="done", path=str(shell_log))).output["total"] == 1
+    assert (await tools.call("glob", pattern="*", path=str(saved.parent))).output["total"] == 1
+    assert asker.requests == []
+    # Writing there is no reading: it still asks like any outside path.
+    await tools.call("write", path=str(saved), content="x")
+    assert [r.action for r in asker.requests] == ["external_directory", "edit"]
+
+
+async def test_a_link_in_the_saved_outputs_to_elsewhere_still_asks(read, location, asker, tmp_path):
+    secret = tmp_path / "secret.txt"
+    secret.write_text("token\n")
+    link = location.data_dir / "tool-output" / "tool_link"
+    link.parent.mkdir(parents=True)
+    link.symlink_to(secret)
+    asker.replies["external_directory"] = "reject"
+    assert (await read.call("read", path=str(link))).status == "declined"
+    assert [r.action for r in asker.requests] == ["external_directory"]

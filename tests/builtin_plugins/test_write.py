@@ -149,3 +149,12 @@ async def test_a_symlinked_file_pointing_outside_asks_for_its_real_directory(wri
 async def test_the_tool_is_native_and_shares_the_edit_action(write):
     tool = write.service.snapshot().get("write")
     assert tool.codemode is False and tool.permission == "edit"
+
+
+async def test_content_with_its_own_bom_onto_a_file_with_one_keeps_exactly_one(write, root):
+    (root / "bom.txt").write_bytes(b"\xef\xbb\xbfold\n")
+    outcome = await write.call("write", path="bom.txt", content="\ufeffnew\n")
+    assert outcome.status == "completed"
+    assert (root / "bom.txt").read_bytes() == b"\xef\xbb\xbfnew\n"
+    again = await write.call("write", path="bom.txt", content="\ufeffnew\n")
+    assert again.output["changed"] is False

@@ -59,6 +59,11 @@ class Pattern:
 
 def parse_pattern(source: str) -> Pattern:
     """Validate ``source`` against the dialect and compile it for both engines."""
+    if "\0" in source:
+        raise PatternError(
+            "The pattern contains a NUL character. Files holding NUL bytes are binary and "
+            "are not searched, so it cannot match; remove it."
+        )
     rust = _Translator(source).run()
     try:
         python = re.compile(source)

@@ -53,6 +53,11 @@ class _Shell:
     limits: OutputConfig
 
     async def run(self, args: ShellInput, ctx: ToolContext) -> ToolResult:
+        if "\0" in args.command:
+            raise ToolFailure(
+                "The command contains a NUL character, which no command line can hold. "
+                "Remove it (printf '\\0' writes one, if that is what the command needs)."
+            )
         gate = self.services.gate(ctx)
         workdir = await self._workdir(gate, args.workdir)
         await _ask(gate, args, workdir)
