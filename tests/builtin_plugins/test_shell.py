@@ -163,6 +163,35 @@ async def test_what_ignores_sigterm_is_killed_after_the_grace(tmp_path):
     assert live_members(int(pidfile.read_text())) == []
 
 
+def running(pid: int) -> bool:
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_bytes()
+    except OSError:
+        return False
+    return stat.rpartition(b")")[2].split()[0] != b"Z"
+
+
+async def test_background_processes_are_stopped_when_the_command_exits(shell, root):
+    """``&`` stays in the group; ``setsid`` leaves it and is found by the run's marker."""
+    outcome = await shell(
+        "sleep 60 & echo $! > bg; setsid sleep 60 & echo $! > sid; "
+        "sh -c 'sleep 60 & echo $! > nested' & wait $!; echo done"
+    )
+    assert outcome.status == "completed" and text_of(outcome) == "done\n[exit code 0]"
+    pids = [int((root / name).read_text()) for name in ("bg", "sid", "nested")]
+    assert [pid for pid in pids if running(pid)] == []
+
+
+async def test_keep_background_leaves_them_running(shell, root):
+    outcome = await shell("setsid sleep 60 & echo $! > sid", keep_background=True)
+    assert outcome.status == "completed"
+    pid = int((root / "sid").read_text())
+    try:
+        assert running(pid)
+    finally:
+        os.kill(pid, 9)
+
+
 # -- workdir and permission -------------------------------------------------------------------
 async def test_missing_or_file_workdir_fails_clearly(shell, root, asker):
     (root / "file.txt").write_text("x")

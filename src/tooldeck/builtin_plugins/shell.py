@@ -8,8 +8,19 @@ model reads the tail of that file, bounded by the same ``[output]`` limits as an
 when the tail is cut, the text names the file and the metadata says ``truncated`` so the
 generic bounding (which keeps the *head*) leaves it alone. Output that fits is not kept.
 
-A timeout or a cancellation kills the whole group (SIGTERM, then SIGKILL after a short
-grace); a cancellation is re-raised once the group is gone.
+A timeout or a cancellation kills everything the command started (SIGTERM, then
+SIGKILL after a short grace); a cancellation is re-raised once it is all gone. When the
+command exits on its own, whatever it left running in the background (``server &``,
+``setsid``, ``nohup``) is stopped the same way, unless the call sets
+``keep_background``: a tool call should not leave processes behind that nobody asked
+for, and a model that starts a server on purpose says so. Processes that left the group
+are found by a marker in their environment (``_run/process.py``).
+
+What ``shell`` asks: one ``shell`` ask with the command (and each simple command of a
+chain) as the resources, plus ``external_directory`` when ``workdir`` is outside the
+Location. Paths *inside* the command are not inspected: approving a command approves
+everything it does, in the project and outside it (``cat ../secret`` included). Rules
+on ``shell`` are the way to limit commands; ``external_directory`` is not asked for them.
 """
 
 from __future__ import annotations
@@ -42,6 +53,8 @@ or --no-pager instead.
 last lines, and the full output's file path to read or grep the rest.
 - The timeout is in milliseconds (default {DEFAULT_TIMEOUT_MS}, at most \
 {MAX_TIMEOUT_MS}); on timeout the command and everything it started are killed.
+- When the command exits, processes it left running in the background are stopped. \
+To start a server or watcher that must keep running, set keep_background to true.
 - Use the dedicated tools to read, search and edit files rather than cat, grep or sed.
 - Give a short description (5-10 words) of what the command does; the user sees it \
 when asked to allow the command."""
@@ -64,6 +77,11 @@ class ShellInput(Model):
     description: str | None = Field(
         default=None,
         description="What the command does in 5-10 words, e.g. 'Run the unit tests'.",
+    )
+    keep_background: bool = Field(
+        default=False,
+        description="Leave processes the command starts in the background (a server, "
+        "'cmd &') running after it exits. By default they are stopped when it exits.",
     )
 
 

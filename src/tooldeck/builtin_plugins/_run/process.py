@@ -3,7 +3,13 @@
 Why a process group: a command is a tree (``make`` and its compilers, ``a & b``), and
 killing only the shell would orphan the rest. ``start_new_session=True`` makes the shell
 the leader of a new session and group whose id is its pid, so ``killpg`` reaches
-everything it started (except what deliberately left the group).
+everything it started that stayed in the group.
+
+Why a marker: ``setsid``, ``nohup ... &`` under some shells and daemons leave the group.
+Every process of a run inherits ``TOOLDECK_SHELL_RUN=<random token>`` in its
+environment, and ``/proc/<pid>/environ`` still shows it after the process left the
+group or was re-parented, so those are found too. Best effort: a process that replaces
+its own environment (``env -i``) escapes, and without ``/proc`` only the group is seen.
 
 Why a file: stdout and stderr share one descriptor, so the output keeps the order the
 command wrote it in; its size is unbounded while memory stays flat; nothing can block on
@@ -16,6 +22,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
+import secrets
 import signal
 import time
 from collections.abc import Sequence
@@ -25,6 +32,9 @@ from typing import BinaryIO
 
 KILL_GRACE_SECONDS = 2.0
 """How long a timed-out or cancelled command has between SIGTERM and SIGKILL."""
+
+MARKER = "TOOLDECK_SHELL_RUN"
+"""The environment variable that marks every process one run started."""
 
 _POLL_SECONDS = 0.02
 _CHUNK = 1 << 20
@@ -38,6 +48,23 @@ class Finished:
     timed_out: bool
 
 
+@dataclass(frozen=True, slots=True)
+class Run:
+    """What identifies the processes of one run: its group and its environment marker."""
+
+    pgid: int
+    marker: bytes
+
+    def alive(self) -> bool:
+        return group_alive(self.pgid) or bool(marked(self.marker))
+
+    def signal(self, signum: signal.Signals) -> None:
+        _signal_group(self.pgid, signum)
+        for pid in marked(self.marker):
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.kill(pid, signum)
+
+
 async def run_in_group(
     argv: Sequence[str],
     *,
@@ -45,13 +72,16 @@ async def run_in_group(
     output: int,
     timeout: float,
     grace: float = KILL_GRACE_SECONDS,
+    keep_background: bool = False,
 ) -> Finished:
     """Run ``argv`` with stdout and stderr on the descriptor ``output``, stdin empty.
 
-    On timeout the whole group is killed and ``timed_out`` is set. On cancellation the
-    whole group is killed *before* ``CancelledError`` propagates, so nothing outlives the
-    call. ``OSError`` means the command could not be started.
+    On timeout everything the run started is killed and ``timed_out`` is set. On
+    cancellation it is killed *before* ``CancelledError`` propagates, so nothing outlives
+    the call. When the command exits on its own, what it left running in the background
+    is stopped too, unless ``keep_background``. ``OSError`` means it could not start.
     """
+    token = secrets.token_hex(8)
     process = await asyncio.create_subprocess_exec(
         *argv,
         cwd=cwd,
@@ -59,33 +89,37 @@ async def run_in_group(
         stdout=output,
         stderr=asyncio.subprocess.STDOUT,
         start_new_session=True,
+        env={**os.environ, MARKER: token},
     )
+    run = Run(process.pid, f"{MARKER}={token}".encode())
     try:
         await asyncio.wait_for(process.wait(), timeout)
     except TimeoutError:
-        await kill_group(process, grace)
+        await stop(run, grace)
+        await process.wait()
         return Finished(process.returncode, True)
     except asyncio.CancelledError:
-        await kill_group(process, grace)
+        await stop(run, grace)
+        await process.wait()
         raise
+    if not keep_background and run.alive():
+        await stop(run, grace)
     return Finished(process.returncode, False)
 
 
-async def kill_group(process: asyncio.subprocess.Process, grace: float) -> None:
-    """SIGTERM the group, give it ``grace`` seconds to exit, then SIGKILL what is left.
+async def stop(run: Run, grace: float) -> None:
+    """SIGTERM the run, give it ``grace`` seconds to exit, then SIGKILL what is left.
 
     The SIGKILL is in a ``finally``: a second cancellation during the grace period must
-    not leave the group running.
+    not leave anything running.
     """
-    pgid = process.pid  # the leader of a new session: its pid is the group id
-    _signal_group(pgid, signal.SIGTERM)
+    run.signal(signal.SIGTERM)
     gone = False
     try:
-        gone = await _until_gone(pgid, grace)
+        gone = await _until_gone(run, grace)
     finally:
         if not gone:
-            _signal_group(pgid, signal.SIGKILL)
-    await process.wait()
+            run.signal(signal.SIGKILL)
 
 
 def _signal_group(pgid: int, signum: signal.Signals) -> None:
@@ -93,9 +127,9 @@ def _signal_group(pgid: int, signum: signal.Signals) -> None:
         os.killpg(pgid, signum)
 
 
-async def _until_gone(pgid: int, grace: float) -> bool:
+async def _until_gone(run: Run, grace: float) -> bool:
     deadline = time.monotonic() + grace
-    while group_alive(pgid):
+    while run.alive():
         if time.monotonic() >= deadline:
             return False
         await asyncio.sleep(_POLL_SECONDS)
@@ -133,6 +167,33 @@ def _running_in(pid: str, pgid: int) -> bool:
     # "pid (comm) state ppid pgrp ...": comm may hold spaces and parentheses.
     fields = stat.rpartition(b")")[2].split()
     return len(fields) > 2 and int(fields[2]) == pgid and fields[0] != b"Z"
+
+
+def marked(marker: bytes) -> list[int]:
+    """The running processes (ours to read) whose environment holds ``marker``.
+
+    A zombie's environment reads as empty, so only live processes are found.
+    """
+    if not marker:
+        return []
+    try:
+        names = os.listdir("/proc")
+    except OSError:
+        return []
+    me = os.getpid()
+    return [
+        int(name)
+        for name in names
+        if name.isdigit() and int(name) != me and _has_marker(name, marker)
+    ]
+
+
+def _has_marker(pid: str, marker: bytes) -> bool:
+    try:
+        with open(f"/proc/{pid}/environ", "rb") as file:
+            return marker in file.read().split(b"\0")
+    except OSError:
+        return False  # exited, or another user's
 
 
 # -- the backing file -------------------------------------------------------------------------

@@ -64,7 +64,7 @@ class _Shell:
         timeout_ms = args.timeout or DEFAULT_TIMEOUT_MS
         path, output = self._open(ctx.call_id)
         try:
-            finished = await _start(args.command, workdir, output, timeout_ms)
+            finished = await _start(args, workdir, output, timeout_ms)
         except BaseException:  # not started, or cancelled: no output worth keeping
             path.unlink(missing_ok=True)
             raise
@@ -121,10 +121,14 @@ async def _ask(gate: PermissionGate, args: ShellInput, workdir: Path) -> None:
         await gate.assert_(SHELL, command_resources(args.command), metadata=metadata)
 
 
-async def _start(command: str, workdir: Path, output: int, timeout_ms: int) -> Finished:
+async def _start(args: ShellInput, workdir: Path, output: int, timeout_ms: int) -> Finished:
     try:
         return await run_in_group(
-            [_shell(), "-c", command], cwd=workdir, output=output, timeout=timeout_ms / 1000
+            [_shell(), "-c", args.command],
+            cwd=workdir,
+            output=output,
+            timeout=timeout_ms / 1000,
+            keep_background=args.keep_background,
         )
     except OSError as exc:  # only starting can raise it: the shell or workdir is unusable
         raise ToolFailure(f"Could not start the command: {exc.strerror or exc}.") from exc
