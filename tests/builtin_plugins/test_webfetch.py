@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import socket
 import struct
 import threading
@@ -78,8 +79,16 @@ class Handler(BaseHTTPRequestHandler):
         self.reply(302, "text/plain", b"", headers=[("Location", target)])
 
 
+DEEP = b"<html><body>" + b"<div>" * 1000 + b"deep" + b"</div>" * 1000 + b"</body></html>"
+MANY = b"<html><body>" + b"".join(
+    b"<div><p>Paragraph %d with <a href='/x/%d'>a link</a>.</p></div>\n" % (i, i)
+    for i in range(3000)
+) + b"</body></html>"
+
 ROUTES = {
     "/page.html": lambda h: h.reply(200, "text/html; charset=utf-8", PAGE),
+    "/deep.html": lambda h: h.reply(200, "text/html", DEEP),
+    "/many.html": lambda h: h.reply(200, "text/html", MANY),
     "/plain.txt": lambda h: h.reply(200, "text/plain", b"hello\n  world\n"),
     "/data.json": lambda h: h.reply(200, "application/json", b'{"a": [1, 2]}'),
     "/notes": lambda h: h.reply(200, "application/octet-stream", b"plain notes\n"),
@@ -299,3 +308,54 @@ async def test_rules_match_the_url(builtins, root, tmp_path, asker, server):
     denied = await fetch.call("webfetch", url=server.url("/boom"))
     assert denied.status == "failed" and denied.error.type == "permission.rejected"
     assert asker.requests == [] and server.hits == ["/plain.txt"]
+
+
+# -- heavy pages -----------------------------------------------------------------------------
+async def test_a_deeply_nested_page_fails_clearly_as_markdown_and_converts_as_text(
+    webfetch, server
+):
+    outcome = await webfetch.call("webfetch", url=server.url("/deep.html"))
+    assert outcome.status == "failed" and outcome.error.type == "tool.execution"
+    assert outcome.error.message == (
+        f"The page at {server.url('/deep.html')} nests elements 1,002 levels deep, too deep "
+        "to convert to markdown (at most 200). Fetch it with format='text' or format='html'."
+    )
+    text_outcome = await webfetch.call("webfetch", url=server.url("/deep.html"), format="text")
+    assert text(text_outcome) == "deep"
+
+
+async def test_only_the_first_part_of_a_large_page_is_converted(webfetch, server, monkeypatch):
+    from tooldeck.builtin_plugins._run import webfetch as run
+
+    monkeypatch.setattr(run, "MAX_CONVERT_BYTES", 1000)
+    outcome = await webfetch.call("webfetch", url=server.url("/many.html"), format="text")
+    lines = [line for line in text(outcome).split("\n") if line]
+    assert lines[:2] == ["Paragraph 0 with a link.", "Paragraph 1 with a link."]
+    assert len([line for line in lines if line.startswith("Paragraph")]) < 20
+    assert lines[-1] == (
+        f"[Only the first 1000 bytes of this {len(MANY) / 1024:.1f} KiB page were "
+        "converted. Fetch it with format='html' for all of it.]"
+    )
+
+
+async def test_the_loop_keeps_running_while_a_page_is_converted(webfetch, server):
+    """Other tasks run while the page is parsed: far more loop turns pass during a
+    markdown fetch than during the same fetch returned as HTML (nothing to convert)."""
+    ticks = 0
+
+    async def ticker() -> None:
+        nonlocal ticks
+        while True:
+            await asyncio.sleep(0)
+            ticks += 1
+
+    async def turns_during(fmt: str) -> int:
+        start = ticks
+        outcome = await webfetch.call("webfetch", url=server.url("/many.html"), format=fmt)
+        assert outcome.status == "completed"
+        return ticks - start
+
+    ticking = asyncio.create_task(ticker())
+    fetching, converting = await turns_during("html"), await turns_during("markdown")
+    ticking.cancel()
+    assert converting > fetching + 100

@@ -15,6 +15,13 @@ Conversion: HTML becomes markdown (links made absolute) or plain text, or stays 
 when asked; scripts, styles and other non-content elements are dropped. Other text
 (JSON, plain text, XML, ...) comes back as it is. PNG, JPEG, GIF and WEBP images come
 back as images. Other binary content is refused.
+
+Converting is CPU work that grows with the page, so it is bounded like the fetch: it
+runs in a worker thread under the same ``timeout`` (the loop keeps serving other calls
+and the deadline holds), only the first ``MAX_CONVERT_BYTES`` (2 MiB) of a page are
+converted (the text then says so), and markdown is refused for pages nested more than
+``MAX_DEPTH`` (200) elements deep, whose conversion would exhaust the stack; plain text
+converts them, without recursion.
 """
 
 from __future__ import annotations
@@ -47,7 +54,8 @@ https:// URLs; responses over {MAX_BYTES // (1024 * 1024)} MB are refused; `time
 (default {DEFAULT_TIMEOUT:g} s, at most {MAX_TIMEOUT:g} s) covers the whole fetch. \
 Redirects on the same host are followed; a redirect to another host is reported so you \
 can fetch the new URL yourself. Each URL needs the user's approval. Long pages are cut \
-and saved; the result then says where."""
+and saved; the result then says where. Only the first 2 MB of a page's HTML are \
+converted; a page nested too deeply for markdown can still be fetched as text."""
 
 
 class WebFetchInput(Model):

@@ -29,41 +29,51 @@ from tooldeck.builtin_plugins.webfetch import (
     WebFetchInput,
     WebFetchOutput,
 )
+from tooldeck.host.execution.bounding import format_size
 
 if TYPE_CHECKING:
+    from collections.abc import Iterator
+
     from bs4 import BeautifulSoup
+    from bs4.element import PageElement
 
     from tooldeck._tool import ContentPart
     from tooldeck.builtin_plugins._deferred import RunFn
     from tooldeck.host.location.location import Location
 
 MAX_REDIRECTS = 10
+MAX_CONVERT_BYTES = 2 * 1024 * 1024
+"""How much of an HTML page is converted to markdown or text (the rest is left out)."""
+MAX_DEPTH = 200
+"""How deep a page may nest elements to be converted to markdown."""
 
 _HTML = frozenset({"text/html", "application/xhtml+xml"})
 _IMAGES = frozenset({"image/png", "image/jpeg", "image/gif", "image/webp"})
 _TEXT = re.compile(r"text/.*|application/(.*[+.-])?(json|xml|javascript|ecmascript|yaml|toml|sql)")
 _DROPPED = ("script", "style", "noscript", "template", "iframe", "svg", "canvas", "head")
-_BLOCKS = (
-    "p",
-    "div",
-    "br",
-    "li",
-    "tr",
-    "h1",
-    "h2",
-    "h3",
-    "h4",
-    "h5",
-    "h6",
-    "pre",
-    "blockquote",
-    "section",
-    "article",
-    "header",
-    "footer",
-    "table",
-    "ul",
-    "ol",
+_BLOCKS = frozenset(
+    {
+        "p",
+        "div",
+        "br",
+        "li",
+        "tr",
+        "h1",
+        "h2",
+        "h3",
+        "h4",
+        "h5",
+        "h6",
+        "pre",
+        "blockquote",
+        "section",
+        "article",
+        "header",
+        "footer",
+        "table",
+        "ul",
+        "ol",
+    }
 )
 _ACCEPT = {
     "markdown": "text/markdown;q=1.0, text/html;q=0.9, text/plain;q=0.8, */*;q=0.1",
@@ -95,8 +105,7 @@ def executor(location: Location) -> RunFn:
         metadata = {"url": url, "format": params.format, "timeout": params.timeout}
         with feedback_as_failure(f"fetching {url}"):
             await gate.assert_("webfetch", (url,), metadata=metadata)
-        response = await _fetch_within(url, params)
-        return _result(response, params.format)
+        return await _fetch_within(url, params)
 
     return webfetch
 
@@ -123,12 +132,25 @@ def checked_url(raw: str) -> str:
 
 
 # -- fetching ----------------------------------------------------------------------------------
-async def _fetch_within(url: str, params: WebFetchInput) -> _Response:
-    """``_fetch`` under the call's deadline, with network errors as failures."""
+async def _fetch_within(url: str, params: WebFetchInput) -> ToolResult:
+    """Fetch and convert under the call's deadline, with network errors as failures.
+
+    Converting runs in a worker thread: parsing a large page takes seconds of CPU, and
+    on the loop it would hold up every other call and ignore the deadline.
+    """
+    response: _Response | None = None
     try:
         async with asyncio.timeout(params.timeout):
-            return await _fetch(url, params)
+            response = await _fetch(url, params)
+            return await asyncio.to_thread(_result, response, params.format)
     except (TimeoutError, httpx.TimeoutException) as exc:
+        if response is not None:
+            raise ToolFailure(
+                f"Converting the page from {response.url} took longer than the "
+                f"{params.timeout:g} s timeout. Fetch it with format='html', or try again "
+                f"with a longer timeout (at most {MAX_TIMEOUT:g}).",
+                cause=exc,
+            ) from exc
         raise ToolFailure(
             f"Fetching {url} timed out after {params.timeout:g} s. Try again with a longer "
             f"timeout (at most {MAX_TIMEOUT:g}) or a different URL.",
@@ -289,17 +311,27 @@ def _decode(response: _Response) -> str:
 
 
 def _convert(response: _Response, fmt: Format) -> str:
+    """The page as ``fmt``. Only its first ``MAX_CONVERT_BYTES`` are converted (memory
+    and time grow with the page), and the text then says so."""
     if fmt == "html":
         return _decode(response)
-    soup = _soup(response)
-    return _markdown(soup) if fmt == "markdown" else _plain_text(soup)
+    body = response.body[:MAX_CONVERT_BYTES]
+    soup = _soup(response, body)
+    text = _markdown(soup, response.url) if fmt == "markdown" else _plain_text(soup)
+    if len(body) < len(response.body):
+        text += (
+            f"\n\n[Only the first {format_size(len(body))} of this "
+            f"{format_size(len(response.body))} page were converted. Fetch it with "
+            "format='html' for all of it.]"
+        )
+    return text
 
 
-def _soup(response: _Response) -> BeautifulSoup:
+def _soup(response: _Response, body: bytes) -> BeautifulSoup:
     """The page without non-content elements, its links and images made absolute."""
     from bs4 import BeautifulSoup
 
-    soup = BeautifulSoup(response.body, "html.parser", from_encoding=response.charset)
+    soup = BeautifulSoup(body, "html.parser", from_encoding=response.charset)
     for element in soup(_DROPPED):
         element.decompose()
     for attribute, tags in (("href", ("a",)), ("src", ("img",))):
@@ -310,17 +342,64 @@ def _soup(response: _Response) -> BeautifulSoup:
     return soup
 
 
-def _markdown(soup: BeautifulSoup) -> str:
+def _markdown(soup: BeautifulSoup, url: str) -> str:
+    """Markdown, for pages nested at most ``MAX_DEPTH`` elements deep: the converter
+    recurses once per level and would otherwise run out of stack."""
     from markdownify import MarkdownConverter
 
+    depth = _depth(soup)
+    if depth > MAX_DEPTH:
+        raise _too_deep(url, f"{depth:,}")
     converter = MarkdownConverter(heading_style="ATX", bullets="-")
-    return _tidy(converter.convert_soup(soup))
+    try:
+        return _tidy(converter.convert_soup(soup))
+    except RecursionError as exc:  # a safety net under the depth check
+        raise _too_deep(url, f"over {MAX_DEPTH}") from exc
+
+
+def _depth(soup: BeautifulSoup) -> int:
+    """How deep elements nest, found in one pass without recursion."""
+    from bs4.element import Tag
+
+    depths = {id(soup): 0}
+    deepest = 0
+    for element in soup.descendants:
+        if isinstance(element, Tag):
+            depth = depths[id(element.parent)] + 1
+            depths[id(element)] = depth
+            deepest = max(deepest, depth)
+    return deepest
+
+
+def _too_deep(url: str, depth: str) -> ToolFailure:
+    return ToolFailure(
+        f"The page at {url} nests elements {depth} levels deep, too deep to convert to "
+        f"markdown (at most {MAX_DEPTH}). Fetch it with format='text' or format='html'."
+    )
 
 
 def _plain_text(soup: BeautifulSoup) -> str:
-    for tag in soup.find_all(_BLOCKS):
-        tag.insert_after("\n")
-    return _tidy(soup.get_text(), indent=False)
+    """The page's text with a line break after each block element.
+
+    One walk with an explicit stack: no recursion however deep the page nests, and no
+    edits to the tree (inserting a break after each of many siblings is quadratic).
+    """
+    from bs4.element import CData, NavigableString, Tag
+
+    pieces: list[str] = []
+    stack: list[tuple[Iterator[PageElement], bool]] = [(iter(soup.contents), False)]
+    while stack:
+        children, block = stack[-1]
+        child = next(children, None)
+        if child is None:
+            stack.pop()
+            if block:
+                pieces.append("\n")
+        elif isinstance(child, Tag):
+            stack.append((iter(child.contents), child.name in _BLOCKS))
+        elif type(child) in (NavigableString, CData):
+            pieces.append(str(child))
+    return _tidy("".join(pieces), indent=False)
 
 
 def _tidy(text: str, *, indent: bool = True) -> str:
