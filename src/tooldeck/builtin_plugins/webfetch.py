@@ -40,6 +40,8 @@ if TYPE_CHECKING:
     from tooldeck.host.registry.editor import ToolEditor
 
 MAX_BYTES = 5 * 1024 * 1024
+MAX_CONVERT_BYTES = 2 * 1024 * 1024
+MAX_DEPTH = 200
 DEFAULT_TIMEOUT = 30.0
 MAX_TIMEOUT = 120.0
 Format = Literal["markdown", "text", "html"]
@@ -54,8 +56,9 @@ https:// URLs; responses over {MAX_BYTES // (1024 * 1024)} MB are refused; `time
 (default {DEFAULT_TIMEOUT:g} s, at most {MAX_TIMEOUT:g} s) covers the whole fetch. \
 Redirects on the same host are followed; a redirect to another host is reported so you \
 can fetch the new URL yourself. Each URL needs the user's approval. Long pages are cut \
-and saved; the result then says where. Only the first 2 MB of a page's HTML are \
-converted; a page nested too deeply for markdown can still be fetched as text."""
+and saved; the result then says where. Only the first \
+{MAX_CONVERT_BYTES // (1024 * 1024)} MB of a page's HTML are converted; a page nested \
+too deeply for markdown can still be fetched as text."""
 
 
 class WebFetchInput(Model):

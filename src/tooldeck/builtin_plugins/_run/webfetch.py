@@ -24,6 +24,8 @@ from tooldeck._tool import (
 from tooldeck.builtin_plugins._run.files import feedback_as_failure
 from tooldeck.builtin_plugins.webfetch import (
     MAX_BYTES,
+    MAX_CONVERT_BYTES,
+    MAX_DEPTH,
     MAX_TIMEOUT,
     Format,
     WebFetchInput,
@@ -42,10 +44,6 @@ if TYPE_CHECKING:
     from tooldeck.host.location.location import Location
 
 MAX_REDIRECTS = 10
-MAX_CONVERT_BYTES = 2 * 1024 * 1024
-"""How much of an HTML page is converted to markdown or text (the rest is left out)."""
-MAX_DEPTH = 200
-"""How deep a page may nest elements to be converted to markdown."""
 
 _HTML = frozenset({"text/html", "application/xhtml+xml"})
 _IMAGES = frozenset({"image/png", "image/jpeg", "image/gif", "image/webp"})
