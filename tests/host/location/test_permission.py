@@ -3,12 +3,13 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import subprocess
+import sys
 
 import pytest
 
 from tooldeck import Location, Tool, ToolContext, ToolResult, ToolService
 from tooldeck.errors import (
-    ConfigError,
     PermissionBlocked,
     PermissionCorrected,
     PermissionDeclined,
@@ -172,7 +173,8 @@ async def test_always_saves_allow_rules_that_a_fresh_service_reloads(tmp_path, a
     fresh = PermissionService(make(tmp_path))
     assert fresh.evaluate("edit", "a.py") == "allow"
     assert fresh.evaluate("edit", "b.py") == "ask"
-    assert sorted(p.name for p in (tmp_path / "data").iterdir()) == ["permissions.json"]
+    names = sorted(p.name for p in (tmp_path / "data").iterdir())
+    assert names == ["permissions.json", "permissions.json.lock"]  # the lock guards saving
 
 
 async def test_always_saves_the_requested_save_patterns(tmp_path):
@@ -209,13 +211,88 @@ async def test_an_unwritable_data_dir_keeps_the_approval_in_memory(tmp_path, cap
     assert location.permission.evaluate("edit", "a.py") == "allow"
 
 
-def test_a_corrupt_approvals_file_is_a_config_error_naming_it(tmp_path):
+@pytest.mark.parametrize(
+    "content",
+    ["", "{not json", '{"rules": [{"action": "edit", "effect": "sometimes"}]}', "[]"],
+    ids=["empty", "truncated", "invalid-rule", "wrong-shape"],
+)
+def test_a_corrupt_approvals_file_is_set_aside_and_reported_once(tmp_path, caplog, content):
     (tmp_path / "data").mkdir()
     path = tmp_path / "data" / "permissions.json"
-    path.write_text('{"rules": [{"action": "edit", "effect": "sometimes"}]}')
-    with pytest.raises(ConfigError) as caught:
-        PermissionService(make(tmp_path))
-    assert caught.value.path == str(path)
+    path.write_text(content)
+    with caplog.at_level(logging.WARNING, logger="tooldeck.host.location.permission"):
+        service = PermissionService(make(tmp_path, rule("edit", "src/*", "allow")))
+        again = PermissionService(make(tmp_path))
+    [warning] = caplog.records
+    assert warning.getMessage().startswith(
+        f"permission approvals in {path} were not valid and are ignored; the file was moved "
+        f"to {path}.corrupt. Tools keep working on the configured rules"
+    )
+    assert (tmp_path / "data" / "permissions.json.corrupt").read_text() == content
+    assert not path.exists()
+    assert service.evaluate("edit", "src/a.py") == "allow"  # configured rules still apply
+    assert service.evaluate("read", "a.py") == "allow"  # and the built-in defaults
+    assert again.evaluate("edit", "a.py") == "ask"
+
+
+async def test_a_file_corrupted_after_loading_is_set_aside_when_saving(tmp_path, caplog):
+    location = make(tmp_path, asker=Script("always"))
+    await assert_(location, "edit", ["a.py"])
+    (tmp_path / "data" / "permissions.json").write_text("{")
+    with caplog.at_level(logging.WARNING, logger="tooldeck.host.location.permission"):
+        await assert_(location, "edit", ["b.py"])
+    assert "were not valid and are ignored" in caplog.text
+    saved = json.loads((tmp_path / "data" / "permissions.json").read_text())
+    assert [r["resource"] for r in saved["rules"]] == ["a.py", "b.py"]  # this process kept both
+
+
+async def test_builtins_keep_working_over_a_corrupt_approvals_file(tmp_path, caplog):
+    from tooldeck.testing import TestHost
+
+    location = make(tmp_path)
+    (location.root / "a.txt").write_text("hello\n")
+    (tmp_path / "data").mkdir()
+    (tmp_path / "data" / "permissions.json").write_text("")
+    host = TestHost.for_location(location, builtins=["read"])
+    with caplog.at_level(logging.WARNING, logger="tooldeck.host.location.permission"):
+        outcome = await host.call("read", path="a.txt")
+    assert outcome.status == "completed"
+    assert "were not valid and are ignored" in caplog.text
+
+
+NAMES = ("first", "second", "third", "fourth")
+_SAVER = """
+import asyncio, os, sys, time
+from pathlib import Path
+from tooldeck.host.location.location import Location
+
+root, data, name, count, start = sys.argv[1:]
+location = Location(root, data_dir=data, asker=lambda request: "always")
+while not os.path.exists(start):
+    time.sleep(0.001)
+
+async def main():
+    for i in range(int(count)):
+        await location.permission.assert_("edit", [f"{name}-{i}"], source={})
+
+asyncio.run(main())
+"""
+
+
+def test_approvals_saved_by_several_processes_at_once_are_all_kept(tmp_path):
+    root = tmp_path / "root"
+    root.mkdir()
+    start = tmp_path / "start"
+    args = [str(root), str(tmp_path / "data")]
+    children = [
+        subprocess.Popen([sys.executable, "-c", _SAVER, *args, name, "25", str(start)])
+        for name in NAMES
+    ]
+    start.touch()
+    assert [child.wait(timeout=60) for child in children] == [0] * len(NAMES)
+    saved = json.loads((tmp_path / "data" / "permissions.json").read_text())
+    resources = sorted(r["resource"] for r in saved["rules"])
+    assert resources == sorted(f"{name}-{i}" for name in NAMES for i in range(25))
 
 
 @pytest.mark.parametrize("asker_type", [Script, AsyncScript])
