@@ -33,3 +33,16 @@ def test_json_reports_failures_with_traceback(project, tooldeck, monkeypatch):
     assert "OSError: disk" in broken["traceback"]
     assert plugins["local:b_loud"]["overrides"] == [{"tool": "greet", "plugin": "local:a_greet"}]
     assert plugins["local:a_greet"]["provides"] == ["fun_joke"]
+
+
+def test_a_corrupt_approvals_file_is_reported_and_set_aside(project, tooldeck, caplog):
+    from tooldeck.host.location.location import default_data_dir
+
+    data = default_data_dir(project.resolve())
+    data.mkdir(parents=True)
+    (data / "permissions.json").write_text("{truncated")
+    with caplog.at_level("WARNING", logger="tooldeck"):
+        code, _, _ = tooldeck("plugins")
+    assert code == 0
+    assert f"permission approvals in {data / 'permissions.json'} were not valid" in caplog.text
+    assert (data / "permissions.json.corrupt").read_text() == "{truncated"
