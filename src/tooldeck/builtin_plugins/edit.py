@@ -1,8 +1,10 @@
 """The ``edit`` built-in: replace one exact piece of a file (or every copy of it).
 
 Order of a call: check the strings (identical or empty ``old_string`` fail before
-anything else) → resolve the path (``external_directory`` when outside) → read and
-decode the file → find the match → assert ``edit`` with the diff in the ask → write.
+anything else) → resolve the path (``external_directory`` when outside) → take the
+file's write lock → read and decode the file → find the match (in a worker thread) →
+assert ``edit`` with the diff in the ask → check the file is unchanged → replace it
+atomically (``_run/writes.py``).
 
 Matching is exact first. Models often get invisible details wrong (trailing spaces,
 the indentation level of a block, typographic quotes or dashes, a no-break space), so

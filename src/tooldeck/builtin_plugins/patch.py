@@ -3,11 +3,14 @@
 The leaf owns the order of effects:
 
 1. parse the envelope (a syntax error names the patch line);
-2. resolve every path, asking ``external_directory`` for those outside the Location;
+2. resolve every path, asking ``external_directory`` for those outside the Location,
+   and take the write lock of every file it touches;
 3. read the files and apply every hunk in memory, so a hunk that does not match fails
    the call before anything is written;
 4. ask ``edit`` once, for every touched file, with the combined diff;
-5. write in patch order; an OS error midway says which operations completed.
+5. check no file changed since it was read, write every new content to a temporary
+   file beside its file (a full disk fails here, with nothing changed), then rename
+   and delete in patch order; a rename failing after that says what is on disk.
 
 Operations see the earlier ones of the same patch (delete then add the same path,
 update a file twice). CRLF files stay CRLF and a UTF-8 byte-order mark is kept.

@@ -1,9 +1,11 @@
 """The ``write`` built-in: create a file or replace its whole content.
 
 Order of a call: resolve the path (``external_directory`` when it leads outside the
-Location) → read what is there now, for the diff → assert ``edit`` with that diff in
-the ask → write. Nothing is written unless the ask returned, so a "reject" (a decline
-signal this module never catches) leaves the disk untouched.
+Location) → take the file's write lock → read what is there now, for the diff (a FIFO
+or a device is refused here) → assert ``edit`` with that diff in the ask → check the
+file is unchanged → replace it atomically (``_run/writes.py``). Nothing is written
+unless the ask returned, so a "reject" (a decline signal this module never catches)
+leaves the disk untouched.
 
 An existing file keeps its UTF-8 BOM and, when every line ended in CRLF and the new
 content uses plain newlines, its CRLF line endings: a model rewriting a Windows file

@@ -8,6 +8,12 @@
   when that is outside the Location. The path the tool works on stays the lexical
   one, and so do permission resources. ``PermissionCorrected`` becomes a
   ``ToolFailure`` carrying the user's feedback; the decline signals are never caught.
+* **Bad paths and saved outputs.** A path no file system takes (a NUL byte, a name
+  over 255 bytes, a path over 4 KiB) fails clearly before anything is asked. The
+  read-only tools reach the Location's saved outputs (what a truncation marker names,
+  in the data dir) without an ``external_directory`` ask.
+* **Reading.** Only regular files are read, opened non-blocking and checked with
+  ``fstat`` first: a FIFO or a device is refused before a byte is read.
 * **Text.** Files are UTF-8. A BOM and pure CRLF line endings are remembered by
   ``TextFile`` so an edit writes them back; the text itself uses ``\\n``.
 * **Messages.** Missing files name up to three similar siblings; OS errors say what
