@@ -68,6 +68,7 @@ CONTRACT: dict[str, tuple[str, ...]] = {
     "tooldeck.mcp": (*PUBLIC, *HOST, "tooldeck.codemode", "tooldeck.providers"),
     "tooldeck.builtin_plugins": BUILTINS,
     "tooldeck.builtin_plugins._run.question": (*BUILTINS, "tooldeck.host.location.questions"),
+    "tooldeck.builtin_plugins._run.files": (*BUILTINS, "tooldeck.host.execution.bounding"),
     "tooldeck.builtin_plugins._run.read": (*BUILTINS, "tooldeck.host.execution.content"),
     "tooldeck.builtin_plugins._run.shell": (*BUILTINS, "tooldeck.host.execution.bounding"),
     "tooldeck.cli": ANYTHING,

@@ -21,7 +21,7 @@ from tooldeck._tool import (
     ToolFailure,
     ToolResult,
 )
-from tooldeck.builtin_plugins._run.files import feedback_as_failure
+from tooldeck.builtin_plugins._run.files import feedback_as_failure, format_size
 from tooldeck.builtin_plugins.webfetch import (
     MAX_BYTES,
     MAX_CONVERT_BYTES,
@@ -31,7 +31,6 @@ from tooldeck.builtin_plugins.webfetch import (
     WebFetchInput,
     WebFetchOutput,
 )
-from tooldeck.host.execution.bounding import format_size
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
