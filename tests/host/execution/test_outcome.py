@@ -201,6 +201,34 @@ def test_a_defect_is_failed_unknown_and_logged_with_its_traceback(tmp_path, capl
     assert "in broken" in caplog.text  # the traceback itself was logged
 
 
+class Abort(BaseException):
+    """What a library might raise to unwind: a BaseException that is no signal of ours."""
+
+
+@pytest.mark.parametrize("raised", [Abort("stop here"), GeneratorExit()], ids=["custom", "genexit"])
+@pytest.mark.parametrize("kind", ["sync", "async"])
+def test_a_base_exception_that_is_no_signal_is_a_defect_too(tmp_path, caplog, raised, kind):
+    def broken(args, ctx):
+        raise raised
+
+    async def broken_async(args, ctx):
+        return broken(args, ctx)
+
+    def fine(args, ctx):
+        return ToolResult("still here")
+
+    snapshot = make_snapshot(
+        tmp_path, ("calc", broken if kind == "sync" else broken_async), ("echo", fine)
+    )
+    with caplog.at_level(logging.ERROR, logger="tooldeck"):
+        result = run(snapshot, "calc")
+    assert result.status == "failed" and result.error.type == "unknown"
+    name = type(raised).__name__
+    assert result.error.message.startswith(f"Tool 'calc' failed unexpectedly ({name}")
+    assert caplog.records[0].exc_info[0] is type(raised)
+    assert run(snapshot, "echo").status == "completed"  # and the loop goes on
+
+
 def test_a_contract_defect_is_failed_unknown(tmp_path, caplog):
     def undeclared_output(args, ctx):
         return ToolResult("x", output={"n": 1})

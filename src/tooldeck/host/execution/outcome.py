@@ -13,7 +13,9 @@ nothing                                ``completed`` (text bounded, see bounding
 ``PermissionDeclined``,                ``declined`` (``BaseException`` signals, so
 ``QuestionDismissed``                  no leaf's ``except Exception`` ate them)
 ``asyncio.CancelledError``             ``interrupted`` (or re-raised, see below)
-any other ``Exception`` (a defect)     ``failed`` / ``unknown``, traceback logged
+anything else (a defect, including     ``failed`` / ``unknown``, traceback logged
+``GeneratorExit`` and other
+``BaseException`` subclasses)
 ``KeyboardInterrupt``, ``SystemExit``  propagate
 =====================================  ==========================================
 """
@@ -126,7 +128,10 @@ async def run_tool_call(
         if propagate_cancel or _cancelling():
             raise
         return ToolCallOutcome("interrupted", (text_part(INTERRUPTED_TEXT),))
-    except Exception as exc:  # a defect: logged with its traceback, never crashes the host
+    except (KeyboardInterrupt, SystemExit):
+        raise
+    except BaseException as exc:  # a defect, even a custom BaseException or GeneratorExit:
+        # logged with its traceback, never crashes the host
         log.exception("tool call %r (id %r) failed with a defect", call.name, call.id)
         return _failed(snapshot, call, "unknown", _defect_message(call, exc), _EMPTY)
     return _new(ToolCallOutcome, ("completed", content, metadata, output, None))
@@ -150,7 +155,7 @@ def _failed(
     return ToolCallOutcome("failed", content, metadata, None, ToolError(kind, message))
 
 
-def _defect_message(call: ToolCall, exc: Exception) -> str:
+def _defect_message(call: ToolCall, exc: BaseException) -> str:
     detail = str(exc)
     kind = type(exc).__name__
     return f"Tool '{call.name}' failed unexpectedly ({kind}{': ' + detail if detail else ''})."
