@@ -1,6 +1,8 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 
 import pytest
 from pydantic import BaseModel
@@ -212,3 +214,50 @@ def test_gemini_keeps_a_property_named_like_a_dropped_keyword(service):
     service.transform(lambda e: e.add(tool), source="s")
     (gemini,) = service.snapshot().definitions_for("gemini")
     assert gemini["parameters"]["properties"] == {"additionalProperties": {"type": "string"}}
+
+
+# -- execute_sync from many threads -----------------------------------------------------------
+_THREADS = """
+import json, sys, tempfile, threading
+from tooldeck import Location, Tool, ToolCall, ToolResult, ToolService
+
+async def hello(data, ctx):
+    return ToolResult("hi")
+
+root = tempfile.mkdtemp()
+service = ToolService(Location(root, data_dir=root + "/data"))
+tool = Tool(name="hello", description="Say hi.", execute=hello, codemode=False)
+service.transform(lambda editor: editor.add(tool), source="test")
+snapshot = service.snapshot()
+assert "asyncio" not in sys.modules, "asyncio was imported before the threads started"
+start = threading.Barrier(8)
+results = []
+
+def call():
+    start.wait()
+    try:
+        results.append(snapshot.execute_sync(ToolCall("c", "hello", "{}")).content[0].text)
+    except BaseException as exc:
+        results.append(f"{type(exc).__name__}: {exc}")
+
+threads = [threading.Thread(target=call) for _ in range(8)]
+for thread in threads:
+    thread.start()
+for thread in threads:
+    thread.join()
+print(json.dumps(results))
+"""
+
+
+def test_execute_sync_from_eight_threads_before_asyncio_is_imported():
+    """The first async call imports asyncio; eight threads doing it at once were handed a
+    partly initialized module ("has no attribute 'events'"). A fresh process per try,
+    since the race exists only until asyncio is imported."""
+    children = [
+        subprocess.Popen([sys.executable, "-c", _THREADS], stdout=subprocess.PIPE, text=True)
+        for _ in range(3)
+    ]
+    for child in children:
+        out, _ = child.communicate(timeout=60)
+        assert child.returncode == 0
+        assert json.loads(out) == ["hi"] * 8

@@ -11,6 +11,7 @@ from __future__ import annotations
 import inspect
 import json
 import sys
+import threading
 from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 
@@ -49,10 +50,23 @@ _new = tuple.__new__
 def _loop_running() -> bool:
     """Whether this thread runs an event loop, without importing asyncio to find out.
 
-    asyncio costs a third of ``Host.open``; a loop cannot run before it is imported.
+    asyncio costs a third of ``Host.open``; a loop cannot run before it is imported. The
+    package gets its ``events`` attribute only once that submodule is complete, so while
+    another thread is still importing asyncio this answers "no loop", which is true.
     """
-    asyncio = sys.modules.get("asyncio")
-    return asyncio is not None and asyncio.events._get_running_loop() is not None
+    events = getattr(sys.modules.get("asyncio"), "events", None)
+    return events is not None and events._get_running_loop() is not None
+
+
+_asyncio_import = threading.Lock()
+
+
+def _run_async(awaitable: Any) -> Any:
+    """``asyncio.run`` for ``execute_sync``, importing asyncio under a lock first: threads
+    importing it at the same moment can be handed a partly initialized module."""
+    with _asyncio_import:
+        import asyncio
+    return asyncio.run(_await(awaitable))
 
 
 class ToolCall(NamedTuple):
@@ -242,9 +256,7 @@ class Snapshot:
         ctx = _new(ToolContext, (self.location, session_id, message_id, call.id, agent, progress))
         result = record.tool.execute(value, ctx)
         if result.__class__ is not ToolResult and inspect.isawaitable(result):
-            import asyncio  # imported here: only sync hosts running async executors need it
-
-            result = asyncio.run(_await(result))
+            result = _run_async(result)  # only sync hosts running async executors need it
         return self._finish(record, result)
 
     def _with_codemode(self) -> None:
