@@ -126,12 +126,14 @@ class Level(enum.IntEnum):
 
 
 @pytest.mark.parametrize("content", [None, "", [], ()])
-def test_missing_content_without_output_is_empty(content):
-    assert normalize_content(content, None) == ()
+def test_missing_content_without_output_is_one_empty_text_part(content):
+    """Every call answers the model: no content and no output is still one (empty) part."""
+    assert normalize_content(content, None) == (TextPart(""),)
 
 
 @pytest.mark.parametrize("content", [None, "", [], ()])
-def test_missing_content_renders_the_output(content):
+def test_missing_or_empty_content_renders_the_output(content):
+    """An empty text says nothing and the declared output does: the output wins."""
     output = {"name": "café", "items": [1, 2]}
     expected = json.dumps(output, ensure_ascii=False, indent=2)
     assert normalize_content(content, output) == (TextPart(expected),)

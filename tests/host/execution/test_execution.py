@@ -258,9 +258,10 @@ def test_str_content_becomes_one_text_part_with_metadata_kept(tmp_path):
     assert result.output is None
 
 
-def test_missing_content_without_output_is_empty(tmp_path):
-    snapshot = snapshot_of(tmp_path, native("say", Recorder(ToolResult())))
-    assert execute(snapshot, "say").content == ()
+@pytest.mark.parametrize("content", [None, "", []])
+def test_missing_content_without_output_is_one_empty_text_part(tmp_path, content):
+    snapshot = snapshot_of(tmp_path, native("say", Recorder(ToolResult(content))))
+    assert execute(snapshot, "say").content == (TextPart(""),)
 
 
 # -- what propagates --------------------------------------------------------------------------

@@ -79,6 +79,12 @@ def test_async_executor_completes(tmp_path):
     assert result.content == (TextPart("a"), TextPart("b"))
 
 
+def test_an_empty_result_still_answers_the_model_with_one_text_part(tmp_path):
+    snapshot = make_snapshot(tmp_path, ("quiet", lambda args, ctx: ToolResult("")))
+    result = run(snapshot, "quiet")
+    assert result.status == "completed" and result.content == (TextPart(""),)
+
+
 def test_declared_output_is_returned(tmp_path):
     schema = {"type": "object", "properties": {"n": {"type": "integer"}}, "required": ["n"]}
 

@@ -6,7 +6,9 @@ executor returned into exactly that:
 
 * a non-empty ``str`` becomes one ``TextPart`` (the common case, kept well under 1 µs);
 * missing content (``None``, ``""``, an empty sequence) becomes the declared output
-  rendered as JSON text, or nothing when there is no output either;
+  rendered as JSON text: an empty text says nothing, the output does, so the output
+  wins. With no output either it becomes one empty text part, because every call must
+  answer the model with a tool result;
 * a sequence keeps its text and file parts, checks every image by its magic bytes and
   its header dimensions, downscales oversized images with Pillow (an optional extra,
   imported only when an image must be re-encoded) and replaces the images it cannot use
@@ -53,6 +55,9 @@ _tuple_new = tuple.__new__
 def text_part(text: str) -> TextPart:
     """``TextPart(text)`` without the named tuple's keyword-handling ``__new__``."""
     return _tuple_new(TextPart, (text, "text"))
+
+
+_EMPTY_TEXT: tuple[ContentPart, ...] = (text_part(""),)
 
 
 # --- the entry point ------------------------------------------------------------------
@@ -162,13 +167,14 @@ _ENCODER = json.JSONEncoder(ensure_ascii=False, indent=2, default=to_jsonable_py
 
 
 def render_output(output: Any) -> tuple[ContentPart, ...]:
-    """What the model reads when a tool returned no content: its output as JSON, or ``()``.
+    """What the model reads when a tool returned no content: its output as JSON, or one
+    empty text part when there is no output either.
 
     Pydantic models, dataclasses, dates and the like go through pydantic-core; a value it
     cannot serialize either raises ``PydanticSerializationError`` (a ``ValueError``).
     """
     if output is None:
-        return ()
+        return _EMPTY_TEXT
     scalar = _SCALAR_JSON.get(output.__class__)
     text = scalar(output) if scalar is not None else _ENCODER.encode(output)
     return (text_part(text),)
