@@ -227,6 +227,37 @@ def test_output_failing_its_schema_is_a_failure_naming_the_first_violation(tmp_p
     assert "lines: " in message
 
 
+NOT_JSON = "which is not JSON (use objects, arrays, strings, numbers, booleans and null)"
+
+
+@pytest.mark.parametrize(
+    ("output", "where"),
+    [
+        (object(), "root: is an object"),
+        ({"tags": {"a", "b"}}, "tags: is a set"),
+        ({"items": [1, {"at": b"x"}]}, "items[1].at: is a bytes"),
+        ({"ratio": float("nan")}, "ratio: is nan"),
+        ({1: "one"}, "root: has the key 1"),
+    ],
+    ids=["object", "set", "bytes", "nan", "int-key"],
+)
+def test_a_schema_output_that_is_not_json_is_a_failure_naming_the_tool(tmp_path, output, where):
+    """Not a serialization defect escaping ``execute``, and not silently converted."""
+    schema = {"type": ["object", "array", "string", "number", "boolean", "null"]}
+    tool = native("shape", Recorder(ToolResult("x", output=output)), output=schema)
+    message = failure_of(snapshot_of(tmp_path, tool), "shape").message
+    assert message == (
+        f"Tool 'shape' returned output that does not match its declared schema: {where}, "
+        + NOT_JSON
+    )
+
+
+def test_a_tuple_in_a_schema_output_is_a_json_array(tmp_path):
+    schema = {"type": "object", "properties": {"pair": {"type": "array"}}}
+    tool = native("pair", Recorder(ToolResult("x", output={"pair": (1, 2)})), output=schema)
+    assert execute(snapshot_of(tmp_path, tool), "pair").output == {"pair": [1, 2]}
+
+
 def test_valid_output_is_returned_and_rendered_when_there_is_no_content(tmp_path):
     snapshot = snapshot_of(
         tmp_path, native("count", Recorder(ToolResult(output={"lines": 3})), output=Count)

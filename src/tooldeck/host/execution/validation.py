@@ -155,19 +155,54 @@ def _adapter_output(adapter: TypeAdapter[Any]) -> Validator:
 
 
 def _schema_output(schema: Mapping[str, Any]) -> Validator:
+    """A JSON Schema output must already be JSON: nothing is converted (a ``set`` would
+    silently become a list), and what JSON cannot hold is an issue naming where it is."""
     from tooldeck.host.schema.jsonschema_fast import SchemaValidationError, SchemaValidator
 
     checker = SchemaValidator(schema)
 
     def validate(value: Any) -> Any:
         if value.__class__ not in _JSON_SCALARS:
-            value = to_jsonable_python(value)
+            problem = not_json(value)
+            if problem is not None:
+                raise InputIssues([problem])
+            value = to_jsonable_python(value)  # tuples become lists, as in JSON
         try:
             return checker.validate(value)
         except SchemaValidationError as exc:
             raise InputIssues([(format_path(i.path), i.message) for i in exc.issues]) from None
 
     return validate
+
+
+_NOT_JSON = "which is not JSON (use objects, arrays, strings, numbers, booleans and null)"
+
+
+def not_json(value: Any) -> Issue | None:
+    """Where ``value`` holds something JSON cannot (``json.dumps`` without ``default``
+    would refuse it, or turn it into something else), as an issue; ``None`` if it is JSON.
+
+    Arrays may be lists or tuples; object keys must be strings; numbers must be finite.
+    Walked without recursion, so a deep value cannot exhaust the stack.
+    """
+    pending: list[tuple[tuple[Any, ...], Any]] = [((), value)]
+    while pending:
+        path, item = pending.pop()
+        cls = item.__class__
+        if cls is dict or isinstance(item, dict):
+            for key, child in item.items():
+                if not isinstance(key, str):
+                    return format_path(path), f"has the key {key!r}, {_NOT_JSON}"
+                pending.append(((*path, key), child))
+        elif cls is list or cls is tuple or isinstance(item, list | tuple):
+            pending.extend(((*path, index), child) for index, child in enumerate(item))
+        elif cls is float or isinstance(item, float):
+            if item != item or item in (float("inf"), float("-inf")):
+                return format_path(path), f"is {item!r}, {_NOT_JSON}"
+        elif not isinstance(item, str | int | bool) and item is not None:
+            article = "an" if cls.__name__[:1].lower() in "aeiou" else "a"
+            return format_path(path), f"is {article} {cls.__name__}, {_NOT_JSON}"
+    return None
 
 
 # -- formatting ------------------------------------------------------------------------------
