@@ -197,9 +197,14 @@ def test_results_already_marked_truncated_are_left_alone(tmp_path):
     assert not (tmp_path / "data").exists()
 
 
-def test_a_falsy_truncated_flag_does_not_exempt(tmp_path):
-    outcome = run_with(tmp_path, numbered(5000), {"truncated": False, "other": 1})
-    assert outcome.metadata["truncated"] is True and outcome.metadata["other"] == 1
+def test_the_truncated_key_exempts_whatever_its_value(tmp_path):
+    """A tool that reports ``truncated`` pages its own output; ``False`` says all of it
+    fit its own bounds, and the host guide promises such results are left alone."""
+    text = numbered(5000)
+    outcome = run_with(tmp_path, text, {"truncated": False, "other": 1})
+    assert outcome.content == (TextPart(text),)
+    assert outcome.metadata == {"truncated": False, "other": 1}
+    assert not (tmp_path / "data").exists()
 
 
 # -- the config -------------------------------------------------------------------------------

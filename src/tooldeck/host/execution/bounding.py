@@ -5,7 +5,9 @@ session runner checks the text parts of a call against ``[output] max_lines`` an
 ``max_bytes`` (one budget for the whole call, text parts counted in order). Text beyond
 either limit is cut at a line boundary, keeping the *first* lines; the full text is saved
 to ``<data_dir>/tool-output/tool_<call id>`` and the kept text ends with a marker naming
-that file by its absolute path, so the model can ``read``/``grep`` the rest.
+that file by its absolute path, so the model can ``read``/``grep`` the rest. A result
+whose metadata has the key ``truncated`` (``True`` or ``False``) is left alone: its tool
+pages its own output.
 
 The common case (short output) must stay nearly free: ``within_limits`` decides from the
 character counts alone and only counts newlines or encodes when the text is near a limit.
@@ -98,8 +100,9 @@ def bound_output(
 ) -> Bounded:
     """Cut the text of one call to ``limits``, saving the full text when anything is cut.
 
-    Unchanged (the same objects) when the text fits or when ``metadata`` already says
-    ``truncated`` (the tool bounded its own output, e.g. a shell's tail). Otherwise the
+    Unchanged (the same objects) when the text fits or when ``metadata`` has the key
+    ``truncated``, whatever its value: a tool that reports it bounds its own output
+    (``read``'s pages, a shell's tail) and says ``False`` when all of it fit. Otherwise the
     text parts that fit are kept, the first one that does not is cut and ends with the
     marker, later text parts are dropped; images and files stay. The new metadata adds
     ``truncated: True`` and ``output_path``.
@@ -118,7 +121,7 @@ def bound_output(
 
 
 def _already_bounded(metadata: Mapping[str, Any]) -> bool:
-    return isinstance(metadata, Mapping) and bool(metadata.get("truncated"))
+    return isinstance(metadata, Mapping) and "truncated" in metadata
 
 
 def _as_dict(metadata: Mapping[str, Any]) -> Mapping[str, Any]:
