@@ -187,22 +187,52 @@ def test_pydantic_input_arrives_as_a_model_instance(tmp_path):
     assert type(value) is ReadInput and value == ReadInput(path="a.txt", offset=3)
 
 
-def test_schema_input_arrives_as_a_dict_without_undeclared_keys_of_closed_objects(tmp_path):
+def test_schema_input_arrives_as_a_dict(tmp_path):
     recorder = Recorder()
     snapshot = snapshot_of(tmp_path, native("calc", recorder, input=SCHEMA))
-    args = {"a": 1, "extra": 2, "inner": {"x": "s", "more": 3}, "loose": {"z": 1, "kept": 4}}
+    args = {"a": 1, "inner": {"x": "s"}, "loose": {"z": 1, "kept": 4}}
     execute(snapshot, "calc", json.dumps(args))
-    assert recorder.received == [{"a": 1, "inner": {"x": "s"}, "loose": {"z": 1, "kept": 4}}]
+    assert recorder.received == [args]
     assert type(recorder.received[0]) is dict
 
 
-def test_undeclared_keys_are_dropped_from_a_copy_not_the_callers_mapping(tmp_path):
+@pytest.mark.parametrize(
+    ("args", "where"),
+    [({"a": 1, "extra": 2}, "root"), ({"a": 1, "inner": {"x": "s", "more": 3}}, "inner")],
+)
+def test_an_extra_key_is_refused_as_the_advertised_closed_schema_says(tmp_path, args, where):
+    """A raw schema without ``additionalProperties`` is advertised closed; a call with a
+    key it does not declare is refused like the advertised schema says, not dropped."""
     recorder = Recorder()
     snapshot = snapshot_of(tmp_path, native("calc", recorder, input=SCHEMA))
-    args = {"a": 1, "inner": {"x": "s", "more": 3}}
+    advertised = snapshot.definitions[0].input_schema
+    assert advertised["additionalProperties"] is False
+    assert advertised["properties"]["inner"]["additionalProperties"] is False
+    message = failure_of(snapshot, "calc", args).message
+    extra = "extra" if where == "root" else "more"
+    assert f"- {where}: Additional properties are not allowed ('{extra}' was unexpected)" in (
+        message
+    )
+    assert recorder.received == []
+
+
+OPEN = {  # "inner" cannot be closed: it requires a name it does not declare
+    "type": "object",
+    "properties": {
+        "a": {"type": "integer"},
+        "inner": {"type": "object", "properties": {"x": {"type": "string"}}, "required": ["y"]},
+    },
+}
+
+
+def test_undeclared_keys_of_an_object_left_open_are_dropped_from_a_copy(tmp_path):
+    recorder = Recorder()
+    snapshot = snapshot_of(tmp_path, native("calc", recorder, input=OPEN))
+    assert "additionalProperties" not in snapshot.definitions[0].input_schema["properties"]["inner"]
+    args = {"a": 1, "inner": {"x": "s", "y": 2, "more": 3}}
     execute(snapshot, "calc", args)
-    assert args == {"a": 1, "inner": {"x": "s", "more": 3}}
-    assert recorder.received == [{"a": 1, "inner": {"x": "s"}}]
+    assert args == {"a": 1, "inner": {"x": "s", "y": 2, "more": 3}}
+    assert recorder.received == [{"a": 1, "inner": {"x": "s", "y": 2}}]
 
 
 # -- the output contract ----------------------------------------------------------------------

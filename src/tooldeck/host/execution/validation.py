@@ -2,7 +2,8 @@
 
 Input arrives as JSON text or a mapping. Pydantic-model inputs are validated by the
 model's own pydantic-core validator (``validate_json`` parses and validates in one
-pass); JSON-Schema inputs by ``jsonschema_fast`` (proven to agree with ``jsonschema``).
+pass); JSON-Schema inputs by ``jsonschema_fast`` (proven to agree with ``jsonschema``),
+against the schema as advertised (closed where derivation closed it).
 Every failure becomes ``InputIssues``: the execution boundary formats them for the model.
 """
 
@@ -43,7 +44,7 @@ def input_validator(record: ToolRecord) -> Validator:
     ``InputIssues`` or pydantic's ``ValidationError`` (see ``input_issues``).
     """
     if record.input_validator is None:
-        record.input_validator, record.input_python = _build_input(record.tool.input)
+        record.input_validator, record.input_python = _build_input(record)
     return record.input_validator
 
 
@@ -63,7 +64,8 @@ def output_validator(record: ToolRecord) -> Validator:
 
 
 # -- input -----------------------------------------------------------------------------------
-def _build_input(source: Any) -> tuple[Validator, Validator]:
+def _build_input(record: ToolRecord) -> tuple[Validator, Validator]:
+    source = record.tool.input
     if is_model_class(source) or is_type_adapter(source):
         # pydantic-core parses and validates JSON in one pass; its errors are translated
         # by the boundary, so the bound methods are used as they are (no wrapper call).
@@ -71,7 +73,10 @@ def _build_input(source: Any) -> tuple[Validator, Validator]:
         return core.validate_json, core.validate_python
     if source is None:
         return _empty_input, _empty_input
-    checker = _schema_input(source)
+    # The schema as advertised: derivation closes open objects (additionalProperties:
+    # false), and a call must be judged by what the model was told, so an extra key is
+    # refused like the advertised schema says, not accepted and silently dropped.
+    checker = _schema_input(record.input_schema)
     return checker, checker
 
 
@@ -83,6 +88,8 @@ def _empty_input(raw: Any) -> Any:
 
 
 def _schema_input(schema: Mapping[str, Any]) -> Validator:
+    """Validate against ``schema``; keys of objects it leaves open that it does not
+    declare are dropped from the copy the tool receives."""
     from tooldeck.host.schema.jsonschema_fast import SchemaValidationError, SchemaValidator
 
     checker = SchemaValidator(schema, drop_undeclared=True)
