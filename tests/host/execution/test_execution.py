@@ -178,6 +178,42 @@ def test_mapping_input_is_validated_and_echoed_too(tmp_path):
     assert '{\n  "path": 1\n}' in message
 
 
+def nested(depth):
+    value = inner = []
+    for _ in range(depth):
+        inner.append([])
+        inner = inner[0]
+    return value
+
+
+RECURSIVE = {
+    "type": "object",
+    "properties": {"tree": {"type": "array", "items": {"$ref": "#/properties/tree"}}},
+}
+
+
+@pytest.mark.parametrize("depth", [1_000, 100_000])
+@pytest.mark.parametrize(
+    ("schema", "as_text"),
+    [(ReadInput, True), (SCHEMA, True), (RECURSIVE, True), (RECURSIVE, False)],
+    ids=["model-json", "schema-json", "recursive-json", "recursive-mapping"],
+)
+def test_deeply_nested_arguments_are_invalid_input_not_a_defect(tmp_path, depth, schema, as_text):
+    """Parsing, checking and echoing recurse once per level; past the limit that is the
+    model's input to correct, not a RecursionError escaping as a defect."""
+    recorder = Recorder()
+    snapshot = snapshot_of(tmp_path, native("calc", recorder, input=schema))
+    if as_text:  # written out: json.dumps itself would recurse too deeply
+        args = '{"a": 1, "path": "x", "tree": ' + "[" * depth + "]" * depth + "}"
+    else:
+        args = {"a": 1, "path": "x", "tree": nested(depth)}
+    message = failure_of(snapshot, "calc", args).message
+    assert message.startswith("Invalid input for tool 'calc':\n- ")
+    assert "too deeply" in message or "recursion limit exceeded" in message
+    assert message.endswith("Correct the arguments and call 'calc' again.")
+    assert recorder.received == []
+
+
 # -- valid input ------------------------------------------------------------------------------
 def test_pydantic_input_arrives_as_a_model_instance(tmp_path):
     recorder = Recorder()

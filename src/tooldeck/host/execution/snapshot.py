@@ -346,6 +346,12 @@ def _validated(record: ToolRecord, call: ToolCall) -> Any:
     except (InputIssues, ValidationError) as exc:
         issues = input_issues(exc)
         raise ToolFailure(invalid_input_message(record.effective, raw, issues)) from None
+    except RecursionError:  # parsing or checking recurses once per level of nesting
+        issues = [("root", TOO_DEEP)]
+        raise ToolFailure(invalid_input_message(record.effective, raw, issues)) from None
+
+
+TOO_DEEP = "the arguments nest arrays or objects too deeply to be read; send flatter arguments"
 
 
 def invalid_input_message(name: str, raw: Any, issues: list[tuple[str, str]]) -> str:
@@ -359,11 +365,15 @@ def invalid_input_message(name: str, raw: Any, issues: list[tuple[str, str]]) ->
 
 
 def _echo(raw: Any) -> str:
+    """The arguments as indented JSON; as sent when they are not JSON or nest too deeply
+    to re-indent (a mapping that deep is not shown at all)."""
     try:
         value = json.loads(raw) if isinstance(raw, str) else raw
         return json.dumps(value, indent=2, ensure_ascii=False, default=repr)
     except ValueError:
         return str(raw)
+    except RecursionError:
+        return raw if isinstance(raw, str) else "(not shown: nested too deeply)"
 
 
 def _action(entry: CatalogEntry) -> str:
