@@ -35,7 +35,8 @@ from typing import TYPE_CHECKING, Any, Literal
 from tooldeck._tool import ToolFailure
 from tooldeck.builtin_plugins.read import MAX_LINE_CHARS
 from tooldeck.errors import PermissionCorrected
-from tooldeck.host.execution.bounding import OUTPUT_DIR, format_size
+from tooldeck.host.execution.bounding import OUTPUT_DIR
+from tooldeck.host.execution.bounding import format_size as format_size  # webfetch uses it
 from tooldeck.paths import lexical_path, resolve_in_location
 
 if TYPE_CHECKING:
