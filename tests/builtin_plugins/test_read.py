@@ -201,7 +201,6 @@ async def test_a_missing_directory_says_so(read):
     )
 
 
-@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs named pipes")
 async def test_a_pipe_is_refused_instead_of_blocking(read, root):
     os.mkfifo(root / "pipe")
     outcome = await read.call("read", path="pipe")

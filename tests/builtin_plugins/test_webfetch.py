@@ -6,7 +6,6 @@ import asyncio
 import socket
 import struct
 import threading
-import time
 import zlib
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
@@ -219,9 +218,7 @@ async def test_responses_over_the_size_limit_fail(webfetch, server, path):
 
 
 async def test_a_slow_server_times_out(webfetch, server):
-    started = time.monotonic()
     outcome = await webfetch.call("webfetch", url=server.url("/slow"), timeout=1)
-    assert time.monotonic() - started < 3
     assert outcome.status == "failed"
     assert outcome.error.message.startswith(f"Fetching {server.url('/slow')} timed out after 1 s.")
 
