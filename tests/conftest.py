@@ -7,7 +7,9 @@ are built into wheels once per session (``tooldeck_wheels``) and installed into 
 
 from __future__ import annotations
 
+import gc
 import json
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -67,3 +69,16 @@ def full_site(tmp_path_factory: pytest.TempPathFactory, pack_wheels: dict[str, P
 def clean_env(tooldeck_env: Path) -> Path:
     """No ``TOOLDECK_*`` variables; user config and data dirs inside ``tmp_path``."""
     return tooldeck_env
+
+
+@pytest.fixture
+def no_gc() -> Iterator[None]:
+    """The cycle collector off: only reference counting frees, so what a test sees freed
+    was freed at once, not at some later collection."""
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was:
+            gc.enable()

@@ -42,9 +42,9 @@ def test_every_hook_takes_editor_first_and_location_last(name):
     assert parameters(name)[0] == "editor" and parameters(name)[-1] == "location"
 
 
-def test_location_hooks_take_editor_and_location_and_the_session_hook_its_id():
+def test_location_hooks_take_editor_and_location_and_the_session_hook_its_id_and_state():
     assert all(parameters(name) == ["editor", "location"] for name in LOCATION_HOOKS)
-    assert parameters("session_transform") == ["editor", "session_id", "location"]
+    assert parameters("session_transform") == ["editor", "session_id", "state", "location"]
 
 
 @pytest.mark.parametrize("name", hookspecs.HOOKS)

@@ -12,7 +12,7 @@ runnable examples.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import pluggy
 
@@ -92,7 +92,9 @@ def tool_transform(editor: ToolEditor, location: Location) -> None:
 
 
 @hookspec
-def session_transform(editor: ToolEditor, session_id: str, location: Location) -> None:
+def session_transform(
+    editor: ToolEditor, session_id: str, state: dict[str, Any], location: Location
+) -> None:
     """Add, override, update or remove tools for one session (one conversation) only.
 
     The session's counterpart of ``tool_transform``: a todo list whose items belong to
@@ -104,9 +106,10 @@ def session_transform(editor: ToolEditor, session_id: str, location: Location) -
     joins the open sessions at their next snapshot), and again on **every replay** of
     that session's view that cannot reuse its recorded edits: after ``reload()``, and
     after any Location change if it read the editor (``get``, ``list``, ``update``). It
-    must therefore be a deterministic function of its arguments and of the plugin's own
-    per-session state: keep that state keyed by ``session_id`` (so a second run finds
-    it again), cheap, and doing no I/O here.
+    must therefore be a deterministic function of its arguments: keep what the session
+    needs in ``state`` (create it on the first run, find it again on the next ones),
+    keep it cheap, and do no I/O here. Replays of one session never overlap; executors
+    of its tools may run on several threads at once.
 
     Arguments (an implementation may accept any subset, by name):
 
@@ -114,6 +117,13 @@ def session_transform(editor: ToolEditor, session_id: str, location: Location) -
       Location's whole effective catalog (every plugin's ``tool_transform``) and the
       edits of the ``session_transform`` of every plugin before this one.
     * ``session_id`` — the session's id, as the host opened it (a non-empty str).
+    * ``state`` — this plugin's own dict in this session (no other plugin or session
+      sees it): empty when the session opens, the same dict on every replay while the
+      session is open, and dropped by the host when the session closes (or this
+      plugin leaves the host), so an id opened again starts empty. Each ``Host`` (each
+      Location) has its own sessions: two hosts never share state, even for equal
+      ids. Tools capture what they use from it when the hook runs, so a snapshot
+      taken before the close keeps working with what its tools captured.
     * ``location`` — the ``Location`` the session belongs to.
 
     Ordering: after every Location registration, then plugins in the same order as
@@ -122,8 +132,8 @@ def session_transform(editor: ToolEditor, session_id: str, location: Location) -
 
     If it raises: this plugin's session registration is disabled **for that session**,
     reported in ``scope.diagnostics`` against the plugin with the traceback; the session
-    still opens and the plugin's Location tools keep serving. The return value is
-    ignored.
+    still opens and the plugin's Location tools keep serving. Its ``state`` is kept for
+    the next replay. The return value is ignored.
     """
 
 

@@ -247,7 +247,7 @@ def test_session_diagnostics_are_the_session_own(service):
 
 
 def test_a_raising_session_transform_disables_its_source_in_that_session_only(service):
-    def broken(editor, session_id):
+    def broken(editor, session_id, state):
         editor.add(make("half"))
         if session_id == "bad":
             raise RuntimeError("no credentials")
@@ -265,7 +265,7 @@ def test_a_raising_session_transform_disables_its_source_in_that_session_only(se
 def test_session_templates_run_in_every_session_before_its_own(service):
     seen = []
 
-    def template(editor, session_id):
+    def template(editor, session_id, state):
         seen.append(session_id)
         editor.add(make("todo", f"todo of {session_id}"))
 
@@ -287,9 +287,105 @@ def test_session_templates_run_in_every_session_before_its_own(service):
 
 def test_a_template_registered_later_joins_the_open_sessions(service):
     service.session("a")
-    service.session_transform(lambda editor, session_id: editor.add(make("late")),
+    service.session_transform(lambda editor, session_id, state: editor.add(make("late")),
                               source="late")
     assert "late" in service.snapshot(session="a").names
+
+
+# -- a template's state in a session ---------------------------------------------------------
+class Kept:
+    """Something a template keeps in its session state (and that its tools do not hold)."""
+
+    __slots__ = ("__weakref__", "runs")
+
+    def __init__(self):
+        self.runs = 0
+
+
+def keeping(seen):
+    """A template that counts its runs in its session state and reports each state."""
+
+    def template(editor, session_id, state):
+        kept = state.setdefault("kept", Kept())
+        kept.runs += 1
+        seen.append((session_id, state))
+        editor.add(make("kept", f"run {kept.runs} in {session_id}"))
+
+    return template
+
+
+def test_a_template_finds_its_state_again_on_every_replay(service):
+    seen = []
+    service.session_transform(keeping(seen), source="pack")
+    service.session("a")
+    service.reload()  # calls the template again
+    assert described(service.snapshot(session="a"))["kept"] == "run 2 in a"
+    [(_, first), (_, second)] = seen
+    assert first is second and first["kept"].runs == 2
+
+
+def test_each_session_and_each_template_has_its_own_state(service):
+    seen, other = [], []
+    service.session_transform(keeping(seen), source="pack")
+    service.session_transform(keeping(other), source="other")
+    service.session("a"), service.session("b")
+    states = [state for _, state in seen + other]
+    assert [session_id for session_id, _ in seen + other] == ["a", "b", "a", "b"]
+    assert len({id(state) for state in states}) == 4
+
+
+def test_two_services_with_the_same_session_id_have_separate_state(tmp_path):
+    seen = []
+    template = keeping(seen)
+    services = []
+    for name in ("one", "two"):
+        (tmp_path / name).mkdir()
+        services.append(ToolService(Location(tmp_path / name, data_dir=tmp_path / name / "d")))
+        services[-1].session_transform(template, source="pack")
+        services[-1].session("chat")
+    [(first_id, one), (second_id, two)] = seen
+    assert first_id == second_id == "chat"
+    assert one is not two and one["kept"] is not two["kept"]
+    services[0].reload()
+    assert described(services[0].snapshot(session="chat"))["kept"] == "run 2 in chat"
+    assert described(services[1].snapshot(session="chat"))["kept"] == "run 1 in chat"
+
+
+@pytest.mark.usefixtures("no_gc")
+def test_a_reopened_id_starts_with_empty_state(service):
+    seen = []
+    service.session_transform(keeping(seen), source="pack")
+    service.session("a").close()
+    service.session("a")
+    assert described(service.snapshot(session="a"))["kept"] == "run 1 in a"
+    [(_, closed), (_, reopened)] = seen
+    assert reopened is not closed and reopened["kept"] is not closed["kept"]
+
+
+@pytest.mark.usefixtures("no_gc")
+def test_closing_a_session_frees_its_state_at_once(service):
+    seen = []
+    service.session_transform(keeping(seen), source="pack")
+    scope = service.session("a")
+    before = service.snapshot(session="a")  # a snapshot taken earlier does not keep it
+    kept = weakref.ref(seen.pop()[1]["kept"])
+    assert kept() is not None
+    scope.close()
+    assert kept() is None
+    assert before.execute_sync(ToolCall("1", "kept")).content[0].text == "ran in a"
+
+
+@pytest.mark.usefixtures("no_gc")
+def test_a_disposed_template_frees_its_state_in_open_sessions(service):
+    seen = []
+    registration = service.session_transform(keeping(seen), source="pack")
+    service.session("a")
+    before = service.snapshot(session="a")
+    kept = weakref.ref(seen.pop()[1]["kept"])
+    registration.dispose()
+    assert "kept" not in service.snapshot(session="a").names
+    assert kept() is None
+    assert "kept" in before.names
 
 
 # -- memory ----------------------------------------------------------------------------------

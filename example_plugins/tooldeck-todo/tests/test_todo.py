@@ -78,17 +78,47 @@ async def test_an_invalid_list_is_reported_to_the_model(host):
     assert "- todos[0].status: " in outcome.error.message
 
 
-async def test_closing_the_session_frees_its_list(host):
+@pytest.fixture
+def no_gc():
+    """The cycle collector off: what the tests see dropped is dropped at the close."""
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was:
+            gc.enable()
+
+
+@pytest.mark.usefixtures("no_gc")
+async def test_closing_the_session_drops_its_list_at_once(host):
     scope = host.session("chat-1")
     await call(host, "chat-1", "todo_write", PLAN)
-    assert len(tooldeck_todo.todo_list("chat-1").items) == 3
     scope.close()
-    gc.collect()  # a tool and its cached record refer to each other
-    assert tooldeck_todo.todo_list("chat-1") is None
     assert "todo_read" not in host.snapshot(session="chat-1").names
-    host.session("chat-1")  # the same id again: a new session, a new list
+    host.session("chat-1")  # the same id right away: a new session, a new list
     again = await call(host, "chat-1", "todo_read")
     assert again.content[0].text == "The todo list is empty."
+
+
+async def test_two_hosts_keep_separate_lists_for_the_same_session_id(project):
+    with tooldeck.Host.open(project, plugins=[tooldeck_todo]) as one, \
+            tooldeck.Host.open(project, plugins=[tooldeck_todo]) as two:
+        one.session("chat-1")
+        two.session("chat-1")
+        await call(one, "chat-1", "todo_write", PLAN)
+        other = await call(two, "chat-1", "todo_read")
+        assert other.content[0].text == "The todo list is empty."
+        mine = await call(one, "chat-1", "todo_read")
+        assert mine.content[0].text.startswith("1. [x] Read the code")
+
+
+async def test_the_list_survives_a_replay_of_the_session(host):
+    host.session("chat-1")
+    await call(host, "chat-1", "todo_write", PLAN)
+    host.service.reload()  # every hook runs again
+    read = await call(host, "chat-1", "todo_read")
+    assert read.content[0].text.startswith("1. [x] Read the code")
 
 
 async def test_a_snapshot_taken_before_closing_keeps_its_list(host):

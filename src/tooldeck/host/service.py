@@ -10,9 +10,10 @@ Sessions: a host opens a scope per conversation (``service.session(id)``) and re
 transforms into it exactly as into the Location: the same editor, validation,
 diagnostics and ``Registration`` handles. They apply to ``snapshot(session=id)`` only,
 replayed after every Location registration and every session template
-(``session_transform``). Closing the scope disposes all of them. The service holds open
-scopes by id until they are closed: a scope object that goes out of scope is still
-open, and ``session(id)`` returns it.
+(``session_transform``). Closing the scope disposes all of them, and drops the state
+each template kept in that session. The service holds open scopes by id until they are
+closed: a scope object that goes out of scope is still open, and ``session(id)``
+returns it.
 """
 
 from __future__ import annotations
@@ -318,10 +319,14 @@ class ToolService:
     def session_transform(
         self, fn: SessionTransformFn, *, source: str = "<anonymous>"
     ) -> Registration:
-        """Register ``fn(editor, session_id)`` into every session, before its own ones.
+        """Register ``fn(editor, session_id, state)`` into every session, before its own ones.
 
         Each session replays it after the Location's registrations and before the
         session's own; disposing it removes it from every session's next snapshot.
+        ``state`` is this registration's own dict in that session: empty when the
+        session opens (an id opened again starts empty), the same dict on every replay
+        while it is open, and dropped by the service when the scope closes or the
+        registration is disposed.
         """
         if not callable(fn):
             raise TypeError(f"session transform must be callable, got {type(fn).__name__}")

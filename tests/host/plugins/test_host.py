@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import sys
 import types
+import weakref
 
 import pytest
 
@@ -188,6 +189,113 @@ def test_session_transforms_follow_plugins_in_and_out(tmp_path):
     host.refresh_plugins()  # removed: leaves every session too
     assert host.snapshot(session="s").names == ("one",)
     assert host.snapshot().names == ()
+
+
+# -- a plugin's state in a session -----------------------------------------------------------
+class Pad:
+    """One session's note, kept in the Notes plugin's session state."""
+
+    __slots__ = ("__weakref__", "text")
+
+    def __init__(self):
+        self.text = ""
+
+
+class Notes:
+    """Keeps one note per session in its session ``state``; counts its hook runs."""
+
+    def __init__(self):
+        self.runs = 0
+
+    @hookimpl
+    def session_transform(self, editor, state):
+        self.runs += 1
+        pad = state.setdefault("pad", Pad())
+
+        def write(input, ctx):
+            pad.text = input["text"]
+            return ToolResult(content="saved")
+
+        editor.add(Tool(name="note_write", description="Keep one note.", codemode=False,
+                        input={"type": "object", "properties": {"text": {"type": "string"}}},
+                        execute=write))
+        editor.add(Tool(name="note_read", description="Read the note.", codemode=False,
+                        execute=lambda input, ctx: ToolResult(content=pad.text or "(empty)")))
+
+
+def write_note(host, session_id, text):
+    call = ToolCall("w", "note_write", {"text": text})
+    assert host.snapshot(session=session_id).execute_sync(call).content[0].text == "saved"
+
+
+def read_note(host, session_id):
+    snapshot = host.snapshot(session=session_id)
+    return snapshot.execute_sync(ToolCall("r", "note_read")).content[0].text
+
+
+def test_session_state_belongs_to_one_host_even_for_equal_ids(tmp_path):
+    notes = Notes()  # one plugin object in two hosts: the worst case for sharing
+    (tmp_path / "one").mkdir(), (tmp_path / "two").mkdir()
+    with open_host(tmp_path / "one", notes) as one, open_host(tmp_path / "two", notes) as two:
+        one.session("chat"), two.session("chat")
+        write_note(one, "chat", "one's note")
+        assert read_note(two, "chat") == "(empty)"
+        write_note(two, "chat", "two's note")
+        assert read_note(one, "chat") == "one's note"
+
+
+@pytest.mark.usefixtures("no_gc")
+def test_a_closed_session_id_opens_again_with_empty_state(tmp_path):
+    host = open_host(tmp_path, Notes())
+    with host.session("chat"):
+        write_note(host, "chat", "old")
+    host.session("chat")
+    assert read_note(host, "chat") == "(empty)"
+
+
+def test_replays_find_the_same_session_state(tmp_path):
+    notes = Notes()
+    host = open_host(tmp_path, notes)
+    host.session("chat")
+    write_note(host, "chat", "kept")
+    host.service.reload()  # runs every hook again
+    assert read_note(host, "chat") == "kept"
+    assert notes.runs == 2
+
+
+class Token:
+    """A per-session secret the hook keeps in its state; its tools hold none of it."""
+
+    __slots__ = ("__weakref__", "user")
+
+    def __init__(self, user):
+        self.user = user
+
+
+class Credentials:
+    def __init__(self):
+        self.tokens = []
+
+    @hookimpl
+    def session_transform(self, editor, session_id, state):
+        token = state.setdefault("token", Token(f"user of {session_id}"))
+        self.tokens.append(weakref.ref(token))
+        editor.add(make_tool("whoami", f"Acts as {token.user}."))
+
+
+@pytest.mark.usefixtures("no_gc")
+def test_the_state_of_a_closed_scope_is_gone_at_once(tmp_path):
+    credentials = Credentials()
+    host = open_host(tmp_path, credentials)
+    scope = host.session("chat")
+    before = host.snapshot(session="chat")  # still in use after the close
+    [token] = credentials.tokens
+    assert token() is not None
+    scope.close()
+    assert token() is None
+    assert before.get("whoami").description == "Acts as user of chat."
+    host.session("chat")
+    assert credentials.tokens[-1]() is not None and len(credentials.tokens) == 2
 
 
 LOCAL_SESSION = """\

@@ -337,8 +337,26 @@ def test_session_transform_becomes_a_separate_session_transform(wiring):
     transforms.location(ToolEditor())
     assert calls == ["tool_transform"]
     assert transforms.session is not None
-    transforms.session(ToolEditor(), "chat-1")
+    transforms.session(ToolEditor(), "chat-1", {})
     assert calls[1:] == [("session_transform", "chat-1", wiring._location.root)]
+
+
+def test_session_transform_gets_the_state_it_is_given(wiring, capsys):
+    class Plugin:
+        @hookimpl
+        def session_transform(self, state, session_id):
+            state.setdefault("runs", []).append(session_id)
+
+    traced = PluginWiring(wiring._location, trace=True)
+    session = traced.register("p", Plugin()).session
+    assert session is not None
+    state = {}
+    session(ToolEditor(), "s1", state)
+    session(ToolEditor(), "s1", state)
+    assert state == {"runs": ["s1", "s1"]}
+    assert capsys.readouterr().err.splitlines()[-1] == (
+        "tooldeck: trace: p: session_transform(state=<state with keys ['runs']>, "
+        "session_id='s1') -> ok")
 
 
 def test_a_plugin_with_only_session_transform_has_an_empty_location_transform(wiring):
@@ -352,7 +370,7 @@ def test_a_plugin_with_only_session_transform_has_an_empty_location_transform(wi
     transforms.location(editor)
     assert editor.list() == []
     assert transforms.session is not None
-    transforms.session(editor, "s")
+    transforms.session(editor, "s", {})
     assert [t.name for t in editor.list()] == ["todo"]
     assert wiring.register("q", types.SimpleNamespace(
         tool_transform=hookimpl(lambda editor: None))).session is None
@@ -367,4 +385,4 @@ def test_a_raising_session_transform_names_plugin_and_hook(wiring):
     session = wiring.register("raiser", Plugin()).session
     assert session is not None
     with pytest.raises(PluginError, match="hook 'session_transform' raised ValueError: s1"):
-        session(ToolEditor(), "s1")
+        session(ToolEditor(), "s1", {})

@@ -111,7 +111,8 @@ class Sessions(RuleBasedStateMachine):
 
     def transform(self, data, bound=False):
         if bound:
-            return lambda editor, session_id: [apply_op(editor, o, session_id) for o in data[0]]
+            return lambda editor, session_id, state: [
+                apply_op(editor, o, session_id) for o in data[0]]
         return lambda editor: [apply_op(editor, o, None) for o in data[0]]
 
     def source(self):

@@ -20,7 +20,7 @@ def tool(name, description):
 def test_sessions_from_many_threads_while_the_location_changes(tmp_path):
     service = ToolService(Location(tmp_path, data_dir=tmp_path / "data"))
     template = service.session_transform(
-        lambda editor, session_id: editor.add(tool("whoami", f"for {session_id}")),
+        lambda editor, session_id, state: editor.add(tool("whoami", f"for {session_id}")),
         source="template")
     stop = threading.Event()
     errors: list[BaseException] = []

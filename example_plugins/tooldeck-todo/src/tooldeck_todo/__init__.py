@@ -2,15 +2,15 @@
 
 The model plans multi-step work with ``todo_write`` and checks it with ``todo_read``.
 Each session (``host.session(id)``: one conversation) has its own list. The tools come
-from the ``session_transform`` hook, so they exist only in that session's snapshots,
-and each session's tools hold that session's list: closing the session drops them, and
-the list with them.
+from the ``session_transform`` hook, so they exist only in that session's snapshots.
+The list lives in the hook's ``state``, the pack's own dict in that session: the same
+list on every replay, a separate one in every session and every Host, and gone when the
+session closes, so an id opened again starts with an empty list.
 """
 
 from __future__ import annotations
 
-import weakref
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 from tooldeck import Tool, ToolContext, ToolEditor, ToolResult, hookimpl
@@ -33,9 +33,9 @@ class TodoWriteInput(BaseModel):
 
 
 class TodoList:
-    """One session's todos: held only by that session's two tools."""
+    """One session's todos: kept in the session's state, bound into its two tools."""
 
-    __slots__ = ("__weakref__", "items")
+    __slots__ = ("items",)
 
     def __init__(self) -> None:
         self.items: tuple[TodoItem, ...] = ()
@@ -72,21 +72,15 @@ WRITE = (
 )
 READ = "Read the todo list of this conversation."
 
-# Per-session state, keyed by session id so that a replay (the hook may run again)
-# finds the same list. Weak: the session's tools are what keep a list alive.
-_lists: weakref.WeakValueDictionary[str, TodoList] = weakref.WeakValueDictionary()
-
-
-def todo_list(session_id: str) -> TodoList | None:
-    """The list of ``session_id`` while that session's tools exist (for hosts and tests)."""
-    return _lists.get(session_id)
-
-
 @hookimpl
-def session_transform(editor: ToolEditor, session_id: str) -> None:
-    """Add ``todo_write`` and ``todo_read`` bound to this session's list."""
-    todos = _lists.get(session_id)
+def session_transform(editor: ToolEditor, state: dict[str, Any]) -> None:
+    """Add ``todo_write`` and ``todo_read`` bound to this session's list.
+
+    The hook may run again for the same session (a reload, say): the list is created
+    on the first run and found in ``state`` on the next ones.
+    """
+    todos = state.get("todos")
     if todos is None:
-        todos = _lists[session_id] = TodoList()
+        todos = state["todos"] = TodoList()
     for tool in todos.tools():
         editor.add(tool)

@@ -46,7 +46,7 @@ class PluginTransforms(NamedTuple):
     """What one plugin registers: its Location transform, and its session transform."""
 
     location: Callable[[ToolEditor], None]
-    session: Callable[[ToolEditor, str], None] | None
+    session: Callable[[ToolEditor, str, dict[str, Any]], None] | None
 
 SELECTED_BY_NAME = frozenset({"entrypoint", "local"})
 """Third-party layers that ``plugins=[...]``, ``TOOLDECK_LOAD_PLUGINS`` and
@@ -240,10 +240,12 @@ def _transform(
 
 def _session_transform(
     name: str, calls: tuple[HookCall, ...], location: Location, trace: bool,
-    editor: ToolEditor, session_id: str,
+    editor: ToolEditor, session_id: str, state: dict[str, Any],
 ) -> None:
-    """One plugin's registration in a session: its session_transform."""
-    _run(name, calls, trace, {"editor": editor, "session_id": session_id, "location": location})
+    """One plugin's registration in a session: its session_transform, given the plugin's
+    own ``state`` in that session."""
+    _run(name, calls, trace,
+         {"editor": editor, "session_id": session_id, "state": state, "location": location})
 
 
 def _run(name: str, calls: tuple[HookCall, ...], trace: bool, args: dict[str, Any]) -> None:
@@ -271,4 +273,6 @@ def _trace(line: str) -> None:
 def _shown(value: object) -> str:
     if isinstance(value, ToolEditor):
         return f"<ToolEditor with {len(value.list())} tools>"
+    if isinstance(value, dict):  # a plugin's session state: its keys say enough
+        return f"<state with keys {sorted(map(str, value))}>"
     return repr(value)

@@ -17,13 +17,15 @@ called again), when the session templates change, and in full after the Location
 Templates are transforms every session replays first, before its own: the plugins'
 ``session_transform`` hooks, registered once per service. Each session binds each
 template to its id once, so a template's step is recorded and reused like any other.
+The binding also owns the template's *state* in that session: a dict the template gets
+on every replay, so per-session data lives exactly as long as the open session (per
+service, so per Location) instead of in some process-wide table keyed by session id.
 """
 
 from __future__ import annotations
 
 import threading
 from collections.abc import Callable
-from functools import partial
 from types import MappingProxyType
 from typing import Any
 
@@ -32,8 +34,9 @@ from tooldeck.host.registry.editor import CatalogEntry, Diagnostic, NamespaceEnt
 from tooldeck.host.registry.overlay import Draft, Overlay
 from tooldeck.host.registry.state import Catalog, ToolState, Transform, TransformFn
 
-SessionTransformFn = Callable[[ToolEditor, str], Any]
-"""A template: ``fn(editor, session_id)``, replayed in every session."""
+SessionTransformFn = Callable[[ToolEditor, str, dict[str, Any]], Any]
+"""A template: ``fn(editor, session_id, state)``, replayed in every session; ``state`` is
+the template's own dict in that session (the same one on every replay)."""
 
 
 class Template:
@@ -75,6 +78,29 @@ class Templates:
                 return
             template.disposed = True
             self.current = tuple(t for t in self.current if t is not template)
+
+
+class Binding:
+    """One template bound to one session, with the template's state in that session.
+
+    The session's recorded steps (and so every catalog and snapshot taken from them)
+    refer to the binding; ``release()`` drops the state from it, so what a template kept
+    there is freed when the session closes even while an older snapshot is still in use.
+    """
+
+    __slots__ = ("session_id", "state", "template")
+
+    def __init__(self, template: Template, session_id: str) -> None:
+        self.template = template
+        self.session_id = session_id
+        self.state: dict[str, Any] = {}
+
+    def __call__(self, editor: ToolEditor) -> None:
+        self.template.fn(editor, self.session_id, self.state)
+
+    def release(self) -> None:
+        """Forget the state: the session closed, or the template left it."""
+        self.state = {}
 
 
 class SessionState(ToolState):
@@ -130,6 +156,8 @@ class SessionState(ToolState):
             for transform in self._working:
                 transform.disposed = True
             self._working.clear()
+            for transform in self._bound.values():
+                _binding(transform).release()
             self._committed = self._prelude = self._seen = ()
             self._bound = {}
             self._steps.clear()
@@ -140,12 +168,16 @@ class SessionState(ToolState):
 
     # -- replay ----------------------------------------------------------------------------
     def _bind(self, templates: tuple[Template, ...]) -> None:
-        """Bind each template to this session once; a kept template keeps its transform."""
+        """Bind each template to this session once; a kept template keeps its transform
+        (and so its state), a template that left releases its state."""
         bound = {
             template: self._bound.get(template)
-            or Transform(partial(_call, template, self.session_id), template.source)
+            or Transform(Binding(template, self.session_id), template.source)
             for template in templates
         }
+        for template, transform in self._bound.items():
+            if template not in bound:
+                _binding(transform).release()
         self._bound, self._prelude, self._seen = bound, tuple(bound.values()), templates
         present = {t.source for t in self._prelude} | {t.source for t in self._committed}
         for source in [s for s in self._failed if s not in present]:
@@ -207,8 +239,10 @@ def closed(action: str, state: SessionState) -> str:
             f"session({state.session_id!r})")
 
 
-def _call(template: Template, session_id: str, editor: ToolEditor) -> None:
-    template.fn(editor, session_id)
+def _binding(transform: Transform) -> Binding:
+    binding = transform.fn
+    assert isinstance(binding, Binding)
+    return binding
 
 
 _CLOSED = Catalog({}, {}, (), {})
