@@ -3,6 +3,11 @@
 Entry points come from real installed distributions: the packs under ``tests/packs``
 are built into wheels once per session (``tooldeck_wheels``) and installed into a
 ``tooldeck.testing.Site`` per test, which subprocesses put on ``PYTHONPATH``.
+
+The suite is hermetic: packs the developer installed in this environment (say, an
+example pack after following the pack guide) are invisible to it. In-process
+discovery skips them (``hide_installed_packs``), and a ``Site``'s subprocesses disable
+them (``Site.env``).
 """
 
 from __future__ import annotations
@@ -14,10 +19,30 @@ from pathlib import Path
 
 import pytest
 
+from tooldeck.host.plugins import discovery
 from tooldeck.testing import Site as BaseSite
+from tooldeck.testing import host as testing_host
 from tooldeck.testing import WheelCache
 
 PACKS = Path(__file__).parent / "packs"
+
+INSTALLED_PACKS = frozenset(r.distribution for r in discovery.scan_entry_points())
+"""Tool packs installed in the running environment when the session starts (the suite's
+own packs are only ever installed in per-test sites)."""
+
+
+@pytest.fixture(autouse=True)
+def hide_installed_packs(monkeypatch: pytest.MonkeyPatch) -> None:
+    """In-process discovery sees the suite's own packs, never the developer's."""
+    if not INSTALLED_PACKS:
+        return
+    scan = discovery.scan_entry_points
+
+    def scan_without_installed(group: str = discovery.GROUP) -> tuple[object, ...]:
+        return tuple(r for r in scan(group) if r.distribution not in INSTALLED_PACKS)
+
+    monkeypatch.setattr(discovery, "scan_entry_points", scan_without_installed)
+    monkeypatch.setattr(testing_host, "scan_entry_points", scan_without_installed)
 
 
 @pytest.fixture(scope="session")

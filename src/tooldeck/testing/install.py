@@ -5,7 +5,9 @@ get it: built into a wheel by its own build backend without isolation (as ``pip 
 --no-deps --no-build-isolation`` would; once per source state per session), installed
 with ``pip install --target`` into a directory, and run by a subprocess with that
 directory first on ``PYTHONPATH``. Everything else the subprocess
-imports (tooldeck, the pack's dependencies) comes from the running environment.
+imports (tooldeck, the pack's dependencies) comes from the running environment, but
+the *tool packs* of the running environment are disabled there: a site loads only the
+packs installed in it (see ``Site.env``).
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ from pathlib import Path
 from typing import IO, TypeAlias
 
 from tooldeck.errors import TooldeckError
-from tooldeck.host.plugins.discovery import normalize_dist
+from tooldeck.host.plugins.discovery import normalize_dist, scan_entry_points
 
 __all__ = ["Pack", "Site", "WheelCache"]
 
@@ -152,7 +154,9 @@ class Site:
 
     ``home`` holds the subprocesses' XDG config, data and cache directories, so no user
     config leaks in; it is also their default working directory. ``TOOLDECK_*``
-    variables of this process are not passed on.
+    variables of this process are not passed on, and the tool packs installed in the
+    running environment (a developer's editable install, the pack tox installed with
+    ``package = wheel``) are disabled, so what a subprocess loads is what this site holds.
     """
 
     timeout: float = _TIMEOUT
@@ -265,7 +269,13 @@ class Site:
 
     # -- running ---------------------------------------------------------------------------
     def env(self, **extra: str) -> dict[str, str]:
-        """The subprocess environment: this one minus ``TOOLDECK_*``, plus the site."""
+        """The subprocess environment: this one minus ``TOOLDECK_*``, plus the site.
+
+        ``TOOLDECK_DISABLE_PLUGINS`` names every pack of the running environment that
+        this site does not hold (joined with one passed in ``extra``): without it, such a
+        pack would shadow a site pack sorted before it, or stay loaded after
+        ``uninstall`` removed the site's copy.
+        """
         env = {k: v for k, v in os.environ.items() if not k.startswith("TOOLDECK_")}
         paths = [str(self.path), *filter(None, [env.get("PYTHONPATH")])]
         env.update(
@@ -274,8 +284,23 @@ class Site:
             XDG_DATA_HOME=str(self.home / "data"),
             XDG_CACHE_HOME=str(self.home / "cache"),
         )
+        disabled = [*filter(None, [extra.pop("TOOLDECK_DISABLE_PLUGINS", "")]),
+                    *self.outside_packs()]
+        if disabled:
+            env["TOOLDECK_DISABLE_PLUGINS"] = ",".join(disabled)
         env.update(extra)
         return env
+
+    def outside_packs(self) -> list[str]:
+        """Tool packs of the running environment that this site does not hold, by name."""
+        inside = self.distributions()
+        site = self.path.resolve()
+        return sorted({
+            record.distribution
+            for record in scan_entry_points()
+            if record.distribution not in inside
+            and not Path(record.location).resolve().is_relative_to(site)
+        })
 
     def run(
         self,
