@@ -158,3 +158,39 @@ def session_transform(session_id):
             "'local:raising': hook 'session_transform' raised LookupError: no credentials "
             "for tooldeck-check; source disabled") in out.splitlines()
     assert "Traceback" in out
+
+
+def test_each_refused_tool_is_printed_once_and_missed_targets_are_warnings(tooldeck, tmp_path):
+    pack = write(tmp_path / "typo.py", '''
+from tooldeck import Tool, ToolResult, hookimpl
+
+@hookimpl
+def tool_transform(editor):
+    editor.add(Tool(name="x" * 70, description="too long", execute=lambda i, c: None))
+    editor.update("raed", lambda tool: tool.replace(description="Typo."))
+    editor.remove("shel")
+''')
+    code, out, err = tooldeck("check", str(pack))
+    assert code == 1
+    assert (out + err).count("name must be 1-64 characters") == 1
+    assert out.splitlines()[2:] == [
+        "    warning: source 'local:typo', tool 'raed': update('raed') did nothing: no tool "
+        "has that effective name here",
+        "    warning: source 'local:typo', tool 'shel': remove('shel') did nothing: no tool "
+        "has that effective name here",
+        "1 problem found (2 warnings)",
+    ]
+
+
+def test_warnings_alone_are_not_problems(tooldeck, tmp_path):
+    pack = write(tmp_path / "other.py", '''
+from tooldeck import hookimpl
+
+@hookimpl
+def tool_transform(editor):
+    editor.remove("git_push")   # another pack's tool, not loaded by check
+''')
+    code, out, _ = tooldeck("check", str(pack))
+    assert code == 0
+    assert out.splitlines()[0] == "local:other: ok (no tools)"
+    assert out.splitlines()[-1] == "no problems found (1 warning)"

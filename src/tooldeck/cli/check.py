@@ -5,14 +5,20 @@ selection and ``TOOLDECK_*_PLUGINS`` do not apply. One probe session is opened s
 ``session_transform`` hooks run too. Problems: a plugin that fails to import or register
 (including a hookimpl signature that does not match its spec), a hook that raises
 (in the Location or in the session), every tool or namespace the editor refused, and
-every tool that collides with a built-in. Exit 1 when there is any problem.
+every tool that collides with a built-in. Exit 1 when there is any problem. Warnings (an
+``update`` or ``remove`` whose target does not exist: a typo, or a tool of a pack not
+loaded here) are printed but are not problems. Each finding is printed once: the
+diagnostics the registry would also log to stderr are kept out of the log meanwhile.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
+import logging
 import os
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
@@ -45,15 +51,34 @@ def add_parser(commands: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     candidates, root = pack_candidates(args.target, location_dir(args))
-    host = pack_host(root, candidates)
-    pack = [info for info in host.plugins if info.name in {c.name for c in candidates}]
-    session = host.session(PROBE_SESSION)  # runs every session_transform once
+    with _quiet_registry_log():
+        host = pack_host(root, candidates)
+        pack = [info for info in host.plugins if info.name in {c.name for c in candidates}]
+        session = host.session(PROBE_SESSION)  # runs every session_transform once
+        effects = [_in_session(session, info) for info in pack]
     problems = 0
-    for info in pack:
-        problems += _report(info, frozenset(args.allow_override), _in_session(session, info))
-    print(f"{problems} problem{'s' if problems != 1 else ''} found" if problems
-          else "no problems found")
+    for info, in_session in zip(pack, effects, strict=True):
+        problems += _report(info, frozenset(args.allow_override), in_session)
+    warnings = sum(len(info.warnings) + len(e.warnings) for info, e in zip(pack, effects,
+                                                                          strict=True))
+    noted = f" ({warnings} warning{'s' if warnings != 1 else ''})" if warnings else ""
+    print(f"{problems} problem{'s' if problems != 1 else ''} found{noted}" if problems
+          else f"no problems found{noted}")
     return 1 if problems else 0
+
+
+@contextlib.contextmanager
+def _quiet_registry_log() -> Iterator[None]:
+    """Keep the registry's diagnostic log lines off stderr: the report prints them."""
+    log = logging.getLogger("tooldeck")
+    handler = logging.NullHandler()
+    log.addHandler(handler)
+    propagate, log.propagate = log.propagate, False
+    try:
+        yield
+    finally:
+        log.propagate = propagate
+        log.removeHandler(handler)
 
 
 def pack_candidates(target: str, cwd: Path) -> tuple[list[Candidate], Path]:
@@ -138,6 +163,7 @@ PROBE_SESSION = "tooldeck-check"
 class _SessionEffects(NamedTuple):
     tools: tuple[str, ...]
     diagnostics: tuple[Diagnostic, ...]
+    warnings: tuple[Diagnostic, ...] = ()
 
 
 _NOTHING_IN_SESSIONS = _SessionEffects((), ())
@@ -147,8 +173,9 @@ def _in_session(session: SessionScope, info: PluginInfo) -> _SessionEffects:
     """The tools ``info``'s plugin adds to a session, and what was refused there."""
     tools = sorted(name for name, entry in session.catalog.changes.items()
                    if entry is not None and entry.source == info.name)
-    mine = tuple(d for d in session.diagnostics if d.source == info.name)
-    return _SessionEffects(tuple(tools), mine)
+    mine = [d for d in session.diagnostics if d.source == info.name]
+    return _SessionEffects(tuple(tools), tuple(d for d in mine if d.level == "error"),
+                           tuple(d for d in mine if d.level == "warning"))
 
 
 def _report(
@@ -178,6 +205,10 @@ def _report(
             continue
         print(f"    session_transform failed: {refused.reason}")
         print("    " + refused.traceback.rstrip().replace("\n", "\n    "))
+    for warning in info.warnings:
+        print(f"    warning: {warning}")
+    for missed in session.warnings:
+        print(f"    warning in a session: {missed}")
     for tool, plugin in unintended:
         print(f"    collision: tool {tool!r} replaces the built-in from {plugin} "
               f"(intended? pass --allow-override {tool})")

@@ -48,6 +48,7 @@ def render(infos: list[PluginInfo]) -> str:
         if info.reason:
             out.append(f"    {info.status}: {info.reason}")
         out += [f"    refused: {d}" for d in info.diagnostics]
+        out += [f"    warning: {w}" for w in info.warnings]
     return "\n".join(out)
 
 

@@ -61,8 +61,8 @@ def missing_tool(
     if close and entry is None:
         lines.append("did you mean: " + ", ".join(repr(c) for c in close))
     lines += plugin_problems(plugins)
-    refused = [str(d) for d in diagnostics]
-    lines += [f"refused: {text}" for text in refused[:_MAX_DIAGNOSTICS]]
+    refused = [f"{'warning' if d.level == 'warning' else 'refused'}: {d}" for d in diagnostics]
+    lines += refused[:_MAX_DIAGNOSTICS]
     if len(refused) > _MAX_DIAGNOSTICS:
         lines.append(f"... and {len(refused) - _MAX_DIAGNOSTICS} more refused registrations")
     return "\n  ".join(lines)

@@ -80,7 +80,29 @@ def test_update_receives_the_current_tool_and_forces_name_and_namespace(service)
 def test_update_and_remove_of_missing_tools_are_no_ops(service):
     called = []
     catalog = apply(service, lambda e: (e.update("nope", called.append), e.remove("nope")))
-    assert called == [] and dict(catalog.tools) == {} and catalog.diagnostics == ()
+    assert called == [] and dict(catalog.tools) == {}
+
+
+def test_missing_update_and_remove_targets_are_warnings(service):
+    catalog = apply(service, lambda e: (e.update("nope", lambda t: t), e.remove("gone")),
+                    source="pack")
+    assert [(d.source, d.tool, d.level, d.reason) for d in catalog.diagnostics] == [
+        ("pack", "nope", "warning",
+         "update('nope') did nothing: no tool has that effective name here"),
+        ("pack", "gone", "warning",
+         "remove('gone') did nothing: no tool has that effective name here"),
+    ]
+
+
+def test_a_remove_warning_follows_the_state_it_ran_against(service):
+    remover = service.transform(lambda e: e.remove("read"), source="remover")
+    assert [d.tool for d in service.catalog.diagnostics] == ["read"]
+    provider = service.transform(lambda e: e.add(make()), source="provider")
+    remover.dispose()
+    service.transform(lambda e: e.remove("read"), source="remover")
+    assert service.catalog.diagnostics == () and "read" not in service.catalog.tools
+    provider.dispose()
+    assert [d.tool for d in service.catalog.diagnostics] == ["read"]
 
 
 def test_invalid_update_keeps_the_previous_definition(service):

@@ -54,19 +54,20 @@ def apply_op(editor, op):
 
 def reference(transforms):
     """The semantics in a dozen lines: fold every op of every live transform in order."""
-    tools, namespaces = {}, {}
+    tools, namespaces, missed = {}, {}, []
     for ops in transforms:
         for op in ops:
             kind = op[0]
-            if kind in ("add", "update") and op[3]:
-                name = effective(op[1], op[2])
-                if kind == "add" or name in tools:
-                    tools[name] = op[3]
+            name = effective(op[1], op[2]) if kind != "namespace" else ""
+            if kind in ("update", "remove") and name not in tools:
+                missed.append(name)  # a warning diagnostic, and nothing else
+            elif kind in ("add", "update") and op[3]:
+                tools[name] = op[3]
             elif kind == "remove":
-                tools.pop(effective(op[1], op[2]), None)
+                tools.pop(name)
             elif kind == "namespace" and op[2]:
                 namespaces[op[1]] = op[2]
-    return tools, namespaces
+    return tools, namespaces, missed
 
 
 class Registrations(RuleBasedStateMachine):
@@ -129,12 +130,13 @@ class Registrations(RuleBasedStateMachine):
 
     @invariant()
     def snapshot_matches_the_reference(self):
-        tools, namespaces = self.expected()
+        tools, namespaces, missed = self.expected()
         snapshot = self.service.snapshot()
         assert self.described(snapshot) == tools
         assert list(snapshot.names) == sorted(tools)
         catalog = self.service.catalog
         assert {k: v.description for k, v in catalog.namespaces.items()} == namespaces
+        assert [d.tool for d in catalog.diagnostics if d.level == "warning"] == missed
 
     @invariant()
     def kept_snapshots_never_change(self):

@@ -24,7 +24,8 @@ class PluginInfo:
 
     ``overrides``: (tool, plugin it replaced); ``overridden_by``: (tool, plugin that
     replaced it); ``removed``: (tool, plugin whose definition it removed).
-    ``diagnostics``: registrations of this plugin the editor refused (invalid tools).
+    ``diagnostics``: registrations of this plugin the editor refused (invalid tools);
+    ``warnings``: its ``update``/``remove`` calls whose target did not exist.
     """
 
     name: str
@@ -40,6 +41,7 @@ class PluginInfo:
     overridden_by: tuple[tuple[str, str], ...] = ()
     removed: tuple[tuple[str, str], ...] = ()
     diagnostics: tuple[str, ...] = ()
+    warnings: tuple[str, ...] = ()
 
     def to_json(self) -> dict[str, Any]:
         """A JSON-ready dict (pairs become ``{"tool": ..., "plugin": ...}`` objects)."""
@@ -48,6 +50,7 @@ class PluginInfo:
             data[key] = [{"tool": tool, "plugin": plugin} for tool, plugin in data[key]]
         data["provides"] = list(self.provides)
         data["diagnostics"] = list(self.diagnostics)
+        data["warnings"] = list(self.warnings)
         return data
 
 
@@ -124,7 +127,8 @@ def plugin_info(
         return replace(info, status="failed", reason=failure.reason,
                        traceback=failure.traceback)
     effects = catalog.effects(candidate.name)
-    diagnostics = tuple(str(d) for d in catalog.diagnostics if d.source == candidate.name)
+    own = [d for d in catalog.diagnostics if d.source == candidate.name]
     return replace(info, provides=effects.provides, overrides=effects.overrides,
                    overridden_by=effects.overridden_by, removed=effects.removed,
-                   diagnostics=diagnostics)
+                   diagnostics=tuple(str(d) for d in own if d.level == "error"),
+                   warnings=tuple(str(d) for d in own if d.level == "warning"))

@@ -12,7 +12,7 @@ reconstruct who overrode or removed what.
 from __future__ import annotations
 
 from collections.abc import Callable, MutableMapping
-from typing import NamedTuple
+from typing import Literal, NamedTuple
 
 from tooldeck._tool import AnyTool, Tool
 from tooldeck.host.registry import names
@@ -35,9 +35,11 @@ class NamespaceEntry(NamedTuple):
 
 
 class Diagnostic(NamedTuple):
-    """A registration the state refused, or a transform that raised.
+    """A registration the state refused, a transform that raised, or an edit that missed.
 
     ``traceback`` is set only for a raising transform (the whole source is disabled).
+    ``level`` is ``"warning"`` for an ``update``/``remove`` whose target does not exist:
+    nothing changed (that is the contract), but a typo in an override should be visible.
     """
 
     source: str
@@ -45,6 +47,7 @@ class Diagnostic(NamedTuple):
     tool: str | None = None
     namespace: str | None = None
     traceback: str | None = None
+    level: Literal["error", "warning"] = "error"
 
     def __str__(self) -> str:
         where = [f"source {self.source!r}"]
@@ -127,6 +130,7 @@ class ToolEditor:
         self._pure = False
         current = self._tools.get(name)
         if current is None:
+            self._missed("update", name)
             return
         replacement = fn(current.tool)
         if not isinstance(replacement, Tool):
@@ -146,8 +150,12 @@ class ToolEditor:
         self._log.append((name, entry))
 
     def remove(self, name: str) -> None:
-        """Remove tool ``name``; a no-op if missing."""
-        self._tools.pop(name, None)
+        """Remove tool ``name``; a no-op if missing (recorded as a warning diagnostic)."""
+        # Whether the target exists depends on the draft, and so does the warning: a
+        # transform that removes is replayed by calling it, never from its delta.
+        self._pure = False
+        if self._tools.pop(name, None) is None:
+            self._missed("remove", name)
         self._log.append((name, None))
 
     def namespace(self, name: str, description: str) -> None:
@@ -161,6 +169,10 @@ class ToolEditor:
         entry = NamespaceEntry(description, self._source)
         self._namespaces[name] = entry
         self._log.append((name, entry))
+
+    def _missed(self, operation: str, name: str) -> None:
+        reason = f"{operation}({name!r}) did nothing: no tool has that effective name here"
+        self._diagnostics.append(Diagnostic(self._source, reason, tool=name, level="warning"))
 
     def _refuse(self, reason: str, tool: object) -> None:
         name = getattr(tool, "name", None)

@@ -406,7 +406,10 @@ def _log_new(before: tuple[Diagnostic, ...], after: tuple[Diagnostic, ...]) -> N
 
         log = logging.getLogger("tooldeck")
         for diagnostic in new:
-            log.warning("tooldeck: %s", diagnostic)
+            # A missed update/remove changed nothing: `tooldeck check` and the plugin
+            # report show it; it is not worth a warning on every host's stderr.
+            level = logging.INFO if diagnostic.level == "warning" else logging.WARNING
+            log.log(level, "tooldeck: %s", diagnostic)
 
 
 def _format_exc() -> str:
