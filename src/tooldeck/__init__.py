@@ -95,6 +95,8 @@ if TYPE_CHECKING:
     from tooldeck.host.service import Registration as Registration
     from tooldeck.host.service import SessionScope as SessionScope
     from tooldeck.host.service import ToolService as ToolService
+    from tooldeck.providers import TurnResult as TurnResult
+    from tooldeck.providers import run_tool_calls as run_tool_calls
 
 
 _LOCATIONS = {
@@ -167,6 +169,7 @@ _LOCATIONS = {
     "ToolFailure": "tooldeck._tool",
     "ToolResult": "tooldeck._tool",
     "ToolService": "tooldeck.host.service",
+    "TurnResult": "tooldeck.providers",
     "TooldeckError": "tooldeck.errors",
     "TransformFn": "tooldeck.host.registry.state",
     "UpdateFn": "tooldeck.host.registry.editor",
@@ -175,6 +178,7 @@ _LOCATIONS = {
     "hookspec": "tooldeck.hookspecs",
     "load_config": "tooldeck.host.location.config_files",
     "run_tool_call": "tooldeck.host.execution.outcome",
+    "run_tool_calls": "tooldeck.providers",
     "tool": "tooldeck._function_tool",
 }
 
@@ -250,6 +254,7 @@ __all__ = [
     "ToolService",
     "TooldeckError",
     "TransformFn",
+    "TurnResult",
     "UpdateFn",
     "Visibility",
     "__version__",
@@ -257,6 +262,7 @@ __all__ = [
     "hookspec",
     "load_config",
     "run_tool_call",
+    "run_tool_calls",
     "tool",
 ]
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any, Generic, NamedTuple, TypeAlias, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, Literal, NamedTuple, TypeAlias, TypeVar
 
 if TYPE_CHECKING:
     from tooldeck.host.location.location import Location
@@ -36,7 +36,7 @@ class TextPart(NamedTuple):
     """Model-facing text. (Content parts are named tuples: one is built per call.)"""
 
     text: str
-    type: str = "text"
+    type: Literal["text"] = "text"
 
 
 class ImagePart(NamedTuple):
@@ -44,7 +44,7 @@ class ImagePart(NamedTuple):
 
     data: bytes
     mime_type: str
-    type: str = "image"
+    type: Literal["image"] = "image"
 
 
 class FilePart(NamedTuple):
@@ -53,7 +53,7 @@ class FilePart(NamedTuple):
     data: bytes
     mime_type: str
     filename: str | None = None
-    type: str = "file"
+    type: Literal["file"] = "file"
 
 
 ContentPart: TypeAlias = TextPart | ImagePart | FilePart

@@ -14,7 +14,7 @@ if TYPE_CHECKING:
     from tooldeck.host.registry.editor import CatalogEntry
     from tooldeck.host.registry.state import Catalog
 
-FORMATS = ("openai", "anthropic", "gemini", "mcp")
+FORMATS = ("openai", "openai-responses", "anthropic", "gemini", "mcp")
 """Mirrors ``tooldeck.host.execution.formats.FORMATS`` (kept here so ``--help`` stays light)."""
 
 HEADERS = ("NAME", "MODE", "PLUGIN", "OVERRIDES", "PERMISSION", "DESCRIPTION")

@@ -2,34 +2,65 @@
 
 Each tool's rendering is cached on its ``ToolRecord`` record, so re-listing a catalog is a
 list of dictionary hits. Results are frozen: callers share them.
+
+``strict=True`` (the two OpenAI formats) renders OpenAI strict mode: the input schema
+converted by ``schema.strict`` and ``"strict": true``, or, for a tool whose schema has
+no strict form, the plain schema and ``"strict": false``.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Literal, TypeAlias
 
 from tooldeck.host.registry.record import ToolRecord
 from tooldeck.host.schema.frozen import FrozenDict, freeze
+from tooldeck.host.schema.strict import strict_schema
 
-FORMATS = ("openai", "anthropic", "gemini", "mcp")
+DefinitionFormat: TypeAlias = Literal["openai", "openai-responses", "anthropic", "gemini", "mcp"]
+"""The provider formats ``Snapshot.definitions_for`` renders."""
+
+FORMATS: tuple[DefinitionFormat, ...] = (
+    "openai", "openai-responses", "anthropic", "gemini", "mcp")
+STRICT_FORMATS = frozenset({"openai", "openai-responses"})
 
 # Keys Gemini's function-declaration schema subset does not accept.
 _GEMINI_DROP = frozenset({"additionalProperties", "$schema", "$id"})
 
 
-def render(record: ToolRecord, fmt: str) -> FrozenDict:
+def render(record: ToolRecord, fmt: str, *, strict: bool = False) -> FrozenDict:
     """The ``fmt`` definition of one tool (cached per tool object)."""
-    cached = record.definitions.get(fmt)
+    key = f"{fmt}+strict" if strict else fmt
+    cached = record.definitions.get(key)
     if cached is None:
-        try:
-            renderer = _RENDERERS[fmt]
-        except KeyError:
-            raise ValueError(
-                f"unknown definition format {fmt!r}; expected one of {', '.join(FORMATS)}"
-            ) from None
-        cached = record.definitions[fmt] = freeze(renderer(record))
+        check_format(fmt, strict=strict)
+        if strict:
+            cached = freeze(_STRICT_RENDERERS[fmt](record, strict_problem(record) is None))
+        else:
+            cached = freeze(_RENDERERS[fmt](record))
+        record.definitions[key] = cached
     return cached
+
+
+def check_format(fmt: str, *, strict: bool = False) -> None:
+    """Raise ``ValueError`` for an unknown format, or ``strict`` where it means nothing."""
+    if fmt not in _RENDERERS:
+        raise ValueError(
+            f"unknown definition format {fmt!r}; expected one of {', '.join(FORMATS)}")
+    if strict and fmt not in STRICT_FORMATS:
+        raise ValueError(f"strict=True is OpenAI strict mode: it applies to the 'openai' "
+                         f"and 'openai-responses' formats, not {fmt!r}")
+
+
+def strict_problem(record: ToolRecord) -> str | None:
+    """Why the tool's input schema has no OpenAI strict form (``None``: it has one)."""
+    return strict_schema(record.input_schema).reason
+
+
+def _strict_parameters(record: ToolRecord, strict: bool) -> Any:
+    if not strict:
+        return record.input_schema
+    return strict_schema(record.input_schema).schema
 
 
 def _openai(record: ToolRecord) -> dict[str, Any]:
@@ -41,6 +72,29 @@ def _openai(record: ToolRecord) -> dict[str, Any]:
             "parameters": record.input_schema,
         },
     }
+
+
+def _openai_strict(record: ToolRecord, strict: bool) -> dict[str, Any]:
+    definition = _openai(record)
+    definition["function"].update(parameters=_strict_parameters(record, strict), strict=strict)
+    return definition
+
+
+def _openai_responses(record: ToolRecord) -> dict[str, Any]:
+    # The Responses API takes the function's fields flat, and ``strict`` is required.
+    return {
+        "type": "function",
+        "name": record.effective,
+        "description": record.tool.description,
+        "parameters": record.input_schema,
+        "strict": False,
+    }
+
+
+def _openai_responses_strict(record: ToolRecord, strict: bool) -> dict[str, Any]:
+    definition = _openai_responses(record)
+    definition.update(parameters=_strict_parameters(record, strict), strict=strict)
+    return definition
 
 
 def _anthropic(record: ToolRecord) -> dict[str, Any]:
@@ -97,7 +151,12 @@ def _strip_map(value: Any, keys: frozenset[str]) -> Any:
 
 _RENDERERS: dict[str, Callable[[ToolRecord], dict[str, Any]]] = {
     "openai": _openai,
+    "openai-responses": _openai_responses,
     "anthropic": _anthropic,
     "gemini": _gemini,
     "mcp": _mcp,
+}
+_STRICT_RENDERERS: dict[str, Callable[[ToolRecord, bool], dict[str, Any]]] = {
+    "openai": _openai_strict,
+    "openai-responses": _openai_responses_strict,
 }

@@ -26,7 +26,7 @@ from bisect import bisect_left
 from collections.abc import Callable, Iterable, Sequence
 from functools import partial
 from operator import attrgetter
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from tooldeck._tool import AnyTool, ToolFailure
 from tooldeck.host.execution import formats
@@ -163,11 +163,12 @@ class LayeredSnapshot(Snapshot):
             return self._base.names
         return self._spliced(self._base.names, _effective)
 
-    def definitions_for(self, fmt: str) -> tuple[FrozenDict, ...]:
+    def definitions_for(self, fmt: str, *, strict: bool = False) -> tuple[Any, ...]:
         """The advertised tools in a provider format, spliced from the base's (cached)."""
+        base = self._base.definitions_for(fmt, strict=strict)  # type: ignore[call-overload]
         if self._unchanged:
-            return self._base.definitions_for(fmt)
-        return self._spliced(self._base.definitions_for(fmt), partial(formats.render, fmt=fmt))
+            return base  # type: ignore[no-any-return]
+        return self._spliced(base, partial(formats.render, fmt=fmt, strict=strict))
 
     def get(self, name: str) -> AnyTool | None:
         """The advertised tool called ``name``, or ``None``."""

@@ -13,7 +13,7 @@ import json
 import sys
 import threading
 from collections.abc import Iterable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
+from typing import TYPE_CHECKING, Any, Literal, NamedTuple, Protocol, overload
 
 from pydantic import ValidationError
 
@@ -28,6 +28,14 @@ from tooldeck._tool import (
 from tooldeck.errors import SessionError, TooldeckError, ToolDefectError
 from tooldeck.host.execution import formats as formats
 from tooldeck.host.execution.content import normalize_content
+from tooldeck.host.execution.definition_types import (
+    AnthropicTool,
+    GeminiFunctionDeclaration,
+    MCPTool,
+    OpenAIResponsesTool,
+    OpenAITool,
+)
+from tooldeck.host.execution.formats import DefinitionFormat
 from tooldeck.host.execution.validation import (
     InputIssues,
     input_issues,
@@ -191,18 +199,54 @@ class Snapshot:
         record = self._callable.get(name)
         return record.tool if record is not None else None
 
-    def definitions_for(self, fmt: str) -> tuple[FrozenDict, ...]:
-        """The advertised tools in a provider format: openai, anthropic, gemini or mcp."""
-        rendered = self._rendered.get(fmt)
+    @overload
+    def definitions_for(
+        self, fmt: Literal["openai"], *, strict: bool = False
+    ) -> tuple[OpenAITool, ...]: ...
+    @overload
+    def definitions_for(
+        self, fmt: Literal["openai-responses"], *, strict: bool = False
+    ) -> tuple[OpenAIResponsesTool, ...]: ...
+    @overload
+    def definitions_for(self, fmt: Literal["anthropic"]) -> tuple[AnthropicTool, ...]: ...
+    @overload
+    def definitions_for(self, fmt: Literal["gemini"]) -> tuple[GeminiFunctionDeclaration, ...]: ...
+    @overload
+    def definitions_for(self, fmt: Literal["mcp"]) -> tuple[MCPTool, ...]: ...
+    @overload
+    def definitions_for(
+        self, fmt: DefinitionFormat, *, strict: bool = False
+    ) -> tuple[Mapping[str, Any], ...]: ...
+    def definitions_for(self, fmt: str, *, strict: bool = False) -> tuple[Any, ...]:
+        """The advertised tools in a provider format (read-only dicts, shared).
+
+        ``fmt``: ``openai`` (Chat Completions), ``openai-responses``, ``anthropic``,
+        ``gemini`` or ``mcp``. ``strict=True`` (the OpenAI formats) renders OpenAI strict
+        mode for every tool whose schema has a strict form and ``"strict": false`` for
+        the others; ``non_strict()`` says which and why.
+        """
+        key = f"{fmt}+strict" if strict else fmt
+        rendered = self._rendered.get(key)
         if rendered is None:
             self._with_codemode()
-            rendered = tuple(formats.render(r, fmt) for r in self._records())
-            self._rendered[fmt] = rendered
+            formats.check_format(fmt, strict=strict)
+            rendered = tuple(formats.render(r, fmt, strict=strict) for r in self._records())
+            self._rendered[key] = rendered
         return rendered
 
     def _records(self) -> Iterable[ToolRecord]:
         """The advertised tools' records in definition order (a session's merges layers)."""
         return self._callable.values()
+
+    def non_strict(self) -> dict[str, str]:
+        """Advertised tools with no OpenAI strict form: name → why (definition order)."""
+        self._with_codemode()
+        found = {}
+        for record in self._records():
+            reason = formats.strict_problem(record)
+            if reason is not None:
+                found[record.effective] = reason
+        return found
 
     # -- execution -------------------------------------------------------------------------
     async def execute(
@@ -344,7 +388,7 @@ def _validated(record: ToolRecord, call: ToolCall) -> Any:
             input_validator(record)
         return record.input_python(raw)  # type: ignore[misc]
     except (InputIssues, ValidationError) as exc:
-        issues = input_issues(exc)
+        issues = input_issues(exc, raw)
         raise ToolFailure(invalid_input_message(record.effective, raw, issues)) from None
     except RecursionError:  # parsing or checking recurses once per level of nesting
         issues = [("root", TOO_DEEP)]

@@ -48,11 +48,29 @@ def input_validator(record: ToolRecord) -> Validator:
     return record.input_validator
 
 
-def input_issues(exc: Exception) -> list[Issue]:
-    """The issues of an input validator's exception."""
+def input_issues(exc: Exception, raw: Any = None) -> list[Issue]:
+    """The issues of an input validator's exception (``raw``: the input it refused).
+
+    Invalid JSON reads the same whichever validator parsed it: pydantic-core's parse
+    error is replaced by the one ``json.loads`` gives for the same text.
+    """
     if isinstance(exc, ValidationError):
+        errors = exc.errors()
+        if raw.__class__ is str and errors and errors[0]["type"] == "json_invalid":
+            issue = json_issue(raw)
+            if issue is not None:
+                return [issue]
         return pydantic_issues(exc)
     return exc.issues  # type: ignore[attr-defined, no-any-return]
+
+
+def json_issue(text: str) -> Issue | None:
+    """``("root", "invalid JSON: ...")`` for text ``json.loads`` refuses, else ``None``."""
+    try:
+        json.loads(text)
+    except ValueError as exc:
+        return ("root", f"invalid JSON: {exc}")
+    return None
 
 
 def output_validator(record: ToolRecord) -> Validator:
@@ -108,8 +126,8 @@ def _loads(raw: Any) -> Any:
         return raw
     try:
         return json.loads(raw)
-    except ValueError as exc:
-        raise InputIssues([("root", f"invalid JSON: {exc}")]) from None
+    except ValueError:
+        raise InputIssues([json_issue(raw) or ("root", "invalid JSON")]) from None
 
 
 # -- output ----------------------------------------------------------------------------------

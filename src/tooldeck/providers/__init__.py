@@ -1,0 +1,99 @@
+"""Provider adapters: a provider's tool calls in, tooldeck outcomes out, for a host loop.
+
+One model turn, whatever the provider::
+
+    calls = calls_from("anthropic", message)             # the reply's tool calls
+    turn = await run_tool_calls(snapshot, calls, session_id="chat-1")
+    messages += results_for("anthropic", zip(calls, turn.outcomes))
+    if turn.end_turn: ...                                # a call was declined
+
+Formats: ``"openai"`` (Chat Completions), ``"openai-responses"``, ``"anthropic"``,
+``"gemini"`` and ``"mcp"``. Replies may be the SDKs' objects or plain dicts (their JSON);
+no SDK is imported. ``snapshot.definitions_for(fmt)`` renders the tools to advertise
+in the same formats.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any, Literal, TypeAlias
+
+from tooldeck.host.execution.definition_types import AnthropicTool as AnthropicTool
+from tooldeck.host.execution.definition_types import (
+    GeminiFunctionDeclaration as GeminiFunctionDeclaration,
+)
+from tooldeck.host.execution.definition_types import MCPTool as MCPTool
+from tooldeck.host.execution.definition_types import OpenAIResponsesTool as OpenAIResponsesTool
+from tooldeck.host.execution.definition_types import OpenAITool as OpenAITool
+from tooldeck.host.execution.outcome import ToolCallOutcome
+from tooldeck.host.execution.snapshot import ToolCall
+from tooldeck.providers._calls import READERS
+from tooldeck.providers._results import WRITERS
+from tooldeck.providers._turn import CallProgress as CallProgress
+from tooldeck.providers._turn import TurnResult as TurnResult
+from tooldeck.providers._turn import run_tool_calls as run_tool_calls
+
+Format: TypeAlias = Literal["openai", "openai-responses", "anthropic", "gemini", "mcp"]
+"""A provider wire format."""
+
+FORMATS: tuple[Format, ...] = ("openai", "openai-responses", "anthropic", "gemini", "mcp")
+
+
+def calls_from(fmt: Format, reply: Any) -> list[ToolCall]:
+    """The tool calls in ``reply``, in order, as ``ToolCall`` values.
+
+    ``reply`` is what the provider returned, an SDK object or its JSON as a dict:
+
+    * ``openai``: the assistant message, the ``ChatCompletion`` or the ``tool_calls``;
+    * ``openai-responses``: the ``Response`` or its ``output`` items;
+    * ``anthropic``: the ``Message`` or its content blocks;
+    * ``gemini``: the ``GenerateContentResponse``, a ``Content`` or its parts;
+    * ``mcp``: the ``tools/call`` params (or request).
+
+    Arguments stay as the model sent them (JSON text or a mapping), except that empty
+    text and ``null`` mean ``{}``; invalid JSON fails at execution with the usual
+    message. Calls without an id (MCP; Gemini, sometimes) get a unique one.
+    """
+    return READERS[_checked(fmt)](reply)
+
+
+def results_for(
+    fmt: Format, pairs: Iterable[tuple[ToolCall, ToolCallOutcome]]
+) -> list[dict[str, Any]]:
+    """What to append to the next request for ``pairs`` (``(call, outcome)``, in order).
+
+    * ``openai``: a ``role: "tool"`` message per call, then one ``role: "user"``
+      message with the calls' images and files (that API's tool messages take text
+      only; each tool message says an attachment follows);
+    * ``openai-responses``: a ``function_call_output`` item per call;
+    * ``anthropic``: one ``role: "user"`` message of ``tool_result`` blocks;
+    * ``gemini``: one ``role: "user"`` content of ``functionResponse`` parts;
+    * ``mcp``: a ``CallToolResult`` per call.
+
+    ``failed`` and ``declined`` outcomes set the provider's error flag (``is_error``,
+    ``isError``, ``{"error": ...}``), or start the text with ``Error:`` where there is
+    none (the OpenAI APIs).
+    """
+    return WRITERS[_checked(fmt)](list(pairs))
+
+
+def _checked(fmt: str) -> str:
+    if fmt not in READERS:
+        raise ValueError(f"unknown provider format {fmt!r}; expected one of {', '.join(FORMATS)}")
+    return fmt
+
+
+__all__ = [
+    "FORMATS",
+    "AnthropicTool",
+    "CallProgress",
+    "Format",
+    "GeminiFunctionDeclaration",
+    "MCPTool",
+    "OpenAIResponsesTool",
+    "OpenAITool",
+    "TurnResult",
+    "calls_from",
+    "results_for",
+    "run_tool_calls",
+]
