@@ -24,8 +24,14 @@ FORMATS: tuple[DefinitionFormat, ...] = (
     "openai", "openai-responses", "anthropic", "gemini", "mcp")
 STRICT_FORMATS = frozenset({"openai", "openai-responses"})
 
-# Keys Gemini's function-declaration schema subset does not accept.
-_GEMINI_DROP = frozenset({"additionalProperties", "$schema", "$id"})
+# The keywords of Gemini's schema subset (an OpenAPI schema object); others are left out.
+# ``additionalProperties`` too: the API has refused it. Leaving a keyword out only widens
+# what the model may send; tooldeck validates against the tool's own schema anyway.
+_GEMINI_KEYS = frozenset({
+    "anyOf", "default", "description", "enum", "example", "format", "items", "maxItems",
+    "maxLength", "maxProperties", "maximum", "minItems", "minLength", "minProperties",
+    "minimum", "nullable", "pattern", "propertyOrdering", "required", "title",
+})
 
 
 def render(record: ToolRecord, fmt: str, *, strict: bool = False) -> FrozenDict:
@@ -109,8 +115,44 @@ def _gemini(record: ToolRecord) -> dict[str, Any]:
     return {
         "name": record.effective,
         "description": record.tool.description,
-        "parameters": _strip(record.input_schema, _GEMINI_DROP),
+        "parameters": _gemini_schema(record.input_schema),
     }
+
+
+def _gemini_schema(node: Any) -> Any:
+    """``node`` in Gemini's schema subset: ``$defs``/``$ref`` become ``defs``/``ref``,
+    ``oneOf`` becomes ``anyOf``, a type list becomes one type (``nullable``) or an
+    ``anyOf`` of types, ``const`` a one-value ``enum``; other keywords are left out."""
+    if not isinstance(node, dict):
+        return node
+    out: dict[str, Any] = {}
+    for key, value in node.items():
+        if key in ("$defs", "definitions", "properties"):
+            mapped = {name: _gemini_schema(sub) for name, sub in value.items()}
+            out["properties" if key == "properties" else "defs"] = mapped
+        elif key == "$ref" and isinstance(value, str):
+            out["ref"] = value.replace("#/$defs/", "#/defs/").replace("#/definitions/", "#/defs/")
+        elif key in ("anyOf", "oneOf"):
+            out["anyOf"] = [_gemini_schema(arm) for arm in value]
+        elif key == "items":
+            out[key] = _gemini_schema(value)
+        elif key == "type":
+            out.update(_gemini_type(value))
+        elif key == "const":
+            out["enum"] = [value]
+        elif key in _GEMINI_KEYS:
+            out[key] = value
+    return out
+
+
+def _gemini_type(kind: Any) -> dict[str, Any]:
+    if not isinstance(kind, list):
+        return {"type": kind}
+    kinds = [k for k in kind if k != "null"]
+    nullable = {"nullable": True} if len(kinds) < len(kind) else {}
+    if len(kinds) == 1:
+        return {"type": kinds[0], **nullable}
+    return {"anyOf": [{"type": k} for k in kinds], **nullable}
 
 
 def _mcp(record: ToolRecord) -> dict[str, Any]:
@@ -124,29 +166,6 @@ def _mcp(record: ToolRecord) -> dict[str, Any]:
     if output is not None and output.get("type") == "object":
         definition["outputSchema"] = output
     return definition
-
-
-# Maps from names to subschemas: their keys are property names, never keywords.
-_NAME_MAPS = frozenset({"properties", "patternProperties", "$defs", "definitions"})
-
-
-def _strip(value: Any, keys: frozenset[str]) -> Any:
-    """Drop keyword ``keys`` from every schema in ``value`` (property names are kept)."""
-    if isinstance(value, dict):
-        return {
-            k: _strip_map(v, keys) if k in _NAME_MAPS else _strip(v, keys)
-            for k, v in value.items()
-            if k not in keys
-        }
-    if isinstance(value, list):
-        return [_strip(v, keys) for v in value]
-    return value
-
-
-def _strip_map(value: Any, keys: frozenset[str]) -> Any:
-    if isinstance(value, dict):
-        return {name: _strip(schema, keys) for name, schema in value.items()}
-    return value
 
 
 _RENDERERS: dict[str, Callable[[ToolRecord], dict[str, Any]]] = {

@@ -1,0 +1,97 @@
+"""``run_tool_calls``: one turn's calls run concurrently, outcomes in call order."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+import tooldeck
+from tooldeck import Tool, ToolCall, ToolResult
+from tooldeck.providers import TurnResult, run_tool_calls
+
+
+def test_exported_from_tooldeck():
+    assert tooldeck.run_tool_calls is run_tool_calls
+    assert tooldeck.TurnResult is TurnResult
+
+
+async def test_calls_run_concurrently_and_come_back_in_call_order(service):
+    started, release = [], asyncio.Event()
+
+    async def slow(input, ctx):
+        started.append(ctx.call_id)
+        await release.wait()
+        return ToolResult("slow done")
+
+    async def fast(input, ctx):
+        started.append(ctx.call_id)
+        while len(started) < 2:  # both are running before either finishes
+            await asyncio.sleep(0)
+        release.set()
+        return ToolResult("fast done")
+
+    service.transform(lambda e: [
+        e.add(Tool(name="slow", description="x", execute=slow, codemode=False)),
+        e.add(Tool(name="fast", description="x", execute=fast, codemode=False)),
+    ], source="timing")
+    calls = [ToolCall("a", "slow", "{}"), ToolCall("b", "fast", "{}")]
+    turn = await run_tool_calls(service.snapshot(), calls, session_id="s", message_id="m")
+    assert [o.content[0].text for o in turn.outcomes] == ["slow done", "fast done"]
+    assert sorted(started) == ["a", "b"] and turn.end_turn is False
+
+
+async def test_a_declined_call_ends_the_turn(snapshot):
+    turn = await run_tool_calls(snapshot, [ToolCall("1", "weather", '{"city": "Oslo"}'),
+                                           ToolCall("2", "refused", "{}")])
+    assert [o.status for o in turn.outcomes] == ["completed", "declined"]
+    assert turn.end_turn is True
+
+
+async def test_failures_do_not_end_the_turn(snapshot):
+    turn = await run_tool_calls(snapshot, [ToolCall("1", "broken", "{}"),
+                                           ToolCall("2", "nope", "{}")])
+    assert [o.status for o in turn.outcomes] == ["failed", "failed"]
+    assert turn.end_turn is False
+
+
+async def test_progress_names_the_call(service):
+    def busy(input, ctx):
+        ctx.progress({"step": ctx.call_id})
+        return ToolResult("ok")
+
+    service.transform(lambda e: e.add(Tool(name="busy", description="x", execute=busy,
+                                           codemode=False)), source="busy")
+    seen = []
+    calls = [ToolCall("x", "busy", "{}"), ToolCall("y", "busy", "{}")]
+    await run_tool_calls(service.snapshot(), calls,
+                         progress=lambda call, metadata: seen.append((call.id, metadata["step"])))
+    assert sorted(seen) == [("x", "x"), ("y", "y")]
+
+
+@pytest.mark.parametrize("raw", ['{"city": "Oslo", "units": null}', {"city": "Oslo", "units": None}])
+async def test_null_for_an_optional_argument_means_not_given(snapshot, raw):
+    turn = await run_tool_calls(snapshot, [ToolCall("1", "weather", raw)])
+    assert turn.outcomes[0].content[0].text == "Oslo: 21 C"
+
+
+async def test_null_for_a_required_argument_still_fails(snapshot):
+    turn = await run_tool_calls(snapshot, [ToolCall("1", "weather", '{"city": null}')])
+    assert turn.outcomes[0].status == "failed"
+    assert "- city: None is not of type 'string'" in turn.outcomes[0].error.message
+
+
+async def test_cancelling_the_turn_cancels_its_calls(service):
+    entered = asyncio.Event()
+
+    async def forever(input, ctx):
+        entered.set()
+        await asyncio.sleep(3600)
+
+    service.transform(lambda e: e.add(Tool(name="forever", description="x", execute=forever,
+                                           codemode=False)), source="forever")
+    task = asyncio.ensure_future(run_tool_calls(service.snapshot(), [ToolCall("1", "forever")]))
+    await entered.wait()
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
