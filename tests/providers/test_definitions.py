@@ -116,7 +116,9 @@ def test_gemini_takes_refs_type_lists_and_const_in_its_own_spelling(service):
                                            codemode=False)), source="tree")
     [tree] = [d for d in service.snapshot().definitions_for("gemini") if d["name"] == "tree"]
     parameters = tree["parameters"]
-    assert parameters["properties"]["tree"] == {"ref": "#/defs/Node"}
+    assert parameters["properties"]["tree"]["properties"]["children"]["items"] == {
+        "ref": "#/defs/Node"}
+    assert "$ref" not in str(parameters) and "$defs" not in str(parameters)
     assert parameters["defs"]["Node"]["properties"]["children"]["items"] == {
         "ref": "#/defs/Node"}
     assert parameters["properties"]["maybe"] == {"type": "integer", "nullable": True}
