@@ -21,8 +21,8 @@ import pytest
 
 from tooldeck.host.plugins import discovery
 from tooldeck.testing import Site as BaseSite
-from tooldeck.testing import host as testing_host
 from tooldeck.testing import WheelCache
+from tooldeck.testing import host as testing_host
 
 PACKS = Path(__file__).parent / "packs"
 

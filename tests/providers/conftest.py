@@ -115,13 +115,16 @@ def _mismatch(kind, value, where):
         if not isinstance(value, list | tuple):
             return f"{where}: expected a list, got {type(value).__name__}"
         item = args[0] if args else typing.Any
-        return next((p for i, v in enumerate(value) if (p := _mismatch(item, v, f"{where}[{i}]"))), None)
+        problems = (_mismatch(item, v, f"{where}[{i}]") for i, v in enumerate(value))
+        return next((p for p in problems if p), None)
     if origin in (dict, collections.abc.Mapping):
         return None if isinstance(value, dict) else f"{where}: expected a dict, got {value!r}"
     if isinstance(kind, type):
         if kind is float and isinstance(value, int):
             return None
-        return None if isinstance(value, kind) else f"{where}: expected {kind.__name__}, got {value!r}"
+        if isinstance(value, kind):
+            return None
+        return f"{where}: expected {kind.__name__}, got {value!r}"
     return f"{where}: cannot check {kind!r}"
 
 

@@ -123,7 +123,8 @@ def test_invalid_json_fails_at_execution_with_one_wording(snapshot, raw):
     assert call.input == raw
     outcome = asyncio.run(run_tool_call(snapshot, call))
     assert outcome.status == "failed"
-    assert outcome.error.message.startswith("Invalid input for tool 'weather':\n- root: invalid JSON: ")
+    assert outcome.error.message.startswith(
+        "Invalid input for tool 'weather':\n- root: invalid JSON: ")
 
 
 def test_invalid_json_reads_the_same_for_models_and_schemas(service):

@@ -54,7 +54,8 @@ def test_openai_chat(pairs, accepted):
     parts = user["content"]
     assert user["role"] == "user" and parts[0] == {
         "type": "text", "text": "Attachments of tool call call_2:"}
-    assert parts[1] == {"type": "image_url", "image_url": {"url": f"data:image/png;base64,{B64_PNG}"}}
+    assert parts[1] == {"type": "image_url",
+                        "image_url": {"url": f"data:image/png;base64,{B64_PNG}"}}
     assert parts[2] == {"type": "text", "text": "Attachments of tool call call_3:"}
     assert parts[3] == {"type": "file", "file": {
         "file_data": f"data:application/pdf;base64,{B64_PDF}", "filename": "report.pdf"}}

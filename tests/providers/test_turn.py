@@ -69,7 +69,8 @@ async def test_progress_names_the_call(service):
     assert sorted(seen) == [("x", "x"), ("y", "y")]
 
 
-@pytest.mark.parametrize("raw", ['{"city": "Oslo", "units": null}', {"city": "Oslo", "units": None}])
+@pytest.mark.parametrize("raw", ['{"city": "Oslo", "units": null}',
+                                 {"city": "Oslo", "units": None}])
 async def test_null_for_an_optional_argument_means_not_given(snapshot, raw):
     turn = await run_tool_calls(snapshot, [ToolCall("1", "weather", raw)])
     assert turn.outcomes[0].content[0].text == "Oslo: 21 C"
