@@ -93,17 +93,24 @@ def subprocess_env(home: Path, **extra: str) -> dict[str, str]:
 
 # -- examples/agent_loop.py ----------------------------------------------------------------
 @pytest.fixture(scope="module")
-def transcript(tmp_path_factory):
+def transcripts(tmp_path_factory):
+    """The example's transcript per provider SDK (both run in one process)."""
     home = tmp_path_factory.mktemp("agent-loop")
     done = subprocess.run([sys.executable, str(AGENT_LOOP)], cwd=home, env=subprocess_env(home),
                           capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stdout + done.stderr
     assert done.stderr == "", done.stderr
-    return done.stdout
+    _, openai, anthropic = re.split(r"^== (?:openai|anthropic) ==$", done.stdout, flags=re.M)
+    return {"openai": openai, "anthropic": anthropic}
+
+
+@pytest.fixture(params=["openai", "anthropic"])
+def transcript(request, transcripts):
+    return transcripts[request.param]
 
 
 def test_the_agent_loop_offers_the_real_builtins(transcript):
-    tools = transcript.splitlines()[0]
+    tools = transcript.strip().splitlines()[0]
     for name in ("edit", "grep", "read", "shell", "write"):
         assert f" {name}" in tools.replace(",", " "), tools
 
@@ -111,13 +118,19 @@ def test_the_agent_loop_offers_the_real_builtins(transcript):
 def test_every_call_gets_an_outcome_in_order(transcript):
     outcomes = re.findall(r"^  < (call_\d+) (.+)$", transcript, flags=re.M)
     assert outcomes == [
-        ("call_1", "completed"),                    # read
-        ("call_2", "completed"),                    # grep
-        ("call_3", "failed (tool.execution)"),      # invalid arguments
-        ("call_4", "completed"),                    # the corrected edit, approved once
-        ("call_5", "failed (tool.execution)"),      # rejected with feedback
-        ("call_6", "declined"),                     # rejected
+        ("call_1", "completed"),                    # read app.py
+        ("call_2", "completed"),                    # read logo.png: an image
+        ("call_3", "completed"),                    # grep
+        ("call_4", "failed (tool.execution)"),      # invalid arguments
+        ("call_5", "completed"),                    # the corrected edit, approved once
+        ("call_6", "failed (tool.execution)"),      # rejected with feedback
+        ("call_7", "declined"),                     # rejected
     ]
+
+
+def test_the_image_reaches_the_model(transcript):
+    assert "|   [image/png image, " in transcript.split("< call_2 ")[1].split("< call_3")[0]
+    assert transcript.count("(the model received 1 image)") == 1
 
 
 def test_read_and_grep_show_the_file(transcript):
@@ -127,7 +140,7 @@ def test_read_and_grep_show_the_file(transcript):
 
 
 def test_invalid_arguments_are_explained_and_never_run(transcript):
-    failure = transcript.split("< call_3 ")[1].split("assistant:")[0]
+    failure = transcript.split("< call_4 ")[1].split("assistant:")[0]
     assert "- old_string: Input should be a valid string" in failure
     assert "- new_string: Field required" in failure
     assert "Correct the arguments and call 'edit' again." in failure
@@ -143,17 +156,25 @@ def test_the_asker_sees_each_ask_with_its_diff_and_replies(transcript):
                        "'reject'"]
 
 
-def test_feedback_reaches_the_model_and_decline_stops_the_write(transcript):
-    assert "Don't delete build/, it is shared." in transcript.split("< call_5 ")[1]
-    assert "The user declined this tool call." in transcript.split("< call_6 ")[1]
+def test_feedback_reaches_the_model_and_decline_ends_the_turn(transcript):
+    assert "Don't delete build/, it is shared." in transcript.split("< call_6 ")[1]
+    declined = transcript.split("< call_7 ")[1]
+    assert "The user declined this tool call." in declined
+    assert "(a call was declined: the turn ends and the user decides what next)" in declined
+    assert "assistant:" not in declined  # no model request after the decline
     assert "SUMMARY.md exists: False" in transcript
 
 
-def test_the_edit_landed_and_the_loop_ended_on_text(transcript):
+def test_the_edit_landed(transcript):
     final = transcript.split("app.py now:\n")[1]
     assert 'return f"Hello, {name}!"' in final and "say hello properly" not in final
-    assert "assistant: greet() now returns" in transcript
-    assert transcript.rstrip().endswith("messages: 13")
+
+
+def test_each_provider_keeps_its_own_message_count(transcripts):
+    # Chat Completions: user, then per turn the assistant message, one tool message per
+    # call and a user message for the turn's image; Anthropic: one user message per turn.
+    assert transcripts["openai"].rstrip().endswith("messages: 14")
+    assert transcripts["anthropic"].rstrip().endswith("messages: 11")
 
 
 # -- the guides ------------------------------------------------------------------------------

@@ -16,7 +16,7 @@ in the same formats.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any, Literal, TypeAlias
+from typing import Any, Literal, TypeAlias, overload
 
 from tooldeck.host.execution.definition_types import AnthropicTool as AnthropicTool
 from tooldeck.host.execution.definition_types import (
@@ -32,6 +32,11 @@ from tooldeck.providers._results import WRITERS
 from tooldeck.providers._turn import CallProgress as CallProgress
 from tooldeck.providers._turn import TurnResult as TurnResult
 from tooldeck.providers._turn import run_tool_calls as run_tool_calls
+from tooldeck.providers._types import AnthropicMessage as AnthropicMessage
+from tooldeck.providers._types import GeminiContent as GeminiContent
+from tooldeck.providers._types import MCPCallToolResult as MCPCallToolResult
+from tooldeck.providers._types import OpenAIMessage as OpenAIMessage
+from tooldeck.providers._types import OpenAIResponsesItem as OpenAIResponsesItem
 
 Format: TypeAlias = Literal["openai", "openai-responses", "anthropic", "gemini", "mcp"]
 """A provider wire format."""
@@ -57,9 +62,22 @@ def calls_from(fmt: Format, reply: Any) -> list[ToolCall]:
     return READERS[_checked(fmt)](reply)
 
 
-def results_for(
-    fmt: Format, pairs: Iterable[tuple[ToolCall, ToolCallOutcome]]
-) -> list[dict[str, Any]]:
+Pairs: TypeAlias = Iterable[tuple[ToolCall, ToolCallOutcome]]
+
+
+@overload
+def results_for(fmt: Literal["openai"], pairs: Pairs) -> list[OpenAIMessage]: ...
+@overload
+def results_for(fmt: Literal["openai-responses"], pairs: Pairs) -> list[OpenAIResponsesItem]: ...
+@overload
+def results_for(fmt: Literal["anthropic"], pairs: Pairs) -> list[AnthropicMessage]: ...
+@overload
+def results_for(fmt: Literal["gemini"], pairs: Pairs) -> list[GeminiContent]: ...
+@overload
+def results_for(fmt: Literal["mcp"], pairs: Pairs) -> list[MCPCallToolResult]: ...
+@overload
+def results_for(fmt: Format, pairs: Pairs) -> list[Any]: ...
+def results_for(fmt: str, pairs: Pairs) -> list[Any]:
     """What to append to the next request for ``pairs`` (``(call, outcome)``, in order).
 
     * ``openai``: a ``role: "tool"`` message per call, then one ``role: "user"``
@@ -85,13 +103,19 @@ def _checked(fmt: str) -> str:
 
 __all__ = [
     "FORMATS",
+    "AnthropicMessage",
     "AnthropicTool",
     "CallProgress",
     "Format",
+    "GeminiContent",
     "GeminiFunctionDeclaration",
+    "MCPCallToolResult",
     "MCPTool",
+    "OpenAIMessage",
+    "OpenAIResponsesItem",
     "OpenAIResponsesTool",
     "OpenAITool",
+    "Pairs",
     "TurnResult",
     "calls_from",
     "results_for",
