@@ -161,3 +161,54 @@ def test_the_environment_is_the_site_without_tooldeck_variables(tmp_path, monkey
         "-c", "import os, sys; print(os.getcwd(), sys.stdin.read())", stdin="hi", TOOLDECK_X="1"
     )
     assert done.stdout == f"{site.home} hi\n"
+
+
+# -- the build requirements, checked up front ---------------------------------------------
+def test_a_missing_build_requirement_says_what_to_install(tmp_path):
+    pack = make_pack(tmp_path / "pack")
+    text = (pack / "pyproject.toml").read_text()
+    (pack / "pyproject.toml").write_text(text.replace(
+        'requires = ["setuptools>=68"]', 'requires = ["setuptools>=9999", "tdtest-absent>=1"]'))
+    from importlib.metadata import version
+
+    with pytest.raises(TooldeckError) as raised:
+        WheelCache(tmp_path / "cache").wheel(pack)
+    assert str(raised.value) == (
+        "cannot build pack: its [build-system] requires 'setuptools>=9999', but this "
+        f"environment has setuptools {version('setuptools')}. tooldeck_install builds "
+        "without isolation, with this environment's packages: install it here "
+        "(python -m pip install 'setuptools>=9999'), for example through the pack's test "
+        "extra.")
+    (pack / "pyproject.toml").write_text(text.replace(
+        'requires = ["setuptools>=68"]', 'requires = ["tdtest-absent>=1"]'))
+    with pytest.raises(TooldeckError, match="this environment has no tdtest-absent. "):
+        WheelCache(tmp_path / "cache").wheel(pack)
+
+
+def test_a_requirement_for_another_platform_is_not_checked(tmp_path):
+    pack = make_pack(tmp_path / "pack")
+    text = (pack / "pyproject.toml").read_text()
+    (pack / "pyproject.toml").write_text(text.replace(
+        'requires = ["setuptools>=68"]',
+        'requires = ["setuptools>=68", "tdtest-absent; sys_platform == \'nowhere\'"]'))
+    assert WheelCache(tmp_path / "cache").wheel(pack).suffix == ".whl"
+
+
+# -- a site sees only its own packs --------------------------------------------------------
+def test_the_running_environments_packs_are_disabled_in_a_site(tmp_path, pack, monkeypatch):
+    outside = Site.create(tmp_path / "outside").install(pack)  # stands for the venv's packs
+    monkeypatch.syspath_prepend(str(outside.path))
+    site = Site.create(tmp_path / "site")
+    assert "tdtest-mini" in site.outside_packs()
+    disabled = site.env(TOOLDECK_DISABLE_PLUGINS="x")["TOOLDECK_DISABLE_PLUGINS"].split(",")
+    assert disabled[0] == "x" and "tdtest-mini" in disabled
+    shown = site.tooldeck("plugins", "--json", PYTHONPATH=str(outside.path))
+    mini = {p["name"]: p for p in json.loads(shown.stdout)}["tdtest-mini"]
+    assert mini["status"] == "disabled", mini
+    site.install(make_pack(tmp_path / "newer", says="mini 2", version="2.0"))
+    assert "tdtest-mini" not in site.outside_packs()  # the site holds it: its copy loads
+    done = site.tooldeck("call", "mini", PYTHONPATH=os.pathsep.join(
+        [str(site.path), str(outside.path)]))
+    assert done.stdout.strip() == "mini 2", done.stderr
+    site.uninstall("tdtest-mini")
+    assert "tdtest-mini" in site.outside_packs()  # and uninstalling does not reveal it

@@ -21,9 +21,10 @@ import subprocess
 import sys
 import threading
 from pathlib import Path
-from typing import IO, TypeAlias
+from typing import IO, Any, TypeAlias
 
 from tooldeck.errors import TooldeckError
+from tooldeck.host.location.config_files import read_toml
 from tooldeck.host.plugins.discovery import normalize_dist, scan_entry_points
 
 __all__ = ["Pack", "Site", "WheelCache"]
@@ -134,7 +135,64 @@ def _key(project: Path) -> tuple[Path, str]:
     project = project.resolve()
     if not (project / "pyproject.toml").is_file() and not (project / "setup.py").is_file():
         raise TooldeckError(f"{project}: not a Python project (no pyproject.toml or setup.py)")
+    check_build_requirements(project)
     return project, source_state(project)
+
+
+def check_build_requirements(project: Path) -> None:
+    """Raise ``TooldeckError`` saying what to install when this environment lacks what
+    ``project``'s ``[build-system] requires`` asks for.
+
+    Builds run without isolation, so the requirements must be installed here; checked
+    up front because a backend's own failure (setuptools 65's "invalid command
+    'bdist_wheel'", a bare "No module named 'setuptools'") does not say what to do.
+    """
+    from packaging.requirements import Requirement  # pytest's own dependency
+
+    system: dict[str, Any] = {}
+    if (project / "pyproject.toml").is_file():
+        system = read_toml(project / "pyproject.toml").get("build-system", {})
+    wanted = [Requirement(r) for r in system.get("requires", ["setuptools>=40.8.0"])]
+    for requirement in wanted:
+        if requirement.marker is not None and not requirement.marker.evaluate():
+            continue
+        have = _installed_version(requirement.name)
+        if have is None or not requirement.specifier.contains(have, prereleases=True):
+            found = f"{requirement.name} {have}" if have else f"no {requirement.name}"
+            raise TooldeckError(
+                f"cannot build {project.name}: its [build-system] requires "
+                f"'{requirement}', but this environment has {found}. tooldeck_install builds "
+                f"without isolation, with this environment's packages: install it here "
+                f"(python -m pip install '{requirement}'), for example through the pack's "
+                "test extra."
+            )
+    backend = system.get("build-backend", "setuptools.build_meta:__legacy__")
+    setuptools = _installed_version("setuptools")
+    if backend.startswith("setuptools") and setuptools and _older(setuptools, "70.1") and (
+            _installed_version("wheel") is None):
+        raise TooldeckError(
+            f"cannot build {project.name}: setuptools {setuptools} builds wheels only with "
+            "the 'wheel' package, which is not installed (setuptools 70.1 and later need "
+            "none). Install a newer setuptools here: python -m pip install 'setuptools>=70.1'"
+        )
+
+
+def _installed_version(name: str) -> str | None:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version(name)
+    except PackageNotFoundError:
+        return None
+
+
+def _older(version: str, than: str) -> bool:
+    from packaging.version import InvalidVersion, Version
+
+    try:
+        return Version(version) < Version(than)
+    except InvalidVersion:
+        return False
 
 
 def _finish(project: Path, build: subprocess.Popen[bytes], out: Path) -> Path:
