@@ -8,6 +8,8 @@
   project's own tests (``pytest``) run on them.
 * Every ``toml`` block that is not a file is a tooldeck config snippet and must load.
 * The ``tox.ini`` of ``docs/compat-matrix.md`` parses and covers its matrix.
+* A ``bash`` block preceded by ``<!-- shell -->`` is a step of the pack author's path;
+  ``tests_packs/test_pack_guide.py`` runs those steps literally, in an empty folder.
 """
 
 from __future__ import annotations
@@ -61,8 +63,9 @@ def blocks(doc: str) -> list[Block]:
     found = []
     for match in _FENCE.finditer(text):
         marker = match["marker"]
-        if marker is not None and marker != "no-run" and not marker.startswith("file:"):
-            raise ValueError(f"{doc}: unknown marker <!-- {marker} --> (no-run, file: PATH)")
+        if marker not in (None, "no-run", "shell") and not marker.startswith("file:"):
+            raise ValueError(
+                f"{doc}: unknown marker <!-- {marker} --> (no-run, shell, file: PATH)")
         line = text.count("\n", 0, match.start("code"))
         found.append(Block(doc, line, match["lang"], match["code"], marker))
     return found

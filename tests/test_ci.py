@@ -1,0 +1,48 @@
+"""``.ci/run``: what CI runs, and that any failing step fails the run."""
+
+from __future__ import annotations
+
+import os
+import stat
+import subprocess
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+RUN = ROOT / ".ci" / "run"
+
+
+def steps() -> list[str]:
+    return [line for line in RUN.read_text().splitlines()
+            if line and not line.startswith(("#", " ")) and ".venv/bin/" in line]
+
+
+def test_ci_runs_the_matrix_on_the_built_wheel_and_the_packs():
+    text = RUN.read_text()
+    assert ".venv/bin/tox -e py312,py313 --discover" in text
+    assert '"$(pyenv root)"/versions/*/bin/python3' in text
+    assert ".venv/bin/tox -e packs,lint" in text
+    tox = (ROOT / "tox.ini").read_text()
+    assert "package = wheel" in tox and "--discover $(pyenv root)/versions/*/bin/python3" in tox
+
+
+def test_every_step_records_its_failure():
+    for step in steps():
+        assert step.rstrip().endswith("|| status=$?") or step.endswith("\\"), step
+    assert RUN.read_text().rstrip().endswith('exit "$status"')
+
+
+def test_a_failing_step_fails_the_run(tmp_path):
+    """The script itself, with every tool it calls replaced by one that fails."""
+    fake = tmp_path / "bin"
+    fake.mkdir()
+    for name in ("python3", "pyenv"):
+        tool = fake / name
+        tool.write_text("#!/bin/sh\nexit 3\n")
+        tool.chmod(tool.stat().st_mode | stat.S_IEXEC)
+    checkout = tmp_path / "checkout"
+    (checkout / ".ci").mkdir(parents=True)
+    (checkout / ".ci" / "run").write_text(RUN.read_text())
+    env = {**os.environ, "PATH": f"{fake}:/usr/bin:/bin"}
+    done = subprocess.run(["bash", str(checkout / ".ci" / "run")], env=env,
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode != 0
