@@ -181,7 +181,7 @@ def test_a_missing_build_requirement_says_what_to_install(tmp_path):
         "extra.")
     (pack / "pyproject.toml").write_text(text.replace(
         'requires = ["setuptools>=68"]', 'requires = ["tdtest-absent>=1"]'))
-    with pytest.raises(TooldeckError, match="this environment has no tdtest-absent. "):
+    with pytest.raises(TooldeckError, match=r"this environment has no tdtest-absent\. "):
         WheelCache(tmp_path / "cache").wheel(pack)
 
 
