@@ -34,6 +34,7 @@ INTERNAL = {
     "tooldeck.codemode.sandbox.SandboxFailure": "the runner turns it into a ToolFailure",
     "tooldeck.codemode.sandbox.SandboxUnavailable": "execute: a ToolFailure; code mode goes off",
     "tooldeck.codemode.runner.LimitExceeded": "the runner turns it into a ToolFailure",
+    "tooldeck.host.schema.strict._NotStrict": "becomes the reason a tool stays non-strict",
 }
 
 WITH_TOOL = ("FrozenToolError", "ToolFailure")

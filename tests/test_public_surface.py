@@ -46,6 +46,7 @@ PUBLIC_MODULES = (
     "tooldeck.errors",
     "tooldeck.hookspecs",
     "tooldeck.paths",
+    "tooldeck.providers",
     "tooldeck.testing",
 )
 

@@ -18,13 +18,6 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any, Literal, TypeAlias, overload
 
-from tooldeck.host.execution.definition_types import AnthropicTool as AnthropicTool
-from tooldeck.host.execution.definition_types import (
-    GeminiFunctionDeclaration as GeminiFunctionDeclaration,
-)
-from tooldeck.host.execution.definition_types import MCPTool as MCPTool
-from tooldeck.host.execution.definition_types import OpenAIResponsesTool as OpenAIResponsesTool
-from tooldeck.host.execution.definition_types import OpenAITool as OpenAITool
 from tooldeck.host.execution.outcome import ToolCallOutcome
 from tooldeck.host.execution.snapshot import ToolCall
 from tooldeck.providers._calls import READERS
@@ -32,11 +25,13 @@ from tooldeck.providers._results import WRITERS
 from tooldeck.providers._turn import CallProgress as CallProgress
 from tooldeck.providers._turn import TurnResult as TurnResult
 from tooldeck.providers._turn import run_tool_calls as run_tool_calls
-from tooldeck.providers._types import AnthropicMessage as AnthropicMessage
-from tooldeck.providers._types import GeminiContent as GeminiContent
-from tooldeck.providers._types import MCPCallToolResult as MCPCallToolResult
-from tooldeck.providers._types import OpenAIMessage as OpenAIMessage
-from tooldeck.providers._types import OpenAIResponsesItem as OpenAIResponsesItem
+from tooldeck.providers._types import (
+    AnthropicMessage,
+    GeminiContent,
+    MCPCallToolResult,
+    OpenAIMessage,
+    OpenAIResponsesItem,
+)
 
 Format: TypeAlias = Literal["openai", "openai-responses", "anthropic", "gemini", "mcp"]
 """A provider wire format."""
@@ -63,6 +58,7 @@ def calls_from(fmt: Format, reply: Any) -> list[ToolCall]:
 
 
 Pairs: TypeAlias = Iterable[tuple[ToolCall, ToolCallOutcome]]
+"""``(call, outcome)`` pairs in call order: ``zip(calls, turn.outcomes)``."""
 
 
 @overload
@@ -102,19 +98,8 @@ def _checked(fmt: str) -> str:
 
 
 __all__ = [
-    "FORMATS",
-    "AnthropicMessage",
-    "AnthropicTool",
     "CallProgress",
     "Format",
-    "GeminiContent",
-    "GeminiFunctionDeclaration",
-    "MCPCallToolResult",
-    "MCPTool",
-    "OpenAIMessage",
-    "OpenAIResponsesItem",
-    "OpenAIResponsesTool",
-    "OpenAITool",
     "Pairs",
     "TurnResult",
     "calls_from",
