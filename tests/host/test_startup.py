@@ -7,6 +7,7 @@ again would cost every process that only lists or calls a few tools.
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 
@@ -69,7 +70,11 @@ def test_a_code_mode_catalog_is_listed_without_the_sandbox(tmp_path):
     plugins = tmp_path / ".tooldeck" / "plugins"
     plugins.mkdir(parents=True)
     (plugins / "adder.py").write_text(CODE_TOOL)
+    # Only the built-ins and this project's plugin: an installed pack (tox -e packs has
+    # all the example packs) would widen the table and import what it needs.
+    env = {**{k: v for k, v in os.environ.items() if not k.startswith("TOOLDECK_")},
+           "TOOLDECK_LOAD_PLUGINS": "local:adder"}
     done = subprocess.run([sys.executable, "-c", CLI_PROBE, str(tmp_path), json.dumps(NOT_AT_OPEN)],
-                          capture_output=True, text=True, check=True)
+                          capture_output=True, text=True, check=True, env=env)
     assert "add       code" in done.stdout
     assert json.loads(done.stderr.strip().splitlines()[-1]) == []
