@@ -125,3 +125,19 @@ def test_gemini_takes_refs_type_lists_and_const_in_its_own_spelling(service):
     assert parameters["properties"]["kind"] == {"enum": ["fixed"]}
     assert parameters["properties"]["gt"] == {"type": "number"}
     genai.FunctionDeclaration.model_validate(tree)
+
+
+def test_a_session_snapshot_renders_strict_and_says_what_is_not(service):
+    free = Tool(name="free", description="Takes anything.", codemode=False,
+                input={"type": "object", "additionalProperties": True},
+                execute=lambda i, c: ToolResult("ok"))
+    with service.session("s1") as session:
+        session.transform(lambda e: e.add(free), source="session-pack")
+        snapshot = service.snapshot(session="s1")
+        chat = {d["function"]["name"]: d["function"]["strict"]
+                for d in snapshot.definitions_for("openai", strict=True)}
+        assert chat["free"] is False and chat["weather"] is True
+        assert snapshot.non_strict() == {
+            "free": "root: allows additional properties; strict objects are closed"}
+        assert [d["name"] for d in snapshot.definitions_for("openai-responses", strict=True)] == [
+            d.name for d in snapshot.definitions]

@@ -42,7 +42,6 @@ from tooldeck.host.registry.editor import CatalogEntry
 from tooldeck.host.registry.names import RESERVED_CODEMODE_NAME
 from tooldeck.host.registry.record import ToolRecord, record_of
 from tooldeck.host.registry.state import Catalog
-from tooldeck.host.schema.frozen import FrozenDict
 
 T = TypeVar("T")
 _effective = attrgetter("effective")
