@@ -6,8 +6,9 @@ resources ``FilePart`` (the model reads files), resource links a line of text;
 ``is_error`` becomes ``ToolFailure`` with the server's text. A block whose base64 does
 not decode is left out with a note, like an image the boundary cannot use.
 
-Server side: an outcome's parts become MCP blocks and its declared output the
-``structured_content`` when the advertised tool has an object output schema.
+Server side: ``tooldeck.providers.results_for("mcp", ...)`` makes the result (an outcome's
+parts become MCP blocks, its declared output the ``structured_content`` when the
+advertised tool has an object output schema).
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from __future__ import annotations
 import base64
 import binascii
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from tooldeck._tool import ContentPart, FilePart, ImagePart, TextPart, ToolFailure, ToolResult
@@ -95,29 +96,21 @@ def _clip(text: str) -> str:
 
 
 # -- server side -----------------------------------------------------------------------------
-def call_result(outcome: ToolCallOutcome, *, structured: bool) -> types.CallToolResult:
-    """The MCP result of a tooldeck outcome; failed and declined outcomes are errors."""
+def call_result(outcome: ToolCallOutcome, *, structured: bool,
+                call_id: str = "") -> types.CallToolResult:
+    """The MCP result of a tooldeck outcome: ``results_for("mcp", ...)``, the one
+    conversion hosts use too; failed, declined and interrupted outcomes are errors.
+    ``structured``: the advertised tool declares an object output (only then is the
+    output its ``structured_content``)."""
     import mcp.types as types
 
-    content = [_block(part) for part in outcome.content]
-    is_error = outcome.status != "completed"
-    output = outcome.output if structured and not is_error else None
-    if structured and not is_error and not isinstance(output, Mapping):
-        output = None
-    return types.CallToolResult(content=content, structured_content=output, is_error=is_error)
+    from tooldeck.host.execution.snapshot import ToolCall
+    from tooldeck.providers import results_for
 
-
-def _block(part: ContentPart) -> Any:
-    import mcp.types as types
-
-    if isinstance(part, TextPart):
-        return types.TextContent(type="text", text=part.text)
-    data = base64.b64encode(part.data).decode("ascii")
-    if isinstance(part, ImagePart):
-        return types.ImageContent(type="image", data=data, mime_type=part.mime_type)
-    uri = f"file:///{part.filename or 'attachment'}"
-    return types.EmbeddedResource(type="resource", resource=types.BlobResourceContents(
-        uri=uri, mime_type=part.mime_type, blob=data))
+    [result] = results_for("mcp", [(ToolCall(call_id), outcome)])
+    if not structured:
+        result.pop("structuredContent", None)
+    return types.CallToolResult.model_validate(result)
 
 
 def text_of(value: Any) -> str:

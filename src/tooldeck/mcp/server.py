@@ -86,7 +86,8 @@ class CatalogServer:
         if outcome.status == "declined" and asked.unanswerable:
             return types.CallToolResult(content=[types.TextContent(
                 type="text", text=self._asker.declined_text(asked.unanswerable))], is_error=True)
-        return call_result(outcome, structured=_declares_output(snapshot, params.name))
+        return call_result(outcome, structured=_declares_output(snapshot, params.name),
+                           call_id=call.id)
 
     # -- change notification ------------------------------------------------------------------
     async def tools_changed(self) -> None:

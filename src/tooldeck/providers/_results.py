@@ -27,7 +27,8 @@ _ANTHROPIC_IMAGES = frozenset({"image/jpeg", "image/png", "image/gif", "image/we
 
 
 def is_error(outcome: ToolCallOutcome) -> bool:
-    return outcome.status in ("failed", "declined")
+    """``failed`` and ``declined``, and ``interrupted`` too: only ``completed`` succeeded."""
+    return outcome.status != "completed"
 
 
 def _texts(outcome: ToolCallOutcome) -> str:
