@@ -147,3 +147,14 @@ def test_the_sdk_type_check_refuses_a_wrong_shape(accepted):
     with pytest.raises(AssertionError, match="is not one of"):
         accepted(ChatCompletionToolMessageParam, {"role": "user", "content": "x",
                                                   "tool_call_id": "c"})
+
+
+def test_an_interrupted_call_is_flagged_an_error_too():
+    from tooldeck import TextPart, ToolCallOutcome
+
+    pair = (ToolCall("c", "slow", "{}"),
+            ToolCallOutcome("interrupted", (TextPart("The tool call was interrupted."),)))
+    assert results_for("anthropic", [pair])[0]["content"][0]["is_error"] is True
+    assert results_for("mcp", [pair])[0]["isError"] is True
+    assert results_for("openai", [pair])[0]["content"].startswith("Error: The tool call")
+    assert "error" in results_for("gemini", [pair])[0]["parts"][0]["functionResponse"]["response"]
