@@ -84,9 +84,9 @@ def results_for(fmt: str, pairs: Pairs) -> list[Any]:
     * ``gemini``: one ``role: "user"`` content of ``functionResponse`` parts;
     * ``mcp``: a ``CallToolResult`` per call.
 
-    ``failed`` and ``declined`` outcomes set the provider's error flag (``is_error``,
-    ``isError``, ``{"error": ...}``), or start the text with ``Error:`` where there is
-    none (the OpenAI APIs).
+    Every outcome but ``completed`` (``failed``, ``declined``, ``interrupted``) sets the
+    provider's error flag (``is_error``, ``isError``, ``{"error": ...}``), or starts the
+    text with ``Error:`` where there is none (the OpenAI APIs).
     """
     return WRITERS[_checked(fmt)](list(pairs))
 

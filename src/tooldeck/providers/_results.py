@@ -2,8 +2,8 @@
 
 Every call gets a result and no content is dropped silently: a part a provider cannot
 take in a tool result travels where it can (Chat Completions: a following user
-message) or is replaced by a text note naming it. ``failed`` and ``declined`` set the
-provider's error flag where it has one (Anthropic ``is_error``, MCP ``isError``,
+message) or is replaced by a text note naming it. Every outcome but ``completed`` sets
+the provider's error flag where it has one (Anthropic ``is_error``, MCP ``isError``,
 Gemini's ``{"error": ...}`` response); the OpenAI APIs have none, so the text starts
 with ``Error:`` there.
 """
