@@ -388,7 +388,10 @@ def _validated(record: ToolRecord, call: ToolCall) -> Any:
             input_validator(record)
         return record.input_python(raw)  # type: ignore[misc]
     except (InputIssues, ValidationError) as exc:
-        issues = input_issues(exc, raw)
+        try:
+            issues = input_issues(exc, raw)
+        except RecursionError:  # re-reading invalid JSON to word it like json.loads does
+            issues = [("root", TOO_DEEP)]
         raise ToolFailure(invalid_input_message(record.effective, raw, issues)) from None
     except RecursionError:  # parsing or checking recurses once per level of nesting
         issues = [("root", TOO_DEEP)]
