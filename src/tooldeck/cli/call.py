@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     from collections.abc import Sequence
 
     from tooldeck._tool import ContentPart
+    from tooldeck.host.execution.outcome import ToolCallOutcome
     from tooldeck.host.location.permission import Asker, PermissionRequest, Reply
 
 CALL_ID = "cli-call"
@@ -48,13 +49,7 @@ def run(args: argparse.Namespace) -> int:
     with open_host(args, asker=asker) as host:  # closing ends mounted MCP servers
         outcome = asyncio.run(run_tool_call(host.snapshot(), ToolCall(CALL_ID, args.name, raw),
                                             session_id="cli", message_id="cli"))
-    if outcome.status == "completed":
-        print_content(outcome.content, sys.stdout)
-        return 0
-    kind = f" ({outcome.error.type})" if outcome.error is not None else ""
-    print(f"tooldeck: {args.name}: {outcome.status}{kind}", file=sys.stderr)
-    print_content(outcome.content, sys.stderr)
-    return 1
+    return report(args.name, outcome)
 
 
 def read_input(argument: str) -> str:
@@ -117,6 +112,18 @@ def _prompt(text: str) -> str | None:
     sys.stderr.flush()
     line = sys.stdin.readline()
     return line.strip().lower() if line else None
+
+
+def report(label: str, outcome: ToolCallOutcome) -> int:
+    """Print a call's outcome: content on stdout when it completed, else the status and
+    error type then the content on stderr. The exit code: 0 completed, 1 otherwise."""
+    if outcome.status == "completed":
+        print_content(outcome.content, sys.stdout)
+        return 0
+    kind = f" ({outcome.error.type})" if outcome.error is not None else ""
+    print(f"tooldeck: {label}: {outcome.status}{kind}", file=sys.stderr)
+    print_content(outcome.content, sys.stderr)
+    return 1
 
 
 def print_content(content: Sequence[ContentPart], stream: Any) -> None:

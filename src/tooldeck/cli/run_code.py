@@ -16,7 +16,7 @@ from typing import Any
 
 from tooldeck.cli._common import open_host
 from tooldeck.cli._errors import CommandError
-from tooldeck.cli.call import choose_asker, print_content
+from tooldeck.cli.call import choose_asker, report
 
 CALL_ID = "cli-run-code"
 
@@ -47,13 +47,7 @@ def run(args: argparse.Namespace) -> int:
 
         call = ToolCall(CALL_ID, "execute", {"code": code})
         outcome = asyncio.run(run_tool_call(snapshot, call, session_id="cli", message_id="cli"))
-    if outcome.status == "completed":
-        print_content(outcome.content, sys.stdout)
-        return 0
-    kind = f" ({outcome.error.type})" if outcome.error is not None else ""
-    print(f"tooldeck: run-code: {outcome.status}{kind}", file=sys.stderr)
-    print_content(outcome.content, sys.stderr)
-    return 1
+    return report("run-code", outcome)
 
 
 def read_code(argument: str) -> str:
