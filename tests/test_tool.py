@@ -1,5 +1,10 @@
 from __future__ import annotations
 
+import dataclasses
+import subprocess
+import sys
+from pathlib import Path
+
 import pytest
 
 from tooldeck import Tool, ToolFailure, ToolResult
@@ -11,7 +16,7 @@ def run(inp, ctx):
 
 def test_tool_is_frozen_and_replace_copies():
     original = Tool(name="read", description="Read.", execute=run)
-    with pytest.raises(AttributeError, match="replace"):
+    with pytest.raises(dataclasses.FrozenInstanceError, match="'name'"):
         original.name = "x"  # type: ignore[misc]
     changed = original.replace(description="Changed.", codemode=False)
     assert (changed.name, changed.description, changed.codemode) == ("read", "Changed.", False)
@@ -56,6 +61,28 @@ def test_tool_failure_keeps_message_cause_and_metadata():
 
 def test_replace_rejects_unknown_fields_and_repr_shows_fields():
     original = Tool(name="read", description="Read.", execute=run)
-    with pytest.raises(TypeError, match="no field"):
+    with pytest.raises(TypeError, match="unexpected keyword argument 'nme'"):
         original.replace(nme="x")
     assert repr(original).startswith("Tool(name='read', description='Read.'")
+
+
+def test_the_registry_cache_slot_is_no_field_of_the_tool():
+    original = Tool(name="read", description="Read.", execute=run)
+    object.__setattr__(original, "_record", "cached")
+    assert "_record" not in repr(original) and "cached" not in repr(original)
+    assert original.replace(description="Other.")._record is None
+    with pytest.raises(TypeError, match="_record"):
+        Tool(name="read", description="Read.", execute=run, _record="x")  # type: ignore[call-arg]
+    with pytest.raises(ValueError, match="_record"):
+        original.replace(_record="x")
+
+
+def test_tool_generics_infer_from_input_and_output_under_mypy(tmp_path):
+    """``tests/typing/tool_generics.py``: no annotations needed, the executor still checked."""
+    snippet = Path(__file__).parent / "typing" / "tool_generics.py"
+    done = subprocess.run(
+        [sys.executable, "-m", "mypy", "--strict", "--warn-unused-ignores",
+         "--cache-dir", str(tmp_path / "cache"), str(snippet)],
+        capture_output=True, text=True, cwd=tmp_path,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr

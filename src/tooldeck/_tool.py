@@ -7,25 +7,28 @@ can build tools freely and the registry decides, with a diagnostic, what it acce
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Awaitable, Callable, Mapping, Sequence
+from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any, Generic, Literal, NamedTuple, TypeAlias, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, Literal, NamedTuple, TypeAlias
+
+from typing_extensions import TypeVar
 
 if TYPE_CHECKING:
+    from pydantic import TypeAdapter
+
     from tooldeck.host.location.location import Location
     from tooldeck.host.location.permission import PermissionGate
     from tooldeck.host.location.questions import QuestionGate
 
-InT = TypeVar("InT")
-OutT = TypeVar("OutT")
+# Defaults, so that a tool whose input or output says nothing about its type (a JSON
+# Schema, no output) still gets a type: ``Any`` for that parameter.
+InT = TypeVar("InT", default=Any)
+OutT = TypeVar("OutT", default=Any)
 
 JsonSchema: TypeAlias = Mapping[str, Any]
 """A JSON Schema document as a mapping."""
-
-SchemaSource: TypeAlias = Any
-"""What ``Tool.input``/``Tool.output`` accept: a pydantic model class, a JSON Schema
-mapping, a ``pydantic.TypeAdapter`` (used by ``tool(fn)`` for plain return types), or
-``None`` (no arguments / no declared output)."""
 
 ProgressCallback: TypeAlias = Callable[[Mapping[str, Any]], None]
 
@@ -135,91 +138,33 @@ class ToolContext(NamedTuple):
 Executor: TypeAlias = Callable[[InT, ToolContext], "ToolResult | Awaitable[ToolResult]"]
 
 
-_FIELDS = (
-    "name",
-    "description",
-    "execute",
-    "input",
-    "output",
-    "namespace",
-    "codemode",
-    "permission",
-    "pinned",
-)
-
-
-class FrozenToolError(AttributeError):
-    """Raised on an attempt to change a ``Tool``: use ``tool.replace(...)``."""
-
-
+@dataclass(frozen=True, slots=True, eq=False, kw_only=True)
 class Tool(Generic[InT, OutT]):
     """One tool: name, description, schemas, options and its executor.
 
-    Generic for authors (``Tool[ReadInput, ReadOutput]``) so mypy checks the executor
-    against the input model; the registry erases it to ``Tool[Any, Any]``. Frozen:
-    ``replace`` returns a modified copy. Equality is identity: two tools are the same
-    tool only if they are the same object. (Hand-written rather than a dataclass so that
-    ``import tooldeck`` stays cheap: ``dataclasses`` pulls in ``inspect``.)
+    Generic for authors: ``Tool(input=ReadInput, output=ReadOutput, execute=read)`` is a
+    ``Tool[ReadInput, ReadOutput]`` without an annotation, and mypy checks ``read``'s
+    first parameter against ``ReadInput``. The registry erases the parameters
+    (``AnyTool``). Frozen: ``replace`` returns a modified copy. Equality is identity:
+    two tools are the same tool only if they are the same object.
     """
-
-    __slots__ = (*_FIELDS, "_record")
 
     name: str
     description: str
-    execute: Callable[[InT, ToolContext], ToolResult | Awaitable[ToolResult]]
-    input: SchemaSource
-    output: SchemaSource
-    namespace: str | None
-    codemode: bool
-    permission: str | None
-    pinned: bool
-    _record: Any  # registry-private cache (tooldeck.host.registry.record); copies start empty
-
-    def __init__(
-        self,
-        *,
-        name: str,
-        description: str,
-        execute: Callable[[InT, ToolContext], ToolResult | Awaitable[ToolResult]],
-        input: SchemaSource = None,
-        output: SchemaSource = None,
-        namespace: str | None = None,
-        codemode: bool = True,
-        permission: str | None = None,
-        pinned: bool = False,
-    ) -> None:
-        values = (
-            name,
-            description,
-            execute,
-            input,
-            output,
-            namespace,
-            codemode,
-            permission,
-            pinned,
-            None,
-        )
-        for field_name, value in zip((*_FIELDS, "_record"), values, strict=True):
-            object.__setattr__(self, field_name, value)
+    execute: Executor[InT]
+    input: type[InT] | TypeAdapter[InT] | JsonSchema | None = None
+    output: type[OutT] | TypeAdapter[OutT] | JsonSchema | None = None
+    namespace: str | None = None
+    codemode: bool = True
+    permission: str | None = None
+    pinned: bool = False
+    # The registry's per-object cache (``tooldeck.host.registry.record``): not a field a
+    # caller sets, shows or compares, and a copy made by ``replace`` starts without it.
+    _record: Any = field(default=None, init=False, repr=False, compare=False)
 
     def replace(self, **changes: Any) -> Tool[Any, Any]:
         """Return a copy with ``changes`` applied (the original stays untouched)."""
-        unknown = set(changes) - set(_FIELDS)
-        if unknown:
-            raise TypeError(f"Tool has no field(s) {', '.join(sorted(unknown))}")
-        fields = {name: getattr(self, name) for name in _FIELDS}
-        return Tool(**{**fields, **changes})
-
-    def __setattr__(self, name: str, value: Any) -> None:
-        raise FrozenToolError(f"Tool is frozen: use tool.replace({name}=...)")
-
-    def __delattr__(self, name: str) -> None:
-        raise FrozenToolError("Tool is frozen")
-
-    def __repr__(self) -> str:
-        shown = ", ".join(f"{name}={getattr(self, name)!r}" for name in _FIELDS)
-        return f"Tool({shown})"
+        return dataclasses.replace(self, **changes)
 
 
 AnyTool: TypeAlias = Tool[Any, Any]
