@@ -1,12 +1,13 @@
 """Is a JSON Schema document itself valid? Meta-validation, fast where it can be.
 
 Draft 2020-12's metaschema resolves ``$dynamicRef`` on every keyword, which makes
-``jsonschema``'s ``check_schema`` cost ~5 ms per document: 250 ms for a 50-tool MCP
-server. For documents that use only keywords whose metaschema definitions are the same
-in Draft 7 and Draft 2020-12 (and the schema form of ``items``), a prebuilt Draft 7
-metaschema validator gives the same verdict at a tenth of the cost; every other
-document gets the full 2020-12 check. ``tests/host/schema/test_metaschema.py`` pins the
-agreement with a differential property test.
+``jsonschema``'s ``check_schema`` slow enough per document to show in the startup of a
+host mounting a large MCP server (``bench/DECISIONS.md``). For documents that use only
+keywords whose metaschema definitions are the same in Draft 7 and Draft 2020-12 (and
+the schema form of ``items``), a prebuilt Draft 7 metaschema validator gives the same
+verdict far cheaper; every other document gets the full 2020-12 check.
+``tests/host/schema/test_metaschema.py`` pins the agreement with a differential
+property test.
 """
 
 from __future__ import annotations

@@ -1,7 +1,8 @@
 """Hot-path validation of raw JSON Schema dicts that agrees with ``jsonschema``.
 
 Tools whose input or output schema is a plain JSON Schema mapping are validated on every
-call, and ``jsonschema`` needs ~30 µs even for a two-field object. ``SchemaValidator``
+call, and ``jsonschema`` is slow even for a two-field object (``bench/DECISIONS.md``,
+and W3's ``floor-b``). ``SchemaValidator``
 compiles the schema once into nested closures for a keyword subset whose semantics are
 mirrored exactly (``_keywords.HANDLERS``), and keeps ``jsonschema`` as the authority:
 
