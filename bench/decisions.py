@@ -37,6 +37,8 @@ def fresh(code: str) -> float:
 def rows() -> list[tuple[str, str, str]]:
     from jsonschema import Draft202012Validator
 
+    from tooldeck import ToolContext
+    from tooldeck._tool import tuple_new
     from tooldeck.host.schema.jsonschema_fast import SchemaValidator
     from tooldeck.host.schema.metaschema import schema_problem
 
@@ -44,7 +46,11 @@ def rows() -> list[tuple[str, str, str]]:
     fast = SchemaValidator(TWO_FIELDS)
     value = {"a": 1, "b": "x"}
     host_open = "import tooldeck; tooldeck.Host.open('.', plugins=[]).snapshot()"
+    fields = (None, "session", "message", "call_1", None, None)
     return [
+        ("`_tool.tuple_new`: building a `ToolContext` (one of ~5 per-call named tuples)",
+         f"{best(lambda: tuple_new(ToolContext, fields), 200000) * 1e9:.0f} ns",
+         f"`ToolContext(...)`: {best(lambda: ToolContext(*fields), 200000) * 1e9:.0f} ns"),
         ("`host/schema/metaschema.py`: meta-validating one two-field schema",
          f"{best(lambda: schema_problem(TWO_FIELDS), 50) * 1e3:.2f} ms",
          f"`Draft202012Validator.check_schema`: "

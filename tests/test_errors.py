@@ -22,8 +22,8 @@ from tooldeck import errors
 
 INTERNAL = {
     "tooldeck.cli._errors.CommandError": "the CLI prints it and exits 2",
-    "tooldeck.host.execution.validation.InputIssues": "becomes the ToolFailure the model reads",
-    "tooldeck.host.schema.jsonschema_fast.SchemaValidationError": "becomes InputIssues",
+    "tooldeck.host.schema.validators.SchemaIssues": "becomes the ToolFailure the model reads",
+    "tooldeck.host.schema.jsonschema_fast.SchemaValidationError": "becomes SchemaIssues",
     "tooldeck.host.schema.jsonschema_fast._base.Unsupported": "falls back to jsonschema",
     "tooldeck.host.schema.jsonschema_fast._base.Bail": "falls back to jsonschema",
     "tooldeck.host.registry.state._TransformRaised": "becomes a Diagnostic of the source",

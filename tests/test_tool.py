@@ -1,13 +1,12 @@
 from __future__ import annotations
 
-import dataclasses
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
-from tooldeck import Tool, ToolFailure, ToolResult
+from tooldeck import FrozenToolError, Tool, ToolFailure, ToolResult
 
 
 def run(inp, ctx):
@@ -16,8 +15,10 @@ def run(inp, ctx):
 
 def test_tool_is_frozen_and_replace_copies():
     original = Tool(name="read", description="Read.", execute=run)
-    with pytest.raises(dataclasses.FrozenInstanceError, match="'name'"):
+    with pytest.raises(FrozenToolError, match=r"use tool\.replace\(name=\.\.\.\)"):
         original.name = "x"  # type: ignore[misc]
+    with pytest.raises(FrozenToolError):
+        del original.name  # type: ignore[misc]
     changed = original.replace(description="Changed.", codemode=False)
     assert (changed.name, changed.description, changed.codemode) == ("read", "Changed.", False)
     assert original.description == "Read." and original.codemode is True

@@ -16,7 +16,7 @@ from typing import Any, overload
 
 from pydantic import BaseModel, Field, TypeAdapter, create_model
 
-from tooldeck._tool import AnyTool, Tool, ToolContext, ToolResult
+from tooldeck._tool import AnyTool, Tool, ToolContext, ToolResult, tuple_new
 
 _SECTION = re.compile(r"^\s*(Args|Arguments|Parameters|Params|Returns|Raises|Yields)\s*:?\s*$")
 _GOOGLE_ARG = re.compile(r"^\s{0,8}(\*{0,2}\w+)\s*(?:\([^)]*\))?\s*:\s*(.*)$")
@@ -177,7 +177,6 @@ def _executor(
     return run_with_context
 
 
-_new = tuple.__new__
 _NO_METADATA = ToolResult().metadata
 
 
@@ -185,8 +184,8 @@ def _wrap_output(value: Any) -> ToolResult:
     if value.__class__ is ToolResult:
         return value
     if value.__class__ is str:
-        return _new(ToolResult, (value, _NO_METADATA, value))
-    return _new(ToolResult, (None, _NO_METADATA, value))  # called per tool call: no kwargs
+        return tuple_new(ToolResult, (value, _NO_METADATA, value))
+    return tuple_new(ToolResult, (None, _NO_METADATA, value))
 
 
 def _wrap_content(value: Any) -> ToolResult:

@@ -30,6 +30,12 @@ OutT = TypeVar("OutT", default=Any)
 JsonSchema: TypeAlias = Mapping[str, Any]
 """A JSON Schema document as a mapping."""
 
+SchemaSource: TypeAlias = Any
+"""What ``Tool.input``/``Tool.output`` accept: a pydantic model class, a JSON Schema
+mapping, a ``pydantic.TypeAdapter`` (used by ``tool(fn)`` for plain return types), or
+``None`` (no arguments / no declared output). ``Tool`` spells the same out with its
+type parameters, so that they can be inferred."""
+
 ProgressCallback: TypeAlias = Callable[[Mapping[str, Any]], None]
 
 _EMPTY: Mapping[str, Any] = MappingProxyType({})
@@ -135,7 +141,26 @@ class ToolContext(NamedTuple):
         return self.location.question.gate(self.source, session_id=self.session_id)
 
 
+tuple_new = tuple.__new__
+"""Builds the named tuples of every tool call without their generated ``__new__``.
+
+Each call builds a few named tuples: its ``ToolContext``, the ``ToolResult`` of a
+``tool(fn)`` executor, the ``TextPart`` the model reads, ``ExecutedTool`` and
+``ToolCallOutcome``. A named tuple's constructor is a Python function (it binds keywords
+and fills defaults) around ``tuple.__new__``; on the execution hot path that wrapper is
+a measurable share of a call (``bench/DECISIONS.md``), so those few places call
+``tuple_new(ToolContext, (location, "", "", call_id, None, None))`` with *every* field in
+order. That skips defaults, so ``tests/test_tuples.py`` finds each class built this way
+and pins it to its field list and its constructor: a new field fails there, not at read
+time.
+"""
+
+
 Executor: TypeAlias = Callable[[InT, ToolContext], "ToolResult | Awaitable[ToolResult]"]
+
+
+class FrozenToolError(AttributeError):
+    """Raised on an attempt to change a ``Tool``: use ``tool.replace(...)``."""
 
 
 @dataclass(frozen=True, slots=True, eq=False, kw_only=True)
@@ -151,9 +176,9 @@ class Tool(Generic[InT, OutT]):
 
     name: str
     description: str
-    execute: Executor[InT]
-    input: type[InT] | TypeAdapter[InT] | JsonSchema | None = None
-    output: type[OutT] | TypeAdapter[OutT] | JsonSchema | None = None
+    execute: Callable[[InT, ToolContext], ToolResult | Awaitable[ToolResult]]
+    input: type[InT] | TypeAdapter[InT] | Mapping[str, Any] | None = None
+    output: type[OutT] | TypeAdapter[OutT] | Mapping[str, Any] | None = None
     namespace: str | None = None
     codemode: bool = True
     permission: str | None = None
@@ -165,6 +190,21 @@ class Tool(Generic[InT, OutT]):
     def replace(self, **changes: Any) -> Tool[Any, Any]:
         """Return a copy with ``changes`` applied (the original stays untouched)."""
         return dataclasses.replace(self, **changes)
+
+
+def _refuse_set(tool: object, name: str, value: object) -> None:
+    raise FrozenToolError(f"Tool is frozen: use tool.replace({name}=...)")
+
+
+def _refuse_delete(tool: object, name: str) -> None:
+    raise FrozenToolError("Tool is frozen")
+
+
+# A frozen dataclass refuses changes with the generic dataclasses.FrozenInstanceError;
+# Tool's refusal names its own error and the fix. (The generated __init__ and replace()
+# set fields through object.__setattr__, which this leaves alone.)
+setattr(Tool, "__setattr__", _refuse_set)  # noqa: B010  (mypy: no assignment to methods)
+setattr(Tool, "__delattr__", _refuse_delete)  # noqa: B010
 
 
 AnyTool: TypeAlias = Tool[Any, Any]

@@ -15,13 +15,11 @@ from tooldeck.host.execution.bounding import (
     OUTPUT_DIR,
     bound_output,
     cleanup_once,
-    count_lines,
-    format_size,
     text_head,
-    utf8_size,
     within_limits,
 )
 from tooldeck.host.execution.outcome import run_tool_call
+from tooldeck.host.execution.sizes import count_lines, format_size, utf8_size
 from tooldeck.host.location.config import Config, OutputConfig
 
 PNG = (
@@ -51,6 +49,12 @@ def bound(content, tmp_path, metadata=None, call_id="call_1", **limits):
     )
 
 
+def saved_path(result):
+    """The file the full text was saved to, or ``None``."""
+    path = result.metadata.get("output_path")
+    return Path(path) if path is not None else None
+
+
 def marker_of(text):
     match = MARKER.search(text)
     assert match is not None, text[-300:]
@@ -74,15 +78,15 @@ def run_with(tmp_path, content, metadata=None, config=None, call_id="call_1"):
 def test_short_output_is_returned_as_is(tmp_path):
     content, metadata = (TextPart("hello\n"),), {"k": 1}
     result = bound(content, tmp_path, metadata)
-    assert result.content is content and result.metadata is metadata and result.path is None
+    assert result.content is content and result.metadata is metadata and saved_path(result) is None
     assert not (tmp_path / "data").exists()
 
 
 def test_text_exactly_at_both_limits_is_not_cut(tmp_path):
     text = "ab\n" * 4  # 4 lines, 12 bytes
-    assert bound((TextPart(text),), tmp_path, max_lines=4, max_bytes=12).path is None
-    assert bound((TextPart(text),), tmp_path, max_lines=3, max_bytes=12).path is not None
-    assert bound((TextPart(text),), tmp_path, max_lines=4, max_bytes=11).path is not None
+    assert saved_path(bound((TextPart(text),), tmp_path, max_lines=4, max_bytes=12)) is None
+    assert saved_path(bound((TextPart(text),), tmp_path, max_lines=3, max_bytes=12)) is not None
+    assert saved_path(bound((TextPart(text),), tmp_path, max_lines=4, max_bytes=11)) is not None
 
 
 # -- the lines limit --------------------------------------------------------------------------
@@ -133,14 +137,14 @@ def test_one_line_longer_than_max_bytes_keeps_whole_characters(tmp_path):
         assert max_bytes - 3 < utf8_size(head) <= max_bytes
     result = bound((TextPart(text),), tmp_path, max_bytes=101)
     assert result.content[0].text.startswith(text_head(text, 2000, 101) + "\n\n[output")
-    assert result.path.read_text(encoding="utf-8") == text
+    assert saved_path(result).read_text(encoding="utf-8") == text
 
 
 def test_lone_surrogates_do_not_break_bounding(tmp_path):
     text = "\ud800x\n" * 100
     result = bound((TextPart(text),), tmp_path, max_lines=10)
     assert result.content[0].text.startswith("\ud800x\n" * 9 + "\ud800x\n\n[output")
-    saved = result.path.read_bytes().decode("utf-8", "surrogatepass")
+    saved = saved_path(result).read_bytes().decode("utf-8", "surrogatepass")
     assert saved == text
 
 
@@ -157,12 +161,12 @@ def test_the_marker_names_the_saved_file_by_absolute_path(tmp_path, monkeypatch)
     path = marker_of(result.content[0].text)[2]
     assert path.is_absolute()
     assert path == tmp_path / "relative-data" / OUTPUT_DIR / "tool_call_9"
-    assert path == result.path and path.is_file()
+    assert path == saved_path(result) and path.is_file()
 
 
 def test_call_ids_are_sanitized_and_reused_ids_get_fresh_files(tmp_path):
     paths = [
-        bound((TextPart(numbered(5)),), tmp_path, call_id="../../x y", max_lines=1).path
+        saved_path(bound((TextPart(numbered(5)),), tmp_path, call_id="../../x y", max_lines=1))
         for _ in range(3)
     ]
     directory = tmp_path / "data" / OUTPUT_DIR
@@ -171,8 +175,8 @@ def test_call_ids_are_sanitized_and_reused_ids_get_fresh_files(tmp_path):
 
 
 def test_a_call_without_id_gets_a_generated_unique_name(tmp_path):
-    first = bound((TextPart(numbered(5)),), tmp_path, call_id="", max_lines=1).path
-    second = bound((TextPart(numbered(5)),), tmp_path, call_id="", max_lines=1).path
+    first = saved_path(bound((TextPart(numbered(5)),), tmp_path, call_id="", max_lines=1))
+    second = saved_path(bound((TextPart(numbered(5)),), tmp_path, call_id="", max_lines=1))
     assert first != second
     assert first.name.startswith("tool_") and len(first.name) > len("tool_")
 
@@ -184,7 +188,7 @@ def test_a_failed_save_still_bounds_and_says_so(tmp_path, caplog):
     text = result.content[0].text
     assert text.startswith("line 0\nline 1\n\n[output truncated: 8 more lines")
     assert text.endswith("the full output could not be saved.]")
-    assert result.path is None and result.metadata == {"truncated": True}
+    assert saved_path(result) is None and result.metadata == {"truncated": True}
     assert "could not save truncated tool output" in caplog.text
 
 
@@ -225,7 +229,7 @@ def test_the_budget_is_shared_by_the_text_parts_and_other_parts_stay(tmp_path):
     assert result.content[:2] == (TextPart("a\nb\n"), image)
     assert result.content[2].text.startswith("c\n\n[output truncated: 3 more lines (6 bytes)")
     assert len(result.content) == 3
-    assert result.path.read_text(encoding="utf-8") == "a\nb\nc\nd\ne\nf\n"
+    assert saved_path(result).read_text(encoding="utf-8") == "a\nb\nc\nd\ne\nf\n"
 
 
 def test_parts_without_trailing_newline_are_saved_one_per_line(tmp_path):
@@ -233,7 +237,7 @@ def test_parts_without_trailing_newline_are_saved_one_per_line(tmp_path):
     result = bound(content, tmp_path, max_lines=2)
     assert result.content[:3] == (TextPart("a"), TextPart(""), TextPart("b"))
     assert result.content[3].text.startswith("[output truncated: 1 more line")
-    assert result.path.read_text(encoding="utf-8") == "a\nb\nc"
+    assert saved_path(result).read_text(encoding="utf-8") == "a\nb\nc"
 
 
 # -- cleanup ----------------------------------------------------------------------------------
@@ -245,7 +249,7 @@ def test_saved_outputs_older_than_seven_days_are_removed_once_per_process(tmp_pa
     for name, days in ages.items():
         (directory / name).write_text(name)
         os.utime(directory / name, (now - days * 86400, now - days * 86400))
-    saved = bound((TextPart(numbered(5)),), tmp_path, max_lines=1).path
+    saved = saved_path(bound((TextPart(numbered(5)),), tmp_path, max_lines=1))
     assert sorted(p.name for p in directory.iterdir()) == sorted(
         ["tool_recent", "notes.txt", saved.name]
     )

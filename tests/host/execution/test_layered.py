@@ -155,7 +155,7 @@ def test_a_session_without_changes_serves_the_base_index_itself(tmp_path):
     base = Snapshot(base_state.current(), location)
     layered = LayeredSnapshot(SessionState(base_state, Templates(), "s").current(), base,
                               session_id="s")
-    assert layered._callable is base._callable
+    assert layered._records_by_name is base._records_by_name
     assert layered.definitions is base.definitions
     assert layered.definitions_for("openai") is base.definitions_for("openai")
     assert layered.names == ("a",) and layered.session_id == "s"

@@ -250,13 +250,14 @@ def test_a_wrong_return_type_is_a_defect_not_a_crash(tmp_path, caplog):
     assert result.error.type == "unknown"
 
 
-def test_content_bounding_cannot_measure_is_a_defect_not_a_crash(tmp_path, caplog):
+def test_malformed_content_is_a_defect_not_a_crash(tmp_path, caplog):
     def bad_part(args, ctx):
         return ToolResult([TextPart(12345)])  # type: ignore[arg-type]
 
     result = run(make_snapshot(tmp_path, ("calc", bad_part)), "calc")
     assert (result.status, result.error.type) == ("failed", "unknown")
-    assert "TypeError" in caplog.text
+    assert "ToolDefectError: tool 'calc': TextPart.text must be a str" in result.error.message
+    assert "ToolDefectError" in caplog.text
 
 
 def test_a_huge_failure_message_is_bounded_too(tmp_path):
@@ -271,6 +272,21 @@ def test_a_huge_failure_message_is_bounded_too(tmp_path):
     assert "[output truncated: 40 more lines" in part.text
     assert result.metadata["truncated"] is True
     assert result.error.message.count("\n") == 49  # the error keeps the whole message
+
+
+def test_a_snapshot_bounds_with_the_limits_and_data_dir_of_when_it_was_taken(tmp_path):
+    def lines(args, ctx):
+        return ToolResult("\n".join(f"line {i}" for i in range(50)))
+
+    config = Config(output=OutputConfig(max_lines=10))
+    snapshot = make_snapshot(tmp_path, ("lines", lines), config=config)
+    snapshot.location.config = Config(output=OutputConfig(max_lines=3))
+    snapshot.location.data_dir = tmp_path / "elsewhere"
+    result = run(snapshot, "lines")
+    [part] = result.content
+    assert "line 9\n" in part.text and "line 10\n" not in part.text
+    assert "[output truncated: 40 more lines" in part.text
+    assert result.metadata["output_path"].startswith(str(tmp_path / "data"))
 
 
 # -- declined ---------------------------------------------------------------------------------

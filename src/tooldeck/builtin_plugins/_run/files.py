@@ -36,7 +36,7 @@ from tooldeck._tool import ToolFailure
 from tooldeck.builtin_plugins.read import MAX_LINE_CHARS
 from tooldeck.errors import PermissionCorrected
 from tooldeck.host.execution.bounding import OUTPUT_DIR
-from tooldeck.host.execution.bounding import format_size as format_size  # webfetch uses it
+from tooldeck.host.execution.sizes import format_size as format_size  # webfetch uses it
 from tooldeck.paths import lexical_path, resolve_in_location
 
 if TYPE_CHECKING:
@@ -341,11 +341,6 @@ def numbered_line(number: int, line: str) -> str:
         cut = f"{line[:MAX_LINE_CHARS]}… [line cut at {MAX_LINE_CHARS:,} of {len(line):,} chars]"
         return f"{number}: {cut}"
     return f"{number}: {line}" if line else f"{number}:"
-
-
-def count_lines(text: str) -> int:
-    """Lines as an editor numbers them: a final newline does not start another line."""
-    return text.count("\n") + (1 if text and not text.endswith("\n") else 0)
 
 
 def split_lines(text: str) -> list[str]:

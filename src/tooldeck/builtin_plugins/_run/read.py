@@ -20,7 +20,7 @@ from tooldeck.builtin_plugins._run.files import (
     split_lines,
 )
 from tooldeck.builtin_plugins.read import ReadInput, ReadOutput
-from tooldeck.host.execution.content import sniff_image
+from tooldeck.host.execution.images import sniff_image
 
 if TYPE_CHECKING:
     from tooldeck._tool import ContentPart

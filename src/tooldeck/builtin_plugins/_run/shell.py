@@ -15,7 +15,8 @@ from tooldeck._tool import ToolContext, ToolFailure, ToolResult
 from tooldeck.builtin_plugins._run.files import SHELL_DIR, FileServices, feedback_as_failure
 from tooldeck.builtin_plugins._run.process import Finished, Tail, open_new, read_tail, run_in_group
 from tooldeck.builtin_plugins.shell import DEFAULT_TIMEOUT_MS, SHELL, ShellInput, ShellOutput
-from tooldeck.host.execution.bounding import cleanup_once, file_stem, format_size
+from tooldeck.host.execution.bounding import cleanup_once, file_stem
+from tooldeck.host.execution.sizes import format_size
 
 if TYPE_CHECKING:
     from tooldeck.builtin_plugins._deferred import RunFn

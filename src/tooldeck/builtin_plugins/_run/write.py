@@ -11,13 +11,13 @@ from tooldeck.builtin_plugins._run.files import (
     Diff,
     FileServices,
     TextFile,
-    count_lines,
     file_executor,
     text_file,
     unified_diff,
 )
 from tooldeck.builtin_plugins._run.writes import Target, writing
 from tooldeck.builtin_plugins.write import WriteInput, WriteOutput
+from tooldeck.host.execution.sizes import count_lines
 
 
 async def _write(services: FileServices, data: WriteInput, ctx: ToolContext) -> ToolResult:

@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from tooldeck._tool import ContentPart, TextPart
-from tooldeck.host.execution.content import text_part
+from tooldeck.host.execution.sizes import UTF8_ERRORS, count_lines, format_size, utf8_size
 from tooldeck.host.location.config import OutputConfig
 
 log = logging.getLogger("tooldeck")
@@ -36,19 +36,15 @@ OUTPUT_DIR = "tool-output"
 RETENTION_SECONDS = 7 * 24 * 60 * 60
 _UNSAFE = re.compile(r"[^A-Za-z0-9_-]")
 _MAX_ID = 96
-# Lone surrogates (from JSON "\ud800" escapes) must not make bounding fail: they are
-# counted and saved as their 3-byte encodings.
-_ERRORS = "surrogatepass"
 _cleaned: set[str] = set()
 _cleaned_lock = threading.Lock()
 
 
 class Bounded(NamedTuple):
-    """Content and metadata after bounding; ``path`` is the saved full text, if any."""
+    """Content and metadata after bounding (``metadata["output_path"]``: the saved text)."""
 
     content: tuple[ContentPart, ...]
     metadata: Mapping[str, Any]
-    path: Path | None
 
 
 # -- the hot check ----------------------------------------------------------------------------
@@ -76,19 +72,6 @@ def _exactly_within(content: Sequence[ContentPart], max_lines: int, max_bytes: i
     return lines <= max_lines and size <= max_bytes
 
 
-def count_lines(text: str) -> int:
-    """Lines as an editor shows them: a trailing newline does not start another line."""
-    newlines = text.count("\n")
-    return newlines + 1 if text and not text.endswith("\n") else newlines
-
-
-def utf8_size(text: str, cap: int | None = None) -> int:
-    """The UTF-8 size of ``text``; when ``cap`` is given, any answer ``>= cap`` means "over"."""
-    if cap is not None and len(text) >= cap:
-        return len(text)  # at least one byte per character: already over
-    return len(text.encode("utf-8", _ERRORS))
-
-
 # -- cutting ----------------------------------------------------------------------------------
 def bound_output(
     content: tuple[ContentPart, ...],
@@ -108,16 +91,16 @@ def bound_output(
     ``truncated: True`` and ``output_path``.
     """
     if within_limits(content, limits.max_lines, limits.max_bytes) or _already_bounded(metadata):
-        return Bounded(content, metadata, None)
+        return Bounded(content, metadata)
     cut = _cut(content, limits.max_lines, limits.max_bytes)
     full = join_texts(p.text for p in content if isinstance(p, TextPart))
     path = save_output(full, data_dir, call_id)
     parts = list(cut.parts)
-    parts[cut.at] = text_part(_with_marker(cut, full, path))
+    parts[cut.at] = TextPart(_with_marker(cut, full, path))
     extra: dict[str, Any] = {"truncated": True}
     if path is not None:
         extra["output_path"] = str(path)
-    return Bounded(tuple(parts), {**_as_dict(metadata), **extra}, path)
+    return Bounded(tuple(parts), {**_as_dict(metadata), **extra})
 
 
 def _already_bounded(metadata: Mapping[str, Any]) -> bool:
@@ -185,13 +168,13 @@ def _line_end(text: str, max_lines: int) -> int:
 
 def _byte_end(text: str, max_bytes: int) -> int:
     """How many characters of ``text`` fit in ``max_bytes`` UTF-8 bytes."""
-    data = text.encode("utf-8", _ERRORS)
+    data = text.encode("utf-8", UTF8_ERRORS)
     if len(data) <= max_bytes:
         return len(text)
     cut = max_bytes
     while cut > 0 and data[cut] & 0xC0 == 0x80:  # a continuation byte: back to the lead
         cut -= 1
-    return len(data[:cut].decode("utf-8", _ERRORS))
+    return len(data[:cut].decode("utf-8", UTF8_ERRORS))
 
 
 def join_texts(texts: Iterable[str]) -> str:
@@ -223,17 +206,6 @@ def _with_marker(cut: _Cut, full: str, path: Path | None) -> str:
     return f"{shown}\n\n{marker}" if shown else marker
 
 
-def format_size(n_bytes: int) -> str:
-    """``"812 bytes"``, ``"56 KiB"``, ``"1.5 MiB"``."""
-    if n_bytes < 1024:
-        return f"{n_bytes} byte{'' if n_bytes == 1 else 's'}"
-    value, unit = n_bytes / 1024, "KiB"
-    if value >= 1024:
-        value, unit = value / 1024, "MiB"
-    shown = f"{value:,.1f}".removesuffix(".0")
-    return f"{shown} {unit}"
-
-
 # -- saving -----------------------------------------------------------------------------------
 def save_output(text: str, data_dir: str | os.PathLike[str], call_id: str = "") -> Path | None:
     """Write ``text`` to a new file under ``<data_dir>/tool-output``; ``None`` on I/O error.
@@ -263,7 +235,7 @@ def _write_new(directory: Path, stem: str, text: str) -> Path:
     for attempt in range(1, 1000):
         path = directory / (stem if attempt == 1 else f"{stem}_{attempt}")
         try:
-            with open(path, "x", encoding="utf-8", errors=_ERRORS, newline="") as file:
+            with open(path, "x", encoding="utf-8", errors=UTF8_ERRORS, newline="") as file:
                 file.write(text)
         except FileExistsError:
             continue

@@ -70,6 +70,8 @@ class LayeredSnapshot(Snapshot):
         self.catalog = catalog
         self.location = location
         self.session_id = session_id
+        self.output_limits = base.output_limits
+        self.data_dir = base.data_dir
         self._rendered = {}
         self._definitions = None
         self._base = base
@@ -80,7 +82,7 @@ class LayeredSnapshot(Snapshot):
         if not catalog.changes:
             # Nothing changed: the base's index serves as it is (the hot path stays one
             # dictionary lookup).
-            self._callable = base._callable
+            self._records_by_name = base._records_by_name
             self._masked = _NOTHING
             self._code = False
             return
@@ -112,13 +114,13 @@ class LayeredSnapshot(Snapshot):
             )
             self._codemode = codemode if self.codemode_tools else None
             hidden.add(RESERVED_CODEMODE_NAME)
-        self._callable = own
+        self._records_by_name = own
         self._masked = frozenset(hidden)
 
     # -- catalog ---------------------------------------------------------------------------
     @property
     def _unchanged(self) -> bool:
-        return self._callable is self._base._callable
+        return self._records_by_name is self._base._records_by_name
 
     def _spliced(self, base_items: Sequence[T], own: Callable[[ToolRecord], T]) -> tuple[T, ...]:
         """``base_items`` (in the base's definition order) with the session's changes."""
@@ -137,7 +139,7 @@ class LayeredSnapshot(Snapshot):
     def _steps(self) -> tuple[_Step, ...]:
         if self._plan is None:
             self._with_codemode()  # the session's own ``execute`` has its place in the plan
-            self._plan = _plan(list(self._base.names), self._callable, self._masked,
+            self._plan = _plan(list(self._base.names), self._records_by_name, self._masked,
                                code=self._code)
         return self._plan
 
@@ -173,7 +175,7 @@ class LayeredSnapshot(Snapshot):
         """The advertised tool called ``name``, or ``None``."""
         if name == RESERVED_CODEMODE_NAME:
             self._with_codemode()
-        record = self._callable.get(name)
+        record = self._records_by_name.get(name)
         if record is not None:
             return record.tool
         return None if name in self._masked else self._base.get(name)
@@ -186,7 +188,7 @@ class LayeredSnapshot(Snapshot):
         if name.removeprefix("tools.") not in self._masked:
             base = self._base
             try:
-                return base._callable.get(name) or base._unavailable(name)
+                return base._records_by_name.get(name) or base._unavailable(name)
             except ToolFailure:
                 pass
         return super()._unavailable(name)

@@ -29,10 +29,9 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Literal, NamedTuple, TypeAlias
 
-from tooldeck._tool import ContentPart, ProgressCallback, ToolFailure
+from tooldeck._tool import ContentPart, ProgressCallback, TextPart, ToolFailure, tuple_new
 from tooldeck.errors import PermissionBlocked, PermissionDeclined, QuestionDismissed
 from tooldeck.host.execution.bounding import bound_output, within_limits
-from tooldeck.host.execution.content import text_part
 
 if TYPE_CHECKING:
     from tooldeck.host.execution.snapshot import Snapshot, ToolCall
@@ -71,9 +70,6 @@ class ToolCallOutcome(NamedTuple):
     error: ToolError | None = None
 
 
-_new = tuple.__new__
-
-
 async def run_tool_call(
     snapshot: Snapshot,
     call: ToolCall,
@@ -107,15 +103,10 @@ async def run_tool_call(
             agent=agent,
             progress=progress,
         )
-        # Inside the try: a part bounding cannot measure (a tool defect) is a defect too.
-        limits = snapshot.location.config.output
+        limits = snapshot.output_limits
         if content and not within_limits(content, limits.max_lines, limits.max_bytes):
-            content, metadata, _ = bound_output(
-                content,
-                metadata,
-                limits=limits,
-                data_dir=snapshot.location.data_dir,
-                call_id=call.id,
+            content, metadata = bound_output(
+                content, metadata, limits=limits, data_dir=snapshot.data_dir, call_id=call.id
             )
     except ToolFailure as exc:
         return _failed(snapshot, call, "tool.execution", exc.message, exc.metadata)
@@ -123,18 +114,18 @@ async def run_tool_call(
         return _failed(snapshot, call, "permission.rejected", str(exc), _EMPTY)
     except (PermissionDeclined, QuestionDismissed) as exc:
         text = DISMISSED_TEXT if isinstance(exc, QuestionDismissed) else DECLINED_TEXT
-        return ToolCallOutcome("declined", (text_part(text),))
+        return ToolCallOutcome("declined", (TextPart(text),))
     except asyncio.CancelledError:
         if propagate_cancel or _cancelling():
             raise
-        return ToolCallOutcome("interrupted", (text_part(INTERRUPTED_TEXT),))
+        return ToolCallOutcome("interrupted", (TextPart(INTERRUPTED_TEXT),))
     except (KeyboardInterrupt, SystemExit):
         raise
     except BaseException as exc:  # a defect, even a custom BaseException or GeneratorExit:
         # logged with its traceback, never crashes the host
         log.exception("tool call %r (id %r) failed with a defect", call.name, call.id)
         return _failed(snapshot, call, "unknown", _defect_message(call, exc), _EMPTY)
-    return _new(ToolCallOutcome, ("completed", content, metadata, output, None))
+    return tuple_new(ToolCallOutcome, ("completed", content, metadata, output, None))
 
 
 def _failed(
@@ -145,11 +136,11 @@ def _failed(
     metadata: Mapping[str, Any],
 ) -> ToolCallOutcome:
     """A ``failed`` outcome; its text is bounded too (invalid input echoes the arguments)."""
-    content, metadata, _ = bound_output(
-        (text_part(message),),
+    content, metadata = bound_output(
+        (TextPart(message),),
         metadata,
-        limits=snapshot.location.config.output,
-        data_dir=snapshot.location.data_dir,
+        limits=snapshot.output_limits,
+        data_dir=snapshot.data_dir,
         call_id=call.id,
     )
     return ToolCallOutcome("failed", content, metadata, None, ToolError(kind, message))

@@ -13,6 +13,7 @@ import json
 import sys
 import threading
 from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, NamedTuple, Protocol, overload
 
 from pydantic import ValidationError
@@ -24,6 +25,7 @@ from tooldeck._tool import (
     ToolContext,
     ToolFailure,
     ToolResult,
+    tuple_new,
 )
 from tooldeck.errors import SessionError, TooldeckError, ToolDefectError
 from tooldeck.host.execution import formats as formats
@@ -36,31 +38,27 @@ from tooldeck.host.execution.definition_types import (
     OpenAITool,
 )
 from tooldeck.host.execution.formats import DefinitionFormat
-from tooldeck.host.execution.validation import (
-    InputIssues,
-    input_issues,
-    input_validator,
-    output_validator,
-)
 from tooldeck.host.registry.editor import CatalogEntry
 from tooldeck.host.registry.names import RESERVED_CODEMODE_NAME
 from tooldeck.host.registry.record import ToolRecord, record_of
 from tooldeck.host.registry.state import Catalog
 from tooldeck.host.schema.frozen import FrozenDict
+from tooldeck.host.schema.validators import SchemaIssues, issues_of
 
 if TYPE_CHECKING:
+    from tooldeck.host.location.config import OutputConfig
     from tooldeck.host.location.location import Location
 
 MAX_ISSUES = 5
-_new = tuple.__new__
 
 
 def _loop_running() -> bool:
     """Whether this thread runs an event loop, without importing asyncio to find out.
 
-    asyncio costs a third of ``Host.open``; a loop cannot run before it is imported. The
-    package gets its ``events`` attribute only once that submodule is complete, so while
-    another thread is still importing asyncio this answers "no loop", which is true.
+    Importing asyncio is a large share of ``Host.open`` (``bench/DECISIONS.md``); a loop
+    cannot run before it is imported. The package gets its ``events`` attribute only once
+    that submodule is complete, so while another thread is still importing asyncio this
+    answers "no loop", which is true.
     """
     events = getattr(sys.modules.get("asyncio"), "events", None)
     return events is not None and events._get_running_loop() is not None
@@ -125,18 +123,22 @@ class Snapshot:
     """Immutable: the advertised definitions and the executors captured with them.
 
     ``session_id`` is the session the snapshot belongs to (``""``: the Location's, which
-    runs calls of any session); its calls default to it.
+    runs calls of any session); its calls default to it. What bounding the text of a
+    call needs (``output_limits``, ``data_dir``) is read from the Location once, here, so
+    every call against one snapshot is bounded alike.
     """
 
     __slots__ = (
-        "_callable",
         "_codemode",
         "_definitions",
         "_hidden",
+        "_records_by_name",
         "_rendered",
         "catalog",
         "codemode_tools",
+        "data_dir",
         "location",
+        "output_limits",
         "session_id",
     )
 
@@ -152,6 +154,8 @@ class Snapshot:
         self.catalog = catalog
         self.location = location
         self.session_id = session_id
+        self.output_limits: OutputConfig = location.config.output
+        self.data_dir: Path = location.data_dir
         self._rendered: dict[str, tuple[FrozenDict, ...]] = {}
         visible = [
             catalog.tools[name]
@@ -165,8 +169,9 @@ class Snapshot:
         )
         # Insertion order is definition order: native tools by name, then ``execute``
         # (added by ``_with_codemode`` on first need: stubs are not rendered for nothing).
-        self._callable: dict[str, ToolRecord] = {r.effective: r for r in map(record_of, (
-            e.tool for e in native))}
+        self._records_by_name: dict[str, ToolRecord] = {
+            r.effective: r for r in map(record_of, (e.tool for e in native))
+        }
         self._codemode = codemode if self.codemode_tools else None
         self._hidden: dict[str, ToolRecord] | None = None
         self._definitions: tuple[ToolDefinition, ...] | None = None
@@ -189,14 +194,14 @@ class Snapshot:
     def names(self) -> tuple[str, ...]:
         """Advertised native names, in definition order."""
         if self._codemode is not None:  # ``execute`` is advertised; no need to build it
-            return (*self._callable, RESERVED_CODEMODE_NAME)
-        return tuple(self._callable)
+            return (*self._records_by_name, RESERVED_CODEMODE_NAME)
+        return tuple(self._records_by_name)
 
     def get(self, name: str) -> AnyTool | None:
         """The advertised tool called ``name``, or ``None``."""
         if name == RESERVED_CODEMODE_NAME:
             self._with_codemode()
-        record = self._callable.get(name)
+        record = self._records_by_name.get(name)
         return record.tool if record is not None else None
 
     @overload
@@ -236,7 +241,7 @@ class Snapshot:
 
     def _records(self) -> Iterable[ToolRecord]:
         """The advertised tools' records in definition order (a session's merges layers)."""
-        return self._callable.values()
+        return self._records_by_name.values()
 
     def non_strict(self) -> dict[str, str]:
         """Advertised tools with no OpenAI strict form: name → why (definition order)."""
@@ -263,16 +268,10 @@ class Snapshot:
         ``session_id`` defaults to the snapshot's session; a session's snapshot refuses
         another session's id (``SessionError``) before anything runs.
         """
-        # The hot path: named tuples built with tuple.__new__, validators read directly.
-        if session_id != self.session_id:
-            session_id = self._session_of(session_id)
-        record = self._callable.get(call.name) or self._unavailable(call.name)
-        value = _validated(record, call)
-        ctx = _new(ToolContext, (self.location, session_id, message_id, call.id, agent, progress))
-        result = record.tool.execute(value, ctx)
+        record, result = self._start(call, session_id, message_id, agent, progress)
         if result.__class__ is not ToolResult and inspect.isawaitable(result):
             result = await result
-        return self._finish(record, result)
+        return _finish(record, result)
 
     def execute_sync(
         self,
@@ -293,22 +292,33 @@ class Snapshot:
                 f"execute_sync({call.name!r}) was called from a running event loop; "
                 "use 'await snapshot.execute(...)' there"
             )
-        if session_id != self.session_id:
-            session_id = self._session_of(session_id)
-        record = self._callable.get(call.name) or self._unavailable(call.name)
-        value = _validated(record, call)
-        ctx = _new(ToolContext, (self.location, session_id, message_id, call.id, agent, progress))
-        result = record.tool.execute(value, ctx)
+        record, result = self._start(call, session_id, message_id, agent, progress)
         if result.__class__ is not ToolResult and inspect.isawaitable(result):
             result = _run_async(result)  # only sync hosts running async executors need it
-        return self._finish(record, result)
+        return _finish(record, result)
+
+    def _start(
+        self,
+        call: ToolCall,
+        session_id: str,
+        message_id: str,
+        agent: str | None,
+        progress: ProgressCallback | None,
+    ) -> tuple[ToolRecord, Any]:
+        """Resolve, validate and call: what the executor returned, maybe still awaitable."""
+        if session_id != self.session_id:
+            session_id = self._session_of(session_id)
+        record = self._records_by_name.get(call.name) or self._unavailable(call.name)
+        value = _validated(record, call.input)
+        fields = (self.location, session_id, message_id, call.id, agent, progress)
+        return record, record.tool.execute(value, tuple_new(ToolContext, fields))
 
     def _with_codemode(self) -> None:
         """Add ``execute`` (built by the code-mode provider) the first time it is needed."""
         codemode = self._codemode
         if codemode is not None:
             record = record_of(codemode.build(self, self.codemode_tools))
-            self._callable[record.effective] = record
+            self._records_by_name[record.effective] = record
             self._codemode = None
 
     def _session_of(self, session_id: str) -> str:
@@ -333,8 +343,8 @@ class Snapshot:
         ``ToolFailure`` listing what is available."""
         if self._codemode is not None:
             self._with_codemode()
-            if name in self._callable:
-                return self._callable[name]
+            if name in self._records_by_name:
+                return self._records_by_name[name]
         if self.codemode_tools:
             if self._hidden is None:
                 records = [record_of(e.tool) for e in self.codemode_tools]
@@ -349,47 +359,13 @@ class Snapshot:
             f"Tool '{name}' is not available. Call one of the available tools instead: {listed}."
         )
 
-    def _finish(self, record: ToolRecord, result: Any) -> ExecutedTool:
-        if result.__class__ is not ToolResult:
-            raise ToolDefectError(
-                record.effective,
-                f"executor returned {type(result).__name__}, expected tooldeck.ToolResult",
-            )
-        content, metadata, output = result
-        if record.tool.output is None:
-            if output is not None:
-                raise ToolDefectError(
-                    record.effective,
-                    "returned output but declares no output schema (set Tool.output)",
-                )
-        else:
-            try:
-                output = (record.output_validator or output_validator(record))(output)
-            except InputIssues as exc:
-                if output is None:
-                    raise ToolFailure(
-                        f"Tool '{record.effective}' declares an output schema but returned "
-                        "no output."
-                    ) from None
-                path, message = exc.issues[0]
-                raise ToolFailure(
-                    f"Tool '{record.effective}' returned output that does not match its "
-                    f"declared schema: {path}: {message}"
-                ) from None
-        return _new(ExecutedTool, (normalize_content(content, output), metadata, output))
 
-
-def _validated(record: ToolRecord, call: ToolCall) -> Any:
-    raw = call.input
+def _validated(record: ToolRecord, raw: str | Mapping[str, Any]) -> Any:
     try:
-        if raw.__class__ is str:
-            return (record.input_validator or input_validator(record))(raw)
-        if record.input_python is None:
-            input_validator(record)
-        return record.input_python(raw)  # type: ignore[misc]
-    except (InputIssues, ValidationError) as exc:
+        return record.input_json(raw) if raw.__class__ is str else record.input_python(raw)
+    except (SchemaIssues, ValidationError) as exc:
         try:
-            issues = input_issues(exc, raw)
+            issues = issues_of(exc, raw)
         except RecursionError:  # re-reading invalid JSON to word it like json.loads does
             issues = [("root", TOO_DEEP)]
         raise ToolFailure(invalid_input_message(record.effective, raw, issues)) from None
@@ -399,6 +375,37 @@ def _validated(record: ToolRecord, call: ToolCall) -> Any:
 
 
 TOO_DEEP = "the arguments nest arrays or objects too deeply to be read; send flatter arguments"
+
+
+def _finish(record: ToolRecord, result: Any) -> ExecutedTool:
+    """The output contract, then the content the model reads."""
+    if result.__class__ is not ToolResult:
+        raise ToolDefectError(
+            record.effective,
+            f"executor returned {type(result).__name__}, expected tooldeck.ToolResult",
+        )
+    content, metadata, output = result
+    if record.tool.output is not None:
+        try:
+            output = record.output_validator(output)
+        except SchemaIssues as exc:
+            raise ToolFailure(_output_problem(record.effective, output, exc)) from None
+    elif output is not None:
+        raise ToolDefectError(
+            record.effective, "returned output but declares no output schema (set Tool.output)"
+        )
+    parts = normalize_content(record.effective, content, output)
+    return tuple_new(ExecutedTool, (parts, metadata, output))
+
+
+def _output_problem(name: str, output: Any, exc: SchemaIssues) -> str:
+    if output is None:
+        return f"Tool '{name}' declares an output schema but returned no output."
+    path, message = exc.issues[0]
+    return (
+        f"Tool '{name}' returned output that does not match its declared schema: "
+        f"{path}: {message}"
+    )
 
 
 def invalid_input_message(name: str, raw: Any, issues: list[tuple[str, str]]) -> str:

@@ -3,30 +3,38 @@
 A frozen ``Tool`` is replayed many times (every rebuild re-adds the same objects), so its
 validity, effective name, schemas, validators and provider definitions are derived once
 and stored in the tool's private ``_record`` slot. ``tool.replace(...)`` makes a new
-object, which starts with an empty slot.
+object, which starts with an empty slot. Schemas and validators are built on first use:
+most tools of a large catalog are listed, few are called.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Mapping
 from typing import Any
 
 from tooldeck._tool import AnyTool, Tool
 from tooldeck.host.registry import names
 from tooldeck.host.schema import derive as schema
+from tooldeck.host.schema import validators
 from tooldeck.host.schema.frozen import FrozenDict
+from tooldeck.host.schema.validators import Validator
 
 
 class ToolRecord:
-    """What the registry knows about one tool object. Schemas and validators are lazy."""
+    """What the registry knows about one tool object. Schemas and validators are lazy.
+
+    The validators are what execution calls on every call, so they are plain attributes:
+    until first use each holds a method that builds the tool's validators, stores them
+    in place of itself and runs the real one.
+    """
 
     __slots__ = (
         "_input_schema",
         "_output_schema",
         "definitions",
         "effective",
+        "input_json",
         "input_python",
-        "input_validator",
         "output_validator",
         "problem",
         "tool",
@@ -39,11 +47,12 @@ class ToolRecord:
         self._input_schema: FrozenDict | None = None
         self._output_schema: FrozenDict | None = None
         self.definitions: dict[str, FrozenDict] = {}
-        # JSON text → value, and mapping → value; they raise InputIssues or pydantic's
-        # ValidationError (translated once, at the execution boundary).
-        self.input_validator: Callable[[Any], Any] | None = None
-        self.input_python: Callable[[Any], Any] | None = None
-        self.output_validator: Callable[[Any], Any] | None = None
+        # JSON text → executor input, mapping → executor input, executor output → the
+        # JSON-compatible declared output. They raise ``SchemaIssues`` or pydantic's
+        # ``ValidationError``, translated once, at the execution boundary.
+        self.input_json: Validator = self._first_input_json
+        self.input_python: Validator = self._first_input_python
+        self.output_validator: Validator = self._first_output
 
     @property
     def input_schema(self) -> FrozenDict:
@@ -60,6 +69,23 @@ class ToolRecord:
         if self._output_schema is None:
             self._output_schema = schema.json_schema(self.tool.output, mode="serialization")
         return self._output_schema
+
+    def _first_input_json(self, raw: Any) -> Any:
+        self.input_json, self.input_python = validators.input_validators(self._input_source())
+        return self.input_json(raw)
+
+    def _first_input_python(self, raw: Any) -> Any:
+        self.input_json, self.input_python = validators.input_validators(self._input_source())
+        return self.input_python(raw)
+
+    def _input_source(self) -> Any:
+        """What the input is validated against: a JSON Schema input as advertised."""
+        source = self.tool.input
+        return self.input_schema if isinstance(source, Mapping) else source
+
+    def _first_output(self, value: Any) -> Any:
+        self.output_validator = validators.output_validator(self.tool.output)
+        return self.output_validator(value)
 
 
 def record_of(tool: AnyTool) -> ToolRecord:

@@ -1,22 +1,23 @@
-"""Input and output validators, compiled once per tool object and cached.
+"""Input and output validators for a tool's schema sources (built once per tool object:
+``ToolRecord`` owns them).
 
 Input arrives as JSON text or a mapping. Pydantic-model inputs are validated by the
 model's own pydantic-core validator (``validate_json`` parses and validates in one
 pass); JSON-Schema inputs by ``jsonschema_fast`` (proven to agree with ``jsonschema``),
-against the schema as advertised (closed where derivation closed it).
-Every failure becomes ``InputIssues``: the execution boundary formats them for the model.
+against the schema as advertised (closed where derivation closed it). Every failure is
+``SchemaIssues`` or pydantic's ``ValidationError``; ``issues_of`` turns either into
+``(path, message)`` pairs for the execution boundary to show the model.
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from pydantic import ValidationError
 from pydantic_core import to_jsonable_python
 
-from tooldeck.host.registry.record import ToolRecord
 from tooldeck.host.schema.derive import is_model_class, is_type_adapter
 
 if TYPE_CHECKING:
@@ -29,7 +30,7 @@ Issue = tuple[str, str]
 _JSON_SCALARS = frozenset({int, float, str, bool, type(None)})
 
 
-class InputIssues(Exception):
+class SchemaIssues(Exception):
     """Raised by validators; carries every problem found, in a stable order."""
 
     def __init__(self, issues: list[Issue]) -> None:
@@ -37,19 +38,16 @@ class InputIssues(Exception):
         self.issues = issues
 
 
-def input_validator(record: ToolRecord) -> Validator:
-    """Compile (once) and return the JSON-text input validator of a tool.
+class InputValidators(NamedTuple):
+    """A tool's input validators: ``json`` takes JSON text, ``python`` a parsed mapping."""
 
-    Also sets ``record.input_python`` for already-parsed mappings. Both raise
-    ``InputIssues`` or pydantic's ``ValidationError`` (see ``input_issues``).
-    """
-    if record.input_validator is None:
-        record.input_validator, record.input_python = _build_input(record)
-    return record.input_validator
+    json: Validator
+    python: Validator
 
 
-def input_issues(exc: Exception, raw: Any = None) -> list[Issue]:
-    """The issues of an input validator's exception (``raw``: the input it refused).
+def issues_of(exc: SchemaIssues | ValidationError, raw: Any = None) -> list[Issue]:
+    """The ``(path, message)`` issues of a validator's exception (``raw``: the input it
+    refused).
 
     Invalid JSON reads the same whichever validator parsed it: pydantic-core's parse
     error is replaced by the one ``json.loads`` gives for the same text.
@@ -61,7 +59,7 @@ def input_issues(exc: Exception, raw: Any = None) -> list[Issue]:
             if issue is not None:
                 return [issue]
         return pydantic_issues(exc)
-    return exc.issues  # type: ignore[attr-defined, no-any-return]
+    return exc.issues
 
 
 def json_issue(text: str) -> Issue | None:
@@ -73,35 +71,30 @@ def json_issue(text: str) -> Issue | None:
     return None
 
 
-def output_validator(record: ToolRecord) -> Validator:
-    """The cached output validator: executor output → JSON-compatible output."""
-    validator = record.output_validator
-    if validator is None:
-        validator = record.output_validator = _build_output(record.tool.output)
-    return validator
-
-
 # -- input -----------------------------------------------------------------------------------
-def _build_input(record: ToolRecord) -> tuple[Validator, Validator]:
-    source = record.tool.input
+def input_validators(source: Any) -> InputValidators:
+    """The validators for a tool's input: they return what the executor receives.
+
+    ``source`` is a pydantic model class, a ``TypeAdapter``, ``None``, or for a JSON
+    Schema input the schema as advertised (``ToolRecord.input_schema``): derivation
+    closes open objects (``additionalProperties: false``), and a call is judged by what
+    the model was told, so an extra key is refused, not accepted and silently dropped.
+    """
     if is_model_class(source) or is_type_adapter(source):
         # pydantic-core parses and validates JSON in one pass; its errors are translated
         # by the boundary, so the bound methods are used as they are (no wrapper call).
         core = source.__pydantic_validator__ if is_model_class(source) else source.validator
-        return core.validate_json, core.validate_python
+        return InputValidators(core.validate_json, core.validate_python)
     if source is None:
-        return _empty_input, _empty_input
-    # The schema as advertised: derivation closes open objects (additionalProperties:
-    # false), and a call must be judged by what the model was told, so an extra key is
-    # refused like the advertised schema says, not accepted and silently dropped.
-    checker = _schema_input(record.input_schema)
-    return checker, checker
+        return InputValidators(_empty_input, _empty_input)
+    checker = _schema_input(source)
+    return InputValidators(checker, checker)
 
 
 def _empty_input(raw: Any) -> Any:
     value = _loads(raw)
     if not isinstance(value, Mapping):
-        raise InputIssues([("root", f"expected an object, got {_json_type(value)}")])
+        raise SchemaIssues([("root", f"expected an object, got {_json_type(value)}")])
     return {}
 
 
@@ -116,7 +109,7 @@ def _schema_input(schema: Mapping[str, Any]) -> Validator:
         try:
             return checker.validate(_loads(raw))
         except SchemaValidationError as exc:
-            raise InputIssues([(format_path(i.path), i.message) for i in exc.issues]) from None
+            raise SchemaIssues([(format_path(i.path), i.message) for i in exc.issues]) from None
 
     return validate
 
@@ -127,11 +120,12 @@ def _loads(raw: Any) -> Any:
     try:
         return json.loads(raw)
     except ValueError:
-        raise InputIssues([json_issue(raw) or ("root", "invalid JSON")]) from None
+        raise SchemaIssues([json_issue(raw) or ("root", "invalid JSON")]) from None
 
 
 # -- output ----------------------------------------------------------------------------------
-def _build_output(source: Any) -> Validator:
+def output_validator(source: Any) -> Validator:
+    """The validator for a ``Tool.output``: executor output → JSON-compatible output."""
     if source is None:
         return _no_output
     if is_model_class(source):
@@ -150,7 +144,7 @@ def _model_output(model: type[Any]) -> Validator:
         try:
             instance = value if isinstance(value, model) else model.model_validate(value)
         except ValidationError as exc:
-            raise InputIssues(pydantic_issues(exc)) from None
+            raise SchemaIssues(pydantic_issues(exc)) from None
         return instance.model_dump(mode="json")
 
     return validate
@@ -171,7 +165,7 @@ def _adapter_output(adapter: TypeAdapter[Any]) -> Validator:
         try:
             checked = validate_python(value)
         except ValidationError as exc:
-            raise InputIssues(pydantic_issues(exc)) from None
+            raise SchemaIssues(pydantic_issues(exc)) from None
         if checked.__class__ in _JSON_SCALARS:
             return checked
         return to_jsonable_python(checked)
@@ -190,12 +184,12 @@ def _schema_output(schema: Mapping[str, Any]) -> Validator:
         if value.__class__ not in _JSON_SCALARS:
             problem = not_json(value)
             if problem is not None:
-                raise InputIssues([problem])
+                raise SchemaIssues([problem])
             value = to_jsonable_python(value)  # tuples become lists, as in JSON
         try:
             return checker.validate(value)
         except SchemaValidationError as exc:
-            raise InputIssues([(format_path(i.path), i.message) for i in exc.issues]) from None
+            raise SchemaIssues([(format_path(i.path), i.message) for i in exc.issues]) from None
 
     return validate
 

@@ -1,0 +1,106 @@
+"""W3's tooldeck calls timed in one process, by CPU time: an A/B tool for the hot path.
+
+    .venv/bin/python bench/w3_inprocess.py [ROUNDS]            # this tree
+    PYTHONPATH=/other/tree/src .venv/bin/python bench/w3_inprocess.py   # another tree
+
+Prints JSON: nanoseconds per call, best of ROUNDS (default 7) rounds of 20,000 calls, for the
+floor (``add(**json.loads(s))``, as in the shared W3) and the tooldeck rows of W3.
+CPU time (``time.thread_time``) rather than wall time: on the shared, loaded 2-core box
+it is what stays comparable between two trees run one after the other. The shared W3
+driver (``bash bench/run.sh``) stays the reference for the published ratios.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import gc
+import json
+import sys
+import tempfile
+import time
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from tooldeck import Location, Tool, ToolCall, ToolResult, ToolService, run_tool_call, tool
+
+ARGS = '{"a": 1, "b": 2}'
+SCHEMA = {
+    "type": "object",
+    "properties": {"a": {"type": "integer"}, "b": {"type": "integer"}},
+    "required": ["a", "b"],
+    "additionalProperties": False,
+}
+CALLS = 20_000
+LOOP = asyncio.new_event_loop()
+
+
+def add(a: int, b: int) -> int:
+    """Add two integers."""
+    return a + b
+
+
+async def add_async(a: int, b: int) -> int:
+    """Add two integers."""
+    return a + b
+
+
+def snapshot(*tools: Any) -> Any:
+    location = Location(tempfile.gettempdir(), data_dir=tempfile.mkdtemp())
+    service = ToolService(location)
+    service.transform(lambda editor: [editor.add(t) for t in tools], source="bench")
+    return service.snapshot()
+
+
+def timed_sync(fn: Callable[[str], Any]) -> Callable[[], float]:
+    def run() -> float:
+        start = time.thread_time()
+        for _ in range(CALLS):
+            fn(ARGS)
+        return (time.thread_time() - start) / CALLS
+
+    return run
+
+
+def timed_async(fn: Callable[[str], Awaitable[Any]]) -> Callable[[], float]:
+    async def body() -> float:
+        start = time.thread_time()
+        for _ in range(CALLS):
+            await fn(ARGS)
+        return (time.thread_time() - start) / CALLS
+
+    return lambda: LOOP.run_until_complete(body())
+
+
+def cases() -> dict[str, Callable[[], float]]:
+    loads, call = json.loads, ToolCall
+    plain = snapshot(tool(add))
+    awaited = snapshot(tool(add_async, name="add"))
+    schema = snapshot(Tool(
+        name="add", description="Add two integers.", input=SCHEMA, output={"type": "integer"},
+        execute=lambda args, ctx: ToolResult(output=args["a"] + args["b"]),
+    ))
+    assert plain.execute_sync(call("c1", "add", ARGS)).output == 3
+    assert schema.execute_sync(call("c1", "add", ARGS)).output == 3
+    return {
+        "floor": timed_sync(lambda s: add(**loads(s))),
+        "execute": timed_async(lambda s: plain.execute(call("c1", "add", s))),
+        "execute, async def tool": timed_async(lambda s: awaited.execute(call("c1", "add", s))),
+        "execute_sync": timed_sync(lambda s: plain.execute_sync(call("c1", "add", s))),
+        "JSON-Schema input": timed_async(lambda s: schema.execute(call("c1", "add", s))),
+        "run_tool_call": timed_async(lambda s: run_tool_call(plain, call("c1", "add", s))),
+    }
+
+
+def main() -> None:
+    rounds = int(sys.argv[1]) if len(sys.argv) > 1 else 7
+    timers = cases()
+    gc.disable()
+    best = dict.fromkeys(timers, float("inf"))
+    for _ in range(rounds):
+        for name, timer in timers.items():
+            best[name] = min(best[name], timer())
+    print(json.dumps({name: round(seconds * 1e9) for name, seconds in best.items()}))
+
+
+if __name__ == "__main__":
+    main()
