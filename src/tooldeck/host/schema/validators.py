@@ -16,7 +16,7 @@ from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from pydantic import ValidationError
-from pydantic_core import to_jsonable_python
+from pydantic_core import from_json, to_jsonable_python
 
 from tooldeck.host.schema.derive import is_model_class, is_type_adapter
 
@@ -117,6 +117,15 @@ def _schema_input(schema: Mapping[str, Any]) -> Validator:
 def _loads(raw: Any) -> Any:
     if raw.__class__ is not str:
         return raw
+    # The fast path: pydantic-core parses JSON text several times faster than json.loads
+    # (bench/PROFILE-W3.md). Where it succeeds it returns what json.loads returns
+    # (tests/host/schema/test_validators.py, over generated texts); what it refuses
+    # (invalid JSON, but also deep nesting, and lone surrogates: a TypeError) goes to
+    # json.loads, which accepts it or says what is wrong.
+    try:
+        return from_json(raw)
+    except (ValueError, TypeError):
+        pass
     try:
         return json.loads(raw)
     except ValueError:
