@@ -91,9 +91,29 @@ def cases() -> dict[str, Callable[[], float]]:
     }
 
 
+def pydantic_ai_toolset() -> Callable[[], float] | None:
+    """The shared W3's "pydantic-ai toolset call (async add)", when pydantic-ai is there."""
+    try:
+        from pydantic_ai.models.test import TestModel
+        from pydantic_ai.tools import RunContext
+        from pydantic_ai.toolsets import FunctionToolset
+        from pydantic_ai.usage import RunUsage
+    except ImportError:
+        return None
+    toolset: Any = FunctionToolset()
+    toolset.add_function(add_async, name="add")
+    ctx = RunContext(deps=None, model=TestModel(), usage=RunUsage())
+    found = LOOP.run_until_complete(toolset.get_tools(ctx))["add"]
+    validate = found.args_validator.validate_json
+    return timed_async(lambda s: toolset.call_tool("add", validate(s), ctx, found))
+
+
 def main() -> None:
     rounds = int(sys.argv[1]) if len(sys.argv) > 1 else 7
     timers = cases()
+    peer = pydantic_ai_toolset()
+    if peer is not None:
+        timers["pydantic-ai toolset call (async add)"] = peer
     gc.disable()
     best = dict.fromkeys(timers, float("inf"))
     for _ in range(rounds):

@@ -59,7 +59,7 @@ CONTRACT: dict[str, tuple[str, ...]] = {
     SCHEMA: CORE,
     REGISTRY: (*CORE, SCHEMA),
     LOCATION: (*CORE, SCHEMA, REGISTRY),
-    EXECUTION: (*CORE, SCHEMA, REGISTRY, LOCATION),
+    EXECUTION: (*CORE, "tooldeck._function_tool", SCHEMA, REGISTRY, LOCATION),
     SERVICE: (*CORE, SCHEMA, REGISTRY, LOCATION, EXECUTION),
     PLUGINS: (*CORE, *HOST, "tooldeck", "tooldeck.hookspecs", "tooldeck.builtin_plugins",
               "tooldeck.codemode", "tooldeck.mcp"),

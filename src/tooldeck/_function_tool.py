@@ -11,10 +11,12 @@ from __future__ import annotations
 import inspect
 import re
 import typing
-from collections.abc import Callable
-from typing import Any, overload
+from collections.abc import Awaitable, Callable
+from typing import Annotated, Any, NotRequired, Required, overload
 
-from pydantic import BaseModel, Field, TypeAdapter, create_model
+from pydantic import BaseModel, Field, ValidationError, create_model
+from pydantic.fields import FieldInfo
+from typing_extensions import TypedDict  # pydantic needs this one on Python 3.11
 
 from tooldeck._tool import AnyTool, Tool, ToolContext, ToolResult, tuple_new
 
@@ -64,7 +66,7 @@ def tool(
             description=description or summary,
             input=model,
             output=output,
-            execute=_executor(func, context_param, output is not None),
+            execute=FunctionExecutor(func, model, context_param, output is not None),
             namespace=namespace,
             codemode=codemode,
             permission=permission,
@@ -146,46 +148,133 @@ def _output_source(annotation: Any) -> Any:
         return None
     if isinstance(annotation, type) and issubclass(annotation, BaseModel):
         return annotation
+    from pydantic import TypeAdapter  # deferred: the execution boundary imports this module
+
     return TypeAdapter(annotation)
 
 
-def _executor(
-    func: Callable[..., Any], context_param: str | None, has_output: bool
-) -> Callable[[Any, ToolContext], Any]:
-    wrap = _wrap_output if has_output else _wrap_content
+class FunctionExecutor:
+    """The ``execute`` of a ``tool(fn)`` tool: ``fn`` with the input's fields as arguments.
 
-    if inspect.iscoroutinefunction(func):
+    ``tool.execute(input, ctx)`` calls ``function`` with the fields of ``input`` (an
+    instance of ``model``) as keyword arguments, plus ``ctx`` as ``context_parameter``
+    if the function takes one, and makes its return value a ``ToolResult`` (``wrap``).
+    The execution boundary takes a shorter way for a tool whose input is still ``model``:
+    ``arguments`` turns the call's JSON text into the keyword arguments at once.
+    """
 
-        async def run_async(inp: Any, ctx: ToolContext) -> ToolResult:
-            kwargs = dict(inp.__dict__)
-            if context_param:
-                kwargs[context_param] = ctx
-            return wrap(await func(**kwargs))
+    __slots__ = ("arguments", "context_parameter", "function", "is_async", "model", "wrap")
 
-        return run_async
+    def __init__(
+        self,
+        function: Callable[..., Any],
+        model: type[BaseModel],
+        context_parameter: str | None,
+        has_output: bool,
+    ) -> None:
+        self.function = function
+        self.model = model
+        self.context_parameter = context_parameter
+        self.is_async = inspect.iscoroutinefunction(function)
+        self.wrap: Callable[[Any], ToolResult] = wrap_output if has_output else _wrap_content
+        # JSON text or a mapping -> the keyword arguments validating into ``model`` gives;
+        # built on first use, when it replaces itself (see ``_arguments_validator``).
+        self.arguments: Callable[[Any], dict[str, Any]] = self._first_arguments
 
-    if context_param is None:
+    def __call__(self, inp: Any, ctx: ToolContext) -> ToolResult | Awaitable[ToolResult]:
+        if self.context_parameter is None:
+            return self.call(inp.__dict__)
+        return self.call({**inp.__dict__, self.context_parameter: ctx})
 
-        def run(inp: Any, ctx: ToolContext) -> ToolResult:
-            return wrap(func(**inp.__dict__))
+    def call(self, arguments: dict[str, Any]) -> ToolResult | Awaitable[ToolResult]:
+        """``function(**arguments)`` as a ``ToolResult`` (awaitable for ``async def``)."""
+        if self.is_async:
+            return self._call_async(arguments)
+        return self.wrap(self.function(**arguments))
 
-        return run
+    async def _call_async(self, arguments: dict[str, Any]) -> ToolResult:
+        return self.wrap(await self.function(**arguments))
 
-    def run_with_context(inp: Any, ctx: ToolContext) -> ToolResult:
-        return wrap(func(**inp.__dict__, **{context_param: ctx}))
+    def _first_arguments(self, raw: Any) -> dict[str, Any]:
+        self.arguments = _arguments_validator(self.model)
+        return self.arguments(raw)
 
-    return run_with_context
+    def __repr__(self) -> str:
+        return f"FunctionExecutor({self.function.__qualname__})"
 
 
-_NO_METADATA = ToolResult().metadata
+def _arguments_validator(model: type[BaseModel]) -> Callable[[Any], dict[str, Any]]:
+    """JSON text or a mapping -> the keyword arguments that validating into ``model`` gives.
+
+    The fast path of ``tool(fn)`` input (``bench/PROFILE-W3.md``): one pydantic-core call
+    into a dict, for a ``TypedDict`` of the model's own fields, instead of building a model
+    instance and copying its fields out. Valid input gives the same arguments (the
+    differential test in ``tests/host/execution/test_function_fast_path.py``); input the
+    ``TypedDict`` refuses is validated by the model again, so a failure is the model's.
+    Fields that do more than a type and its constraints (aliases, discriminators, default
+    factories, mutable defaults) keep the model's own way.
+    """
+    core = model.__pydantic_validator__
+    fields = model.model_fields
+    if not all(_plain(field) for field in fields.values()):
+        return lambda raw: _model_arguments(core, raw)
+    # TypedDict's functional form, which mypy checks for literal names: these are not.
+    typed_dict: Any = TypedDict
+    typed = typed_dict(
+        f"{model.__name__}Arguments",
+        {name: _typed_field(field) for name, field in fields.items()},
+    )
+    from pydantic import TypeAdapter  # deferred: the execution boundary imports this module
+
+    validator = TypeAdapter(typed).validator  # pydantic-core's own, without the wrapper call
+    from_json: Callable[[Any], dict[str, Any]] = validator.validate_json
+    from_python: Callable[[Any], dict[str, Any]] = validator.validate_python
+
+    def arguments(raw: Any) -> dict[str, Any]:
+        try:
+            return from_json(raw) if raw.__class__ is str else from_python(raw)
+        except ValidationError:
+            return _model_arguments(core, raw)
+
+    return arguments
 
 
-def _wrap_output(value: Any) -> ToolResult:
+_IMMUTABLE_DEFAULTS = (type(None), bool, int, float, str, bytes)
+
+
+def _plain(field: FieldInfo) -> bool:
+    return (
+        field.alias is None
+        and field.validation_alias is None
+        and field.discriminator is None
+        and field.default_factory is None
+        and not field.validate_default
+        and (field.is_required() or type(field.default) in _IMMUTABLE_DEFAULTS)
+    )
+
+
+def _typed_field(field: FieldInfo) -> Any:
+    annotated: Any = field.annotation
+    if field.metadata:
+        annotated = Annotated[(annotated, *field.metadata)]
+    return Required[annotated] if field.is_required() else NotRequired[annotated]
+
+
+def _model_arguments(core: Any, raw: Any) -> dict[str, Any]:
+    instance = core.validate_json(raw) if raw.__class__ is str else core.validate_python(raw)
+    return dict(instance.__dict__)
+
+
+NO_METADATA = ToolResult().metadata
+
+
+def wrap_output(value: Any) -> ToolResult:
+    """A tool with a declared output: the value is the output (and the content if a str)."""
     if value.__class__ is ToolResult:
         return value
     if value.__class__ is str:
-        return tuple_new(ToolResult, (value, _NO_METADATA, value))
-    return tuple_new(ToolResult, (None, _NO_METADATA, value))
+        return tuple_new(ToolResult, (value, NO_METADATA, value))
+    return tuple_new(ToolResult, (None, NO_METADATA, value))
 
 
 def _wrap_content(value: Any) -> ToolResult:

@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING, Any, Literal, NamedTuple, TypeAlias
 from tooldeck._tool import ContentPart, ProgressCallback, TextPart, ToolFailure, tuple_new
 from tooldeck.errors import PermissionBlocked, PermissionDeclined, QuestionDismissed
 from tooldeck.host.execution.bounding import bound_output, within_limits
+from tooldeck.host.execution.snapshot import ExecutedTool
 
 if TYPE_CHECKING:
     from tooldeck.host.execution.snapshot import Snapshot, ToolCall
@@ -96,13 +97,9 @@ async def run_tool_call(
     if session_id != snapshot.session_id:
         session_id = snapshot._session_of(session_id)
     try:
-        content, metadata, output = await snapshot.execute(
-            call,
-            session_id=session_id,
-            message_id=message_id,
-            agent=agent,
-            progress=progress,
-        )
+        # What ``await snapshot.execute(call, ...)`` does, without a coroutine around it.
+        done = snapshot._run(call, session_id, message_id, agent, progress)
+        content, metadata, output = done if isinstance(done, ExecutedTool) else await done
         limits = snapshot.output_limits
         if content and not within_limits(content, limits.max_lines, limits.max_bytes):
             content, metadata = bound_output(

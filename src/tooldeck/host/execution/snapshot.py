@@ -3,7 +3,9 @@
 A snapshot captures the effective definitions *and* executors of one catalog; later
 registrations, reloads and disposals build new catalogs and never touch it.
 ``execute`` is the local execution boundary (the hot path): resolve, validate input,
-call, enforce the output contract, normalize content.
+call, enforce the output contract, normalize content. A ``tool(fn)`` tool takes a
+shorter way to the same result (``_run_function``, pinned to the general path by a
+differential test).
 """
 
 from __future__ import annotations
@@ -12,12 +14,13 @@ import inspect
 import json
 import sys
 import threading
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Awaitable, Coroutine, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, NamedTuple, Protocol, overload
 
 from pydantic import ValidationError
 
+from tooldeck._function_tool import NO_METADATA, FunctionExecutor, wrap_output
 from tooldeck._tool import (
     AnyTool,
     ContentPart,
@@ -29,7 +32,7 @@ from tooldeck._tool import (
 )
 from tooldeck.errors import SessionError, TooldeckError, ToolDefectError
 from tooldeck.host.execution import formats as formats
-from tooldeck.host.execution.content import normalize_content
+from tooldeck.host.execution.content import normalize_content, render_output
 from tooldeck.host.execution.definition_types import (
     AnthropicTool,
     GeminiFunctionDeclaration,
@@ -67,12 +70,12 @@ def _loop_running() -> bool:
 _asyncio_import = threading.Lock()
 
 
-def _run_async(awaitable: Any) -> Any:
+def _run_async(coroutine: Coroutine[Any, Any, ExecutedTool]) -> ExecutedTool:
     """``asyncio.run`` for ``execute_sync``, importing asyncio under a lock first: threads
     importing it at the same moment can be handed a partly initialized module."""
     with _asyncio_import:
         import asyncio
-    return asyncio.run(_await(awaitable))
+    return asyncio.run(coroutine)
 
 
 class ToolCall(NamedTuple):
@@ -268,10 +271,8 @@ class Snapshot:
         ``session_id`` defaults to the snapshot's session; a session's snapshot refuses
         another session's id (``SessionError``) before anything runs.
         """
-        record, result = self._start(call, session_id, message_id, agent, progress)
-        if result.__class__ is not ToolResult and inspect.isawaitable(result):
-            result = await result
-        return _finish(record, result)
+        done = self._run(call, session_id, message_id, agent, progress)
+        return done if isinstance(done, ExecutedTool) else await done
 
     def execute_sync(
         self,
@@ -292,26 +293,36 @@ class Snapshot:
                 f"execute_sync({call.name!r}) was called from a running event loop; "
                 "use 'await snapshot.execute(...)' there"
             )
-        record, result = self._start(call, session_id, message_id, agent, progress)
-        if result.__class__ is not ToolResult and inspect.isawaitable(result):
-            result = _run_async(result)  # only sync hosts running async executors need it
-        return _finish(record, result)
+        done = self._run(call, session_id, message_id, agent, progress)
+        if isinstance(done, ExecutedTool):
+            return done
+        return _run_async(done)  # only sync hosts running async executors need it
 
-    def _start(
+    def _run(
         self,
         call: ToolCall,
         session_id: str,
         message_id: str,
         agent: str | None,
         progress: ProgressCallback | None,
-    ) -> tuple[ToolRecord, Any]:
-        """Resolve, validate and call: what the executor returned, maybe still awaitable."""
+    ) -> ExecutedTool | Coroutine[Any, Any, ExecutedTool]:
+        """Resolve, validate, call, finish; a coroutine that finishes if the call awaits."""
         if session_id != self.session_id:
             session_id = self._session_of(session_id)
         record = self._records_by_name.get(call.name) or self._unavailable(call.name)
+        execute = record.tool.execute
+        if (
+            execute.__class__ is FunctionExecutor
+            and execute.context_parameter is None
+            and execute.model is record.tool.input
+        ):
+            return _run_function(record, execute, call.input)
         value = _validated(record, call.input)
         fields = (self.location, session_id, message_id, call.id, agent, progress)
-        return record, record.tool.execute(value, tuple_new(ToolContext, fields))
+        result = execute(value, tuple_new(ToolContext, fields))
+        if result.__class__ is not ToolResult and inspect.isawaitable(result):
+            return _finish_awaited(record, result)
+        return _finish(record, result)
 
     def _with_codemode(self) -> None:
         """Add ``execute`` (built by the code-mode provider) the first time it is needed."""
@@ -360,31 +371,82 @@ class Snapshot:
         )
 
 
+def _run_function(
+    record: ToolRecord, execute: FunctionExecutor, raw: str | Mapping[str, Any]
+) -> ExecutedTool | Coroutine[Any, Any, ExecutedTool]:
+    """The fast path of a ``tool(fn)`` tool whose function takes no ``ToolContext``.
+
+    The general path would validate ``raw`` into the input model, build a context and
+    call ``execute``, which calls the function with the model's fields and wraps its
+    return value in a ``ToolResult`` for ``_finish``. While the input is still the model
+    ``tool(fn)`` derived, this validates ``raw`` straight into the function's arguments,
+    builds no context, and takes a return value that is not a ``ToolResult`` straight to
+    ``_finished``, laid out as ``wrap`` would. It saves a large share of a call
+    (``bench/PROFILE-W3.md``); ``tests/host/execution/test_function_fast_path.py`` pins it
+    to the general path over generated functions and inputs.
+    """
+    try:
+        arguments = execute.arguments(raw)
+    except ValidationError as exc:
+        issues = _input_issues(exc, raw)
+        raise ToolFailure(invalid_input_message(record.effective, raw, issues)) from None
+    except RecursionError:  # as in ``_validated``
+        issues = [("root", TOO_DEEP)]
+        raise ToolFailure(invalid_input_message(record.effective, raw, issues)) from None
+    if execute.is_async:
+        return _finish_function_later(record, execute, execute.function(**arguments))
+    return _finish_function(record, execute, execute.function(**arguments))
+
+
+def _finish_function(record: ToolRecord, execute: FunctionExecutor, value: Any) -> ExecutedTool:
+    if execute.wrap is not wrap_output or value.__class__ is ToolResult:
+        return _finish(record, execute.wrap(value))
+    return _finished(record, value if value.__class__ is str else None, NO_METADATA, value)
+
+
+async def _finish_function_later(
+    record: ToolRecord, execute: FunctionExecutor, awaitable: Awaitable[Any]
+) -> ExecutedTool:
+    return _finish_function(record, execute, await awaitable)
+
+
 def _validated(record: ToolRecord, raw: str | Mapping[str, Any]) -> Any:
     try:
         return record.input_json(raw) if raw.__class__ is str else record.input_python(raw)
     except (SchemaIssues, ValidationError) as exc:
-        try:
-            issues = issues_of(exc, raw)
-        except RecursionError:  # re-reading invalid JSON to word it like json.loads does
-            issues = [("root", TOO_DEEP)]
+        issues = _input_issues(exc, raw)
         raise ToolFailure(invalid_input_message(record.effective, raw, issues)) from None
     except RecursionError:  # parsing or checking recurses once per level of nesting
         issues = [("root", TOO_DEEP)]
         raise ToolFailure(invalid_input_message(record.effective, raw, issues)) from None
 
 
+def _input_issues(exc: SchemaIssues | ValidationError, raw: Any) -> list[tuple[str, str]]:
+    try:
+        return issues_of(exc, raw)
+    except RecursionError:  # re-reading invalid JSON to word it like json.loads does
+        return [("root", TOO_DEEP)]
+
+
 TOO_DEEP = "the arguments nest arrays or objects too deeply to be read; send flatter arguments"
 
 
+async def _finish_awaited(record: ToolRecord, awaitable: Awaitable[Any]) -> ExecutedTool:
+    return _finish(record, await awaitable)
+
+
 def _finish(record: ToolRecord, result: Any) -> ExecutedTool:
-    """The output contract, then the content the model reads."""
+    """What the executor returned, checked: the output contract, then the content."""
     if result.__class__ is not ToolResult:
         raise ToolDefectError(
             record.effective,
             f"executor returned {type(result).__name__}, expected tooldeck.ToolResult",
         )
     content, metadata, output = result
+    return _finished(record, content, metadata, output)
+
+
+def _finished(record: ToolRecord, content: Any, metadata: Any, output: Any) -> ExecutedTool:
     if record.tool.output is not None:
         try:
             output = record.output_validator(output)
@@ -394,7 +456,10 @@ def _finish(record: ToolRecord, result: Any) -> ExecutedTool:
         raise ToolDefectError(
             record.effective, "returned output but declares no output schema (set Tool.output)"
         )
-    parts = normalize_content(record.effective, content, output)
+    if content is None:  # tool(fn)'s usual shape; normalize_content would do just this
+        parts = render_output(output)
+    else:
+        parts = normalize_content(record.effective, content, output)
     return tuple_new(ExecutedTool, (parts, metadata, output))
 
 
@@ -448,7 +513,3 @@ def codemode_in_use(
         and codemode.available(location)
         and (permissions is None or not permissions.hidden(RESERVED_CODEMODE_NAME))
     )
-
-
-async def _await(awaitable: Any) -> Any:
-    return await awaitable
