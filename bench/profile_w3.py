@@ -73,19 +73,24 @@ async def _nothing() -> None:
     return None
 
 
+def schema_tool() -> Any:
+    def execute(args: Any, ctx: Any) -> ToolResult:
+        return ToolResult(output=args["a"] + args["b"])
+
+    return Tool(name="add_schema", description="Add two integers.", input=SCHEMA,
+                output={"type": "integer"}, execute=execute)
+
+
 def steps() -> list[tuple[str, Callable[[], Any]]]:
     from tooldeck.host.execution import snapshot as execution
 
-    fn_tool = tool(add)
-    schema_tool = Tool(
-        name="add_schema", description="Add two integers.", input=SCHEMA,
-        output={"type": "integer"}, execute=lambda args, ctx: ToolResult(output=args["a"] + args["b"]),
-    )
-    snap = snapshot(fn_tool, schema_tool)
+    fn_tool, by_schema = tool(add), schema_tool()
+    snap = snapshot(fn_tool, by_schema)
     call, schema_call = ToolCall("c1", "add", ARGS), ToolCall("c1", "add_schema", ARGS)
-    record, schema_record = record_of(fn_tool), record_of(schema_tool)
+    record, schema_record = record_of(fn_tool), record_of(by_schema)
     snap.execute_sync(call), snap.execute_sync(schema_call)
     model = record.input_json(ARGS)
+    arguments = fn_tool.execute.arguments  # type: ignore[attr-defined]
     ctx = execution.ToolContext(snap.location, "", "", "c1", None, None)
     result = fn_tool.execute(model, ctx)
     loads = json.loads
@@ -94,20 +99,19 @@ def steps() -> list[tuple[str, Callable[[], Any]]]:
         ("`ToolCall('c1', 'add', s)` (the caller builds it)", lambda: ToolCall("c1", "add", ARGS)),
         ("`json.loads(s)`", lambda: loads(ARGS)),
         ("input: model `validate_json(s)`", lambda: record.input_json(ARGS)),
+        ("input: `tool(fn)` arguments (fast path)", lambda: arguments(ARGS)),
         ("input: JSON Schema validator", lambda: schema_record.input_json(ARGS)),
-        ("`ToolContext(...)`", lambda: execution.ToolContext(snap.location, "", "", "c1", None, None)),
-        ("`tool(add)` executor: `add(**model.__dict__)` + `ToolResult`", lambda: fn_tool.execute(model, ctx)),
-        ("output contract + content + `ExecutedTool` (`_finish`)", lambda: execution._finish(record, result)),
+        ("`ToolContext(...)` (constructor)", lambda: execution.ToolContext(*ctx)),
+        ("`tool.execute(model, ctx)`: `add(**fields)` + `ToolResult`",
+         lambda: fn_tool.execute(model, ctx)),
+        ("`_finish`: output contract, content, `ExecutedTool`",
+         lambda: execution._finish(record, result)),
         ("whole: `snap.execute_sync(call)`", lambda: snap.execute_sync(call)),
     ]
 
 
 def awaited_steps() -> list[tuple[str, Callable[[], Any]]]:
-    schema_tool = Tool(
-        name="add_schema", description="Add two integers.", input=SCHEMA,
-        output={"type": "integer"}, execute=lambda args, ctx: ToolResult(output=args["a"] + args["b"]),
-    )
-    snap = snapshot(tool(add), schema_tool)
+    snap = snapshot(tool(add), schema_tool())
     call, schema_call = ToolCall("c1", "add", ARGS), ToolCall("c1", "add_schema", ARGS)
     return [
         ("whole: `await snap.execute(call)`", lambda: snap.execute(call)),
