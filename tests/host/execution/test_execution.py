@@ -212,7 +212,8 @@ def test_deeply_nested_arguments_are_invalid_input_not_a_defect(tmp_path, depth,
         args = {"a": 1, "path": "x", "tree": nested(depth)}
     message = failure_of(snapshot, "calc", args).message
     assert message.startswith("Invalid input for tool 'calc':\n- ")
-    assert "too deeply" in message or "recursion limit exceeded" in message
+    if depth == 100_000:  # too deep for every parser; 1,000 levels parse on Python 3.12+
+        assert "too deeply" in message or "recursion limit exceeded" in message
     assert message.endswith("Correct the arguments and call 'calc' again.")
     assert recorder.received == []
 

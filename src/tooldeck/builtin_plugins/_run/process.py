@@ -30,6 +30,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO
 
+_KILL_SETTLE_SECONDS = 2.0  # SIGKILL cannot be ignored; this only bounds a stuck D state
 KILL_GRACE_SECONDS = 2.0
 """How long a timed-out or cancelled command has between SIGTERM and SIGKILL."""
 
@@ -111,7 +112,8 @@ async def stop(run: Run, grace: float) -> None:
     """SIGTERM the run, give it ``grace`` seconds to exit, then SIGKILL what is left.
 
     The SIGKILL is in a ``finally``: a second cancellation during the grace period must
-    not leave anything running.
+    not leave anything running. A killed process dies asynchronously, so the run waits
+    (briefly) until no member is left: when ``stop`` returns, the group is gone.
     """
     run.signal(signal.SIGTERM)
     gone = False
@@ -120,6 +122,7 @@ async def stop(run: Run, grace: float) -> None:
     finally:
         if not gone:
             run.signal(signal.SIGKILL)
+            await _until_gone(run, _KILL_SETTLE_SECONDS)
 
 
 def _signal_group(pgid: int, signum: signal.Signals) -> None:
