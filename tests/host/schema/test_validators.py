@@ -62,8 +62,9 @@ def test_invalid_json_says_what_json_loads_says():
     with pytest.raises(SchemaIssues) as raised:
         _loads('{"a": 1,}')
     [(path, message)] = raised.value.issues
-    assert path == "root"
-    assert message.startswith("invalid JSON: Expecting property name enclosed in double quotes")
+    with pytest.raises(ValueError) as parsed:  # the wording differs between Python versions
+        json.loads('{"a": 1,}')
+    assert (path, message) == ("root", f"invalid JSON: {parsed.value}")
 
 
 def test_a_json_schema_input_validator_parses_then_checks():
