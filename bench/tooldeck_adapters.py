@@ -259,6 +259,7 @@ W6_MOUNT_CONFIG = """
 [mcp.servers.w6]
 command = {command}
 timeout_s = 60
+codemode = false
 
 [[permission]]
 action = "w6_*"
@@ -297,12 +298,17 @@ class TooldeckMcpClient:
     each call is `run_tool_call(snapshot, ToolCall("w6_add", ...))` (validation,
     permission rule, the hop to the Location's MCP loop thread, result conversion,
     bounding); each listing lists the server again (all pages) and returns the mounted
-    names of the refreshed snapshot."""
+    names of the refreshed snapshot. The driver's connect ends with one listing: here
+    that is the one `Host.open` made, so the first `list_names` after `connect` reads
+    the first snapshot instead of listing a second time (the SDK peer lists once too).
+    The mounted tools are native (`codemode = false`), so the names are the same
+    whether or not code mode is available in the venv."""
 
     def __init__(self, server_command):
         self.config = W6_MOUNT_CONFIG.format(command=json.dumps(list(server_command)))
         self.host = None
         self.snapshot = None
+        self.fresh = False
         self.calls = 0
 
     async def connect(self):
@@ -310,6 +316,7 @@ class TooldeckMcpClient:
 
         self.host = Host.open(_w6_location(self.config), plugins=[])
         self.snapshot = self.host.snapshot()
+        self.fresh = True
 
     @property
     def protocol_version(self):
@@ -325,6 +332,9 @@ class TooldeckMcpClient:
     async def list_names(self):
         import asyncio
 
+        if self.fresh:  # connect's own listing: the one Host.open made
+            self.fresh = False
+            return [n[3:] for n in self.snapshot.names if n.startswith("w6_")]
         # The layer's refresh blocks on its loop thread: run it off this event loop.
         await asyncio.to_thread(self.host._groups["mcp"].refresh, "w6")
         self.snapshot = self.host.snapshot()

@@ -8,6 +8,7 @@ from jsonschema import Draft202012Validator, exceptions
 
 from tooldeck.host.schema import metaschema
 from tooldeck.host.schema.metaschema import _in_common_subset, check_schema_now, schema_problem
+from tooldeck.host.schema.refs import ref_problem
 
 KEYWORD_VALUES = {
     "type": st.one_of(
@@ -63,7 +64,7 @@ def reference(schema):
 @settings(max_examples=150, deadline=None)
 @given(schemas())
 def test_fast_meta_validation_agrees_with_jsonschema(schema):
-    assert (schema_problem(schema) is None) == reference(schema)
+    assert (check_schema_now(schema) is None) == reference(schema)
 
 
 def test_common_subset_detection():
@@ -84,7 +85,17 @@ def test_problem_names_the_path():
 def test_the_remembered_verdict_is_the_checked_one(schema):
     first = schema_problem(schema)
     assert repr(schema) in metaschema._CHECKED
-    assert schema_problem(schema) == first == check_schema_now(schema)
+    assert schema_problem(schema) == first == (check_schema_now(schema) or ref_problem(schema))
+
+
+def test_a_dangling_reference_is_remembered_with_the_schema():
+    dangling = {"type": "object", "properties": {"a": {"$ref": "#/$defs/Missing"}}}
+    first = schema_problem(dangling)
+    assert first is not None and "#/$defs/Missing" in first
+    assert metaschema._CHECKED[repr(dangling)] == first == ref_problem(dangling)
+    assert schema_problem(dangling) == first
+    fixed = {**dangling, "$defs": {"Missing": {"type": "string"}}}
+    assert schema_problem(fixed) is None
 
 
 def test_values_that_only_look_alike_are_checked_apart():

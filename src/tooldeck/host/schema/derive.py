@@ -23,7 +23,6 @@ from pydantic import BaseModel
 
 from tooldeck.host.schema.frozen import FrozenDict, freeze
 from tooldeck.host.schema.metaschema import schema_problem as _meta_problem
-from tooldeck.host.schema.refs import ref_problem
 
 # Keywords whose subschemas constrain the instance as a whole (closing inside changes
 # which branch matches), lists of schemas, and name → schema maps.
@@ -242,7 +241,7 @@ def schema_problem(source: Any, *, role: str) -> str | None:
             f"{role} schema must be a pydantic model class, a JSON Schema mapping or None, "
             f"got {type(source).__name__}"
         )
-    problem = _meta_problem(source) or ref_problem(source)
+    problem = _meta_problem(source)
     if problem:
         return f"{role} schema is not a valid JSON Schema: {problem}"
     if role == "input" and source.get("type", "object") != "object":

@@ -16,6 +16,8 @@ from collections.abc import Mapping
 from functools import cache
 from typing import Any
 
+from tooldeck.host.schema.refs import ref_problem
+
 # Keywords whose value is constrained identically by both metaschemas.
 _COMMON = frozenset(
     {
@@ -72,15 +74,16 @@ _CHECKED_MAX = 4096
 
 
 def schema_problem(schema: Mapping[str, Any]) -> str | None:
-    """Why ``schema`` is not a valid JSON Schema (at which path), or ``None``."""
+    """Why ``schema`` is not a valid JSON Schema (at which path) or has a reference that
+    leads nowhere (``refs.ref_problem``), or ``None``."""
     # Remembered by the schema's repr: an MCP server lists hundreds of tools with the
-    # same schema, and the metaschema check costs some 30 times the repr. The repr keeps
+    # same schema, and both checks together cost several times the repr. The repr keeps
     # types apart (a tuple is not a JSON array, 1 is not 1.0), so equal keys mean equal
-    # verdicts; tests/host/schema/test_metaschema.py pins this to check_schema_now.
+    # verdicts; tests/host/schema/test_metaschema.py pins this to the unremembered checks.
     key = repr(schema)
     if key in _CHECKED:
         return _CHECKED[key]
-    problem = check_schema_now(schema)
+    problem = check_schema_now(schema) or ref_problem(schema)
     if len(_CHECKED) >= _CHECKED_MAX:
         _CHECKED.clear()
     _CHECKED[key] = problem
