@@ -32,6 +32,11 @@ async def guarded(input, ctx):
     await ctx.permission.assert_("guarded", [])
     return ToolResult("ran")
 
+async def twice(input, ctx):
+    await ctx.permission.assert_("twice", ["first"])
+    await ctx.permission.assert_("twice", ["second"])
+    return ToolResult("ran twice")
+
 @tool
 def coded() -> str:
     """A code-mode tool."""
@@ -41,6 +46,8 @@ def coded() -> str:
 def tool_transform(editor):
     editor.add(add.replace(codemode=False))
     editor.add(Tool(name="guarded", description="Ask first.", execute=guarded, codemode=False))
+    editor.add(Tool(name="twice", description="Ask two questions.", execute=twice,
+                    codemode=False))
     editor.add(coded)
 '''
 
@@ -141,6 +148,51 @@ def test_an_ask_becomes_an_elicitation(project, decision, expected):
     assert result.is_error is (expected is None)
     if expected:
         assert result.content[0].text == expected
+
+
+@pytest.mark.parametrize(("decision", "expected"), [("once", "ran"), ("reject", None)])
+def test_a_2026_client_is_asked_through_an_input_required_round_trip(project, decision,
+                                                                      expected):
+    asked = []
+
+    async def elicit(ctx, params):
+        asked.append(params.message)
+        return types.ElicitResult(action="accept", content={"decision": decision})
+
+    async def scenario():
+        async with served(project, elicitation_callback=elicit) as client:
+            return client.protocol_version, await client.call_tool("guarded", {})
+
+    version, result = anyio.run(scenario)
+    assert version == "2026-07-28"
+    assert asked == ["Allow 'guarded' on *?"]
+    assert result.is_error is (expected is None)
+    if expected:
+        assert result.content[0].text == expected
+    else:
+        assert "cannot be asked" not in result.content[0].text
+
+
+def test_a_2026_client_answers_each_question_of_a_call_once(project):
+    asked = []
+
+    async def elicit(ctx, params):
+        asked.append(params.message)
+        feedback = "not the second" if "second" in params.message else ""
+        decision = "reject" if feedback else "once"
+        return types.ElicitResult(action="accept",
+                                  content={"decision": decision, "feedback": feedback})
+
+    async def scenario():
+        async with served(project, elicitation_callback=elicit) as client:
+            return await client.call_tool("twice", {})
+
+    result = anyio.run(scenario)
+    # Round one asks the first question; round two reruns the call with that answer
+    # (from the echoed request state) and asks the second; round three declines.
+    assert asked == ["Allow 'twice' on first?", "Allow 'twice' on second?"]
+    assert result.is_error
+    assert "not the second" in result.content[0].text
 
 
 @pytest.mark.parametrize("mode", ["auto", "legacy"])

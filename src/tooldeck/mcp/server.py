@@ -25,7 +25,7 @@ from tooldeck.host.execution.outcome import run_tool_call
 from tooldeck.host.execution.snapshot import Snapshot, ToolCall
 from tooldeck.host.registry.record import record_of
 from tooldeck.host.schema.frozen import thaw
-from tooldeck.mcp.asking import ElicitingAsker, current_request
+from tooldeck.mcp.asking import MODERN, ElicitingAsker, answers_of, current_request
 from tooldeck.mcp.results import call_result
 
 if TYPE_CHECKING:
@@ -34,7 +34,6 @@ if TYPE_CHECKING:
 log = logging.getLogger("tooldeck.mcp")
 
 Listing = tuple[types.Tool, ...]
-MODERN = "2026-07-28"
 MAX_SESSIONS = 100
 
 
@@ -78,11 +77,14 @@ class CatalogServer:
         return listed[1]
 
     async def _call_tool(self, ctx: Any, params: types.CallToolRequestParams
-                         ) -> types.CallToolResult:
+                         ) -> types.CallToolResult | types.InputRequiredResult:
         snapshot = self._current().snapshot()
         call = ToolCall(f"mcp-{next(self._calls)}", params.name, params.arguments or {})
-        with current_request(ctx) as asked:
+        with current_request(ctx, answers_of(params)) as asked:
             outcome = await run_tool_call(snapshot, call, session_id="mcp", message_id=call.id)
+        question = asked.input_required() if outcome.status == "declined" else None
+        if question is not None:
+            return question
         if outcome.status == "declined" and asked.unanswerable:
             return types.CallToolResult(content=[types.TextContent(
                 type="text", text=self._asker.declined_text(asked.unanswerable))], is_error=True)
