@@ -43,12 +43,12 @@ def test_the_pool_is_made_on_the_first_program_only(tmp_path):
     host.close()
 
 
-def test_workers_end_with_the_interpreter():
+def test_workers_end_with_the_interpreter(tmp_path):
     script = (
-        "import asyncio, sys, tempfile\n"
+        "import asyncio, sys\n"
         "from tooldeck import Location, ToolService, ToolCall, run_tool_call, Tool, ToolResult\n"
         "from tooldeck.codemode import CodeMode\n"
-        "d = tempfile.mkdtemp()\n"
+        "d = sys.argv[1]\n"
         "s = ToolService(Location(d, data_dir=d + '/x'), codemode=CodeMode())\n"
         "s.transform(lambda e: e.add(Tool(name='t', description='T.', "
         "execute=lambda i, c: ToolResult('ok'))))\n"
@@ -56,8 +56,8 @@ def test_workers_end_with_the_interpreter():
         "{'code': 'await tools.t()'})))\n"
         "print(o.output['result'])\n"
     )
-    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
-                          timeout=60)
+    done = subprocess.run([sys.executable, "-c", script, str(tmp_path)], capture_output=True,
+                          text=True, timeout=60)
     assert (done.returncode, done.stdout, done.stderr) == (0, "ok\n", "")
 
 

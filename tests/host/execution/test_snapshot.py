@@ -218,13 +218,13 @@ def test_gemini_keeps_a_property_named_like_a_dropped_keyword(service):
 
 # -- execute_sync from many threads -----------------------------------------------------------
 _THREADS = """
-import json, sys, tempfile, threading
+import json, sys, threading
 from tooldeck import Location, Tool, ToolCall, ToolResult, ToolService
 
 async def hello(data, ctx):
     return ToolResult("hi")
 
-root = tempfile.mkdtemp()
+root = sys.argv[1]
 service = ToolService(Location(root, data_dir=root + "/data"))
 tool = Tool(name="hello", description="Say hi.", execute=hello, codemode=False)
 service.transform(lambda editor: editor.add(tool), source="test")
@@ -249,13 +249,14 @@ print(json.dumps(results))
 """
 
 
-def test_execute_sync_from_eight_threads_before_asyncio_is_imported():
+def test_execute_sync_from_eight_threads_before_asyncio_is_imported(tmp_path):
     """The first async call imports asyncio; eight threads doing it at once were handed a
     partly initialized module ("has no attribute 'events'"). A fresh process per try,
     since the race exists only until asyncio is imported."""
     children = [
-        subprocess.Popen([sys.executable, "-c", _THREADS], stdout=subprocess.PIPE, text=True)
-        for _ in range(3)
+        subprocess.Popen([sys.executable, "-c", _THREADS, str(tmp_path / str(n))],
+                         stdout=subprocess.PIPE, text=True)
+        for n in range(3)
     ]
     for child in children:
         out, _ = child.communicate(timeout=60)

@@ -91,9 +91,14 @@ class Sessions(RuleBasedStateMachine):
     templates = Bundle("templates")
     session_regs = Bundle("session_regs")
 
+    def teardown(self):
+        import shutil
+
+        shutil.rmtree(self.root, ignore_errors=True)
+
     def __init__(self):
         super().__init__()
-        root = tempfile.mkdtemp()
+        self.root = root = tempfile.mkdtemp()
         self.service = ToolService(Location(root, data_dir=root + "/data"))
         self.location = []  # [(registration, data)], registration order
         self.templates_live = []

@@ -73,11 +73,16 @@ def reference(transforms):
 class Registrations(RuleBasedStateMachine):
     registrations = Bundle("registrations")
 
+    def teardown(self):
+        import shutil
+
+        shutil.rmtree(self.root, ignore_errors=True)
+
     def __init__(self):
         super().__init__()
         import tempfile
 
-        root = tempfile.mkdtemp()
+        self.root = root = tempfile.mkdtemp()
         self.service = ToolService(Location(root, data_dir=root + "/data"))
         self.live = []  # [(registration, source_data list)] in registration order
         self.kept = []  # (snapshot, expected tools) pairs that must never change
