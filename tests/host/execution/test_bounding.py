@@ -4,6 +4,7 @@ import asyncio
 import logging
 import os
 import re
+import tempfile
 import time
 from pathlib import Path
 
@@ -292,3 +293,23 @@ def test_text_head_is_the_longest_whole_line_prefix_within_the_limits(text, max_
     else:  # a partial first line: only when no whole line fits, cut between characters
         assert "\n" not in head
         assert utf8_size(head + rest[0]) > max_bytes
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    text=st.text(st.sampled_from("ab\né€😀"), max_size=40),
+    max_lines=st.integers(1, 8),
+    max_bytes=st.integers(1, 40),
+)
+def test_run_tool_call_bounds_one_text_part_exactly_when_within_limits_says_so(
+    text, max_lines, max_bytes
+):
+    # run_tool_call decides a lone short TextPart itself; pinned here to within_limits.
+    config = Config(output=OutputConfig(max_lines=max_lines, max_bytes=max_bytes))
+    with tempfile.TemporaryDirectory() as tmp:
+        outcome = run_with(Path(tmp), text, config=config)
+    fits = within_limits((TextPart(text),), max_lines, max_bytes)
+    assert outcome.status == "completed"
+    assert ("truncated" in outcome.metadata) == (bool(text) and not fits)
+    if fits:
+        assert outcome.content == (TextPart(text),)

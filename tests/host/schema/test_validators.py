@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tooldeck.host.schema.validators import SchemaIssues, _loads, input_validators
+from tooldeck.host.schema.validators import SchemaIssues, _loads, input_validators, output_validator
 
 JSON_VALUES = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats() | st.text(),
@@ -73,3 +73,36 @@ def test_a_json_schema_input_validator_parses_then_checks():
     assert from_json('{"a": 1, "extra": 2}') == {"a": 1} == from_python({"a": 1, "extra": 2})
     with pytest.raises(SchemaIssues):
         from_json('{"a": "x"}')
+
+
+def _checked(validate, value):
+    try:
+        return "ok", validate(value)
+    except SchemaIssues as exc:
+        return "issues", exc.issues
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    kind=st.sampled_from(["integer", "number", "string", "boolean", "null", "object", "array"]),
+    value=st.one_of(
+        st.integers(),
+        st.floats(),
+        st.text(max_size=5),
+        st.booleans(),
+        st.none(),
+        st.lists(st.integers(), max_size=2),
+        st.tuples(st.integers()),
+        st.dictionaries(st.text(max_size=2), st.integers(), max_size=2),
+        st.builds(set),
+    ),
+)
+def test_a_bare_scalar_output_type_agrees_with_the_full_check(kind, value):
+    # {"type": kind} takes the exact-class shortcut; with an annotation beside it, it does not.
+    short = _checked(output_validator({"type": kind}), value)
+    full = _checked(output_validator({"type": kind, "description": "d"}), value)
+    assert short[0] == full[0]
+    if short[0] == "ok":
+        assert short[1] is full[1] or (short[1] == full[1] and type(short[1]) is type(full[1]))
+    else:
+        assert short[1] == full[1]

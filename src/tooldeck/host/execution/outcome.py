@@ -101,7 +101,15 @@ async def run_tool_call(
         done = snapshot._run(call, session_id, message_id, agent, progress)
         content, metadata, output = done if isinstance(done, ExecutedTool) else await done
         limits = snapshot.output_limits
-        if content and not within_limits(content, limits.max_lines, limits.max_bytes):
+        # Hot: the usual content is one short ``TextPart`` (what ``tool(fn)`` output renders
+        # to); ``within_limits``' first test is done here for it, so it is not walked
+        # again. Pinned to ``within_limits`` by ``tests/host/execution/test_outcome.py``.
+        if content and not (
+            len(content) == 1
+            and content[0].__class__ is TextPart
+            and len(content[0].text) <= limits.max_lines
+            and len(content[0].text) * 4 <= limits.max_bytes
+        ) and not within_limits(content, limits.max_lines, limits.max_bytes):
             content, metadata = bound_output(
                 content, metadata, limits=limits, data_dir=snapshot.data_dir, call_id=call.id
             )

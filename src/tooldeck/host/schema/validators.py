@@ -182,14 +182,29 @@ def _adapter_output(adapter: TypeAdapter[Any]) -> Validator:
     return validate
 
 
+_EXACT_CLASSES: dict[str, frozenset[type]] = {
+    "integer": frozenset({int}),
+    "number": frozenset({int, float}),
+    "string": frozenset({str}),
+    "boolean": frozenset({bool}),
+}
+
+
 def _schema_output(schema: Mapping[str, Any]) -> Validator:
     """A JSON Schema output must already be JSON: nothing is converted (a ``set`` would
     silently become a list), and what JSON cannot hold is an issue naming where it is."""
     from tooldeck.host.schema.jsonschema_fast import SchemaValidationError, SchemaValidator
 
     checker = SchemaValidator(schema)
+    # Hot: a bare ``{"type": ...}`` of a scalar (the usual declared output) accepts a value
+    # of exactly a class it names as is, without calling the checker; pinned to the
+    # checker by ``tests/host/schema/test_validators.py``.
+    kind = schema["type"] if set(schema) == {"type"} else None
+    exact = _EXACT_CLASSES.get(kind, frozenset()) if isinstance(kind, str) else frozenset()
 
     def validate(value: Any) -> Any:
+        if value.__class__ in exact:
+            return value
         if value.__class__ not in _JSON_SCALARS:
             problem = not_json(value)
             if problem is not None:
