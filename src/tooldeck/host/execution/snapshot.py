@@ -317,7 +317,11 @@ class Snapshot:
             and execute.model is record.tool.input
         ):
             return _run_function(record, execute, call.input)
-        value = _validated(record, call.input)
+        raw = call.input
+        try:
+            value = record.input_json(raw) if raw.__class__ is str else record.input_python(raw)
+        except (SchemaIssues, ValidationError, RecursionError) as exc:
+            raise _refused(record, raw, exc) from None
         fields = (self.location, session_id, message_id, call.id, agent, progress)
         result = execute(value, tuple_new(ToolContext, fields))
         if result.__class__ is not ToolResult and inspect.isawaitable(result):
@@ -387,12 +391,8 @@ def _run_function(
     """
     try:
         arguments = execute.arguments(raw)
-    except ValidationError as exc:
-        issues = _input_issues(exc, raw)
-        raise ToolFailure(invalid_input_message(record.effective, raw, issues)) from None
-    except RecursionError:  # as in ``_validated``
-        issues = [("root", TOO_DEEP)]
-        raise ToolFailure(invalid_input_message(record.effective, raw, issues)) from None
+    except (ValidationError, RecursionError) as exc:
+        raise _refused(record, raw, exc) from None
     if execute.is_async:
         return _finish_function_later(record, execute, execute.function(**arguments))
     return _finish_function(record, execute, execute.function(**arguments))
@@ -410,15 +410,16 @@ async def _finish_function_later(
     return _finish_function(record, execute, await awaitable)
 
 
-def _validated(record: ToolRecord, raw: str | Mapping[str, Any]) -> Any:
-    try:
-        return record.input_json(raw) if raw.__class__ is str else record.input_python(raw)
-    except (SchemaIssues, ValidationError) as exc:
-        issues = _input_issues(exc, raw)
-        raise ToolFailure(invalid_input_message(record.effective, raw, issues)) from None
-    except RecursionError:  # parsing or checking recurses once per level of nesting
+def _refused(
+    record: ToolRecord, raw: Any, exc: SchemaIssues | ValidationError | RecursionError
+) -> ToolFailure:
+    """The ``ToolFailure`` for input a validator refused (``RecursionError``: parsing or
+    checking recurses once per level of nesting, and the input nests too deeply)."""
+    if isinstance(exc, RecursionError):
         issues = [("root", TOO_DEEP)]
-        raise ToolFailure(invalid_input_message(record.effective, raw, issues)) from None
+    else:
+        issues = _input_issues(exc, raw)
+    return ToolFailure(invalid_input_message(record.effective, raw, issues))
 
 
 def _input_issues(exc: SchemaIssues | ValidationError, raw: Any) -> list[tuple[str, str]]:
