@@ -63,6 +63,11 @@ def within_limits(content: Sequence[ContentPart], max_lines: int, max_bytes: int
     return _exactly_within(content, max_lines, max_bytes)
 
 
+def text_budget(limits: OutputConfig) -> int:
+    """The length up to which any text fits both limits (``within_limits``' first test)."""
+    return min(limits.max_lines, limits.max_bytes // 4)
+
+
 def _exactly_within(content: Sequence[ContentPart], max_lines: int, max_bytes: int) -> bool:
     lines = size = 0
     for part in content:

@@ -71,6 +71,7 @@ class LayeredSnapshot(Snapshot):
         self.location = location
         self.session_id = session_id
         self.output_limits = base.output_limits
+        self._text_budget = base._text_budget
         self.data_dir = base.data_dir
         self._rendered = {}
         self._definitions = None

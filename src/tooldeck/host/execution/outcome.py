@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING, Any, Literal, NamedTuple, TypeAlias
 
 from tooldeck._tool import ContentPart, ProgressCallback, TextPart, ToolFailure, tuple_new
 from tooldeck.errors import PermissionBlocked, PermissionDeclined, QuestionDismissed
-from tooldeck.host.execution.bounding import bound_output, within_limits
+from tooldeck.host.execution.bounding import bound_output
 from tooldeck.host.execution.snapshot import ExecutedTool
 
 if TYPE_CHECKING:
@@ -100,16 +100,16 @@ async def run_tool_call(
         # What ``await snapshot.execute(call, ...)`` does, without a coroutine around it.
         done = snapshot._run(call, session_id, message_id, agent, progress)
         content, metadata, output = done if isinstance(done, ExecutedTool) else await done
-        limits = snapshot.output_limits
         # Hot: the usual content is one short ``TextPart`` (what ``tool(fn)`` output renders
-        # to); ``within_limits``' first test is done here for it, so it is not walked
-        # again. Pinned to ``within_limits`` by ``tests/host/execution/test_outcome.py``.
+        # to); it is decided here by its length, against the snapshot's ``_text_budget``,
+        # rather than walked again. Pinned to ``within_limits`` by a hypothesis test in
+        # ``tests/host/execution/test_bounding.py``.
         if content and not (
             len(content) == 1
             and content[0].__class__ is TextPart
-            and len(content[0].text) <= limits.max_lines
-            and len(content[0].text) * 4 <= limits.max_bytes
-        ) and not within_limits(content, limits.max_lines, limits.max_bytes):
+            and len(content[0].text) <= snapshot._text_budget
+        ):
+            limits = snapshot.output_limits
             content, metadata = bound_output(
                 content, metadata, limits=limits, data_dir=snapshot.data_dir, call_id=call.id
             )

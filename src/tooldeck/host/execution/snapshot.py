@@ -32,6 +32,7 @@ from tooldeck._tool import (
 )
 from tooldeck.errors import SessionError, TooldeckError, ToolDefectError
 from tooldeck.host.execution import formats as formats
+from tooldeck.host.execution.bounding import text_budget
 from tooldeck.host.execution.content import normalize_content, render_output
 from tooldeck.host.execution.definition_types import (
     AnthropicTool,
@@ -128,7 +129,8 @@ class Snapshot:
     ``session_id`` is the session the snapshot belongs to (``""``: the Location's, which
     runs calls of any session); its calls default to it. What bounding the text of a
     call needs (``output_limits``, ``data_dir``) is read from the Location once, here, so
-    every call against one snapshot is bounded alike.
+    every call against one snapshot is bounded alike (``_text_budget``: see
+    ``run_tool_call``).
     """
 
     __slots__ = (
@@ -137,6 +139,7 @@ class Snapshot:
         "_hidden",
         "_records_by_name",
         "_rendered",
+        "_text_budget",
         "catalog",
         "codemode_tools",
         "data_dir",
@@ -159,6 +162,7 @@ class Snapshot:
         self.session_id = session_id
         self.output_limits: OutputConfig = location.config.output
         self.data_dir: Path = location.data_dir
+        self._text_budget = text_budget(self.output_limits)
         self._rendered: dict[str, tuple[FrozenDict, ...]] = {}
         visible = [
             catalog.tools[name]
@@ -415,10 +419,7 @@ def _refused(
 ) -> ToolFailure:
     """The ``ToolFailure`` for input a validator refused (``RecursionError``: parsing or
     checking recurses once per level of nesting, and the input nests too deeply)."""
-    if isinstance(exc, RecursionError):
-        issues = [("root", TOO_DEEP)]
-    else:
-        issues = _input_issues(exc, raw)
+    issues = [("root", TOO_DEEP)] if isinstance(exc, RecursionError) else _input_issues(exc, raw)
     return ToolFailure(invalid_input_message(record.effective, raw, issues))
 
 
