@@ -27,7 +27,13 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from tooldeck._tool import ContentPart, TextPart
-from tooldeck.host.execution.sizes import UTF8_ERRORS, count_lines, format_size, utf8_size
+from tooldeck.host.execution.sizes import (
+    UTF8_ERRORS,
+    count_lines,
+    format_size,
+    text_budget,
+    utf8_size,
+)
 from tooldeck.host.location.config import OutputConfig
 
 log = logging.getLogger("tooldeck")
@@ -51,21 +57,16 @@ class Bounded(NamedTuple):
 def within_limits(content: Sequence[ContentPart], max_lines: int, max_bytes: int) -> bool:
     """True when the text parts of ``content`` fit both limits (no allocation when short).
 
-    A text of N characters has at most N lines and at most 4N UTF-8 bytes, so short text
-    is decided from ``len`` alone; newlines are counted and bytes encoded only near a limit.
+    Short text is decided from ``len`` alone (``text_budget``); newlines are counted and
+    bytes encoded only near a limit.
     """
     chars = 0
     for part in content:
         if isinstance(part, TextPart):
             chars += len(part.text)
-    if chars <= max_lines and chars * 4 <= max_bytes:
+    if chars <= text_budget(max_lines, max_bytes):
         return True
     return _exactly_within(content, max_lines, max_bytes)
-
-
-def text_budget(limits: OutputConfig) -> int:
-    """The length up to which any text fits both limits (``within_limits``' first test)."""
-    return min(limits.max_lines, limits.max_bytes // 4)
 
 
 def _exactly_within(content: Sequence[ContentPart], max_lines: int, max_bytes: int) -> bool:

@@ -12,6 +12,12 @@ from __future__ import annotations
 UTF8_ERRORS = "surrogatepass"
 
 
+def text_budget(max_lines: int, max_bytes: int) -> int:
+    """The length up to which any text fits both limits: a text of N characters has at
+    most N lines and at most 4N UTF-8 bytes."""
+    return min(max_lines, max_bytes // 4)
+
+
 def count_lines(text: str) -> int:
     """Lines as an editor shows them: a trailing newline does not start another line."""
     newlines = text.count("\n")

@@ -32,7 +32,6 @@ from tooldeck._tool import (
 )
 from tooldeck.errors import SessionError, TooldeckError, ToolDefectError
 from tooldeck.host.execution import formats as formats
-from tooldeck.host.execution.bounding import text_budget
 from tooldeck.host.execution.content import normalize_content, render_output
 from tooldeck.host.execution.definition_types import (
     AnthropicTool,
@@ -42,6 +41,7 @@ from tooldeck.host.execution.definition_types import (
     OpenAITool,
 )
 from tooldeck.host.execution.formats import DefinitionFormat
+from tooldeck.host.execution.sizes import text_budget
 from tooldeck.host.registry.editor import CatalogEntry
 from tooldeck.host.registry.names import RESERVED_CODEMODE_NAME
 from tooldeck.host.registry.record import ToolRecord, record_of
@@ -162,7 +162,7 @@ class Snapshot:
         self.session_id = session_id
         self.output_limits: OutputConfig = location.config.output
         self.data_dir: Path = location.data_dir
-        self._text_budget = text_budget(self.output_limits)
+        self._text_budget = text_budget(self.output_limits.max_lines, self.output_limits.max_bytes)
         self._rendered: dict[str, tuple[FrozenDict, ...]] = {}
         visible = [
             catalog.tools[name]
