@@ -131,3 +131,19 @@ def test_var_args_are_refused():
 
     with pytest.raises(TypeError, match=r"\*args/\*\*kwargs cannot become tool input"):
         tool(bad)
+
+
+@pytest.mark.parametrize("not_a_function", [42, "add"])
+def test_tool_of_something_that_is_not_a_function_says_so(not_a_function):
+    with pytest.raises(TypeError, match=r"tool\(\) takes a typed function, got"):
+        tool(not_a_function)
+
+
+def test_tool_of_a_tool_says_it_is_a_tool_already():
+    @tool
+    def add(a: int, b: int) -> int:
+        """Add."""
+        return a + b
+
+    with pytest.raises(TypeError, match=r"\(a Tool already\)"):
+        tool(add)

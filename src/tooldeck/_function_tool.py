@@ -55,6 +55,9 @@ def tool(
     """Build a ``Tool`` from a typed function (``tool(fn)`` or ``@tool(name=...)``)."""
 
     def build(func: Callable[..., Any]) -> AnyTool:
+        if isinstance(func, Tool) or not callable(func):
+            what = "a Tool already" if isinstance(func, Tool) else type(func).__name__
+            raise TypeError(f"tool() takes a typed function, got {func!r} ({what})")
         summary, arg_docs = parse_docstring(inspect.getdoc(func) or "")
         hints = typing.get_type_hints(func, include_extras=True)
         signature = inspect.signature(func)
