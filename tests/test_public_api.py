@@ -64,5 +64,5 @@ def test_importing_tooldeck_loads_nothing_heavy():
     )
     out = subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, check=True
-    ).stdout
+    , timeout=120).stdout
     assert out.strip() == "[]"

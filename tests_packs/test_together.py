@@ -79,7 +79,7 @@ def test_every_pack_serves_next_to_the_others(project: Project) -> None:
             if b != "builtin:read"} == set(BUILTINS) - {"builtin:read"}
     greet = project.tooldeck("call", "greet", '{"name": "Ada"}')
     assert greet.returncode == 0 and greet.stdout.strip() == "Hello, Ada.", greet.stderr
-    subprocess.run(["git", "init", "-q"], cwd=project.root, check=True)
+    subprocess.run(["git", "init", "-q"], cwd=project.root, check=True, timeout=120)
     status = project.tooldeck("call", "--yes", "git_status", "{}")
     assert status.returncode == 0, status.stdout + status.stderr
     assert "notes.txt" not in status.stdout  # an empty repo: nothing to report
@@ -87,7 +87,7 @@ def test_every_pack_serves_next_to_the_others(project: Project) -> None:
 
 
 def test_a_program_calls_tools_of_several_packs(project: Project) -> None:
-    subprocess.run(["git", "init", "-q", "-b", "main"], cwd=project.root, check=True)
+    subprocess.run(["git", "init", "-q", "-b", "main"], cwd=project.root, check=True, timeout=120)
     program = "g = await tools.greet(name='Ada')\ns = await tools.git.status()\n[g, s['branch']]"
     done = project.tooldeck("run-code", "--yes", program)
     if project.mode == "native":

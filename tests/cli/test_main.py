@@ -27,7 +27,7 @@ print(json.dumps({{"codes": codes, "heavy": [m for m in {HEAVY!r} if m in sys.mo
 
 def test_help_and_version_import_nothing_heavy():
     done = subprocess.run([sys.executable, "-c", PROBE], capture_output=True, text=True,
-                          check=True)
+                          check=True, timeout=120)
     result = json.loads(done.stdout.splitlines()[-1])
     assert result == {"codes": [0, 0, 0, 0, 0, 0, 0], "heavy": []}
 
@@ -39,7 +39,7 @@ def test_version(capsys):
 
 def test_python_dash_m_runs_the_cli():
     done = subprocess.run([sys.executable, "-m", "tooldeck", "--version"], capture_output=True,
-                          text=True)
+                          text=True, timeout=120)
     assert (done.returncode, done.stdout) == (0, f"tooldeck {__version__}\n")
 
 
@@ -118,5 +118,5 @@ def test_help_and_version_do_not_import_argparse():
     probe = ("import sys, tooldeck.cli as c; c.main(['--version']); c.main(['--help']); "
              "print('argparse' in sys.modules)")
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
-                          check=True, env={**os.environ, "COLUMNS": "100"})
+                          check=True, env={**os.environ, "COLUMNS": "100"}, timeout=120)
     assert done.stdout.splitlines()[-1] == "False"

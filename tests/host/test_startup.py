@@ -60,7 +60,7 @@ print(json.dumps(sorted(loaded)), file=sys.stderr)
 
 def test_opening_a_host_loads_only_what_the_catalog_needs(tmp_path):
     done = subprocess.run([sys.executable, "-c", PROBE, str(tmp_path), json.dumps(NOT_AT_OPEN)],
-                          capture_output=True, text=True, check=True)
+                          capture_output=True, text=True, check=True, timeout=120)
     result = json.loads(done.stdout)
     assert result["loaded"] == []
     assert set(result["tools"]) >= set(BUILTIN_PLUGINS)
@@ -75,6 +75,6 @@ def test_a_code_mode_catalog_is_listed_without_the_sandbox(tmp_path):
     env = {**{k: v for k, v in os.environ.items() if not k.startswith("TOOLDECK_")},
            "TOOLDECK_LOAD_PLUGINS": "local:adder"}
     done = subprocess.run([sys.executable, "-c", CLI_PROBE, str(tmp_path), json.dumps(NOT_AT_OPEN)],
-                          capture_output=True, text=True, check=True, env=env)
+                          capture_output=True, text=True, check=True, env=env, timeout=120)
     assert "add       code" in done.stdout
     assert json.loads(done.stderr.strip().splitlines()[-1]) == []

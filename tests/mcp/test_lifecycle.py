@@ -119,7 +119,7 @@ print(json.dumps([(p.name, p.status, p.reason) for p in host.plugins if p.layer 
 def test_without_the_extra_each_server_row_says_what_to_install(module_env, tmp_path):
     root = make_project(tmp_path / "p", stdio_server("calc", "calc_server.py"))
     done = subprocess.run([sys.executable, "-c", NO_SDK, str(root)], capture_output=True,
-                          text=True, check=True)
+                          text=True, check=True, timeout=120)
     assert json.loads(done.stdout) == [["mcp:calc", "failed", "the MCP extra is not "
                                         "installed: pip install 'tooldeck[mcp]'"]]
 

@@ -38,7 +38,8 @@ def isolated(tmp_path, monkeypatch, mode):
 
 
 def git(cwd, *args: str) -> str:
-    done = subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True, text=True)
+    done = subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True, text=True,
+                          timeout=120)
     return done.stdout
 
 
