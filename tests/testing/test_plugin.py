@@ -7,6 +7,7 @@ point, and checks the inner outcomes.
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 
@@ -97,7 +98,10 @@ async def test_location(tooldeck_location, tooldeck_asker, tooldeck_answerer, tm
     result.assert_outcomes(passed=1)
 
 
-def test_the_environment_cannot_change_what_a_test_loads(pytester, pack_tests):
+def test_the_environment_cannot_change_what_a_test_loads(pytester, pack_tests, monkeypatch):
+    # The conftest runs in this process (inline pytester): monkeypatch undoes it afterwards,
+    # so later tests and their subprocesses do not inherit the variable.
+    monkeypatch.setitem(os.environ, "TOOLDECK_DISABLE_PLUGINS", "builtin:read")
     pytester.makeconftest("""
 import os
 os.environ["TOOLDECK_DISABLE_PLUGINS"] = "builtin:read"
