@@ -140,8 +140,13 @@ def main():
         "n_tools": len(defs),
         "results": results,
     }
+    write_raw(payload, a.out, "micro.json")
+
+
+def write_raw(payload: dict, out: str | None, name: str) -> None:
+    """Write a workload's raw JSON to ``out``, or to ``$BENCH_RESULTS/raw/<name>``."""
     raw = os.path.join(os.environ.get("BENCH_RESULTS", os.path.join(HERE, "results")), "raw")
-    out = a.out or os.path.join(raw, "micro.json")
+    out = out or os.path.join(raw, name)
     os.makedirs(os.path.dirname(out), exist_ok=True)
     with open(out, "w") as f:
         json.dump(payload, f, indent=1)

@@ -17,34 +17,16 @@ import cProfile
 import gc
 import json
 import pstats
-import tempfile
 import time
 from collections.abc import Callable
 from typing import Any
 
-from tooldeck import Location, Tool, ToolCall, ToolResult, ToolService, run_tool_call, tool
+from w3_inprocess import ARGS, SCHEMA, add, snapshot  # the same fixture as the A/B timings
+
+from tooldeck import Tool, ToolCall, ToolResult, run_tool_call, tool
 from tooldeck.host.registry.record import record_of
 
-ARGS = '{"a": 1, "b": 2}'
-SCHEMA = {
-    "type": "object",
-    "properties": {"a": {"type": "integer"}, "b": {"type": "integer"}},
-    "required": ["a", "b"],
-    "additionalProperties": False,
-}
 CALLS = 50_000
-
-
-def add(a: int, b: int) -> int:
-    """Add two integers."""
-    return a + b
-
-
-def snapshot(*tools: Any) -> Any:
-    location = Location(tempfile.gettempdir(), data_dir=tempfile.mkdtemp())
-    service = ToolService(location)
-    service.transform(lambda editor: [editor.add(t) for t in tools], source="bench")
-    return service.snapshot()
 
 
 def per_call(fn: Callable[[], Any], *, awaited: bool = False) -> float:

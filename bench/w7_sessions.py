@@ -35,7 +35,6 @@ closing frees it. Raw JSON goes to ``$BENCH_RESULTS/raw/w7.json``.
 
 import argparse
 import gc
-import json
 import os
 import statistics
 import sys
@@ -305,12 +304,7 @@ def main():
         "unchanged": unchanged,
         "memory": mem,
     }
-    raw = os.path.join(os.environ.get("BENCH_RESULTS", os.path.join(HERE, "results")), "raw")
-    out = a.out or os.path.join(raw, "w7.json")
-    os.makedirs(os.path.dirname(out), exist_ok=True)
-    with open(out, "w") as f:
-        json.dump(payload, f, indent=1)
-    print(f"wrote {out}", file=sys.stderr)
+    micro.write_raw(payload, a.out, "w7.json")
 
 
 if __name__ == "__main__":
