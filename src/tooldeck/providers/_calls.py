@@ -60,27 +60,27 @@ def _is_message(reply: Any) -> bool:
 
 def openai_responses(reply: Any) -> list[ToolCall]:
     """A ``Response`` (its ``output``) or a list of output items; ``function_call`` ones."""
-    output = field(reply, "output")
-    if output is not None and not isinstance(output, str):
-        reply = output
-    return [
-        ToolCall(str(field(item, "call_id") or ""), str(field(item, "name") or ""),
-                 arguments(field(item, "arguments")))
-        for item in items(reply)
-        if field(item, "type") == "function_call"
-    ]
+    return _typed_calls(reply, "output", "function_call", id_key="call_id",
+                        input_key="arguments")
 
 
 def anthropic(reply: Any) -> list[ToolCall]:
     """A ``Message`` (its ``content``) or its content blocks; ``tool_use`` ones."""
-    content = field(reply, "content")
-    if content is not None and not isinstance(content, str):
-        reply = content
+    return _typed_calls(reply, "content", "tool_use", id_key="id", input_key="input")
+
+
+def _typed_calls(
+    reply: Any, container: str, kind: str, *, id_key: str, input_key: str
+) -> list[ToolCall]:
+    """The ``kind`` items of ``reply``'s ``container`` list (or of ``reply`` itself)."""
+    inner = field(reply, container)
+    if inner is not None and not isinstance(inner, str):
+        reply = inner
     return [
-        ToolCall(str(field(block, "id") or ""), str(field(block, "name") or ""),
-                 arguments(field(block, "input")))
-        for block in items(reply)
-        if field(block, "type") == "tool_use"
+        ToolCall(str(field(item, id_key) or ""), str(field(item, "name") or ""),
+                 arguments(field(item, input_key)))
+        for item in items(reply)
+        if field(item, "type") == kind
     ]
 
 
