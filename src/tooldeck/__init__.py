@@ -43,15 +43,15 @@ if TYPE_CHECKING:
     from tooldeck.errors import ToolDefectError as ToolDefectError
     from tooldeck.hookspecs import hookimpl as hookimpl
     from tooldeck.hookspecs import hookspec as hookspec
+    from tooldeck.host.execution.call import ExecutedTool as ExecutedTool
+    from tooldeck.host.execution.call import ToolCall as ToolCall
     from tooldeck.host.execution.outcome import ErrorType as ErrorType
     from tooldeck.host.execution.outcome import Status as Status
     from tooldeck.host.execution.outcome import ToolCallOutcome as ToolCallOutcome
     from tooldeck.host.execution.outcome import ToolError as ToolError
     from tooldeck.host.execution.outcome import run_tool_call as run_tool_call
     from tooldeck.host.execution.snapshot import CodeModeProvider as CodeModeProvider
-    from tooldeck.host.execution.snapshot import ExecutedTool as ExecutedTool
     from tooldeck.host.execution.snapshot import Snapshot as Snapshot
-    from tooldeck.host.execution.snapshot import ToolCall as ToolCall
     from tooldeck.host.execution.snapshot import ToolDefinition as ToolDefinition
     from tooldeck.host.execution.snapshot import Visibility as Visibility
     from tooldeck.host.location.config import CodemodeConfig as CodemodeConfig
@@ -116,7 +116,7 @@ _LOCATIONS = {
     "Diagnostic": "tooldeck.host.registry.editor",
     "Effect": "tooldeck.host.location.wildcard",
     "ErrorType": "tooldeck.host.execution.outcome",
-    "ExecutedTool": "tooldeck.host.execution.snapshot",
+    "ExecutedTool": "tooldeck.host.execution.call",
     "FilePart": "tooldeck._tool",
     "FrozenDict": "tooldeck.host.schema.frozen",
     "FrozenToolError": "tooldeck._tool",
@@ -159,7 +159,7 @@ _LOCATIONS = {
     "Status": "tooldeck.host.execution.outcome",
     "TextPart": "tooldeck._tool",
     "Tool": "tooldeck._tool",
-    "ToolCall": "tooldeck.host.execution.snapshot",
+    "ToolCall": "tooldeck.host.execution.call",
     "ToolCallOutcome": "tooldeck.host.execution.outcome",
     "ToolContext": "tooldeck._tool",
     "ToolDefectError": "tooldeck.errors",

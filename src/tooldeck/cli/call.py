@@ -42,8 +42,8 @@ def run(args: argparse.Namespace) -> int:
     import asyncio
 
     raw = read_input(args.input)
+    from tooldeck.host.execution.call import ToolCall
     from tooldeck.host.execution.outcome import run_tool_call
-    from tooldeck.host.execution.snapshot import ToolCall
 
     asker = choose_asker(args.yes, interactive=_interactive(args))
     with open_host(args, asker=asker) as host:  # closing ends mounted MCP servers

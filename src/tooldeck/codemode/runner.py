@@ -51,7 +51,8 @@ from tooldeck.codemode.sandbox import (
 )
 from tooldeck.codemode.search import search
 from tooldeck.errors import PermissionBlocked, PermissionCorrected
-from tooldeck.host.execution.snapshot import Snapshot, ToolCall
+from tooldeck.host.execution.call import ToolCall
+from tooldeck.host.execution.snapshot import Snapshot
 
 MAX_CODE_BYTES = 256 * 1024
 MAX_ARGUMENT_BYTES = 512 * 1024

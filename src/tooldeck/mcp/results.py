@@ -104,7 +104,7 @@ def call_result(outcome: ToolCallOutcome, *, structured: bool,
     output its ``structured_content``)."""
     import mcp.types as types
 
-    from tooldeck.host.execution.snapshot import ToolCall
+    from tooldeck.host.execution.call import ToolCall
     from tooldeck.providers import results_for
 
     [result] = results_for("mcp", [(ToolCall(call_id), outcome)])

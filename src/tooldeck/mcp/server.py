@@ -21,8 +21,9 @@ from mcp.server import Server
 from mcp.server.subscriptions import InMemorySubscriptionBus, ListenHandler, ToolsListChanged
 
 from tooldeck import __version__
+from tooldeck.host.execution.call import ToolCall
 from tooldeck.host.execution.outcome import run_tool_call
-from tooldeck.host.execution.snapshot import Snapshot, ToolCall
+from tooldeck.host.execution.snapshot import Snapshot
 from tooldeck.host.registry.record import record_of
 from tooldeck.host.schema.frozen import thaw
 from tooldeck.mcp.asking import MODERN, ElicitingAsker, answers_of, current_request

@@ -18,8 +18,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any, Literal, TypeAlias, overload
 
+from tooldeck.host.execution.call import ToolCall
 from tooldeck.host.execution.outcome import ToolCallOutcome
-from tooldeck.host.execution.snapshot import ToolCall
 from tooldeck.providers._calls import READERS
 from tooldeck.providers._results import WRITERS
 from tooldeck.providers._turn import CallProgress as CallProgress

@@ -7,7 +7,7 @@ import uuid
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from tooldeck.host.execution.snapshot import ToolCall
+from tooldeck.host.execution.call import ToolCall
 from tooldeck.providers._access import field, items
 
 GENERATED_ID_PREFIX = "tooldeck_"

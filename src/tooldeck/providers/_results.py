@@ -15,8 +15,8 @@ from typing import Any
 from urllib.parse import quote
 
 from tooldeck._tool import ContentPart, FilePart, ImagePart
+from tooldeck.host.execution.call import ToolCall
 from tooldeck.host.execution.outcome import ToolCallOutcome
-from tooldeck.host.execution.snapshot import ToolCall
 from tooldeck.providers._access import attachment_name, b64, data_url
 from tooldeck.providers._calls import GENERATED_ID_PREFIX
 

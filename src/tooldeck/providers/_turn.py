@@ -7,8 +7,9 @@ import json
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, NamedTuple
 
+from tooldeck.host.execution.call import ToolCall
 from tooldeck.host.execution.outcome import ToolCallOutcome, run_tool_call
-from tooldeck.host.execution.snapshot import Snapshot, ToolCall
+from tooldeck.host.execution.snapshot import Snapshot
 from tooldeck.host.schema.strict import drop_null_optionals
 
 CallProgress = Callable[[ToolCall, Mapping[str, Any]], None]

@@ -20,8 +20,8 @@ from typing import TYPE_CHECKING, Any, Literal, TypeAlias
 from tooldeck._tool import AnyTool, ProgressCallback, TextPart
 from tooldeck.codemode.provider import CodeMode
 from tooldeck.errors import TooldeckError
+from tooldeck.host.execution.call import ToolCall
 from tooldeck.host.execution.outcome import ToolCallOutcome, run_tool_call
-from tooldeck.host.execution.snapshot import ToolCall
 from tooldeck.host.plugins.discovery import (
     Candidate,
     builtin_candidates,

@@ -1,8 +1,9 @@
 """The fast path of ``tool(fn)`` tools, pinned to the general path over generated tools.
 
-The fast path (``snapshot._run_function`` and ``FunctionExecutor.arguments``) validates
-the call's JSON text straight into the function's keyword arguments and takes its
-return value straight to the output contract and the content. The general path is what
+The fast path (the call path ``host/execution/call.py`` chooses for such a tool, and
+``FunctionExecutor.arguments``) validates the call's JSON text straight into the
+function's keyword arguments and takes its return value straight to the output contract
+and the content. The general path is what
 any executor gets: validate into the input model, build a ``ToolContext``, call
 ``tool.execute``, check the ``ToolResult``. Both must give the same result, the same
 failure with the same text, and call the function with the same arguments.

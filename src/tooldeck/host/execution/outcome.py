@@ -32,10 +32,11 @@ from typing import TYPE_CHECKING, Any, Literal, NamedTuple, TypeAlias
 from tooldeck._tool import ContentPart, ProgressCallback, TextPart, ToolFailure, tuple_new
 from tooldeck.errors import PermissionBlocked, PermissionDeclined, QuestionDismissed
 from tooldeck.host.execution.bounding import bound_output
-from tooldeck.host.execution.snapshot import ExecutedTool
+from tooldeck.host.execution.call import ExecutedTool
 
 if TYPE_CHECKING:
-    from tooldeck.host.execution.snapshot import Snapshot, ToolCall
+    from tooldeck.host.execution.call import ToolCall
+    from tooldeck.host.execution.snapshot import Snapshot
 
 log = logging.getLogger("tooldeck")
 

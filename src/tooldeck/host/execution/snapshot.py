@@ -2,37 +2,23 @@
 
 A snapshot captures the effective definitions *and* executors of one catalog; later
 registrations, reloads and disposals build new catalogs and never touch it.
-``execute`` is the local execution boundary (the hot path): resolve, validate input,
-call, enforce the output contract, normalize content. A ``tool(fn)`` tool takes a
-shorter way to the same result (``_run_function``, pinned to the general path by a
-differential test).
+``execute`` is the local execution boundary (the hot path): it resolves the tool and
+the session here, and runs the call as ``call.py`` lays out (validate input, call,
+enforce the output contract, normalize content).
 """
 
 from __future__ import annotations
 
-import inspect
-import json
 import sys
 import threading
-from collections.abc import Awaitable, Coroutine, Iterable, Mapping, Sequence
+from collections.abc import Coroutine, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, NamedTuple, Protocol, overload
 
-from pydantic import ValidationError
-
-from tooldeck._function_tool import NO_METADATA, FunctionExecutor, wrap_output
-from tooldeck._tool import (
-    AnyTool,
-    ContentPart,
-    ProgressCallback,
-    ToolContext,
-    ToolFailure,
-    ToolResult,
-    tuple_new,
-)
-from tooldeck.errors import SessionError, TooldeckError, ToolDefectError
+from tooldeck._tool import AnyTool, ProgressCallback, ToolFailure
+from tooldeck.errors import SessionError, TooldeckError
 from tooldeck.host.execution import formats as formats
-from tooldeck.host.execution.content import normalize_content, render_output
+from tooldeck.host.execution.call import CallPath, Done, ExecutedTool, ToolCall, call_path
 from tooldeck.host.execution.definition_types import (
     AnthropicTool,
     GeminiFunctionDeclaration,
@@ -47,13 +33,10 @@ from tooldeck.host.registry.names import RESERVED_CODEMODE_NAME
 from tooldeck.host.registry.record import ToolRecord, record_of
 from tooldeck.host.registry.state import Catalog
 from tooldeck.host.schema.frozen import FrozenDict
-from tooldeck.host.schema.validators import SchemaIssues, issues_of
 
 if TYPE_CHECKING:
     from tooldeck.host.location.config import OutputConfig
     from tooldeck.host.location.location import Location
-
-MAX_ISSUES = 5
 
 
 def _loop_running() -> bool:
@@ -77,22 +60,6 @@ def _run_async(coroutine: Coroutine[Any, Any, ExecutedTool]) -> ExecutedTool:
     with _asyncio_import:
         import asyncio
     return asyncio.run(coroutine)
-
-
-class ToolCall(NamedTuple):
-    """One tool call from the model: ``input`` is JSON text or an already-parsed mapping."""
-
-    id: str = ""
-    name: str = ""
-    input: str | Mapping[str, Any] = "{}"
-
-
-class ExecutedTool(NamedTuple):
-    """What the execution boundary returns: normalized content, metadata, checked output."""
-
-    content: tuple[ContentPart, ...]
-    metadata: Mapping[str, Any]
-    output: Any
 
 
 class ToolDefinition(NamedTuple):
@@ -309,28 +276,16 @@ class Snapshot:
         message_id: str,
         agent: str | None,
         progress: ProgressCallback | None,
-    ) -> ExecutedTool | Coroutine[Any, Any, ExecutedTool]:
-        """Resolve, validate, call, finish; a coroutine that finishes if the call awaits."""
+    ) -> Done:
+        """Resolve the tool and the session, then run the tool's call path (``call.py``):
+        the ``ExecutedTool``, or a coroutine that finishes the call if it must await."""
         if session_id != self.session_id:
             session_id = self._session_of(session_id)
         record = self._records_by_name.get(call.name) or self._unavailable(call.name)
-        execute = record.tool.execute
-        if (
-            execute.__class__ is FunctionExecutor
-            and execute.context_parameter is None
-            and execute.model is record.tool.input
-        ):
-            return _run_function(record, execute, call.input)
-        raw = call.input
-        try:
-            value = record.input_json(raw) if raw.__class__ is str else record.input_python(raw)
-        except (SchemaIssues, ValidationError, RecursionError) as exc:
-            raise _refused(record, raw, exc) from None
-        fields = (self.location, session_id, message_id, call.id, agent, progress)
-        result = execute(value, tuple_new(ToolContext, fields))
-        if result.__class__ is not ToolResult and inspect.isawaitable(result):
-            return _finish_awaited(record, result)
-        return _finish(record, result)
+        path: CallPath | None = record.call_path
+        if path is None:
+            path = record.call_path = call_path(record)
+        return path(self.location, call, session_id, message_id, agent, progress)
 
     def _with_codemode(self) -> None:
         """Add ``execute`` (built by the code-mode provider) the first time it is needed."""
@@ -377,124 +332,6 @@ class Snapshot:
         raise ToolFailure(
             f"Tool '{name}' is not available. Call one of the available tools instead: {listed}."
         )
-
-
-def _run_function(
-    record: ToolRecord, execute: FunctionExecutor, raw: str | Mapping[str, Any]
-) -> ExecutedTool | Coroutine[Any, Any, ExecutedTool]:
-    """The fast path of a ``tool(fn)`` tool whose function takes no ``ToolContext``.
-
-    The general path would validate ``raw`` into the input model, build a context and
-    call ``execute``, which calls the function with the model's fields and wraps its
-    return value in a ``ToolResult`` for ``_finish``. While the input is still the model
-    ``tool(fn)`` derived, this validates ``raw`` straight into the function's arguments,
-    builds no context, and takes a return value that is not a ``ToolResult`` straight to
-    ``_finished``, laid out as ``wrap`` would. It saves a large share of a call
-    (``bench/PROFILE-W3.md``); ``tests/host/execution/test_function_fast_path.py`` pins it
-    to the general path over generated functions and inputs.
-    """
-    try:
-        arguments = execute.arguments(raw)
-    except (ValidationError, RecursionError) as exc:
-        raise _refused(record, raw, exc) from None
-    if execute.is_async:
-        return _finish_function_later(record, execute, execute.function(**arguments))
-    return _finish_function(record, execute, execute.function(**arguments))
-
-
-def _finish_function(record: ToolRecord, execute: FunctionExecutor, value: Any) -> ExecutedTool:
-    if execute.wrap is not wrap_output or value.__class__ is ToolResult:
-        return _finish(record, execute.wrap(value))
-    return _finished(record, value if value.__class__ is str else None, NO_METADATA, value)
-
-
-async def _finish_function_later(
-    record: ToolRecord, execute: FunctionExecutor, awaitable: Awaitable[Any]
-) -> ExecutedTool:
-    return _finish_function(record, execute, await awaitable)
-
-
-def _refused(
-    record: ToolRecord, raw: Any, exc: SchemaIssues | ValidationError | RecursionError
-) -> ToolFailure:
-    """The ``ToolFailure`` for input a validator refused (``RecursionError``: parsing or
-    checking recurses once per level of nesting, and the input nests too deeply)."""
-    issues = [("root", TOO_DEEP)] if isinstance(exc, RecursionError) else _input_issues(exc, raw)
-    return ToolFailure(invalid_input_message(record.effective, raw, issues))
-
-
-def _input_issues(exc: SchemaIssues | ValidationError, raw: Any) -> list[tuple[str, str]]:
-    try:
-        return issues_of(exc, raw)
-    except RecursionError:  # re-reading invalid JSON to word it like json.loads does
-        return [("root", TOO_DEEP)]
-
-
-TOO_DEEP = "the arguments nest arrays or objects too deeply to be read; send flatter arguments"
-
-
-async def _finish_awaited(record: ToolRecord, awaitable: Awaitable[Any]) -> ExecutedTool:
-    return _finish(record, await awaitable)
-
-
-def _finish(record: ToolRecord, result: Any) -> ExecutedTool:
-    """What the executor returned, checked: the output contract, then the content."""
-    if result.__class__ is not ToolResult:
-        raise ToolDefectError(
-            record.effective,
-            f"executor returned {type(result).__name__}, expected tooldeck.ToolResult",
-        )
-    content, metadata, output = result
-    return _finished(record, content, metadata, output)
-
-
-def _finished(record: ToolRecord, content: Any, metadata: Any, output: Any) -> ExecutedTool:
-    if record.tool.output is not None:
-        try:
-            output = record.output_validator(output)
-        except SchemaIssues as exc:
-            raise ToolFailure(_output_problem(record.effective, output, exc)) from None
-    elif output is not None:
-        raise ToolDefectError(
-            record.effective, "returned output but declares no output schema (set Tool.output)"
-        )
-    if content is None:  # tool(fn)'s usual shape; normalize_content would do just this
-        parts = render_output(output)
-    else:
-        parts = normalize_content(record.effective, content, output)
-    return tuple_new(ExecutedTool, (parts, metadata, output))
-
-
-def _output_problem(name: str, output: Any, exc: SchemaIssues) -> str:
-    if output is None:
-        return f"Tool '{name}' declares an output schema but returned no output."
-    path, message = exc.issues[0]
-    return (
-        f"Tool '{name}' returned output that does not match its declared schema: "
-        f"{path}: {message}"
-    )
-
-
-def invalid_input_message(name: str, raw: Any, issues: list[tuple[str, str]]) -> str:
-    """The model-facing text for invalid arguments: issues, the echoed input, what to do."""
-    lines = [f"Invalid input for tool '{name}':"]
-    lines += [f"- {path}: {message}" for path, message in issues[:MAX_ISSUES]]
-    if len(issues) > MAX_ISSUES:
-        lines.append(f"...and {len(issues) - MAX_ISSUES} more")
-    lines += ["Arguments received:", _echo(raw), f"Correct the arguments and call '{name}' again."]
-    return "\n".join(lines)
-
-
-def _echo(raw: Any) -> str:
-    """The arguments as indented JSON; as sent when they are not JSON or nest too deeply
-    to re-indent (a mapping that deep is not shown at all)."""
-    try:
-        value = json.loads(raw) if isinstance(raw, str) else raw
-        return json.dumps(value, indent=2, ensure_ascii=False, default=repr)
-    except ValueError:
-        return str(raw)
-    except RecursionError:
-        return raw if isinstance(raw, str) else "(not shown: nested too deeply)"
 
 
 def _action(entry: CatalogEntry) -> str:

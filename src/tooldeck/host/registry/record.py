@@ -31,6 +31,7 @@ class ToolRecord:
     __slots__ = (
         "_input_schema",
         "_output_schema",
+        "call_path",
         "definitions",
         "effective",
         "input_json",
@@ -47,6 +48,9 @@ class ToolRecord:
         self._input_schema: FrozenDict | None = None
         self._output_schema: FrozenDict | None = None
         self.definitions: dict[str, FrozenDict] = {}
+        # How execution runs a call of this tool, chosen there on the first call (the
+        # registry does not know execution's types, hence ``Any``).
+        self.call_path: Any = None
         # JSON text → executor input, mapping → executor input, executor output → the
         # JSON-compatible declared output. They raise ``SchemaIssues`` or pydantic's
         # ``ValidationError``, translated once, at the execution boundary.

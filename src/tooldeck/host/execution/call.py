@@ -1,0 +1,230 @@
+"""One call through the execution boundary: the call's JSON in, ``ExecutedTool`` out.
+
+``Snapshot`` resolves the tool and the session; how the call then runs is the tool's
+*call path*, chosen once per tool object (``call_path``) and kept on its ``ToolRecord``:
+
+* ``_executor_path``, the general one: validate the input, build a ``ToolContext``, call
+  the executor, check what it returned (``_finish``).
+* ``_function_path``, for a ``tool(fn)`` tool whose function takes no ``ToolContext``
+  and whose input is still the model ``tool(fn)`` derived: the call's JSON is validated
+  straight into the function's keyword arguments, no context is built, and a return
+  value that is not a ``ToolResult`` goes to the output contract as ``wrap`` would lay it
+  out. It saves a large share of a call (``bench/PROFILE-W3.md``);
+  ``tests/host/execution/test_function_fast_path.py`` pins it to the general path over
+  generated functions and inputs.
+
+Both end in ``_finished``: the output contract, then the content.
+"""
+
+from __future__ import annotations
+
+import inspect
+import json
+from collections.abc import Awaitable, Callable, Coroutine, Mapping
+from typing import TYPE_CHECKING, Any, NamedTuple
+
+from pydantic import ValidationError
+
+from tooldeck._function_tool import NO_METADATA, FunctionExecutor, wrap_output
+from tooldeck._tool import (
+    ContentPart,
+    ProgressCallback,
+    ToolContext,
+    ToolFailure,
+    ToolResult,
+    tuple_new,
+)
+from tooldeck.errors import ToolDefectError
+from tooldeck.host.execution.content import normalize_content, render_output
+from tooldeck.host.registry.record import ToolRecord
+from tooldeck.host.schema.validators import SchemaIssues, issues_of
+
+if TYPE_CHECKING:
+    from tooldeck.host.location.location import Location
+
+MAX_ISSUES = 5
+
+
+class ToolCall(NamedTuple):
+    """One tool call from the model: ``input`` is JSON text or an already-parsed mapping."""
+
+    id: str = ""
+    name: str = ""
+    input: str | Mapping[str, Any] = "{}"
+
+
+class ExecutedTool(NamedTuple):
+    """What the execution boundary returns: normalized content, metadata, checked output."""
+
+    content: tuple[ContentPart, ...]
+    metadata: Mapping[str, Any]
+    output: Any
+
+
+Done = ExecutedTool | Coroutine[Any, Any, ExecutedTool]
+"""A call's end: its ``ExecutedTool``, or a coroutine for it when the call must await."""
+
+CallPath = Callable[
+    ["Location", ToolCall, str, str, "str | None", "ProgressCallback | None"], Done
+]
+"""``path(location, call, session_id, message_id, agent, progress)``: one call of a tool."""
+
+
+def call_path(record: ToolRecord) -> CallPath:
+    """How every call of ``record``'s tool runs (the tool is frozen: decided once)."""
+    execute = record.tool.execute
+    if (
+        execute.__class__ is FunctionExecutor
+        and execute.context_parameter is None
+        and execute.model is record.tool.input
+    ):
+        return _function_path(record, execute)
+    return _executor_path(record)
+
+
+def _executor_path(record: ToolRecord) -> CallPath:
+    execute = record.tool.execute
+
+    def run(
+        location: Location,
+        call: ToolCall,
+        session_id: str,
+        message_id: str,
+        agent: str | None,
+        progress: ProgressCallback | None,
+    ) -> Done:
+        raw = call.input
+        try:
+            value = record.input_json(raw) if raw.__class__ is str else record.input_python(raw)
+        except (SchemaIssues, ValidationError, RecursionError) as exc:
+            raise _refused(record, raw, exc) from None
+        fields = (location, session_id, message_id, call.id, agent, progress)
+        result = execute(value, tuple_new(ToolContext, fields))
+        if result.__class__ is ToolResult:  # what _finish would do, without its frame
+            content, metadata, output = result
+            return _finished(record, content, metadata, output)
+        if inspect.isawaitable(result):
+            return _finish_awaited(record, result)
+        return _finish(record, result)
+
+    return run
+
+
+def _function_path(record: ToolRecord, execute: FunctionExecutor) -> CallPath:
+    function, wrap = execute.function, execute.wrap
+    finish = _finish_function_later if execute.is_async else _finish_function
+
+    def run(
+        location: Location,
+        call: ToolCall,
+        session_id: str,
+        message_id: str,
+        agent: str | None,
+        progress: ProgressCallback | None,
+    ) -> Done:
+        raw = call.input
+        try:
+            arguments = execute.arguments(raw)
+        except (ValidationError, RecursionError) as exc:
+            raise _refused(record, raw, exc) from None
+        return finish(record, wrap, function(**arguments))
+
+    return run
+
+
+def _finish_function(
+    record: ToolRecord, wrap: Callable[[Any], ToolResult], value: Any
+) -> ExecutedTool:
+    if wrap is not wrap_output or value.__class__ is ToolResult:
+        return _finish(record, wrap(value))
+    return _finished(record, value if value.__class__ is str else None, NO_METADATA, value)
+
+
+async def _finish_function_later(
+    record: ToolRecord, wrap: Callable[[Any], ToolResult], awaitable: Awaitable[Any]
+) -> ExecutedTool:
+    return _finish_function(record, wrap, await awaitable)
+
+
+async def _finish_awaited(record: ToolRecord, awaitable: Awaitable[Any]) -> ExecutedTool:
+    return _finish(record, await awaitable)
+
+
+def _finish(record: ToolRecord, result: Any) -> ExecutedTool:
+    """What the executor returned, checked: the output contract, then the content."""
+    if result.__class__ is not ToolResult:
+        raise ToolDefectError(
+            record.effective,
+            f"executor returned {type(result).__name__}, expected tooldeck.ToolResult",
+        )
+    content, metadata, output = result
+    return _finished(record, content, metadata, output)
+
+
+def _finished(record: ToolRecord, content: Any, metadata: Any, output: Any) -> ExecutedTool:
+    if record.tool.output is not None:
+        try:
+            output = record.output_validator(output)
+        except SchemaIssues as exc:
+            raise ToolFailure(_output_problem(record.effective, output, exc)) from None
+    elif output is not None:
+        raise ToolDefectError(
+            record.effective, "returned output but declares no output schema (set Tool.output)"
+        )
+    if content is None:  # tool(fn)'s usual shape; normalize_content would do just this
+        parts = render_output(output)
+    else:
+        parts = normalize_content(record.effective, content, output)
+    return tuple_new(ExecutedTool, (parts, metadata, output))
+
+
+def _output_problem(name: str, output: Any, exc: SchemaIssues) -> str:
+    if output is None:
+        return f"Tool '{name}' declares an output schema but returned no output."
+    path, message = exc.issues[0]
+    return (
+        f"Tool '{name}' returned output that does not match its declared schema: "
+        f"{path}: {message}"
+    )
+
+
+# -- refused input ---------------------------------------------------------------------------
+def _refused(
+    record: ToolRecord, raw: Any, exc: SchemaIssues | ValidationError | RecursionError
+) -> ToolFailure:
+    """The ``ToolFailure`` for input a validator refused (``RecursionError``: parsing or
+    checking recurses once per level of nesting, and the input nests too deeply)."""
+    issues = [("root", TOO_DEEP)] if isinstance(exc, RecursionError) else _input_issues(exc, raw)
+    return ToolFailure(invalid_input_message(record.effective, raw, issues))
+
+
+def _input_issues(exc: SchemaIssues | ValidationError, raw: Any) -> list[tuple[str, str]]:
+    try:
+        return issues_of(exc, raw)
+    except RecursionError:  # re-reading invalid JSON to word it like json.loads does
+        return [("root", TOO_DEEP)]
+
+
+TOO_DEEP = "the arguments nest arrays or objects too deeply to be read; send flatter arguments"
+
+
+def invalid_input_message(name: str, raw: Any, issues: list[tuple[str, str]]) -> str:
+    """The model-facing text for invalid arguments: issues, the echoed input, what to do."""
+    lines = [f"Invalid input for tool '{name}':"]
+    lines += [f"- {path}: {message}" for path, message in issues[:MAX_ISSUES]]
+    if len(issues) > MAX_ISSUES:
+        lines.append(f"...and {len(issues) - MAX_ISSUES} more")
+    lines += ["Arguments received:", _echo(raw), f"Correct the arguments and call '{name}' again."]
+    return "\n".join(lines)
+
+
+def _echo(raw: Any) -> str:
+    """The arguments as indented JSON; as sent when they are not JSON or nest too deeply
+    to re-indent (a mapping that deep is not shown at all)."""
+    try:
+        value = json.loads(raw) if isinstance(raw, str) else raw
+        return json.dumps(value, indent=2, ensure_ascii=False, default=repr)
+    except ValueError:
+        return str(raw)
+    except RecursionError:
+        return raw if isinstance(raw, str) else "(not shown: nested too deeply)"
