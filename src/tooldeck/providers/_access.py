@@ -12,6 +12,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from tooldeck._tool import ContentPart, FilePart, ImagePart
+from tooldeck.host.execution.sizes import format_size
 
 
 def field(obj: Any, *names: str) -> Any:
@@ -37,14 +38,17 @@ def b64(data: bytes) -> str:
 
 
 def data_url(part: ImagePart | FilePart) -> str:
+    """The part as a ``data:`` URL: OpenAI's ``file_data`` takes this form (not bare base64,
+    which its API reference suggests and its own Playground does not send)."""
     return f"data:{part.mime_type};base64,{b64(part.data)}"
 
 
 def attachment_name(part: ContentPart) -> str:
-    """How a model is told about an attachment: ``report.pdf (application/pdf, 12 KB)``."""
+    """How a model is told about an attachment: ``report.pdf (application/pdf, 12 KiB)``,
+    sized as every other message sizes things."""
     if part.type == "text":
         return "text"
-    size = f"{len(part.data):,} bytes"
+    size = format_size(len(part.data))
     if part.type == "file" and part.filename:
         return f"{part.filename} ({part.mime_type}, {size})"
     return f"{part.type} ({part.mime_type}, {size})"
