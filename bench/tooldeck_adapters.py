@@ -169,14 +169,14 @@ W4_COMMANDS = {
     # `execute`, whose stubs are rendered only when a model request needs them.
     "tooldeck Host.open 50 + snapshot": (
         'import tooldeck; host = tooldeck.Host.open("."); snap = host.snapshot(); '
-        "names = [e.name for e in snap.codemode_tools if e.name.startswith(\"bench_plugin_\")]; "
+        "names = [e.name for e in snap.codemode_catalog if e.name.startswith(\"bench_plugin_\")]; "
         "assert len(names) == 50, len(names)"
     ),
     # Reference: the same without the built-in tools (the pluggy row below has none).
     "tooldeck Host.open 50 + snapshot, built-ins disabled (ref)": (
         "import tooldeck; from tooldeck.builtin_plugins import BUILTIN_PLUGINS; "
         'host = tooldeck.Host.open(".", disable=[f"builtin:{m}" for m in BUILTIN_PLUGINS]); '
-        "snap = host.snapshot(); names = [e.name for e in snap.codemode_tools]; "
+        "snap = host.snapshot(); names = [e.name for e in snap.codemode_catalog]; "
         'assert len(names) == 50 and snap.names == ("execute",), snap.names'
     ),
     # The same 50 tooldeck dists through plain pluggy: discover + import them and call

@@ -37,7 +37,7 @@ def test_a_session_code_mode_tool_is_a_function_of_the_session_execute(tmp_path)
                                          source="host")
         session = host.snapshot(session="chat-1")
         assert session.names[-1] == "execute" and "note" not in session.names
-        assert [e.name for e in session.codemode_tools] == ["add", "note"]
+        assert [e.name for e in session.codemode_catalog] == ["add", "note"]
         assert "def note(" in session.get("execute").description  # its stubs name the tool
         assert "def note(" not in host.snapshot().get("execute").description
 

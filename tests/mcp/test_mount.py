@@ -82,7 +82,7 @@ def test_tools_are_mounted_with_the_listed_schemas(host):
     assert tools["calc_add"].codemode is True
     assert tools["legacy_add"].codemode is False
     assert "calc_weather" not in definitions
-    assert "calc_weather" in {e.name for e in snapshot.codemode_tools}
+    assert "calc_weather" in {e.name for e in snapshot.codemode_catalog}
 
 
 def test_a_program_calls_mounted_tools_in_code_mode(host):

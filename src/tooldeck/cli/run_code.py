@@ -40,7 +40,7 @@ def run(args: argparse.Namespace) -> int:
     interactive = args.code != "-" and sys.stdin.isatty()
     with open_host(args, asker=choose_asker(args.yes, interactive=interactive)) as host:
         snapshot = host.snapshot()
-        if not snapshot.codemode_tools:
+        if not snapshot.codemode_catalog:
             raise CommandError(_why_not(snapshot))
         from tooldeck.host.execution.call import ToolCall
         from tooldeck.host.execution.outcome import run_tool_call

@@ -58,7 +58,7 @@ def _show(args: argparse.Namespace, snapshot: Snapshot) -> int:
 
 
 def _print_codemode(snapshot: Snapshot) -> int:
-    execute = snapshot.get("execute") if snapshot.codemode_tools else None
+    execute = snapshot.get("execute") if snapshot.codemode_catalog else None
     if execute is None:
         reason = codemode_note(snapshot) or "no tool of this catalog is a code-mode tool"
         raise CommandError(f"no execute tool: {reason}", 1)
@@ -68,7 +68,7 @@ def _print_codemode(snapshot: Snapshot) -> int:
 
 def codemode_note(snapshot: Snapshot) -> str | None:
     """One line saying why code-mode tools are listed as native, when they are."""
-    if snapshot.codemode_tools:
+    if snapshot.codemode_catalog:
         return None
     tools = snapshot.catalog.tools
     if not any(tools[name].tool.codemode for name in snapshot.names if name in tools):
@@ -83,7 +83,7 @@ def codemode_note(snapshot: Snapshot) -> str | None:
 
 def tool_rows(snapshot: Snapshot) -> list[dict[str, Any]]:
     """One dict per visible tool, sorted by effective name."""
-    code = {entry.name for entry in snapshot.codemode_tools}
+    code = {entry.name for entry in snapshot.codemode_catalog}
     catalog = snapshot.catalog
     visible = sorted(code | {name for name in snapshot.names if name in catalog.tools})
     return [_row(catalog, catalog.tools[name], "code" if name in code else "native")

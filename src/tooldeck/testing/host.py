@@ -275,7 +275,7 @@ def _modes(snapshot: Snapshot) -> dict[str, Mode]:
     """Offered tools, as ``tooldeck tools`` lists them (the code-mode runner itself is not
     a catalog tool, so it is left out)."""
     catalog = snapshot.catalog
-    modes: dict[str, Mode] = {e.name: "code" for e in snapshot.codemode_tools}
+    modes: dict[str, Mode] = {e.name: "code" for e in snapshot.codemode_catalog}
     native = (n for n in snapshot.names if n in catalog.tools and n not in modes)
     modes.update((name, "native") for name in native)
     return dict(sorted(modes.items()))

@@ -77,7 +77,7 @@ def readings(snapshot):
         "definitions": [(d.name, d.description, d.input_schema, d.output_schema)
                         for d in snapshot.definitions],
         "formats": {fmt: snapshot.definitions_for(fmt) for fmt in FORMATS},
-        "codemode": [(e.name, e.tool) for e in snapshot.codemode_tools],
+        "codemode": [(e.name, e.tool) for e in snapshot.codemode_catalog],
         "get": {name: _described(snapshot.get(name)) for name in (*NAMES, "zz")},
     }
 

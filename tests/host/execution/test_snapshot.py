@@ -156,7 +156,7 @@ class FakeCodeMode:
         )
 
 
-def test_codemode_tools_hide_behind_execute_which_comes_last(tmp_path):
+def test_codemode_catalog_hide_behind_execute_which_comes_last(tmp_path):
     provider = FakeCodeMode()
     service = ToolService(Location(tmp_path, data_dir=tmp_path / "d"), codemode=provider)
     service.transform(
@@ -180,7 +180,7 @@ def test_codemode_tools_hide_behind_execute_which_comes_last(tmp_path):
         snap.execute_sync(ToolCall("3", "missing", "{}"))
 
 
-def test_without_codemode_tools_execute_is_never_built(tmp_path):
+def test_without_codemode_catalog_execute_is_never_built(tmp_path):
     provider = FakeCodeMode()
     service = ToolService(Location(tmp_path, data_dir=tmp_path / "d"), codemode=provider)
     service.transform(lambda e: e.add(make("native", codemode=False)), source="s")

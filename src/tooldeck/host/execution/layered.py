@@ -77,7 +77,7 @@ class LayeredSnapshot(Snapshot):
         self._definitions = None
         self._base = base
         self._plan: tuple[_Step, ...] | None = None
-        self.codemode_tools = base.codemode_tools
+        self.codemode_catalog = base.codemode_catalog
         self._codemode = None  # set below when the session needs an ``execute`` of its own
         self._hidden = None
         if not catalog.changes:
@@ -110,10 +110,10 @@ class LayeredSnapshot(Snapshot):
             hidden.discard(RESERVED_CODEMODE_NAME)
         if code_changed:
             # The session's own ``execute``, built on first need like the base's.
-            self.codemode_tools = _merged(
-                [e for e in base.codemode_tools if e.name not in catalog.changes], code
+            self.codemode_catalog = _merged(
+                [e for e in base.codemode_catalog if e.name not in catalog.changes], code
             )
-            self._codemode = codemode if self.codemode_tools else None
+            self._codemode = codemode if self.codemode_catalog else None
             hidden.add(RESERVED_CODEMODE_NAME)
         self._records_by_name = own
         self._masked = frozenset(hidden)

@@ -108,7 +108,7 @@ class Snapshot:
         "_rendered",
         "_text_budget",
         "catalog",
-        "codemode_tools",
+        "codemode_catalog",
         "data_dir",
         "location",
         "output_limits",
@@ -138,7 +138,7 @@ class Snapshot:
         ]
         use_codemode = codemode_in_use(codemode, location, permissions)
         native = [e for e in visible if not (use_codemode and e.tool.codemode)]
-        self.codemode_tools: tuple[CatalogEntry, ...] = tuple(
+        self.codemode_catalog: tuple[CatalogEntry, ...] = tuple(
             e for e in visible if use_codemode and e.tool.codemode
         )
         # Insertion order is definition order: native tools by name, then ``execute``
@@ -146,7 +146,7 @@ class Snapshot:
         self._records_by_name: dict[str, ToolRecord] = {
             r.effective: r for r in map(record_of, (e.tool for e in native))
         }
-        self._codemode = codemode if self.codemode_tools else None
+        self._codemode = codemode if self.codemode_catalog else None
         self._hidden: dict[str, ToolRecord] | None = None
         self._definitions: tuple[ToolDefinition, ...] | None = None
 
@@ -291,7 +291,7 @@ class Snapshot:
         """Add ``execute`` (built by the code-mode provider) the first time it is needed."""
         codemode = self._codemode
         if codemode is not None:
-            record = record_of(codemode.build(self, self.codemode_tools))
+            record = record_of(codemode.build(self, self.codemode_catalog))
             self._records_by_name[record.effective] = record
             self._codemode = None
 
@@ -319,9 +319,9 @@ class Snapshot:
             self._with_codemode()
             if name in self._records_by_name:
                 return self._records_by_name[name]
-        if self.codemode_tools:
+        if self.codemode_catalog:
             if self._hidden is None:
-                records = [record_of(e.tool) for e in self.codemode_tools]
+                records = [record_of(e.tool) for e in self.codemode_catalog]
                 hidden = {r.effective: r for r in records}
                 hidden.update(("tools." + r.effective, r) for r in records)
                 self._hidden = hidden
