@@ -18,7 +18,8 @@ NOT_AT_OPEN = (
     "asyncio", "subprocess", "difflib", "shlex", "httpx", "bs4", "markdownify", "pathspec",
     # config files, failures, logging, reports, asks: only when there is one
     "tomllib", "traceback", "logging", "argparse",
-    "tooldeck.host.location.permission", "tooldeck.host.location.questions",
+    "tooldeck.host.location.permission", "tooldeck.host.location.approvals",
+    "tooldeck.host.location.questions",
     "tooldeck.host.execution.outcome",
     "tooldeck.host.plugins.report",
     # pydantic's TypeAdapter and JSON Schema generator

@@ -205,7 +205,7 @@ async def test_approvals_from_two_services_on_one_data_dir_merge(tmp_path):
 async def test_an_unwritable_data_dir_keeps_the_approval_in_memory(tmp_path, caplog):
     (tmp_path / "data").write_text("not a directory")
     location = make(tmp_path, asker=Script("always"))
-    with caplog.at_level(logging.WARNING, logger="tooldeck.host.location.permission"):
+    with caplog.at_level(logging.WARNING, logger="tooldeck.host.location.approvals"):
         await assert_(location, "edit", ["a.py"])
     assert "could not save permission approvals" in caplog.text
     assert location.permission.evaluate("edit", "a.py") == "allow"
@@ -220,7 +220,7 @@ def test_a_corrupt_approvals_file_is_set_aside_and_reported_once(tmp_path, caplo
     (tmp_path / "data").mkdir()
     path = tmp_path / "data" / "permissions.json"
     path.write_text(content)
-    with caplog.at_level(logging.WARNING, logger="tooldeck.host.location.permission"):
+    with caplog.at_level(logging.WARNING, logger="tooldeck.host.location.approvals"):
         service = PermissionService(make(tmp_path, rule("edit", "src/*", "allow")))
         again = PermissionService(make(tmp_path))
     [warning] = caplog.records
@@ -239,7 +239,7 @@ async def test_a_file_corrupted_after_loading_is_set_aside_when_saving(tmp_path,
     location = make(tmp_path, asker=Script("always"))
     await assert_(location, "edit", ["a.py"])
     (tmp_path / "data" / "permissions.json").write_text("{")
-    with caplog.at_level(logging.WARNING, logger="tooldeck.host.location.permission"):
+    with caplog.at_level(logging.WARNING, logger="tooldeck.host.location.approvals"):
         await assert_(location, "edit", ["b.py"])
     assert "were not valid and are ignored" in caplog.text
     saved = json.loads((tmp_path / "data" / "permissions.json").read_text())
@@ -254,7 +254,7 @@ async def test_builtins_keep_working_over_a_corrupt_approvals_file(tmp_path, cap
     (tmp_path / "data").mkdir()
     (tmp_path / "data" / "permissions.json").write_text("")
     host = TestHost.for_location(location, builtins=["read"])
-    with caplog.at_level(logging.WARNING, logger="tooldeck.host.location.permission"):
+    with caplog.at_level(logging.WARNING, logger="tooldeck.host.location.approvals"):
         outcome = await host.call("read", path="a.txt")
     assert outcome.status == "completed"
     assert "were not valid and are ignored" in caplog.text
