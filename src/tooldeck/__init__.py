@@ -82,14 +82,14 @@ if TYPE_CHECKING:
     from tooldeck.host.plugins.host import Host as Host
     from tooldeck.host.plugins.report import PluginInfo as PluginInfo
     from tooldeck.host.plugins.report import PluginStatus as PluginStatus
+    from tooldeck.host.registry.catalog import Catalog as Catalog
+    from tooldeck.host.registry.catalog import SourceEffects as SourceEffects
     from tooldeck.host.registry.editor import CatalogEntry as CatalogEntry
     from tooldeck.host.registry.editor import Diagnostic as Diagnostic
     from tooldeck.host.registry.editor import NamespaceEntry as NamespaceEntry
     from tooldeck.host.registry.editor import ToolEditor as ToolEditor
     from tooldeck.host.registry.editor import UpdateFn as UpdateFn
     from tooldeck.host.registry.session import SessionTransformFn as SessionTransformFn
-    from tooldeck.host.registry.state import Catalog as Catalog
-    from tooldeck.host.registry.state import SourceEffects as SourceEffects
     from tooldeck.host.registry.state import TransformFn as TransformFn
     from tooldeck.host.schema.frozen import FrozenDict as FrozenDict
     from tooldeck.host.service import Registration as Registration
@@ -104,7 +104,7 @@ _LOCATIONS = {
     "Answers": "tooldeck.host.location.questions",
     "AnyTool": "tooldeck._tool",
     "Asker": "tooldeck.host.location.permission",
-    "Catalog": "tooldeck.host.registry.state",
+    "Catalog": "tooldeck.host.registry.catalog",
     "CatalogEntry": "tooldeck.host.registry.editor",
     "CodeMode": "tooldeck.codemode.provider",
     "CodeModeProvider": "tooldeck.host.execution.snapshot",
@@ -155,7 +155,7 @@ _LOCATIONS = {
     "SessionScope": "tooldeck.host.service",
     "SessionTransformFn": "tooldeck.host.registry.session",
     "Snapshot": "tooldeck.host.execution.snapshot",
-    "SourceEffects": "tooldeck.host.registry.state",
+    "SourceEffects": "tooldeck.host.registry.catalog",
     "Status": "tooldeck.host.execution.outcome",
     "TextPart": "tooldeck._tool",
     "Tool": "tooldeck._tool",

@@ -11,8 +11,8 @@ from tooldeck.cli._errors import CommandError
 
 if TYPE_CHECKING:
     from tooldeck.host.execution.snapshot import Snapshot
+    from tooldeck.host.registry.catalog import Catalog
     from tooldeck.host.registry.editor import CatalogEntry
-    from tooldeck.host.registry.state import Catalog
 
 FORMATS = ("openai", "openai-responses", "anthropic", "gemini", "mcp")
 """Mirrors ``tooldeck.host.execution.formats.FORMATS`` (kept here so ``--help`` stays light)."""

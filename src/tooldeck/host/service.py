@@ -26,8 +26,9 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol
 from tooldeck._tool import AnyTool
 from tooldeck.errors import SessionError
 from tooldeck.host.execution.snapshot import CodeModeProvider, Snapshot, Visibility
+from tooldeck.host.registry.catalog import Catalog
 from tooldeck.host.registry.editor import Diagnostic
-from tooldeck.host.registry.state import Catalog, ToolState, TransformFn
+from tooldeck.host.registry.state import ToolState, TransformFn
 
 if TYPE_CHECKING:
     from contextlib import AbstractContextManager

@@ -13,8 +13,8 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from tooldeck.host.plugins.report import PluginInfo
+    from tooldeck.host.registry.catalog import Catalog
     from tooldeck.host.registry.editor import Diagnostic
-    from tooldeck.host.registry.state import Catalog
 
 _MAX_DIAGNOSTICS = 5
 

@@ -38,10 +38,10 @@ from tooldeck.host.execution.snapshot import (
     codemode_in_use,
     visible,
 )
+from tooldeck.host.registry.catalog import Catalog
 from tooldeck.host.registry.editor import CatalogEntry
 from tooldeck.host.registry.names import RESERVED_CODEMODE_NAME
 from tooldeck.host.registry.record import ToolRecord, record_of
-from tooldeck.host.registry.state import Catalog
 
 T = TypeVar("T")
 _effective = attrgetter("effective")

@@ -28,10 +28,10 @@ from tooldeck.host.execution.definition_types import (
 )
 from tooldeck.host.execution.formats import DefinitionFormat
 from tooldeck.host.execution.sizes import text_budget
+from tooldeck.host.registry.catalog import Catalog
 from tooldeck.host.registry.editor import CatalogEntry
 from tooldeck.host.registry.names import RESERVED_CODEMODE_NAME
 from tooldeck.host.registry.record import ToolRecord, record_of
-from tooldeck.host.registry.state import Catalog
 from tooldeck.host.schema.frozen import FrozenDict
 
 if TYPE_CHECKING:

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 if TYPE_CHECKING:
     from tooldeck.host.plugins.discovery import Candidate
-    from tooldeck.host.registry.state import Catalog
+    from tooldeck.host.registry.catalog import Catalog
 
 PluginStatus = Literal["active", "disabled", "failed"]
 """Whether a plugin serves (``active``), was left out on purpose, or broke."""

@@ -30,9 +30,10 @@ from types import MappingProxyType
 from typing import Any
 
 from tooldeck.errors import SessionError
+from tooldeck.host.registry.catalog import Catalog
 from tooldeck.host.registry.editor import CatalogEntry, Diagnostic, NamespaceEntry, ToolEditor
 from tooldeck.host.registry.overlay import Draft, Overlay
-from tooldeck.host.registry.state import Catalog, ToolState, Transform, TransformFn
+from tooldeck.host.registry.state import ToolState, Transform, TransformFn
 
 SessionTransformFn = Callable[[ToolEditor, str, dict[str, Any]], Any]
 """A template: ``fn(editor, session_id, state)``, replayed in every session; ``state`` is
