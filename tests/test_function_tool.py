@@ -1,11 +1,21 @@
 from __future__ import annotations
 
 import asyncio
+from typing import Annotated
 
 import pytest
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
-from tooldeck import Location, Tool, ToolCall, ToolContext, ToolResult, ToolService, tool
+from tooldeck import (
+    Location,
+    Tool,
+    ToolCall,
+    ToolContext,
+    ToolFailure,
+    ToolResult,
+    ToolService,
+    tool,
+)
 from tooldeck._function_tool import parse_docstring
 
 
@@ -147,3 +157,121 @@ def test_tool_of_a_tool_says_it_is_a_tool_already():
 
     with pytest.raises(TypeError, match=r"\(a Tool already\)"):
         tool(add)
+
+
+def both_paths(tool_):
+    """The tool as built (the fast path) and behind a plain executor (the general path)."""
+    return [tool_, tool_.replace(execute=lambda inp, ctx: tool_.execute(inp, ctx))]
+
+
+def fill(
+    xs: list[int] = Field(default_factory=list),  # noqa: B008  (a spec: each call gets a fresh list)
+    n: int = Field(default=3, ge=0, description="How many."),
+) -> str:
+    """Fill."""
+    xs.append(n)
+    return repr(xs)
+
+
+def count(n: int = Field(default=3, ge=0)) -> int:
+    """Count."""
+    return n
+
+
+@pytest.mark.parametrize("function", [fill, count])
+@pytest.mark.parametrize("path", [0, 1])
+def test_a_field_default_is_the_spec_of_the_field_on_both_paths(snapshot_of, function, path):
+    tool_ = both_paths(tool(function))[path]
+    snapshot = snapshot_of(tool_)
+    expected = "[3]" if function is fill else 3
+    assert snapshot.execute_sync(ToolCall("1", tool_.name, "{}")).output == expected
+    assert snapshot.execute_sync(ToolCall("2", tool_.name, {})).output == expected
+    with pytest.raises(ToolFailure, match=r"\n- n: Input should be greater than or equal to 0\n"):
+        snapshot.execute_sync(ToolCall("3", tool_.name, '{"n": -1}'))
+
+
+def test_a_field_default_gives_the_schema_its_constraints_and_description():
+    schema = tool(fill).input.model_json_schema()  # warnings are errors: no JSON warning
+    assert schema["properties"]["n"] == {
+        "default": 3, "description": "How many.", "minimum": 0, "title": "N", "type": "integer"
+    }
+    assert schema["properties"]["xs"] == {
+        "items": {"type": "integer"}, "title": "Xs", "type": "array"
+    }
+    assert "required" not in schema
+
+
+def test_a_default_factory_gives_each_call_a_fresh_value(snapshot_of):
+    snapshot = snapshot_of(tool(fill))
+    calls = [snapshot.execute_sync(ToolCall(str(i), "fill", {"n": i})).output for i in range(3)]
+    assert calls == ["[0]", "[1]", "[2]"]
+
+
+def test_a_field_description_wins_over_the_docstring_which_fills_in_the_rest():
+    @tool
+    def pick(
+        a: int = Field(default=1, description="From the Field."),
+        b: Annotated[int, Field(description="From Annotated.")] = 2,
+        c: int = Field(default=3, title="Sea"),
+        d: int = 4,
+    ) -> int:
+        """Pick.
+
+        Args:
+            a: From the docstring.
+            b: From the docstring.
+            c: From the docstring.
+            d: From the docstring.
+        """
+        return a
+
+    properties = pick.input.model_json_schema()["properties"]
+    assert [properties[key]["description"] for key in "abcd"] == [
+        "From the Field.", "From Annotated.", "From the docstring.", "From the docstring."
+    ]
+    assert properties["c"]["title"] == "Sea"
+
+
+@pytest.mark.parametrize("path", [0, 1])
+def test_annotated_constraints_with_a_plain_default_still_apply(snapshot_of, path):
+    def limit(n: Annotated[int, Field(ge=0)] = 3) -> int:
+        """Limit."""
+        return n
+
+    snapshot = snapshot_of(both_paths(tool(limit))[path])
+    assert snapshot.execute_sync(ToolCall("1", "limit", "{}")).output == 3
+    with pytest.raises(ToolFailure, match=r"\n- n: Input should be greater than or equal to 0\n"):
+        snapshot.execute_sync(ToolCall("2", "limit", '{"n": -1}'))
+
+
+@pytest.mark.parametrize("path", [0, 1])
+def test_a_field_default_with_an_alias_reads_the_alias(snapshot_of, path):
+    def shout(text: str = Field(default="hi", alias="words")) -> str:
+        """Shout."""
+        return text.upper()
+
+    tool_ = both_paths(tool(shout))[path]
+    assert list(tool_.input.model_json_schema()["properties"]) == ["words"]
+    snapshot = snapshot_of(tool_)
+    assert snapshot.execute_sync(ToolCall("1", "shout", '{"words": "yo"}')).output == "YO"
+    assert snapshot.execute_sync(ToolCall("2", "shout", "{}")).output == "HI"
+
+
+@pytest.mark.parametrize("path", [0, 1])
+def test_async_tools_taking_the_context_take_field_defaults_too(snapshot_of, path):
+    @tool
+    async def page(
+        ctx: ToolContext,
+        items: list[str] = Field(default_factory=list),  # noqa: B008  (a spec, as above)
+        size: int = Field(default=2, ge=1, description="Page size."),
+    ) -> str:
+        """Page."""
+        items.append(ctx.call_id)
+        return f"{items} by {size}"
+
+    snapshot = snapshot_of(both_paths(page)[path])
+    results = [asyncio.run(snapshot.execute(ToolCall(c, "page", {}))).output for c in "xy"]
+    assert results == ["['x'] by 2", "['y'] by 2"]
+    assert page.input.model_json_schema()["properties"]["size"]["description"] == "Page size."
+    with pytest.raises(ToolFailure, match=r"\n- size: Input should be greater than or equal to 1"):
+        asyncio.run(snapshot.execute(ToolCall("z", "page", {"size": 0})))

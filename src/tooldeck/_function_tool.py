@@ -1,8 +1,9 @@
 """``tool(fn)`` / ``@tool(...)``: build a ``Tool`` from a typed function.
 
-The input model is derived from the signature (parameter descriptions come from the
-docstring's ``Args:`` / ``:param x:`` sections), the description from the docstring's
-summary, and the output from the return annotation. A parameter annotated
+The input model is derived from the signature as pydantic's ``validate_call`` derives
+it (a ``Field(...)`` default is the parameter's spec; descriptions a ``Field`` leaves out
+come from the docstring's ``Args:`` / ``:param x:`` sections), the description from the
+docstring's summary, and the output from the return annotation. A parameter annotated
 ``ToolContext`` receives the call context instead of model input.
 """
 
@@ -139,11 +140,25 @@ def _input_model(
             continue
         if param.kind in (param.VAR_POSITIONAL, param.VAR_KEYWORD):
             raise TypeError(f"tool({func.__name__}): *args/**kwargs cannot become tool input")
-        annotation = hints.get(param.name, Any)
-        default = ... if param.default is param.empty else param.default
-        fields[param.name] = (annotation, Field(default, description=arg_docs.get(param.name)))
+        annotation = _described(hints.get(param.name, Any), arg_docs.get(param.name))
+        fields[param.name] = (annotation, ... if param.default is param.empty else param.default)
     model_name = "".join(part.capitalize() for part in func.__name__.split("_")) + "Input"
     return create_model(model_name, **fields)
+
+
+def _described(annotation: Any, doc: str | None) -> Any:
+    """``annotation`` with the docstring's description as its first, weakest ``Field``.
+
+    The parameter's default becomes the field's default as a class attribute would, so a
+    ``Field(...)`` default is the field's spec (default or factory, constraints, alias,
+    description), merged with any ``Annotated[..., Field(...)]`` after this one: a
+    description given in a ``Field`` wins over the docstring's.
+    """
+    if doc is None:
+        return annotation
+    if typing.get_origin(annotation) is Annotated:
+        return Annotated[(annotation.__origin__, Field(description=doc), *annotation.__metadata__)]
+    return Annotated[annotation, Field(description=doc)]
 
 
 def _output_source(annotation: Any) -> Any:
@@ -199,33 +214,38 @@ class FunctionExecutor:
         return self.wrap(await self.function(**arguments))
 
     def _first_arguments(self, raw: Any) -> dict[str, Any]:
-        self.arguments = _arguments_validator(self.model)
+        self.arguments = _arguments_validator(self.model, self.function)
         return self.arguments(raw)
 
     def __repr__(self) -> str:
         return f"FunctionExecutor({self.function.__qualname__})"
 
 
-def _arguments_validator(model: type[BaseModel]) -> Callable[[Any], dict[str, Any]]:
+def _arguments_validator(
+    model: type[BaseModel], function: Callable[..., Any]
+) -> Callable[[Any], dict[str, Any]]:
     """JSON text or a mapping -> the keyword arguments that validating into ``model`` gives.
 
     The fast path of ``tool(fn)`` input (``bench/PROFILE-W3.md``): one pydantic-core call
     into a dict, for a ``TypedDict`` of the model's own fields, instead of building a model
-    instance and copying its fields out. Valid input gives the same arguments (the
-    differential test in ``tests/host/execution/test_function_fast_path.py``); input the
-    ``TypedDict`` refuses is validated by the model again, so a failure is the model's.
-    Fields that do more than a type and its constraints (aliases, discriminators, default
-    factories, mutable defaults) keep the model's own way.
+    instance and copying its fields out. Valid input gives ``function`` the same arguments
+    (the differential test in ``tests/host/execution/test_function_fast_path.py``): a field
+    left out is left to ``function``'s own default where that is the model's, and filled
+    in by pydantic-core where it is not (a ``Field(...)`` default is a spec, not a value).
+    Input the ``TypedDict`` refuses is validated by the model again, so a failure is the
+    model's. Fields that do more than a type and its constraints (aliases, discriminators,
+    default factories, mutable defaults) keep the model's own way.
     """
     core = model.__pydantic_validator__
     fields = model.model_fields
     if not all(_plain(field) for field in fields.values()):
         return lambda raw: _model_arguments(core, raw)
+    own = inspect.signature(function).parameters
     # TypedDict's functional form, which mypy checks for literal names: these are not.
     typed_dict: Any = TypedDict
     typed = typed_dict(
         f"{model.__name__}Arguments",
-        {name: _typed_field(field) for name, field in fields.items()},
+        {name: _typed_field(field, own[name].default) for name, field in fields.items()},
     )
     from pydantic import TypeAdapter  # deferred: the execution boundary imports this module
 
@@ -256,10 +276,11 @@ def _plain(field: FieldInfo) -> bool:
     )
 
 
-def _typed_field(field: FieldInfo) -> Any:
-    annotated: Any = field.annotation
-    if field.metadata:
-        annotated = Annotated[(annotated, *field.metadata)]
+def _typed_field(field: FieldInfo, own_default: Any) -> Any:
+    metadata = list(field.metadata)
+    if not field.is_required() and own_default is not field.default:
+        metadata.append(Field(field.default))
+    annotated: Any = Annotated[(field.annotation, *metadata)] if metadata else field.annotation
     return Required[annotated] if field.is_required() else NotRequired[annotated]
 
 

@@ -11,6 +11,7 @@ failure with the same text, and call the function with the same arguments.
 
 from __future__ import annotations
 
+import copy
 import inspect
 import json
 from typing import Annotated, Any, Literal
@@ -19,6 +20,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from pydantic import BaseModel, Field
+from pydantic.fields import FieldInfo
 
 from tooldeck import (
     Location,
@@ -66,6 +68,20 @@ def jsonable(value: Any) -> Any:
 
 
 @st.composite
+def field_defaults(draw, default: Any, values: st.SearchStrategy[Any]) -> Any:
+    """``default`` as it is, or as the spec of a ``Field(...)`` default, sometimes a factory."""
+    described = {"description": "A field."} if draw(st.booleans()) else {}
+    shape = draw(st.sampled_from(["as it is", "Field", "factory"]))
+    if shape == "Field":
+        spec = ... if default is inspect.Parameter.empty else default
+        return Field(spec, **described)
+    if shape == "factory":
+        value = draw(values)
+        return Field(default_factory=lambda: copy.deepcopy(value), **described)
+    return default
+
+
+@st.composite
 def functions(draw):
     """A function with a generated signature, its tool, and a JSON call for it."""
     names = draw(st.lists(st.sampled_from(["a", "b", "c", "limit"]), unique=True, max_size=3))
@@ -75,6 +91,7 @@ def functions(draw):
         default = draw(st.none() | values) if draw(st.booleans()) else inspect.Parameter.empty
         if default is not None and not isinstance(default, str | int | float | bool):
             default = inspect.Parameter.empty  # mutable defaults keep the model's way
+        default = draw(field_defaults(default, values))
         parameters.append(
             inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=default)
         )
@@ -140,7 +157,9 @@ def outcome(tool_, text: str, received: list[dict[str, Any]]) -> tuple[Any, ...]
 def test_the_fast_path_gives_what_the_general_path_gives(generated):
     fast_tool, text, received = generated
     general_tool = fast_tool.replace(execute=lambda inp, ctx: fast_tool.execute(inp, ctx))
-    assert outcome(fast_tool, text, received) == outcome(general_tool, text, received)
+    shown = outcome(fast_tool, text, received)
+    assert not [v for call in received for v in call.values() if isinstance(v, FieldInfo)]
+    assert shown == outcome(general_tool, text, received)
 
 
 def test_the_fast_path_validates_into_the_arguments_without_a_model(monkeypatch):
@@ -156,6 +175,16 @@ def test_the_fast_path_validates_into_the_arguments_without_a_model(monkeypatch)
     service.transform(lambda editor: editor.add(add), source="test")
     monkeypatch.setattr(add.input, "__pydantic_validator__", None)  # the model is not used
     assert service.snapshot().execute_sync(ToolCall("c1", "add", '{"a": 1}')).output == 3
+
+
+def test_the_fast_path_fills_in_a_default_the_function_has_only_as_a_field_spec():
+    def take(a: int = 1, b: int = Field(default=2, ge=0)) -> int:
+        """Take."""
+        return a + b
+
+    arguments = tool(take).execute.arguments  # type: ignore[attr-defined]
+    assert arguments("{}") == {"b": 2}  # a's own default is the model's: left to the function
+    assert arguments({"a": 3, "b": 4}) == {"a": 3, "b": 4}
 
 
 def test_a_tool_whose_input_was_replaced_takes_the_general_path():
