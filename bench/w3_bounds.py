@@ -18,7 +18,6 @@ with JSON Schema only for simple schemas). See ``PROFILE-W3.md``.
 
 from __future__ import annotations
 
-import gc
 import json
 import sys
 from typing import Any
@@ -26,9 +25,9 @@ from typing import Any
 from pydantic_core import SchemaValidator, core_schema, from_json
 from w3_inprocess import (
     ARGS,
-    LOOP,
     SCHEMA,
     add,
+    best_of,
     pydantic_ai_toolset,
     snapshot,
     timed_async,
@@ -129,13 +128,7 @@ def main() -> None:
     if peer is None:
         sys.exit("pydantic-ai is not installed here: run with the peers' venv")
     timers["pydantic-ai toolset call (async add)"] = peer
-    gc.disable()
-    best = dict.fromkeys(timers, float("inf"))
-    for _ in range(rounds):
-        for name, timer in timers.items():
-            best[name] = min(best[name], timer())
-    LOOP.close()
-    print(json.dumps({name: round(seconds * 1e9) for name, seconds in best.items()}, indent=1))
+    print(json.dumps(best_of(timers, rounds), indent=1))
 
 
 if __name__ == "__main__":
