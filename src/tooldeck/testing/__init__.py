@@ -26,8 +26,8 @@ if TYPE_CHECKING:
     from tooldeck.testing.host import text_of as text_of
     from tooldeck.testing.install import Pack as Pack
     from tooldeck.testing.install import Site as Site
-    from tooldeck.testing.install import WheelCache as WheelCache
     from tooldeck.testing.plugin import write_config as write_config
+    from tooldeck.testing.wheels import WheelCache as WheelCache
 
 _LOCATIONS = {
     "AnswerScript": "tooldeck.testing.asker",
@@ -39,7 +39,7 @@ _LOCATIONS = {
     "ScriptedAsker": "tooldeck.testing.asker",
     "Site": "tooldeck.testing.install",
     "TestHost": "tooldeck.testing.host",
-    "WheelCache": "tooldeck.testing.install",
+    "WheelCache": "tooldeck.testing.wheels",
     "text_of": "tooldeck.testing.host",
     "write_config": "tooldeck.testing.plugin",
 }

@@ -33,7 +33,8 @@ if TYPE_CHECKING:
     from tooldeck.host.location.location import Location
     from tooldeck.testing.asker import ScriptedAnswerer, ScriptedAsker
     from tooldeck.testing.host import Builtins, TestHost
-    from tooldeck.testing.install import Pack, Site, WheelCache
+    from tooldeck.testing.install import Pack, Site
+    from tooldeck.testing.wheels import WheelCache
 
 __all__ = [
     "tooldeck_answerer",
@@ -151,7 +152,7 @@ def write_config(root: Path, config: Mapping[str, Any] | str) -> Path:
 @pytest.fixture(scope="session")
 def tooldeck_wheels(tmp_path_factory: pytest.TempPathFactory) -> WheelCache:
     """The session's wheel cache: each pack builds once per source state per session."""
-    from tooldeck.testing.install import WheelCache
+    from tooldeck.testing.wheels import WheelCache
 
     return WheelCache(tmp_path_factory.mktemp("tooldeck-wheels"))
 
