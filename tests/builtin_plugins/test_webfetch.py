@@ -323,9 +323,9 @@ async def test_a_deeply_nested_page_fails_clearly_as_markdown_and_converts_as_te
 
 
 async def test_only_the_first_part_of_a_large_page_is_converted(webfetch, server, monkeypatch):
-    from tooldeck.builtin_plugins._run import webfetch as run
+    from tooldeck.builtin_plugins._run import webfetch_convert
 
-    monkeypatch.setattr(run, "MAX_CONVERT_BYTES", 1000)
+    monkeypatch.setattr(webfetch_convert, "MAX_CONVERT_BYTES", 1000)
     outcome = await webfetch.call("webfetch", url=server.url("/many.html"), format="text")
     lines = [line for line in text(outcome).split("\n") if line]
     assert lines[:2] == ["Paragraph 0 with a link.", "Paragraph 1 with a link."]

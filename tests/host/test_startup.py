@@ -16,6 +16,7 @@ from tooldeck.builtin_plugins import BUILTIN_PLUGINS
 NOT_AT_OPEN = (
     # the built-ins' code and what only it needs
     "asyncio", "subprocess", "difflib", "shlex", "httpx", "bs4", "markdownify", "pathspec",
+    "tooldeck.builtin_plugins._run.webfetch_convert",
     # config files, failures, logging, reports, asks: only when there is one
     "tomllib", "traceback", "logging", "argparse",
     "tooldeck.host.location.permission", "tooldeck.host.location.approvals",
