@@ -40,7 +40,6 @@ import statistics
 import sys
 import tempfile
 import time
-import timeit
 import tracemalloc
 from datetime import UTC, datetime
 from functools import partial
@@ -108,23 +107,6 @@ def stats(samples):
     return {"median": statistics.median(samples), "min": min(samples), "samples": samples}
 
 
-def per_call(fn, repeat):
-    timer = timeit.Timer(fn)
-    number, _ = timer.autorange()
-    number = max(number, 1000)
-    return stats([t / number for t in timer.repeat(repeat=repeat, number=number)])
-
-
-class OnePlugin:
-    def __init__(self, tools):
-        self.tools = tools
-
-    @tooldeck.hookimpl
-    def tool_transform(self, editor):
-        for t in self.tools:
-            editor.add(t)
-
-
 def open_and_snapshot(service, session_id, tool):
     scope = service.session(session_id)
     scope.transform(adder(tool), source="host")
@@ -153,7 +135,7 @@ def firsts(reps, data_dir):
 
         plugins = micro.w1_tools()
         root = tempfile.mkdtemp(prefix="tooldeck-w7-")
-        host = Host.open(root, plugins=[OnePlugin([t for _, ts in plugins for t in ts])],
+        host = Host.open(root, plugins=[micro.OnePlugin([t for _, ts in plugins for t in ts])],
                          data_dir=data_dir)
         host.service._snapshots.clear()  # Host.open took none; make sure of it
         rows["host location first snapshot"].append(timed(host.snapshot))
@@ -174,7 +156,7 @@ def steady(repeat, data_dir):
     assert len(service.snapshot(session="steady").definitions_for("openai")) == 1001
     assert service.snapshot(session="steady") is service.snapshot(session="steady")
     root = tempfile.mkdtemp(prefix="tooldeck-w7-")
-    host = Host.open(root, plugins=[OnePlugin([t for _, ts in plugins for t in ts])],
+    host = Host.open(root, plugins=[micro.OnePlugin([t for _, ts in plugins for t in ts])],
                      data_dir=data_dir)
     host.session("steady").transform(adder(session_tool("steady")), source="host")
     assert host.snapshot(session="steady") is host.snapshot(session="steady")
@@ -184,7 +166,7 @@ def steady(repeat, data_dir):
         "host.snapshot() unchanged": host.snapshot,
         "host.snapshot(session=id) unchanged": lambda: host.snapshot(session="steady"),
     }
-    results = {name: per_call(fn, repeat) for name, fn in cases.items()}
+    results = {name: micro.measure(fn, repeat) for name, fn in cases.items()}
     host.close()
     return results
 
