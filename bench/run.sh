@@ -30,16 +30,24 @@ mkdir -p "$RAW"
 
 step() { printf '\n=== %s  (%s)\n' "$*" "$(date +%H:%M:%S)" >&2; }
 
+# A venv made from a shared requirements file, with this tree's tooldeck (editable) in it:
+#   peers_venv DIR REQUIREMENTS [extra pip install arguments for tooldeck]
+peers_venv() {
+  local venv=$1 requirements=$2 py=$1/bin/python
+  shift 2
+  if [ ! -x "$py" ]; then
+    step "creating $venv from $requirements"
+    python3 -m venv "$venv"
+    "$py" -m pip install -q -r "$requirements"
+  fi
+  if ! (cd /tmp && "$py" -c "import tooldeck, sys; sys.exit(not tooldeck.__file__.startswith('$ROOT/src/'))") 2>/dev/null; then
+    step "installing tooldeck (editable $*) into $venv"
+    "$py" -m pip install -q "$@" -e "$ROOT"
+  fi
+}
+
 # (a) the peers' venv, and tooldeck (editable, no deps: the peers' pins stay) in it
-if [ ! -x "$PY" ]; then
-  step "creating $PEERS from $SHARED/requirements-peers.txt"
-  python3 -m venv "$PEERS"
-  "$PY" -m pip install -q -r "$SHARED/requirements-peers.txt"
-fi
-if ! (cd /tmp && "$PY" -c "import tooldeck, sys; sys.exit(not tooldeck.__file__.startswith('$ROOT/src/'))") 2>/dev/null; then
-  step "installing tooldeck (editable, --no-deps) into $PEERS"
-  "$PY" -m pip install -q --no-deps -e "$ROOT"
-fi
+peers_venv "$PEERS" "$SHARED/requirements-peers.txt" --no-deps
 
 # (a') W5's own venv: the harness pins an older pydantic-ai-slim; tooldeck with its deps,
 #      constrained to the pinned versions
@@ -47,15 +55,7 @@ PEERS_W5=${PEERS_W5_VENV:-/tmp/peers-w5}
 PY5=$PEERS_W5/bin/python
 WHAT=${ONLY:-W1 W2 W3 W4 W5 micro W7}
 if [[ " $WHAT " == *" W5 "* ]]; then
-  if [ ! -x "$PY5" ]; then
-    step "creating $PEERS_W5 from $SHARED/requirements-peers-w5.txt"
-    python3 -m venv "$PEERS_W5"
-    "$PY5" -m pip install -q -r "$SHARED/requirements-peers-w5.txt"
-  fi
-  if ! (cd /tmp && "$PY5" -c "import tooldeck, sys; sys.exit(not tooldeck.__file__.startswith('$ROOT/src/'))") 2>/dev/null; then
-    step "installing tooldeck (editable) into $PEERS_W5"
-    "$PY5" -m pip install -q -e "$ROOT" -c "$SHARED/requirements-peers-w5.txt"
-  fi
+  peers_venv "$PEERS_W5" "$SHARED/requirements-peers-w5.txt" -c "$SHARED/requirements-peers-w5.txt"
 fi
 
 # (b) W4 fixtures: the shared /tmp/w4-venv + tooldeck and 50 tooldeck plugin dists in it
