@@ -127,9 +127,11 @@ def report(label: str, outcome: ToolCallOutcome) -> int:
 
 
 def print_content(content: Sequence[ContentPart], stream: Any) -> None:
+    from tooldeck.host.execution.sizes import format_size
+
     for part in content:
         text = getattr(part, "text", None)
         if text is None:
-            size = len(getattr(part, "data", b""))
-            text = f"[{part.type}: {getattr(part, 'mime_type', '?')}, {size} bytes]"
+            size = format_size(len(getattr(part, "data", b"")))
+            text = f"[{part.type}: {getattr(part, 'mime_type', '?')}, {size}]"
         print(text, file=stream)

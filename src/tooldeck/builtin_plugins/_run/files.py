@@ -304,7 +304,7 @@ def decode_text(data: bytes, shown: str, *, purpose: str) -> TextFile:
     if data.startswith((b"\xff\xfe", b"\xfe\xff")):
         raise ToolFailure(f"{shown} is UTF-16 text; only UTF-8 files can be {purpose}.")
     if looks_binary(data):
-        size = f"{len(data):,} bytes"
+        size = format_size(len(data))
         raise ToolFailure(f"{shown} is a binary file ({size}) and cannot be {purpose}.")
     try:
         text = data.decode("utf-8")

@@ -17,7 +17,7 @@ from tooldeck.builtin_plugins._run.files import (
 )
 from tooldeck.builtin_plugins._run.writes import Target, writing
 from tooldeck.builtin_plugins.write import WriteInput, WriteOutput
-from tooldeck.host.execution.sizes import count_lines
+from tooldeck.host.execution.sizes import count_lines, format_size
 
 
 async def _write(services: FileServices, data: WriteInput, ctx: ToolContext) -> ToolResult:
@@ -54,7 +54,7 @@ class _Plan:
 
     @property
     def size(self) -> str:
-        return f"{self.lines:,} line{'' if self.lines == 1 else 's'}, {len(self.data):,} bytes"
+        return f"{self.lines:,} line{'' if self.lines == 1 else 's'}, {format_size(len(self.data))}"
 
     def output(self, path: str, *, changed: bool) -> WriteOutput:
         return WriteOutput(
