@@ -7,9 +7,19 @@ from typing import Any
 
 import pytest
 
-from tooldeck import Location, Tool, ToolCall, ToolResult, ToolService, run_tool_call
+from tooldeck import Location, Tool, ToolCall, ToolResult, ToolService, hookimpl, run_tool_call
 from tooldeck.codemode import CodeMode
 from tooldeck.host.location.config import Config
+
+
+class Adder:
+    """A plugin with one code-mode tool, ``add`` (JSON Schema input)."""
+
+    @hookimpl
+    def tool_transform(self, editor):
+        editor.add(Tool(name="add", description="Add.", input={
+            "type": "object", "properties": {"a": {"type": "integer"}, "b": {"type": "integer"}},
+            "required": ["a", "b"]}, execute=lambda i, c: ToolResult(str(i["a"] + i["b"]))))
 
 
 @pytest.fixture(scope="module")

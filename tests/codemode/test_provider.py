@@ -5,20 +5,10 @@ from __future__ import annotations
 import subprocess
 import sys
 
-from tooldeck import Host, Tool, ToolCall, ToolResult, run_tool_call
+from tooldeck import Host, ToolCall, run_tool_call
 from tooldeck.codemode import CodeMode, availability
 
-
-class Adder:
-    """A plugin with one code-mode tool."""
-
-    from tooldeck import hookimpl
-
-    @hookimpl
-    def tool_transform(self, editor):
-        editor.add(Tool(name="add", description="Add.", input={
-            "type": "object", "properties": {"a": {"type": "integer"}, "b": {"type": "integer"}},
-            "required": ["a", "b"]}, execute=lambda i, c: ToolResult(str(i["a"] + i["b"]))))
+from .conftest import Adder
 
 
 def run(host, code):

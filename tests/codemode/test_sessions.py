@@ -5,15 +5,9 @@ from __future__ import annotations
 
 import asyncio
 
-from tooldeck import Host, Tool, ToolCall, ToolResult, hookimpl, run_tool_call
+from tooldeck import Host, Tool, ToolCall, ToolResult, run_tool_call
 
-
-class Adder:
-    @hookimpl
-    def tool_transform(self, editor):
-        editor.add(Tool(name="add", description="Add.", input={
-            "type": "object", "properties": {"a": {"type": "integer"}, "b": {"type": "integer"}},
-            "required": ["a", "b"]}, execute=lambda i, c: ToolResult(str(i["a"] + i["b"]))))
+from .conftest import Adder
 
 
 def note_tool(notes):
