@@ -14,7 +14,8 @@ from __future__ import annotations
 
 import gc
 import json
-from collections.abc import Iterator
+import threading
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -94,6 +95,20 @@ def full_site(tmp_path_factory: pytest.TempPathFactory, pack_wheels: dict[str, P
 def clean_env(tooldeck_env: Path) -> Path:
     """No ``TOOLDECK_*`` variables; user config and data dirs inside ``tmp_path``."""
     return tooldeck_env
+
+
+@pytest.fixture
+def join_threads() -> Callable[..., None]:
+    """Join threads, failing the test instead of hanging it if one never ends (a deadlock
+    is what the thread tests look for)."""
+
+    def join(*threads: threading.Thread) -> None:
+        for thread in threads:
+            thread.join(timeout=60)
+        stuck = [thread.name for thread in threads if thread.is_alive()]
+        assert not stuck, f"threads still running after 60 s: {stuck}"
+
+    return join
 
 
 @pytest.fixture

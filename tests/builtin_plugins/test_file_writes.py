@@ -251,7 +251,7 @@ def test_a_rename_failing_midway_says_exactly_what_is_on_disk(tools, root):
 
 
 # -- the lock itself ---------------------------------------------------------------------------
-def test_the_lock_is_shared_by_threads_with_their_own_event_loops(location, root):
+def test_the_lock_is_shared_by_threads_with_their_own_event_loops(location, root, join_threads):
     target = Target.of(root / "f.txt", "f.txt")
     inside = []
 
@@ -268,8 +268,7 @@ def test_the_lock_is_shared_by_threads_with_their_own_event_loops(location, root
     threads = [threading.Thread(target=run, args=(n,)) for n in range(1, 9)]
     for thread in threads:
         thread.start()
-    for thread in threads:
-        thread.join()
+    join_threads(*threads)
     assert len(inside) == 16
     assert all(inside[i] == -inside[i + 1] for i in range(0, 16, 2))
 

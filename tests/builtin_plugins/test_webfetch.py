@@ -120,7 +120,7 @@ class Server(ThreadingHTTPServer):
 
 
 @pytest.fixture
-def server():
+def server(join_threads):
     httpd = Server()
     thread = threading.Thread(target=httpd.serve_forever, args=(0.01,), daemon=True)
     thread.start()
@@ -128,7 +128,7 @@ def server():
     httpd.release.set()
     httpd.shutdown()
     httpd.server_close()
-    thread.join()
+    join_threads(thread)
 
 
 @pytest.fixture

@@ -509,7 +509,7 @@ def test_execute_sync_inside_a_running_loop_is_a_clear_error(tmp_path):
     assert started == []
 
 
-def test_a_sync_executor_runs_in_the_calling_thread(tmp_path):
+def test_a_sync_executor_runs_in_the_calling_thread(tmp_path, join_threads):
     recorder = Recorder()
     snapshot = snapshot_of(tmp_path, native("s", recorder))
     snapshot.execute_sync(ToolCall("1", "s"))
@@ -529,7 +529,7 @@ def test_a_sync_executor_runs_in_the_calling_thread(tmp_path):
 
     thread = threading.Thread(target=from_a_thread)
     thread.start()
-    thread.join()
+    join_threads(thread)
     assert recorder.threads[-1] == callers[0]
 
 

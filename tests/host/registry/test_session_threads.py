@@ -17,7 +17,7 @@ def tool(name, description):
     return Tool(name=name, description=description, execute=run)
 
 
-def test_sessions_from_many_threads_while_the_location_changes(tmp_path):
+def test_sessions_from_many_threads_while_the_location_changes(tmp_path, join_threads):
     service = ToolService(Location(tmp_path, data_dir=tmp_path / "data"))
     template = service.session_transform(
         lambda editor, session_id, state: editor.add(tool("whoami", f"for {session_id}")),
@@ -83,10 +83,9 @@ def test_sessions_from_many_threads_while_the_location_changes(tmp_path):
     writer.start()
     for t in users:
         t.start()
-    for t in users:
-        t.join()
+    join_threads(*users)
     stop.set()
-    writer.join()
+    join_threads(writer)
 
     assert errors == []
     # Sessions "-2" were closed after each use; "-0" and "-1" never were.

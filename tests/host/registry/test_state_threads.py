@@ -24,7 +24,7 @@ def pair(writer, round_):
     return tag, lambda editor: [editor.add(t) for t in tools]
 
 
-def test_concurrent_registration_disposal_and_snapshots(tmp_path):
+def test_concurrent_registration_disposal_and_snapshots(tmp_path, join_threads):
     service = ToolService(Location(tmp_path, data_dir=tmp_path / "data"))
     registered: set[str] = set()
     errors: list[BaseException] = []
@@ -55,11 +55,9 @@ def test_concurrent_registration_disposal_and_snapshots(tmp_path):
     writers = [threading.Thread(target=writer, args=(w,)) for w in range(WRITERS)]
     for t in readers + writers:
         t.start()
-    for t in writers:
-        t.join()
+    join_threads(*writers)
     done.set()
-    for t in readers:
-        t.join()
+    join_threads(*readers)
 
     assert errors == []
     assert snapshots
