@@ -29,8 +29,12 @@ def best(fn: Callable[[], object], number: int) -> float:
 def fresh(code: str) -> float:
     """Median seconds of ``python -c code`` in a fresh process."""
     script = f"import time; t = time.perf_counter(); {code}; print(time.perf_counter() - t)"
-    runs = [subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
-                           check=True).stdout for _ in range(7)]
+    runs = [
+        subprocess.run(
+            [sys.executable, "-c", script], capture_output=True, text=True, check=True
+        ).stdout
+        for _ in range(7)
+    ]
     return statistics.median(float(out) for out in runs)
 
 
@@ -48,19 +52,27 @@ def rows() -> list[tuple[str, str, str]]:
     host_open = "import tooldeck; tooldeck.Host.open('.', plugins=[]).snapshot()"
     fields = (None, "session", "message", "call_1", None, None)
     return [
-        ("`_tool.tuple_new`: building a `ToolContext` (one of ~5 per-call named tuples)",
-         f"{best(lambda: tuple_new(ToolContext, fields), 200000) * 1e9:.0f} ns",
-         f"`ToolContext(...)`: {best(lambda: ToolContext(*fields), 200000) * 1e9:.0f} ns"),
-        ("`host/schema/metaschema.py`: meta-validating one two-field schema",
-         f"{best(lambda: schema_problem(TWO_FIELDS), 50) * 1e3:.2f} ms",
-         f"`Draft202012Validator.check_schema`: "
-         f"{best(lambda: Draft202012Validator.check_schema(TWO_FIELDS), 20) * 1e3:.2f} ms"),
-        ("`host/schema/jsonschema_fast`: validating a two-field object",
-         f"{best(lambda: fast.validate(value), 20000) * 1e6:.2f} µs",
-         f"`jsonschema` (compiled once): {best(lambda: plain.validate(value), 2000) * 1e6:.1f} µs"),
-        ("`host/execution/snapshot.py` `_loop_running`: `Host.open` (no plugins) + snapshot",
-         f"{fresh(host_open) * 1e3:.0f} ms",
-         f"`import asyncio` alone: {fresh('import asyncio') * 1e3:.0f} ms"),
+        (
+            "`_tool.tuple_new`: building a `ToolContext` (one of ~5 per-call named tuples)",
+            f"{best(lambda: tuple_new(ToolContext, fields), 200000) * 1e9:.0f} ns",
+            f"`ToolContext(...)`: {best(lambda: ToolContext(*fields), 200000) * 1e9:.0f} ns",
+        ),
+        (
+            "`host/schema/metaschema.py`: meta-validating one two-field schema",
+            f"{best(lambda: schema_problem(TWO_FIELDS), 50) * 1e3:.2f} ms",
+            f"`Draft202012Validator.check_schema`: "
+            f"{best(lambda: Draft202012Validator.check_schema(TWO_FIELDS), 20) * 1e3:.2f} ms",
+        ),
+        (
+            "`host/schema/jsonschema_fast`: validating a two-field object",
+            f"{best(lambda: fast.validate(value), 20000) * 1e6:.2f} µs",
+            f"`jsonschema` (compiled once): {best(lambda: plain.validate(value), 2000) * 1e6:.1f} µs",
+        ),
+        (
+            "`host/execution/snapshot.py` `_loop_running`: `Host.open` (no plugins) + snapshot",
+            f"{fresh(host_open) * 1e3:.0f} ms",
+            f"`import asyncio` alone: {fresh('import asyncio') * 1e3:.0f} ms",
+        ),
     ]
 
 

@@ -45,8 +45,7 @@ def per_call(fn: Callable[[], Any], *, awaited: bool = False) -> float:
         return time.thread_time() - start
 
     loop = asyncio.new_event_loop()
-    best = min(loop.run_until_complete(rounds_awaited()) if awaited else rounds()
-               for _ in range(9))
+    best = min(loop.run_until_complete(rounds_awaited()) if awaited else rounds() for _ in range(9))
     loop.close()
     return best / CALLS
 
@@ -59,8 +58,13 @@ def schema_tool() -> Any:
     def execute(args: Any, ctx: Any) -> ToolResult:
         return ToolResult(output=args["a"] + args["b"])
 
-    return Tool(name="add_schema", description="Add two integers.", input=SCHEMA,
-                output={"type": "integer"}, execute=execute)
+    return Tool(
+        name="add_schema",
+        description="Add two integers.",
+        input=SCHEMA,
+        output={"type": "integer"},
+        execute=execute,
+    )
 
 
 def steps() -> list[tuple[str, Callable[[], Any]]]:
@@ -84,10 +88,14 @@ def steps() -> list[tuple[str, Callable[[], Any]]]:
         ("input: `tool(fn)` arguments (fast path)", lambda: arguments(ARGS)),
         ("input: JSON Schema validator", lambda: schema_record.input_json(ARGS)),
         ("`ToolContext(...)` (constructor)", lambda: execution.ToolContext(*ctx)),
-        ("`tool.execute(model, ctx)`: `add(**fields)` + `ToolResult`",
-         lambda: fn_tool.execute(model, ctx)),
-        ("`_finish`: output contract, content, `ExecutedTool`",
-         lambda: execution._finish(record, result)),
+        (
+            "`tool.execute(model, ctx)`: `add(**fields)` + `ToolResult`",
+            lambda: fn_tool.execute(model, ctx),
+        ),
+        (
+            "`_finish`: output contract, content, `ExecutedTool`",
+            lambda: execution._finish(record, result),
+        ),
         ("whole: `snap.execute_sync(call)`", lambda: snap.execute_sync(call)),
     ]
 
@@ -120,7 +128,8 @@ def main() -> None:
     print(f"\ncProfile, {CALLS:,} x `snap.execute_sync(call)` (top functions by own time):\n")
     print("| function | calls | own s |\n|---|---|---|")
     for (file, line, name), (_, calls, own, _, _) in sorted(
-        stats.stats.items(), key=lambda item: -item[1][2]  # type: ignore[attr-defined]
+        stats.stats.items(),
+        key=lambda item: -item[1][2],  # type: ignore[attr-defined]
     )[:10]:
         where = file.rsplit("/src/", 1)[-1] if "/src/" in file else file.rsplit("/", 1)[-1]
         print(f"| `{name}` ({where}:{line}) | {calls:,} | {own:.3f} |")

@@ -300,16 +300,23 @@ def w7_targets(w7):
 
 def w7_section(w7):
     env = w7["env"]
-    out = [f"## {W7_TITLE}", "",
-           f"_{env['utc']} · Python {env['python']} · loadavg "
-           f"{fmt_load(env.get('loadavg'))} · `bench/w7_sessions.py`_", "",
-           "| first snapshot (per rep: a fresh Location, fresh sessions) | median | min |",
-           "|---|---|---|"]
-    out += [f"| {n} | {fmt_time(r['median'])} | {fmt_time(r['min'])} |"
-            for n, r in w7["first"].items()]
+    out = [
+        f"## {W7_TITLE}",
+        "",
+        f"_{env['utc']} · Python {env['python']} · loadavg "
+        f"{fmt_load(env.get('loadavg'))} · `bench/w7_sessions.py`_",
+        "",
+        "| first snapshot (per rep: a fresh Location, fresh sessions) | median | min |",
+        "|---|---|---|",
+    ]
+    out += [
+        f"| {n} | {fmt_time(r['median'])} | {fmt_time(r['min'])} |" for n, r in w7["first"].items()
+    ]
     out += ["", "| unchanged (timeit, per call) | median | min |", "|---|---|---|"]
-    out += [f"| `{n}` | {fmt_time(r['median'])} | {fmt_time(r['min'])} |"
-            for n, r in w7["unchanged"].items()]
+    out += [
+        f"| `{n}` | {fmt_time(r['median'])} | {fmt_time(r['min'])} |"
+        for n, r in w7["unchanged"].items()
+    ]
     out += ["", "| memory (tracemalloc, after gc) | bytes |", "|---|---|"]
     out += [f"| {n} | {v:,.0f} |" for n, v in w7["memory"].items()]
     return [*out, ""]

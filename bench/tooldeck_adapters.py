@@ -169,7 +169,7 @@ W4_COMMANDS = {
     # `execute`, whose stubs are rendered only when a model request needs them.
     "tooldeck Host.open 50 + snapshot": (
         'import tooldeck; host = tooldeck.Host.open("."); snap = host.snapshot(); '
-        "names = [e.name for e in snap.codemode_catalog if e.name.startswith(\"bench_plugin_\")]; "
+        'names = [e.name for e in snap.codemode_catalog if e.name.startswith("bench_plugin_")]; '
         "assert len(names) == 50, len(names)"
     ),
     # Reference: the same without the built-in tools (the pluggy row below has none).
@@ -325,8 +325,9 @@ class TooldeckMcpClient:
 
     async def call(self, a, b):
         self.calls += 1
-        outcome = await run_tool_call(self.snapshot, ToolCall(f"c{self.calls}", "w6_add",
-                                                              {"a": a, "b": b}))
+        outcome = await run_tool_call(
+            self.snapshot, ToolCall(f"c{self.calls}", "w6_add", {"a": a, "b": b})
+        )
         return outcome.output["result"]
 
     async def list_names(self):

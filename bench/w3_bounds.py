@@ -44,7 +44,10 @@ from tooldeck.host.schema.jsonschema_fast import SchemaValidator as CompiledSche
 
 def schema_rows() -> dict[str, Any]:
     schema_tool = Tool(
-        name="add", description="Add two integers.", input=SCHEMA, output={"type": "integer"},
+        name="add",
+        description="Add two integers.",
+        input=SCHEMA,
+        output={"type": "integer"},
         execute=lambda args, ctx: ToolResult(output=args["a"] + args["b"]),
     )
     snap = snapshot(schema_tool)
@@ -52,10 +55,15 @@ def schema_rows() -> dict[str, Any]:
     record = record_of(schema_tool)
     check = CompiledSchema(record.input_schema)._check
     assert check is not None
-    typed = SchemaValidator(core_schema.typed_dict_schema(
-        {key: core_schema.typed_dict_field(core_schema.int_schema(strict=True)) for key in "ab"},
-        extra_behavior="forbid",
-    )).validate_json
+    typed = SchemaValidator(
+        core_schema.typed_dict_schema(
+            {
+                key: core_schema.typed_dict_field(core_schema.int_schema(strict=True))
+                for key in "ab"
+            },
+            extra_behavior="forbid",
+        )
+    ).validate_json
     execute, output_check, location = schema_tool.execute, record.output_validator, snap.location
 
     def finish(value: Any, call: ToolCall) -> ExecutedTool:

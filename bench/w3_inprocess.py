@@ -75,10 +75,15 @@ def cases() -> dict[str, Callable[[], float]]:
     loads, call = json.loads, ToolCall
     plain = snapshot(tool(add))
     awaited = snapshot(tool(add_async, name="add"))
-    schema = snapshot(Tool(
-        name="add", description="Add two integers.", input=SCHEMA, output={"type": "integer"},
-        execute=lambda args, ctx: ToolResult(output=args["a"] + args["b"]),
-    ))
+    schema = snapshot(
+        Tool(
+            name="add",
+            description="Add two integers.",
+            input=SCHEMA,
+            output={"type": "integer"},
+            execute=lambda args, ctx: ToolResult(output=args["a"] + args["b"]),
+        )
+    )
     assert plain.execute_sync(call("c1", "add", ARGS)).output == 3
     assert schema.execute_sync(call("c1", "add", ARGS)).output == 3
     return {

@@ -81,8 +81,13 @@ def session_tool(session_id):
         notes.append(inp.text)
         return ToolResult(f"{len(notes)} notes in {session_id}")
 
-    return Tool(name="session_note", description=f"Keep a note for {session_id}.",
-                input=NoteInput, execute=execute, codemode=False)
+    return Tool(
+        name="session_note",
+        description=f"Keep a note for {session_id}.",
+        input=NoteInput,
+        execute=execute,
+        codemode=False,
+    )
 
 
 def adder(tool):
@@ -114,9 +119,17 @@ def open_and_snapshot(service, session_id, tool):
 
 
 def firsts(reps, data_dir):
-    rows = {k: [] for k in ("location first snapshot", "session first snapshot",
-                            "session open+first", "session after a change",
-                            "host location first snapshot", "host session first snapshot")}
+    rows = {
+        k: []
+        for k in (
+            "location first snapshot",
+            "session first snapshot",
+            "session open+first",
+            "session after a change",
+            "host location first snapshot",
+            "host session first snapshot",
+        )
+    }
     for rep in range(reps):
         plugins = micro.w1_tools()  # fresh Tool objects: nothing derived yet
         service = micro.build_service(plugins, Location(tempfile.mkdtemp(), data_dir=data_dir))
@@ -125,25 +138,28 @@ def firsts(reps, data_dir):
             scope = service.session(f"r{rep}-{i}")
             scope.transform(adder(session_tool(scope.id)), source="host")
             rows["session first snapshot"].append(
-                timed(partial(service.snapshot, session=scope.id)))
+                timed(partial(service.snapshot, session=scope.id))
+            )
         rows["session open+first"].append(
-            timed(partial(open_and_snapshot, service, f"open-{rep}", session_tool("x"))))
+            timed(partial(open_and_snapshot, service, f"open-{rep}", session_tool("x")))
+        )
         service.transform(adder(session_tool("location")), source="late")
         service.snapshot()  # the Location's own snapshot after the change (shared)
-        rows["session after a change"].append(
-            timed(partial(service.snapshot, session=f"r{rep}-0")))
+        rows["session after a change"].append(timed(partial(service.snapshot, session=f"r{rep}-0")))
 
         plugins = micro.w1_tools()
         root = tempfile.mkdtemp(prefix="tooldeck-w7-")
-        host = Host.open(root, plugins=[micro.OnePlugin([t for _, ts in plugins for t in ts])],
-                         data_dir=data_dir)
+        host = Host.open(
+            root, plugins=[micro.OnePlugin([t for _, ts in plugins for t in ts])], data_dir=data_dir
+        )
         host.service._snapshots.clear()  # Host.open took none; make sure of it
         rows["host location first snapshot"].append(timed(host.snapshot))
         for i in range(20):
             scope = host.session(f"h{i}")
             scope.transform(adder(session_tool(scope.id)), source="host")
             rows["host session first snapshot"].append(
-                timed(partial(host.snapshot, session=scope.id)))
+                timed(partial(host.snapshot, session=scope.id))
+            )
         host.close()
     return {k: stats(v) for k, v in rows.items()}
 
@@ -156,8 +172,9 @@ def steady(repeat, data_dir):
     assert len(service.snapshot(session="steady").definitions_for("openai")) == 1001
     assert service.snapshot(session="steady") is service.snapshot(session="steady")
     root = tempfile.mkdtemp(prefix="tooldeck-w7-")
-    host = Host.open(root, plugins=[micro.OnePlugin([t for _, ts in plugins for t in ts])],
-                     data_dir=data_dir)
+    host = Host.open(
+        root, plugins=[micro.OnePlugin([t for _, ts in plugins for t in ts])], data_dir=data_dir
+    )
     host.session("steady").transform(adder(session_tool("steady")), source="host")
     assert host.snapshot(session="steady") is host.snapshot(session="steady")
     cases = {
@@ -192,6 +209,7 @@ def memory(count, data_dir):
     ids = [f"session-{i:05d}" for i in range(count)]  # built before tracing
     tracemalloc.start()
     try:
+
         def tools_alone():
             tools = [session_tool(i) for i in ids]
             for t in tools:
@@ -203,8 +221,9 @@ def memory(count, data_dir):
 
         def open_sessions():
             for session_id in ids:
-                service.session(session_id).transform(adder(session_tool(session_id)),
-                                                      source="host")
+                service.session(session_id).transform(
+                    adder(session_tool(session_id)), source="host"
+                )
                 service.snapshot(session=session_id)
             return None
 
@@ -225,8 +244,8 @@ def memory(count, data_dir):
         "bytes per open session incl. its tool and first snapshot": open_bytes / count,
         "bytes per open session beyond its own tool": open_bytes / count - per_tool,
         "bytes per session for definitions_for(openai)": render_bytes / count,
-        "bytes left per session after closing all": (open_bytes + render_bytes
-                                                     + closed_bytes) / count,
+        "bytes left per session after closing all": (open_bytes + render_bytes + closed_bytes)
+        / count,
     }
 
 
@@ -250,16 +269,23 @@ def main():
     location = first["location first snapshot"]["median"]
     for name, r in first.items():
         ratio = r["median"] / location
-        print(f"{name:32s} median {r['median'] * 1e6:9.1f} µs  min {r['min'] * 1e6:9.1f} µs"
-              f"  ({ratio:6.1%} of the Location's first)", flush=True)
-    host_ratio = (first["host session first snapshot"]["median"]
-                  / first["host location first snapshot"]["median"])
+        print(
+            f"{name:32s} median {r['median'] * 1e6:9.1f} µs  min {r['min'] * 1e6:9.1f} µs"
+            f"  ({ratio:6.1%} of the Location's first)",
+            flush=True,
+        )
+    host_ratio = (
+        first["host session first snapshot"]["median"]
+        / first["host location first snapshot"]["median"]
+    )
     print(f"{'host session / host location':32s} {host_ratio:6.1%}", flush=True)
 
     unchanged = steady(a.repeat, data_dir)
     for name, r in unchanged.items():
-        print(f"{name:45s} median {r['median'] * 1e6:7.3f} µs  min {r['min'] * 1e6:7.3f} µs",
-              flush=True)
+        print(
+            f"{name:45s} median {r['median'] * 1e6:7.3f} µs  min {r['min'] * 1e6:7.3f} µs",
+            flush=True,
+        )
 
     mem = memory(a.sessions, data_dir)
     for name, value in mem.items():
@@ -277,10 +303,8 @@ def main():
         },
         "first": first,
         "ratios": {
-            "session first / location first": first["session first snapshot"]["median"]
-            / location,
-            "session open+first / location first": first["session open+first"]["median"]
-            / location,
+            "session first / location first": first["session first snapshot"]["median"] / location,
+            "session open+first / location first": first["session open+first"]["median"] / location,
             "host session first / host location first": host_ratio,
         },
         "unchanged": unchanged,

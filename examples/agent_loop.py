@@ -49,7 +49,7 @@ if TYPE_CHECKING:  # for annotations only
 
     from tooldeck import PermissionRequest, Reply
 
-APP = '''\
+APP = """\
 def greet(name):
     # TODO: say hello properly
     return "hi " + name
@@ -57,7 +57,7 @@ def greet(name):
 
 def farewell(name):
     return "bye " + name  # TODO: capitalize
-'''
+"""
 
 TASK = "Make greet() say 'Hello, <name>!', check the logo, and tell me which TODOs are left."
 
@@ -66,25 +66,48 @@ Turn = tuple[str, list[tuple[str, str, dict[str, Any]]]]
 
 SCRIPT: list[Turn] = [
     # Three calls in one turn: the code, the logo (an image) and a search.
-    ("Let me look at the code and the logo first.", [
-        ("call_1", "read", {"path": "app.py"}),
-        ("call_2", "read", {"path": "logo.png"}),
-        ("call_3", "grep", {"pattern": "TODO"}),
-    ]),
+    (
+        "Let me look at the code and the logo first.",
+        [
+            ("call_1", "read", {"path": "app.py"}),
+            ("call_2", "read", {"path": "logo.png"}),
+            ("call_3", "grep", {"pattern": "TODO"}),
+        ],
+    ),
     # Invalid arguments: old_string has the wrong type and new_string is missing. The
     # boundary refuses the call before the tool runs and tells the model what to fix.
     ("Now the edit.", [("call_4", "edit", {"path": "app.py", "old_string": 42})]),
     # The corrected call. edit asks permission (the user approves once) and then writes.
-    ("Fixing the arguments.", [("call_5", "edit", {
-        "path": "app.py",
-        "old_string": '    # TODO: say hello properly\n    return "hi " + name',
-        "new_string": '    return f"Hello, {name}!"'})]),
+    (
+        "Fixing the arguments.",
+        [
+            (
+                "call_5",
+                "edit",
+                {
+                    "path": "app.py",
+                    "old_string": '    # TODO: say hello properly\n    return "hi " + name',
+                    "new_string": '    return f"Hello, {name}!"',
+                },
+            )
+        ],
+    ),
     # The user rejects with feedback: the call fails with it and the model carries on.
-    ("Let me run the old build script too.", [("call_6", "shell", {
-        "command": "rm -rf build && make", "description": "Rebuild from scratch"})]),
+    (
+        "Let me run the old build script too.",
+        [
+            (
+                "call_6",
+                "shell",
+                {"command": "rm -rf build && make", "description": "Rebuild from scratch"},
+            )
+        ],
+    ),
     # The user simply declines: the host ends the turn and hands back to the user.
-    ("I'll write a summary file.", [("call_7", "write", {
-        "path": "SUMMARY.md", "content": "greet() fixed.\n"})]),
+    (
+        "I'll write a summary file.",
+        [("call_7", "write", {"path": "SUMMARY.md", "content": "greet() fixed.\n"})],
+    ),
 ]
 
 
@@ -111,36 +134,60 @@ class FakeModel:
 
 def _answers(messages: Sequence[Mapping[str, Any]], anthropic: bool) -> tuple[list[str], int]:
     """The call ids the latest messages answer, and the images they carry."""
-    latest = messages[len(messages) - next(
-        (i for i, m in enumerate(reversed(messages)) if m["role"] == "assistant"),
-        len(messages)):]
+    latest = messages[
+        len(messages)
+        - next(
+            (i for i, m in enumerate(reversed(messages)) if m["role"] == "assistant"), len(messages)
+        ) :
+    ]
     if anthropic:
         blocks = [b for m in latest if isinstance(m["content"], list) for b in m["content"]]
         answered = [b["tool_use_id"] for b in blocks if b["type"] == "tool_result"]
         parts = [p for b in blocks for p in b.get("content", [])]
         return answered, sum(p["type"] == "image" for p in parts)
     answered = [m["tool_call_id"] for m in latest if m["role"] == "tool"]
-    parts = [p for m in latest if m["role"] == "user" and isinstance(m["content"], list)
-             for p in m["content"]]
+    parts = [
+        p
+        for m in latest
+        if m["role"] == "user" and isinstance(m["content"], list)
+        for p in m["content"]
+    ]
     return answered, sum(p["type"] == "image_url" for p in parts)
 
 
 def _completion(text: str, calls: list[tuple[str, str, dict[str, Any]]]) -> dict[str, Any]:
-    tool_calls = [{"id": i, "type": "function",
-                   "function": {"name": n, "arguments": json.dumps(a)}} for i, n, a in calls]
-    message = {"role": "assistant", "content": text, **({"tool_calls": tool_calls} if calls
-                                                         else {})}
-    return {"id": "chatcmpl-1", "object": "chat.completion", "created": 0, "model": "scripted",
-            "choices": [{"index": 0, "message": message,
-                         "finish_reason": "tool_calls" if calls else "stop"}]}
+    tool_calls = [
+        {"id": i, "type": "function", "function": {"name": n, "arguments": json.dumps(a)}}
+        for i, n, a in calls
+    ]
+    message = {
+        "role": "assistant",
+        "content": text,
+        **({"tool_calls": tool_calls} if calls else {}),
+    }
+    return {
+        "id": "chatcmpl-1",
+        "object": "chat.completion",
+        "created": 0,
+        "model": "scripted",
+        "choices": [
+            {"index": 0, "message": message, "finish_reason": "tool_calls" if calls else "stop"}
+        ],
+    }
 
 
 def _message(text: str, calls: list[tuple[str, str, dict[str, Any]]]) -> dict[str, Any]:
     blocks = [{"type": "tool_use", "id": i, "name": n, "input": a} for i, n, a in calls]
-    return {"id": "msg_1", "type": "message", "role": "assistant", "model": "scripted",
-            "content": [{"type": "text", "text": text}, *blocks],
-            "stop_reason": "tool_use" if calls else "end_turn", "stop_sequence": None,
-            "usage": {"input_tokens": 1, "output_tokens": 1}}
+    return {
+        "id": "msg_1",
+        "type": "message",
+        "role": "assistant",
+        "model": "scripted",
+        "content": [{"type": "text", "text": text}, *blocks],
+        "stop_reason": "tool_use" if calls else "end_turn",
+        "stop_sequence": None,
+        "usage": {"input_tokens": 1, "output_tokens": 1},
+    }
 
 
 def serve(model: FakeModel) -> tuple[ThreadingHTTPServer, str]:
@@ -189,8 +236,9 @@ def run_turn(snapshot: Snapshot, calls: list[ToolCall]) -> TurnResult:
     for call in calls:
         arguments = call.input if isinstance(call.input, str) else json.dumps(call.input)
         say(f"  > {call.id} {call.name} {arguments}")
-    turn = asyncio.run(run_tool_calls(snapshot, calls, session_id="session-1",
-                                      message_id="message-1"))
+    turn = asyncio.run(
+        run_tool_calls(snapshot, calls, session_id="session-1", message_id="message-1")
+    )
     for call, outcome in zip(calls, turn.outcomes, strict=True):
         say(f"  < {call.id} {describe(outcome)}")
         say(quoted(shown(outcome)))
@@ -204,7 +252,8 @@ def openai_loop(host: Host, base_url: str) -> int:
     while True:
         snapshot = host.snapshot()  # one per request: it is what the model is shown
         reply = client.chat.completions.create(
-            model="scripted", messages=messages, tools=snapshot.definitions_for("openai"))
+            model="scripted", messages=messages, tools=snapshot.definitions_for("openai")
+        )
         message = reply.choices[0].message
         say(f"assistant: {message.content}")
         messages.append(cast("ChatCompletionMessageParam", message.to_dict()))
@@ -224,8 +273,12 @@ def anthropic_loop(host: Host, base_url: str) -> int:
     messages: list[MessageParam] = [{"role": "user", "content": TASK}]
     while True:
         snapshot = host.snapshot()
-        reply = client.messages.create(model="scripted", max_tokens=1024, messages=messages,
-                                       tools=snapshot.definitions_for("anthropic"))
+        reply = client.messages.create(
+            model="scripted",
+            max_tokens=1024,
+            messages=messages,
+            tools=snapshot.definitions_for("anthropic"),
+        )
         say(f"assistant: {''.join(b.text for b in reply.content if b.type == 'text')}")
         messages.append({"role": "assistant", "content": reply.content})
         calls = calls_from("anthropic", reply)
@@ -238,8 +291,7 @@ def anthropic_loop(host: Host, base_url: str) -> int:
             return len(messages)
 
 
-LOOPS: dict[str, Callable[[Host, str], int]] = {
-    "openai": openai_loop, "anthropic": anthropic_loop}
+LOOPS: dict[str, Callable[[Host, str], int]] = {"openai": openai_loop, "anthropic": anthropic_loop}
 
 
 def describe(outcome: ToolCallOutcome) -> str:
@@ -251,9 +303,12 @@ def describe(outcome: ToolCallOutcome) -> str:
 
 def shown(outcome: ToolCallOutcome) -> str:
     """The outcome's content as a person reads it: text, and a line per attachment."""
-    return "\n".join(part.text if part.type == "text"
-                     else f"[{part.mime_type} {part.type}, {len(part.data)} bytes]"
-                     for part in outcome.content)
+    return "\n".join(
+        part.text
+        if part.type == "text"
+        else f"[{part.mime_type} {part.type}, {len(part.data)} bytes]"
+        for part in outcome.content
+    )
 
 
 def say(line: str) -> None:
@@ -267,14 +322,19 @@ def quoted(text: str) -> str:
 
 def png(width: int, height: int) -> bytes:
     """A solid red PNG, written by hand so the example needs no imaging library."""
+
     def chunk(kind: bytes, data: bytes) -> bytes:
         body = kind + data
         return struct.pack(">I", len(data)) + body + struct.pack(">I", zlib.crc32(body))
 
     rows = b"".join(b"\x00" + b"\xff\x00\x00" * width for _ in range(height))
     header = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)
-    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", zlib.compress(rows))
-            + chunk(b"IEND", b""))
+    return (
+        b"\x89PNG\r\n\x1a\n"
+        + chunk(b"IHDR", header)
+        + chunk(b"IDAT", zlib.compress(rows))
+        + chunk(b"IEND", b"")
+    )
 
 
 def run(provider: str) -> None:
@@ -285,8 +345,7 @@ def run(provider: str) -> None:
         root.mkdir()
         (root / "app.py").write_text(APP)
         (root / "logo.png").write_bytes(png(8, 8))
-        user = ScriptedUser(root, ["once", Reject("Don't delete build/, it is shared."),
-                                   "reject"])
+        user = ScriptedUser(root, ["once", Reject("Don't delete build/, it is shared."), "reject"])
         # plugins=[]: only the built-ins, whatever packs this environment has installed.
         # data_dir: saved outputs and "always" approvals stay in the temp dir too.
         with Host.open(root, plugins=[], asker=user, data_dir=Path(temp, "data")) as host:
@@ -306,8 +365,7 @@ def main(argv: Sequence[str]) -> int:
     providers = list(argv) or list(LOOPS)
     unknown = [p for p in providers if p not in LOOPS]
     if unknown:
-        print(f"unknown provider {unknown[0]!r}; choose from {', '.join(LOOPS)}",
-              file=sys.stderr)
+        print(f"unknown provider {unknown[0]!r}; choose from {', '.join(LOOPS)}", file=sys.stderr)
         return 2
     for provider in providers:
         run(provider)

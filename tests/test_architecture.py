@@ -38,8 +38,14 @@ SCHEMA, REGISTRY, LOCATION, EXECUTION, SERVICE, PLUGINS = (
 # The groups the doc's table names in words.
 GROUPS = {
     "core": ("tooldeck.errors", "tooldeck._tool"),
-    "public": ("tooldeck", "tooldeck.errors", "tooldeck.hookspecs", "tooldeck._tool",
-               "tooldeck._function_tool", "tooldeck.paths"),
+    "public": (
+        "tooldeck",
+        "tooldeck.errors",
+        "tooldeck.hookspecs",
+        "tooldeck._tool",
+        "tooldeck._function_tool",
+        "tooldeck.paths",
+    ),
     "host": (SCHEMA, REGISTRY, LOCATION, EXECUTION, SERVICE),
     "anything": ANYTHING,
     "nothing": (),
@@ -61,18 +67,31 @@ CONTRACT: dict[str, tuple[str, ...]] = {
     LOCATION: (*CORE, SCHEMA, REGISTRY),
     EXECUTION: (*CORE, "tooldeck._function_tool", SCHEMA, REGISTRY, LOCATION),
     SERVICE: (*CORE, SCHEMA, REGISTRY, LOCATION, EXECUTION),
-    PLUGINS: (*CORE, *HOST, "tooldeck", "tooldeck.hookspecs", "tooldeck.builtin_plugins",
-              "tooldeck.codemode", "tooldeck.mcp"),
+    PLUGINS: (
+        *CORE,
+        *HOST,
+        "tooldeck",
+        "tooldeck.hookspecs",
+        "tooldeck.builtin_plugins",
+        "tooldeck.codemode",
+        "tooldeck.mcp",
+    ),
     "tooldeck.providers": (*PUBLIC, *HOST),
     "tooldeck.codemode": (*PUBLIC, *HOST),
     "tooldeck.mcp": (*PUBLIC, *HOST, "tooldeck.codemode", "tooldeck.providers"),
     "tooldeck.builtin_plugins": BUILTINS,
     "tooldeck.builtin_plugins._run.question": (*BUILTINS, "tooldeck.host.location.questions"),
-    "tooldeck.builtin_plugins._run.files": (*BUILTINS, "tooldeck.host.execution.bounding",
-                                            "tooldeck.host.execution.sizes"),
+    "tooldeck.builtin_plugins._run.files": (
+        *BUILTINS,
+        "tooldeck.host.execution.bounding",
+        "tooldeck.host.execution.sizes",
+    ),
     "tooldeck.builtin_plugins._run.read": (*BUILTINS, "tooldeck.host.execution.images"),
-    "tooldeck.builtin_plugins._run.shell": (*BUILTINS, "tooldeck.host.execution.bounding",
-                                            "tooldeck.host.execution.sizes"),
+    "tooldeck.builtin_plugins._run.shell": (
+        *BUILTINS,
+        "tooldeck.host.execution.bounding",
+        "tooldeck.host.execution.sizes",
+    ),
     "tooldeck.builtin_plugins._run.write": (*BUILTINS, "tooldeck.host.execution.sizes"),
     "tooldeck.cli": ANYTHING,
     "tooldeck.testing": ANYTHING,
@@ -109,7 +128,8 @@ def source_modules() -> dict[str, Path]:
 
 def _is_type_checking(test: ast.expr) -> bool:
     return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
-        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING")
+        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING"
+    )
 
 
 def _runs(node: ast.AST) -> Iterator[ast.AST]:
@@ -172,7 +192,8 @@ def allows(rule: tuple[str, ...], target: str) -> bool:
     # The root unit allows only itself: every other module has a more specific unit.
     return rule == ANYTHING or any(
         target == allowed or (allowed != "tooldeck" and _inside(target, allowed))
-        for allowed in rule)
+        for allowed in rule
+    )
 
 
 def short(unit: str) -> str:
@@ -185,15 +206,16 @@ def violation(edge: Import) -> str | None:
     if unit_of(edge.target) == unit or allows(CONTRACT[unit], edge.target):
         return None
     allowed = ", ".join(short(u) for u in CONTRACT[unit]) or "nothing from tooldeck"
-    return (f"{edge.where}: {edge.module} imports {edge.target}, but {short(unit)} may "
-            f"import only: {allowed} (docs/architecture.md, '{RULES_HEADING[3:]}')")
+    return (
+        f"{edge.where}: {edge.module} imports {edge.target}, but {short(unit)} may "
+        f"import only: {allowed} (docs/architecture.md, '{RULES_HEADING[3:]}')"
+    )
 
 
 # -- the layering ---------------------------------------------------------------------------
 def test_every_module_belongs_to_a_unit_of_the_contract():
     strays = [m for m in source_modules() if unit_of(m) in PARENTS and m not in PARENTS]
-    assert strays == [], (
-        f"{strays}: give each a row in CONTRACT here and in docs/architecture.md")
+    assert strays == [], f"{strays}: give each a row in CONTRACT here and in docs/architecture.md"
 
 
 def test_every_import_follows_the_layering():
@@ -202,41 +224,62 @@ def test_every_import_follows_the_layering():
 
 
 def test_the_core_types_errors_and_hookspecs_import_nothing_from_host():
-    edges = [f"{e.where}: {e.module} imports {e.target} at runtime" for e in import_graph()
-             if e.module in ("tooldeck._tool", "tooldeck.errors", "tooldeck.hookspecs")
-             and _inside(e.target, "tooldeck.host")]
+    edges = [
+        f"{e.where}: {e.module} imports {e.target} at runtime"
+        for e in import_graph()
+        if e.module in ("tooldeck._tool", "tooldeck.errors", "tooldeck.hookspecs")
+        and _inside(e.target, "tooldeck.host")
+    ]
     assert edges == [], "\n".join(edges)
 
 
 def test_the_registry_imports_no_permission_or_location_code():
-    edges = [f"{e.where}: the registry authorizes nothing, yet imports {e.target}"
-             for e in import_graph()
-             if _inside(e.module, REGISTRY) and _inside(e.target, LOCATION)]
+    edges = [
+        f"{e.where}: the registry authorizes nothing, yet imports {e.target}"
+        for e in import_graph()
+        if _inside(e.module, REGISTRY) and _inside(e.target, LOCATION)
+    ]
     assert edges == [], "\n".join(edges)
 
 
 def test_builtins_take_only_exported_names_from_the_core_modules():
     exported = set(tooldeck.__all__)
-    problems = [f"{e.where}: {name} from {e.target} is not exported by tooldeck"
-                for e in import_graph()
-                if _inside(e.module, "tooldeck.builtin_plugins") and e.target in NAMES_ONLY
-                for name in e.names if name not in exported]
+    problems = [
+        f"{e.where}: {name} from {e.target} is not exported by tooldeck"
+        for e in import_graph()
+        if _inside(e.module, "tooldeck.builtin_plugins") and e.target in NAMES_ONLY
+        for name in e.names
+        if name not in exported
+    ]
     assert problems == [], "\n".join(problems)
 
 
-@pytest.mark.parametrize(("source", "expected"), [
-    ("from tooldeck.host.location.permission import Reject\n",
-     ["tooldeck.host.location.permission"]),
-    ("def f():\n    from tooldeck.host.location import permission\n",
-     ["tooldeck.host.location.permission"]),
-    ("from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n"
-     "    from tooldeck.host.location.location import Location\n", []),
-    ("import typing\nif typing.TYPE_CHECKING:\n    import tooldeck.host.service\n"
-     "else:\n    import tooldeck.host.schema\n", ["tooldeck.host.schema"]),
-    ("from ..location import config\n", ["tooldeck.host.location.config"]),
-    ("from .names import normalize\n", ["tooldeck.host.registry.names"]),
-    ("from tooldeck import Tool, errors\n", ["tooldeck.errors", "tooldeck"]),
-])
+@pytest.mark.parametrize(
+    ("source", "expected"),
+    [
+        (
+            "from tooldeck.host.location.permission import Reject\n",
+            ["tooldeck.host.location.permission"],
+        ),
+        (
+            "def f():\n    from tooldeck.host.location import permission\n",
+            ["tooldeck.host.location.permission"],
+        ),
+        (
+            "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n"
+            "    from tooldeck.host.location.location import Location\n",
+            [],
+        ),
+        (
+            "import typing\nif typing.TYPE_CHECKING:\n    import tooldeck.host.service\n"
+            "else:\n    import tooldeck.host.schema\n",
+            ["tooldeck.host.schema"],
+        ),
+        ("from ..location import config\n", ["tooldeck.host.location.config"]),
+        ("from .names import normalize\n", ["tooldeck.host.registry.names"]),
+        ("from tooldeck import Tool, errors\n", ["tooldeck.errors", "tooldeck"]),
+    ],
+)
 def test_the_graph_counts_what_runs(tmp_path, source, expected):
     path = tmp_path / "probe.py"
     path.write_text(source, encoding="utf-8")
@@ -245,16 +288,29 @@ def test_the_graph_counts_what_runs(tmp_path, source, expected):
 
 
 def test_a_violation_names_the_module_line_and_rule():
-    edge = Import("tooldeck.host.registry.editor", SRC / "tooldeck/host/registry/editor.py", 12,
-                  "tooldeck.host.location.permission", ("PermissionService",))
+    edge = Import(
+        "tooldeck.host.registry.editor",
+        SRC / "tooldeck/host/registry/editor.py",
+        12,
+        "tooldeck.host.location.permission",
+        ("PermissionService",),
+    )
     assert violation(edge) == (
         "src/tooldeck/host/registry/editor.py:12: tooldeck.host.registry.editor imports "
         "tooldeck.host.location.permission, but host.registry may import only: errors, "
-        "_tool, host.schema (docs/architecture.md, 'What each package may import')")
+        "_tool, host.schema (docs/architecture.md, 'What each package may import')"
+    )
     assert violation(edge._replace(module="tooldeck.host.service")) is None
     assert violation(edge._replace(module="tooldeck.builtin_plugins._run.read")) is not None
-    assert violation(edge._replace(module="tooldeck.builtin_plugins._run.question",
-                                   target="tooldeck.host.location.questions")) is None
+    assert (
+        violation(
+            edge._replace(
+                module="tooldeck.builtin_plugins._run.question",
+                target="tooldeck.host.location.questions",
+            )
+        )
+        is None
+    )
 
 
 # -- the doc --------------------------------------------------------------------------------
@@ -275,8 +331,7 @@ def documented_rules() -> dict[str, set[str]]:
         unit, cell = row
         allowed: set[str] = set()
         for token in (t.strip() for t in cell.split(",")):
-            allowed.update([_unit(token.strip("`"))] if token.startswith("`")
-                           else GROUPS[token])
+            allowed.update([_unit(token.strip("`"))] if token.startswith("`") else GROUPS[token])
         rules[_unit(unit)] = allowed
     return rules
 
@@ -284,10 +339,12 @@ def documented_rules() -> dict[str, set[str]]:
 def test_the_doc_states_the_same_contract():
     documented = documented_rules()
     expected = {unit: set(rule) for unit, rule in CONTRACT.items()}
-    drifts = [f"`{short(unit)}`: the doc says {sorted(map(short, documented.get(unit, ())))}, "
-              f"CONTRACT says {sorted(map(short, expected.get(unit, ())))}"
-              for unit in sorted(documented.keys() | expected.keys())
-              if documented.get(unit) != expected.get(unit)]
+    drifts = [
+        f"`{short(unit)}`: the doc says {sorted(map(short, documented.get(unit, ())))}, "
+        f"CONTRACT says {sorted(map(short, expected.get(unit, ())))}"
+        for unit in sorted(documented.keys() | expected.keys())
+        if documented.get(unit) != expected.get(unit)
+    ]
     assert drifts == [], "\n".join(drifts)
 
 
@@ -311,12 +368,19 @@ def test_the_doc_draws_the_real_import_graph():
 
 # -- the tests ------------------------------------------------------------------------------
 def test_tests_mirror_the_package_layout():
-    test_dirs = {p.parent.relative_to(TESTS) for p in TESTS.rglob("test_*.py")
-                 if "packs" not in p.relative_to(TESTS).parts}
-    strays = [str(d) for d in sorted(test_dirs)
-              if not (SRC / "tooldeck" / d / "__init__.py").is_file()]
+    test_dirs = {
+        p.parent.relative_to(TESTS)
+        for p in TESTS.rglob("test_*.py")
+        if "packs" not in p.relative_to(TESTS).parts
+    }
+    strays = [
+        str(d) for d in sorted(test_dirs) if not (SRC / "tooldeck" / d / "__init__.py").is_file()
+    ]
     assert strays == [], f"no package under src/tooldeck for tests/{', tests/'.join(strays)}"
     host = SRC / "tooldeck" / "host"
-    untested = [p.name for p in sorted(host.iterdir()) if (p / "__init__.py").is_file()
-                and not (TESTS / "host" / p.name).is_dir()]
+    untested = [
+        p.name
+        for p in sorted(host.iterdir())
+        if (p / "__init__.py").is_file() and not (TESTS / "host" / p.name).is_dir()
+    ]
     assert untested == [], f"host packages without tests/host/<package>/: {untested}"

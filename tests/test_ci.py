@@ -12,8 +12,11 @@ RUN = ROOT / ".ci" / "run"
 
 
 def steps() -> list[str]:
-    return [line for line in RUN.read_text().splitlines()
-            if line and not line.startswith(("#", " ")) and ".venv/bin/" in line]
+    return [
+        line
+        for line in RUN.read_text().splitlines()
+        if line and not line.startswith(("#", " ")) and ".venv/bin/" in line
+    ]
 
 
 def test_ci_runs_the_matrix_on_the_built_wheel_and_the_packs():
@@ -43,6 +46,7 @@ def test_a_failing_step_fails_the_run(tmp_path):
     (checkout / ".ci").mkdir(parents=True)
     (checkout / ".ci" / "run").write_text(RUN.read_text())
     env = {**os.environ, "PATH": f"{fake}:/usr/bin:/bin"}
-    done = subprocess.run(["bash", str(checkout / ".ci" / "run")], env=env,
-                          capture_output=True, text=True, timeout=60)
+    done = subprocess.run(
+        ["bash", str(checkout / ".ci" / "run")], env=env, capture_output=True, text=True, timeout=60
+    )
     assert done.returncode != 0

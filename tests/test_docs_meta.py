@@ -36,8 +36,11 @@ CORE = ("importlib-metadata", "jsonschema", "pluggy", "pydantic")
 def specified_hooks() -> list[str]:
     """Names of the functions in ``tooldeck.hookspecs`` carrying the hookspec marker."""
     marker = f"{hookspecs.PROJECT}_spec"
-    return sorted(name for name, fn in inspect.getmembers(hookspecs, inspect.isfunction)
-                  if hasattr(fn, marker))
+    return sorted(
+        name
+        for name, fn in inspect.getmembers(hookspecs, inspect.isfunction)
+        if hasattr(fn, marker)
+    )
 
 
 def documented_hooks(text: str) -> set[str]:
@@ -47,14 +50,17 @@ def documented_hooks(text: str) -> set[str]:
 
 
 def read_test_sources() -> dict[str, str]:
-    return {str(path.relative_to(TESTS)): path.read_text(encoding="utf-8")
-            for path in sorted(TESTS.rglob("*.py")) if path.name not in META_TESTS}
+    return {
+        str(path.relative_to(TESTS)): path.read_text(encoding="utf-8")
+        for path in sorted(TESTS.rglob("*.py"))
+        if path.name not in META_TESTS
+    }
 
 
 def hooks_mentioned_in(hooks: list[str], sources: dict[str, str]) -> set[str]:
-    return {hook for hook in hooks
-            if any(re.search(rf"\b{hook}\b", text) for text in sources.values())}
-
+    return {
+        hook for hook in hooks if any(re.search(rf"\b{hook}\b", text) for text in sources.values())
+    }
 
 
 def test_the_hookspecs_are_found_from_their_markers():
@@ -66,14 +72,16 @@ def test_the_hookspecs_are_found_from_their_markers():
 @pytest.mark.parametrize("hook", specified_hooks())
 def test_every_hook_has_a_section_in_the_hook_reference(hook):
     assert hook in documented_hooks(HOOKS_DOC.read_text(encoding="utf-8")), (
-        f"hookspec {hook!r} has no '## ' section in {HOOKS_DOC.relative_to(TESTS.parent)}")
+        f"hookspec {hook!r} has no '## ' section in {HOOKS_DOC.relative_to(TESTS.parent)}"
+    )
 
 
 @pytest.mark.parametrize("hook", specified_hooks())
 def test_every_hook_is_referenced_by_a_test(hook):
     assert hook in hooks_mentioned_in([hook], read_test_sources()), (
         f"hookspec {hook!r} is not mentioned by any test under tests/ "
-        f"(meta-tests {sorted(META_TESTS)} do not count)")
+        f"(meta-tests {sorted(META_TESTS)} do not count)"
+    )
 
 
 def test_the_checks_catch_an_undocumented_untested_hook():

@@ -77,8 +77,11 @@ def resolve(name: str) -> type[BaseException]:
 def test_every_exception_is_in_the_tree_or_named_internal():
     public = {id(getattr(errors, name)) for name in errors.__all__}
     public |= {id(getattr(tooldeck, name)) for name in WITH_TOOL}
-    leaking = [name for name, cls in exception_classes().items()
-               if id(cls) not in public and name not in INTERNAL]
+    leaking = [
+        name
+        for name, cls in exception_classes().items()
+        if id(cls) not in public and name not in INTERNAL
+    ]
     assert leaking == [], "add them to tooldeck.errors (and the tree) or to INTERNAL"
     assert set(INTERNAL) <= set(exception_classes()), "INTERNAL names a class that is gone"
 
@@ -103,7 +106,11 @@ def test_the_docstring_draws_every_error_under_its_real_parent():
 def test_the_tree_reader_follows_indentation():
     doc = "x::\n\n    Root\n     ├── Left   A text\n     │    └── Leaf\n     └── Right\n"
     assert drawn_tree(doc) == [
-        ("Root", None), ("Left", "Root"), ("Leaf", "Left"), ("Right", "Root")]
+        ("Root", None),
+        ("Left", "Root"),
+        ("Leaf", "Left"),
+        ("Right", "Root"),
+    ]
 
 
 def test_invalid_tool_error_is_gone_because_add_reports_a_diagnostic_instead():

@@ -64,8 +64,7 @@ def blocks(doc: str) -> list[Block]:
     for match in _FENCE.finditer(text):
         marker = match["marker"]
         if marker not in (None, "no-run", "shell") and not marker.startswith("file:"):
-            raise ValueError(
-                f"{doc}: unknown marker <!-- {marker} --> (no-run, shell, file: PATH)")
+            raise ValueError(f"{doc}: unknown marker <!-- {marker} --> (no-run, shell, file: PATH)")
         line = text.count("\n", 0, match.start("code"))
         found.append(Block(doc, line, match["lang"], match["code"], marker))
     return found
@@ -89,8 +88,12 @@ def env(monkeypatch, tmp_path):
 
 def subprocess_env(home: Path, **extra: str) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("TOOLDECK_")}
-    env.update(XDG_CONFIG_HOME=str(home / "xdg-config"), XDG_DATA_HOME=str(home / "xdg-data"),
-               PYTHONDONTWRITEBYTECODE="1", **extra)
+    env.update(
+        XDG_CONFIG_HOME=str(home / "xdg-config"),
+        XDG_DATA_HOME=str(home / "xdg-data"),
+        PYTHONDONTWRITEBYTECODE="1",
+        **extra,
+    )
     return env
 
 
@@ -99,8 +102,14 @@ def subprocess_env(home: Path, **extra: str) -> dict[str, str]:
 def transcripts(tmp_path_factory):
     """The example's transcript per provider SDK (both run in one process)."""
     home = tmp_path_factory.mktemp("agent-loop")
-    done = subprocess.run([sys.executable, str(AGENT_LOOP)], cwd=home, env=subprocess_env(home),
-                          capture_output=True, text=True, timeout=120)
+    done = subprocess.run(
+        [sys.executable, str(AGENT_LOOP)],
+        cwd=home,
+        env=subprocess_env(home),
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert done.returncode == 0, done.stdout + done.stderr
     assert done.stderr == "", done.stderr
     _, openai, anthropic = re.split(r"^== (?:openai|anthropic) ==$", done.stdout, flags=re.M)
@@ -121,13 +130,13 @@ def test_the_agent_loop_offers_the_real_builtins(transcript):
 def test_every_call_gets_an_outcome_in_order(transcript):
     outcomes = re.findall(r"^  < (call_\d+) (.+)$", transcript, flags=re.M)
     assert outcomes == [
-        ("call_1", "completed"),                    # read app.py
-        ("call_2", "completed"),                    # read logo.png: an image
-        ("call_3", "completed"),                    # grep
-        ("call_4", "failed (tool.execution)"),      # invalid arguments
-        ("call_5", "completed"),                    # the corrected edit, approved once
-        ("call_6", "failed (tool.execution)"),      # rejected with feedback
-        ("call_7", "declined"),                     # rejected
+        ("call_1", "completed"),  # read app.py
+        ("call_2", "completed"),  # read logo.png: an image
+        ("call_3", "completed"),  # grep
+        ("call_4", "failed (tool.execution)"),  # invalid arguments
+        ("call_5", "completed"),  # the corrected edit, approved once
+        ("call_6", "failed (tool.execution)"),  # rejected with feedback
+        ("call_7", "declined"),  # rejected
     ]
 
 
@@ -139,7 +148,7 @@ def test_the_image_reaches_the_model(transcript):
 def test_read_and_grep_show_the_file(transcript):
     assert '|   3:     return "hi " + name' in transcript
     assert "Found 2 matches in 1 file" in transcript
-    assert "L7:     return \"bye \" + name  # TODO: capitalize" in transcript
+    assert 'L7:     return "bye " + name  # TODO: capitalize' in transcript
 
 
 def test_invalid_arguments_are_explained_and_never_run(transcript):
@@ -152,11 +161,17 @@ def test_invalid_arguments_are_explained_and_never_run(transcript):
 def test_the_asker_sees_each_ask_with_its_diff_and_replies(transcript):
     asks = re.findall(r"^  \? permission: (\w+) (.+)$", transcript, flags=re.M)
     assert [(action, resources.split(",")[0]) for action, resources in asks] == [
-        ("edit", "app.py"), ("shell", "rm -rf build && make"), ("edit", "SUMMARY.md")]
+        ("edit", "app.py"),
+        ("shell", "rm -rf build && make"),
+        ("edit", "SUMMARY.md"),
+    ]
     assert '|   +    return f"Hello, {name}!"' in transcript
     replies = re.findall(r"^  ! user replies: (.+)$", transcript, flags=re.M)
-    assert replies == ["'once'", "Reject(feedback=\"Don't delete build/, it is shared.\")",
-                       "'reject'"]
+    assert replies == [
+        "'once'",
+        'Reject(feedback="Don\'t delete build/, it is shared.")',
+        "'reject'",
+    ]
 
 
 def test_feedback_reaches_the_model_and_decline_ends_the_turn(transcript):
@@ -221,21 +236,33 @@ def guide_pack(tmp_path_factory):
 
 
 def test_the_guide_pack_passes_tooldeck_check(guide_pack, tmp_path):
-    done = subprocess.run([sys.executable, "-m", "tooldeck", "check", str(guide_pack)],
-                          cwd=tmp_path, env=subprocess_env(tmp_path), capture_output=True,
-                          text=True, timeout=120)
+    done = subprocess.run(
+        [sys.executable, "-m", "tooldeck", "check", str(guide_pack)],
+        cwd=tmp_path,
+        env=subprocess_env(tmp_path),
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert done.returncode == 0, done.stdout + done.stderr
     assert done.stdout.splitlines() == [
-        "tooldeck-notes: ok (notes_add, notes_search)", "no problems found"]
+        "tooldeck-notes: ok (notes_add, notes_search)",
+        "no problems found",
+    ]
     guide = (ROOT / "docs" / "pack-author-guide.md").read_text()
     assert done.stdout in guide  # the guide shows the real output
 
 
 def test_the_guide_pack_tests_pass(guide_pack, tmp_path):
     env = subprocess_env(tmp_path, PYTHONPATH=str(guide_pack / "src"))
-    done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
-                           "tests"], cwd=guide_pack, env=env, capture_output=True, text=True,
-                          timeout=300)
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests"],
+        cwd=guide_pack,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert done.returncode == 0, done.stdout + done.stderr
     assert re.search(r"^8 passed", done.stdout, flags=re.M), done.stdout
 

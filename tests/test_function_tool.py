@@ -193,10 +193,16 @@ def test_a_field_default_is_the_spec_of_the_field_on_both_paths(snapshot_of, fun
 def test_a_field_default_gives_the_schema_its_constraints_and_description():
     schema = tool(fill).input.model_json_schema()  # warnings are errors: no JSON warning
     assert schema["properties"]["n"] == {
-        "default": 3, "description": "How many.", "minimum": 0, "title": "N", "type": "integer"
+        "default": 3,
+        "description": "How many.",
+        "minimum": 0,
+        "title": "N",
+        "type": "integer",
     }
     assert schema["properties"]["xs"] == {
-        "items": {"type": "integer"}, "title": "Xs", "type": "array"
+        "items": {"type": "integer"},
+        "title": "Xs",
+        "type": "array",
     }
     assert "required" not in schema
 
@@ -227,7 +233,10 @@ def test_a_field_description_wins_over_the_docstring_which_fills_in_the_rest():
 
     properties = pick.input.model_json_schema()["properties"]
     assert [properties[key]["description"] for key in "abcd"] == [
-        "From the Field.", "From Annotated.", "From the docstring.", "From the docstring."
+        "From the Field.",
+        "From Annotated.",
+        "From the docstring.",
+        "From the docstring.",
     ]
     assert properties["c"]["title"] == "Sea"
 

@@ -50,8 +50,15 @@ def test_location_hooks_take_editor_and_location_and_the_session_hook_its_id_and
 @pytest.mark.parametrize("name", hookspecs.HOOKS)
 def test_every_docstring_states_the_contract(name):
     doc = inspect.getdoc(spec_functions()[name])
-    for words in ("every replay", "deterministic", "Ordering", "If it raises", "``editor``",
-                  "``location``", "subset"):
+    for words in (
+        "every replay",
+        "deterministic",
+        "Ordering",
+        "If it raises",
+        "``editor``",
+        "``location``",
+        "subset",
+    ):
         assert words in doc, f"{name}: the docstring does not say {words!r}"
 
 

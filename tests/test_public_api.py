@@ -63,6 +63,6 @@ def test_importing_tooldeck_loads_nothing_heavy():
         "print(sorted(heavy & set(sys.modules)))\n"
     )
     out = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, check=True
-    , timeout=120).stdout
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=120
+    ).stdout
     assert out.strip() == "[]"

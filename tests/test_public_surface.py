@@ -147,7 +147,8 @@ def _names(node: ast.AST) -> Iterator[str]:
 
 def _is_literal(node: ast.expr) -> bool:
     return (isinstance(node, ast.Name) and node.id == "Literal") or (
-        isinstance(node, ast.Attribute) and node.attr == "Literal")
+        isinstance(node, ast.Attribute) and node.attr == "Literal"
+    )
 
 
 # -- what a public object's signature mentions -------------------------------------------
@@ -232,8 +233,11 @@ def exported_names(module: str) -> list[str]:
 
 
 def exported_values() -> dict[int, str]:
-    return {id(getattr(importlib.import_module(m), n)): f"{m}.{n}"
-            for m in PUBLIC_MODULES for n in exported_names(m)}
+    return {
+        id(getattr(importlib.import_module(m), n)): f"{m}.{n}"
+        for m in PUBLIC_MODULES
+        for n in exported_names(m)
+    }
 
 
 # -- the tests ------------------------------------------------------------------------------
@@ -247,27 +251,38 @@ def test_every_public_module_has_a_sorted_all_of_names_it_really_has(module):
 
 def test_every_type_in_a_public_signature_is_exported():
     public = exported_values()
-    missing = [f"{name}  (in {', '.join(sorted(who))})" for name, who in reached().items()
-               if id(name.value) not in public]
+    missing = [
+        f"{name}  (in {', '.join(sorted(who))})"
+        for name, who in reached().items()
+        if id(name.value) not in public
+    ]
     assert not missing, "not exported by any public module:\n" + "\n".join(sorted(missing))
 
 
 def test_the_walk_follows_aliases_fields_methods_and_type_checking_imports():
     found = {str(name) for name in reached()}
-    assert "tooldeck.host.location.permission.Reply" in found       # alias inside an alias
+    assert "tooldeck.host.location.permission.Reply" in found  # alias inside an alias
     assert "tooldeck.host.location.permission.PermissionGate" in found  # TYPE_CHECKING import
-    assert "tooldeck.host.execution.outcome.ToolError" in found    # a NamedTuple field
-    assert "tooldeck.host.registry.editor.CatalogEntry" in found   # a Protocol method
-    assert not any(n.endswith((".InT", ".OutT")) for n in found)   # TypeVars are not types
+    assert "tooldeck.host.execution.outcome.ToolError" in found  # a NamedTuple field
+    assert "tooldeck.host.registry.editor.CatalogEntry" in found  # a Protocol method
+    assert not any(n.endswith((".InT", ".OutT")) for n in found)  # TypeVars are not types
 
 
 def test_the_walk_resolves_names_to_where_they_are_defined():
     assert home("tooldeck.hookspecs", "ToolEditor") == Name(
-        "tooldeck.host.registry.editor", "ToolEditor")
+        "tooldeck.host.registry.editor", "ToolEditor"
+    )
     assert home("tooldeck.host.plugins.host", "Path") is None
     assert home("tooldeck.host.plugins.host", "os") is None
     assert sorted(names_in("Callable[[Q], 'R | Awaitable[R]'] | os.PathLike[str]")) == [
-        "Awaitable", "Callable", "Q", "R", "R", "os", "str"]
+        "Awaitable",
+        "Callable",
+        "Q",
+        "R",
+        "R",
+        "os",
+        "str",
+    ]
 
 
 # -- docs/api.md: one entry per public name, its signature as in the source ------------------
@@ -330,13 +345,16 @@ def _shown(node: ast.AST) -> str:
     return ast.unparse(node)
 
 
-def _signature(doc: ast.FunctionDef | ast.AsyncFunctionDef,
-               source: ast.FunctionDef | ast.AsyncFunctionDef) -> tuple[str, str]:
+def _signature(
+    doc: ast.FunctionDef | ast.AsyncFunctionDef, source: ast.FunctionDef | ast.AsyncFunctionDef
+) -> tuple[str, str]:
     """Both signatures as text, with ``...`` defaults of the doc applied to the source."""
     source = copy.deepcopy(source)
     # strict=False: a doc with other parameters than the source fails the comparison below
-    pairs = [*zip(doc.args.defaults[::-1], source.args.defaults[::-1], strict=False),
-             *zip(doc.args.kw_defaults, source.args.kw_defaults, strict=False)]
+    pairs = [
+        *zip(doc.args.defaults[::-1], source.args.defaults[::-1], strict=False),
+        *zip(doc.args.kw_defaults, source.args.kw_defaults, strict=False),
+    ]
     for mine, theirs in pairs:
         if _is_ellipsis(mine) and theirs is not None:
             theirs.__dict__.update(mine.__dict__)
@@ -355,12 +373,14 @@ def _is_ellipsis(node: ast.AST | None) -> bool:
 def _field_matches(doc: ast.AnnAssign, source: ast.AnnAssign) -> list[str]:
     problems = []
     if _shown(doc.annotation) != _shown(source.annotation):
-        problems.append(f"annotated {_shown(doc.annotation)}, source: "
-                        f"{_shown(source.annotation)}")
+        problems.append(f"annotated {_shown(doc.annotation)}, source: {_shown(source.annotation)}")
     if doc.value is None and source.value is not None:
         problems.append(f"has no default, source: = {_shown(source.value)}")
-    elif doc.value is not None and not _is_ellipsis(doc.value) and (
-            source.value is None or _shown(doc.value) != _shown(source.value)):
+    elif (
+        doc.value is not None
+        and not _is_ellipsis(doc.value)
+        and (source.value is None or _shown(doc.value) != _shown(source.value))
+    ):
         shown = "none" if source.value is None else _shown(source.value)
         problems.append(f"defaults to {_shown(doc.value)}, source: {shown}")
     return problems
@@ -371,11 +391,18 @@ def _instance_attribute(cls_node: ast.ClassDef, name: str) -> ast.AnnAssign | bo
     for node in cls_node.body:
         if isinstance(node, ast.FunctionDef) and node.name == "__init__":
             for stmt in ast.walk(node):
-                targets = stmt.targets if isinstance(stmt, ast.Assign) else (
-                    [stmt.target] if isinstance(stmt, ast.AnnAssign) else [])
+                targets = (
+                    stmt.targets
+                    if isinstance(stmt, ast.Assign)
+                    else ([stmt.target] if isinstance(stmt, ast.AnnAssign) else [])
+                )
                 for target in targets:
-                    if (isinstance(target, ast.Attribute) and target.attr == name
-                            and isinstance(target.value, ast.Name) and target.value.id == "self"):
+                    if (
+                        isinstance(target, ast.Attribute)
+                        and target.attr == name
+                        and isinstance(target.value, ast.Name)
+                        and target.value.id == "self"
+                    ):
                         return stmt if isinstance(stmt, ast.AnnAssign) else True
     return False
 
@@ -386,13 +413,18 @@ def _members(cls_node: ast.ClassDef) -> dict[str, ast.stmt]:
 
 def compare_class(doc: ast.ClassDef, target: Name) -> list[str]:
     cls = target.value
-    nodes = [definitions(Name(k.__module__, k.__name__))[-1] for k in cls.__mro__
-             if k.__module__.startswith("tooldeck")]
+    nodes = [
+        definitions(Name(k.__module__, k.__name__))[-1]
+        for k in cls.__mro__
+        if k.__module__.startswith("tooldeck")
+    ]
     source = nodes[0]
     problems = []
     if [_shown(b) for b in doc.bases] != [_shown(b) for b in source.bases]:
-        problems.append(f"bases ({', '.join(map(_shown, doc.bases))}), source: "
-                        f"({', '.join(map(_shown, source.bases))})")
+        problems.append(
+            f"bases ({', '.join(map(_shown, doc.bases))}), source: "
+            f"({', '.join(map(_shown, source.bases))})"
+        )
     shown: set[str] = set()
     for node in doc.body:
         name = _binds(node)
@@ -401,10 +433,13 @@ def compare_class(doc: ast.ClassDef, target: Name) -> list[str]:
         shown.add(name)
         found = next((m[name] for m in map(_members, nodes) if name in m), None)
         problems += [f"{name}: {p}" for p in _compare_member(node, found, source)]
-    wanted = {name for name, node in _members(source).items()
-              if (not name.startswith("_") or name in _DOCUMENTED_SPECIAL)
-              and isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.AnnAssign)
-              and not (name == "__init__" and str(target) in BUILT_FOR_YOU)}
+    wanted = {
+        name
+        for name, node in _members(source).items()
+        if (not name.startswith("_") or name in _DOCUMENTED_SPECIAL)
+        and isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.AnnAssign)
+        and not (name == "__init__" and str(target) in BUILT_FOR_YOU)
+    }
     problems += [f"{name}: not shown" for name in sorted(wanted - shown)]
     return problems
 
@@ -420,8 +455,9 @@ def _compare_member(node: ast.stmt, found: ast.stmt | None, source: ast.ClassDef
             return _field_matches(node, found)
         attribute = _instance_attribute(source, _binds(node) or "")
         if isinstance(attribute, ast.AnnAssign):
-            return _field_matches(node, ast.AnnAssign(
-                node.target, attribute.annotation, node.value, simple=1))
+            return _field_matches(
+                node, ast.AnnAssign(node.target, attribute.annotation, node.value, simple=1)
+            )
         return [] if attribute else ["no such field or attribute in the source"]
     return ["only methods and fields belong in a class entry"]
 
@@ -435,8 +471,11 @@ def compare_stub(entry: Entry, target: Name) -> list[str]:
         elif isinstance(node, ast.ClassDef):
             problems += compare_class(node, target)
         elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
-            pairs = [_signature(node, s) for s in sources
-                     if isinstance(s, ast.FunctionDef | ast.AsyncFunctionDef)]
+            pairs = [
+                _signature(node, s)
+                for s in sources
+                if isinstance(s, ast.FunctionDef | ast.AsyncFunctionDef)
+            ]
             if not any(mine == theirs for mine, theirs in pairs):
                 problems += [f"\n  doc:    {m}\n  source: {t}" for m, t in pairs]
         elif _shown(node) != _shown(sources[-1]):
@@ -451,7 +490,8 @@ def test_the_api_reference_documents_exactly_the_public_names():
     keys = [entry.key for entry in ENTRIES]
     assert len(keys) == len(set(keys)), "a name documented twice"
     assert len(keys) == API_DOC.read_text(encoding="utf-8").count("\n### "), (
-        "an entry without a python signature block and a sentence")
+        "an entry without a python signature block and a sentence"
+    )
     public = public_keys()
     assert sorted(set(public) - set(keys)) == [], "public but not in docs/api.md"
     assert sorted(set(keys) - set(public)) == [], "in docs/api.md but not public"
@@ -472,12 +512,18 @@ def test_the_api_checks_catch_drift():
     assert compare_stub(Entry("PermissionRequest", stub, ""), target) == [
         "action: annotated int, source: str",
         "session_id: defaults to 'x', source: ''",
-        "metadata: not shown", "resources: not shown", "save: not shown", "source: not shown"]
+        "metadata: not shown",
+        "resources: not shown",
+        "save: not shown",
+        "source: not shown",
+    ]
     run = Name("tooldeck.host.execution.outcome", "run_tool_call")
     stub = "async def run_tool_call(snapshot: Snapshot, call: ToolCall) -> ToolCallOutcome: ..."
     assert compare_stub(Entry("run_tool_call", stub, ""), run) != []
-    assert compare_stub(Entry("x", "PROJECT = 'other'", ""),
-                        Name("tooldeck.hookspecs", "PROJECT")) != []
+    assert (
+        compare_stub(Entry("x", "PROJECT = 'other'", ""), Name("tooldeck.hookspecs", "PROJECT"))
+        != []
+    )
 
 
 def test_readme_lists_the_api_reference():
@@ -506,16 +552,26 @@ def private_imports(code: str) -> list[str]:
     bad = []
     for node in ast.walk(ast.parse(code)):
         if isinstance(node, ast.Import):
-            bad += [a.name for a in node.names
-                    if a.name.startswith("tooldeck.") and a.name not in PUBLIC_MODULES]
-        elif isinstance(node, ast.ImportFrom) and not node.level and node.module and (
-                node.module == "tooldeck" or node.module.startswith("tooldeck.")):
+            bad += [
+                a.name
+                for a in node.names
+                if a.name.startswith("tooldeck.") and a.name not in PUBLIC_MODULES
+            ]
+        elif (
+            isinstance(node, ast.ImportFrom)
+            and not node.level
+            and node.module
+            and (node.module == "tooldeck" or node.module.startswith("tooldeck."))
+        ):
             if node.module not in PUBLIC_MODULES:
                 bad.append(node.module)
                 continue
             exported = set(exported_names(node.module))
-            bad += [f"{node.module}.{a.name}" for a in node.names
-                    if a.name not in exported and f"{node.module}.{a.name}" not in PUBLIC_MODULES]
+            bad += [
+                f"{node.module}.{a.name}"
+                for a in node.names
+                if a.name not in exported and f"{node.module}.{a.name}" not in PUBLIC_MODULES
+            ]
     return bad
 
 
@@ -533,5 +589,8 @@ def test_the_private_import_check_catches_each_kind():
         "from . import _local\n"
     )
     assert private_imports(code) == [
-        "tooldeck.host.location", "tooldeck._tool", "tooldeck.host.location.permission",
-        "tooldeck.testing._report"]
+        "tooldeck.host.location",
+        "tooldeck._tool",
+        "tooldeck.host.location.permission",
+        "tooldeck.testing._report",
+    ]

@@ -28,8 +28,7 @@ def test_installed_packs_load_in_sorted_order_and_the_last_one_wins(site):
     plugins = site.plugins()
     assert list(plugins) == ["tdtest-greet", "tdtest-loud"]
     assert plugins["tdtest-greet"]["provides"] == ["greetings_wave"]
-    assert plugins["tdtest-greet"]["overridden_by"] == [
-        {"tool": "greet", "plugin": "tdtest-loud"}]
+    assert plugins["tdtest-greet"]["overridden_by"] == [{"tool": "greet", "plugin": "tdtest-loud"}]
     assert plugins["tdtest-loud"]["overrides"] == [{"tool": "greet", "plugin": "tdtest-greet"}]
     assert plugins["tdtest-loud"]["version"] == "1.0.0"
     assert greet(site) == "HELLO, ADA!"
@@ -59,11 +58,14 @@ def test_broken_packs_are_reported_failed_and_everything_else_works(full_site):
     assert "failed: entry point 'broken = tdtest_broken'" in table.stdout
 
 
-@pytest.mark.parametrize("env", [
-    {"TOOLDECK_LOAD_PLUGINS": "tdtest-greet"},
-    {"TOOLDECK_LOAD_PLUGINS": ""},
-    {"TOOLDECK_DISABLE_PLUGINS": "tdtest-badsig, TDTEST_Broken"},
-])
+@pytest.mark.parametrize(
+    "env",
+    [
+        {"TOOLDECK_LOAD_PLUGINS": "tdtest-greet"},
+        {"TOOLDECK_LOAD_PLUGINS": ""},
+        {"TOOLDECK_DISABLE_PLUGINS": "tdtest-badsig, TDTEST_Broken"},
+    ],
+)
 def test_a_plugin_that_is_not_selected_is_never_imported(full_site, tmp_path, env):
     marker = tmp_path / "imported"
     plugins = full_site.plugins(TDTEST_IMPORT_MARKER=str(marker), **env)
@@ -115,8 +117,7 @@ def in_process_site(site, monkeypatch):
         del sys.modules[name]
 
 
-def test_refresh_plugins_picks_up_installs_and_removals_in_one_process(in_process_site,
-                                                                       clean_env):
+def test_refresh_plugins_picks_up_installs_and_removals_in_one_process(in_process_site, clean_env):
     site = in_process_site
     site.install("tdtest-greet", "tdtest-loud")
     host = Host.open(clean_env, plugins=["tdtest-greet", "tdtest-hush", "tdtest-loud"])
@@ -137,7 +138,11 @@ def test_refresh_plugins_picks_up_installs_and_removals_in_one_process(in_proces
     site.uninstall("tdtest-hush")
     host.refresh_plugins()
     assert said() == "Hello, Ada!"
-    assert [(p.name, p.status, p.reason) for p in host.plugins if p.name != "tdtest-greet"
-            and p.name.startswith("tdtest")] == [
+    assert [
+        (p.name, p.status, p.reason)
+        for p in host.plugins
+        if p.name != "tdtest-greet" and p.name.startswith("tdtest")
+    ] == [
         (name, "failed", "not found (requested by Host.open(plugins=[...]))")
-        for name in ("tdtest-hush", "tdtest-loud")]
+        for name in ("tdtest-hush", "tdtest-loud")
+    ]

@@ -82,8 +82,19 @@ def test_tool_generics_infer_from_input_and_output_under_mypy(tmp_path):
     """``tests/typing/tool_generics.py``: no annotations needed, the executor still checked."""
     snippet = Path(__file__).parent / "typing" / "tool_generics.py"
     done = subprocess.run(
-        [sys.executable, "-m", "mypy", "--strict", "--warn-unused-ignores",
-         "--cache-dir", str(tmp_path / "cache"), str(snippet)],
-        capture_output=True, text=True, cwd=tmp_path, timeout=300,
+        [
+            sys.executable,
+            "-m",
+            "mypy",
+            "--strict",
+            "--warn-unused-ignores",
+            "--cache-dir",
+            str(tmp_path / "cache"),
+            str(snippet),
+        ],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        timeout=300,
     )
     assert done.returncode == 0, done.stdout + done.stderr

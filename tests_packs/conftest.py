@@ -30,7 +30,8 @@ def pytest_configure(config: pytest.Config) -> None:
     if missing:
         raise pytest.UsageError(
             f"tests_packs needs every example pack installed; missing: {', '.join(missing)}. "
-            "Run them with `tox -e packs`.")
+            "Run them with `tox -e packs`."
+        )
 
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
@@ -66,15 +67,24 @@ class Project:
 
     def env(self, **extra: str) -> dict[str, str]:
         env = {k: v for k, v in os.environ.items() if not k.startswith("TOOLDECK_")}
-        env.update(XDG_CONFIG_HOME=str(self.home / "config"),
-                   XDG_DATA_HOME=str(self.home / "data"), PYTHONDONTWRITEBYTECODE="1")
+        env.update(
+            XDG_CONFIG_HOME=str(self.home / "config"),
+            XDG_DATA_HOME=str(self.home / "data"),
+            PYTHONDONTWRITEBYTECODE="1",
+        )
         env.update(extra)
         return env
 
     def tooldeck(self, *args: str, **env: str) -> subprocess.CompletedProcess[str]:
         """``tooldeck ARGS`` in this project, as a user would run it."""
-        return subprocess.run([sys.executable, "-m", "tooldeck", *args], cwd=self.root,
-                              env=self.env(**env), capture_output=True, text=True, timeout=120)
+        return subprocess.run(
+            [sys.executable, "-m", "tooldeck", *args],
+            cwd=self.root,
+            env=self.env(**env),
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
 
     def json(self, *args: str, **env: str) -> Any:
         done = self.tooldeck(*args, "--json", **env)
@@ -96,8 +106,12 @@ def project(tmp_path: Path, request: pytest.FixtureRequest) -> Project:
 
 def run_pip(*args: str) -> subprocess.CompletedProcess[str]:
     """This environment's pip (the tox env's, when run by tox)."""
-    return subprocess.run([sys.executable, "-m", "pip", "--disable-pip-version-check", *args],
-                          capture_output=True, text=True, timeout=300)
+    return subprocess.run(
+        [sys.executable, "-m", "pip", "--disable-pip-version-check", *args],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
 
 
 @pytest.fixture
@@ -117,6 +131,8 @@ def wheelhouse() -> Iterator[Path]:
     """The wheels ``install_packs.py`` built (``PACKS_WHEELHOUSE``, set by tox)."""
     where = os.environ.get("PACKS_WHEELHOUSE")
     if not where or not any(Path(where).glob("*.whl")):
-        pytest.fail("PACKS_WHEELHOUSE does not name the wheels of install_packs.py; "
-                    "run these tests with `tox -e packs`")
+        pytest.fail(
+            "PACKS_WHEELHOUSE does not name the wheels of install_packs.py; "
+            "run these tests with `tox -e packs`"
+        )
     yield Path(where)

@@ -43,8 +43,16 @@ def build(wheelhouse: Path) -> list[Path]:
 def install(wheels: list[Path], wheelhouse: Path) -> None:
     constraints = wheelhouse / "constraints.txt"
     constraints.write_text(f"tooldeck=={version('tooldeck')}\n", encoding="utf-8")
-    command = [sys.executable, "-m", "pip", "install", "--disable-pip-version-check",
-               "--constraint", str(constraints), *(f"{wheel}[test]" for wheel in wheels)]
+    command = [
+        sys.executable,
+        "-m",
+        "pip",
+        "install",
+        "--disable-pip-version-check",
+        "--constraint",
+        str(constraints),
+        *(f"{wheel}[test]" for wheel in wheels),
+    ]
     subprocess.run(command, check=True)
 
 

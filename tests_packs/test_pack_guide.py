@@ -31,11 +31,12 @@ ROOT = Path(__file__).resolve().parent.parent
 DOCS = ROOT / "docs"
 NEIGHBOURS = ("tooldeck-git", "tooldeck-safe-read")
 
-_FENCE = re.compile(r"^<!--\s*(?P<marker>[^>]*?)\s*-->\n^```(?P<lang>[\w-]*)\n(?P<code>.*?)^```$",
-                    re.S | re.M)
+_FENCE = re.compile(
+    r"^<!--\s*(?P<marker>[^>]*?)\s*-->\n^```(?P<lang>[\w-]*)\n(?P<code>.*?)^```$", re.S | re.M
+)
 _COPY_IGNORED = shutil.ignore_patterns(
-    ".git", ".venv", ".tox", ".hypothesis", "*_cache", "__pycache__", "build", "dist",
-    "*.egg-info")
+    ".git", ".venv", ".tox", ".hypothesis", "*_cache", "__pycache__", "build", "dist", "*.egg-info"
+)
 
 
 def marked(doc: str) -> list[tuple[str, str]]:
@@ -60,8 +61,14 @@ def write_files(doc: str, where: Path) -> list[str]:
 
 
 def run(script: str, cwd: Path, env: dict[str, str]) -> str:
-    done = subprocess.run(["bash", "-euo", "pipefail", "-c", script], cwd=cwd, env=env,
-                          capture_output=True, text=True, timeout=2400)
+    done = subprocess.run(
+        ["bash", "-euo", "pipefail", "-c", script],
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=2400,
+    )
     output = done.stdout + done.stderr
     assert done.returncode == 0, f"this step of the docs failed:\n{script}\n{output[-8000:]}"
     return output
@@ -78,11 +85,17 @@ def folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture(scope="module")
 def env(folder: Path) -> dict[str, str]:
     """The user's shell: nothing of this tox env, no tooldeck settings, own XDG dirs."""
-    env = {k: v for k, v in os.environ.items()
-           if not k.startswith(("TOOLDECK_", "TOX_", "PACKS_"))
-           and k not in ("VIRTUAL_ENV", "PYTHONPATH", "PYTHONHOME")}
-    env.update(XDG_CONFIG_HOME=str(folder / "xdg-config"),
-               XDG_DATA_HOME=str(folder / "xdg-data"), PYTHONDONTWRITEBYTECODE="1")
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith(("TOOLDECK_", "TOX_", "PACKS_"))
+        and k not in ("VIRTUAL_ENV", "PYTHONPATH", "PYTHONHOME")
+    }
+    env.update(
+        XDG_CONFIG_HOME=str(folder / "xdg-config"),
+        XDG_DATA_HOME=str(folder / "xdg-data"),
+        PYTHONDONTWRITEBYTECODE="1",
+    )
     return env
 
 
@@ -102,13 +115,18 @@ def test_the_compat_matrix_goes_green(folder: Path, env: dict[str, str]) -> None
     wheels = folder / "wheels"
     wheels.mkdir()
     built = WheelCache(folder / "builds").wheels(
-        folder / "tooldeck", *(ROOT / "example_plugins" / name for name in NEIGHBOURS))
+        folder / "tooldeck", *(ROOT / "example_plugins" / name for name in NEIGHBOURS)
+    )
     for wheel in built:
         shutil.copy2(wheel, wheels)
     [step] = shell_steps("compat-matrix.md")
     output = run(step, folder, env)
     cells = re.findall(r"^  (py3\d+-\w+): OK", output, flags=re.M)
-    assert sorted(cells) == sorted([
-        *(f"py{v}-tooldeck{t}" for v in (311, 312, 313) for t in ("01", "latest")),
-        "py312-tooldecknext", "py312-neighbours"]), output[-4000:]
+    assert sorted(cells) == sorted(
+        [
+            *(f"py{v}-tooldeck{t}" for v in (311, 312, 313) for t in ("01", "latest")),
+            "py312-tooldecknext",
+            "py312-neighbours",
+        ]
+    ), output[-4000:]
     assert "congratulations :)" in output

@@ -18,7 +18,11 @@ def test_pack_suite_passes_with_all_packs_installed(pack: str, pack_dir: Path) -
     env["PYTHONDONTWRITEBYTECODE"] = "1"  # leave no __pycache__ in the example folders
     done = subprocess.run(
         [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests"],
-        cwd=pack_dir, env=env, capture_output=True, text=True, timeout=600,
+        cwd=pack_dir,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
     )
     assert done.returncode == 0, f"{pack}'s own tests failed:\n{done.stdout}\n{done.stderr}"
     assert " passed" in done.stdout.splitlines()[-1], done.stdout

@@ -26,13 +26,10 @@ def by_name(rows: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
     return {row["name"]: row for row in rows}
 
 
-def test_plugins_load_in_one_deterministic_order(
-    project: Project, packs: tuple[str, ...]
-) -> None:
+def test_plugins_load_in_one_deterministic_order(project: Project, packs: tuple[str, ...]) -> None:
     report = project.json("plugins")
     assert [p["name"] for p in report] == [*BUILTINS, *packs]
-    assert [p["layer"] for p in report] == ["builtin"] * len(BUILTINS) + ["entrypoint"] * len(
-        packs)
+    assert [p["layer"] for p in report] == ["builtin"] * len(BUILTINS) + ["entrypoint"] * len(packs)
     for seed in ("0", "1", "4242"):  # set and dict orders must not leak into the result
         assert project.json("plugins", PYTHONHASHSEED=seed) == report
 
@@ -40,12 +37,17 @@ def test_plugins_load_in_one_deterministic_order(
 def test_safe_read_wins_over_the_builtin_read(project: Project) -> None:
     read = by_name(project.json("tools"))["read"]
     assert (read["plugin"], read["overrides"], read["mode"]) == (
-        "tooldeck-safe-read", ["builtin:read"], "native")
+        "tooldeck-safe-read",
+        ["builtin:read"],
+        "native",
+    )
     plugins = by_name(project.json("plugins"))
     assert plugins["builtin:read"]["overridden_by"] == [
-        {"tool": "read", "plugin": "tooldeck-safe-read"}]
+        {"tool": "read", "plugin": "tooldeck-safe-read"}
+    ]
     assert plugins["tooldeck-safe-read"]["overrides"] == [
-        {"tool": "read", "plugin": "builtin:read"}]
+        {"tool": "read", "plugin": "builtin:read"}
+    ]
     (project.root / ".env").write_text("TOKEN=hunter2\n")
     (project.root / "notes.txt").write_text("hello\n")
     refused = project.tooldeck("call", "read", '{"path": ".env"}')
@@ -63,7 +65,8 @@ def test_the_broken_pack_is_reported_failed_and_harmless(project: Project) -> No
     assert {p["status"] for p in plugins.values()} == {"active"}
     table = project.tooldeck("plugins")
     assert table.returncode == 0 and "failed: entry point 'broken = tooldeck_broken'" in (
-        table.stdout)
+        table.stdout
+    )
     tools = project.tooldeck("tools")
     assert tools.returncode == 0 and "tooldeck-hello" in tools.stdout, tools.stderr
     check = project.tooldeck("check", "tooldeck-broken")
@@ -74,9 +77,11 @@ def test_every_pack_serves_next_to_the_others(project: Project) -> None:
     sources = {t["name"]: t["plugin"] for t in project.json("tools")}
     assert sources["greet"] == "tooldeck-hello"
     assert {"git_diff", "git_log", "git_show", "git_status"} <= {
-        name for name, plugin in sources.items() if plugin == "tooldeck-git"}
-    assert {sources[b.removeprefix("builtin:")] for b in BUILTINS
-            if b != "builtin:read"} == set(BUILTINS) - {"builtin:read"}
+        name for name, plugin in sources.items() if plugin == "tooldeck-git"
+    }
+    assert {sources[b.removeprefix("builtin:")] for b in BUILTINS if b != "builtin:read"} == set(
+        BUILTINS
+    ) - {"builtin:read"}
     greet = project.tooldeck("call", "greet", '{"name": "Ada"}')
     assert greet.returncode == 0 and greet.stdout.strip() == "Hello, Ada.", greet.stderr
     subprocess.run(["git", "init", "-q"], cwd=project.root, check=True, timeout=120)

@@ -26,6 +26,9 @@ async def _write(execute, location, path, content):  # the asker allows "edit" o
 
 
 def _captured_run(execute):
-    (cell,) = [c for c, name in zip(execute.__closure__, execute.__code__.co_freevars,
-                                    strict=True) if name == "run"]
+    (cell,) = [
+        c
+        for c, name in zip(execute.__closure__, execute.__code__.co_freevars, strict=True)
+        if name == "run"
+    ]
     return cell.cell_contents

@@ -80,10 +80,14 @@ class Handler(BaseHTTPRequestHandler):
 
 
 DEEP = b"<html><body>" + b"<div>" * 1000 + b"deep" + b"</div>" * 1000 + b"</body></html>"
-MANY = b"<html><body>" + b"".join(
-    b"<div><p>Paragraph %d with <a href='/x/%d'>a link</a>.</p></div>\n" % (i, i)
-    for i in range(3000)
-) + b"</body></html>"
+MANY = (
+    b"<html><body>"
+    + b"".join(
+        b"<div><p>Paragraph %d with <a href='/x/%d'>a link</a>.</p></div>\n" % (i, i)
+        for i in range(3000)
+    )
+    + b"</body></html>"
+)
 
 ROUTES = {
     "/page.html": lambda h: h.reply(200, "text/html; charset=utf-8", PAGE),

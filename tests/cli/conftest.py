@@ -6,7 +6,7 @@ import pytest
 
 from tooldeck.cli import main
 
-GREET = '''
+GREET = """
 from tooldeck import Tool, ToolResult, hookimpl
 
 @hookimpl
@@ -21,18 +21,18 @@ def tool_transform(editor):
                     execute=lambda i, c: ToolResult(content=f"Hello, {i['name']}!")))
     editor.add(Tool(name="joke", namespace="fun", description="Tell a joke.",
                     permission="fun", execute=lambda i, c: ToolResult(content="...")))
-'''
+"""
 
-LOUD = '''
+LOUD = """
 from tooldeck import ToolResult, hookimpl
 
 @hookimpl
 def tool_transform(editor):
     editor.update("greet", lambda t: t.replace(
         execute=lambda i, c: ToolResult(content=f"HELLO, {i['name'].upper()}!")))
-'''
+"""
 
-SECRET = '''
+SECRET = """
 from tooldeck import Tool, ToolFailure, ToolResult, hookimpl
 from tooldeck.errors import PermissionCorrected
 
@@ -46,7 +46,7 @@ async def secret(input, ctx):
 @hookimpl
 def tool_transform(editor):
     editor.add(Tool(name="secret", description="Reveal it.", execute=secret, codemode=False))
-'''
+"""
 
 
 @pytest.fixture

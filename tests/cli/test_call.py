@@ -25,11 +25,14 @@ def test_json_from_a_file_and_from_stdin(tooldeck, tmp_path, monkeypatch):
     assert tooldeck("call", "greet", "-")[:2] == (0, "HELLO, CY!\n")
 
 
-@pytest.mark.parametrize(("argument", "message"), [
-    ("{nope", "input is not valid JSON"),
-    ("[1]", "input must be a JSON object, got list"),
-    ("@/no/such/file.json", "cannot read /no/such/file.json"),
-])
+@pytest.mark.parametrize(
+    ("argument", "message"),
+    [
+        ("{nope", "input is not valid JSON"),
+        ("[1]", "input must be a JSON object, got list"),
+        ("@/no/such/file.json", "cannot read /no/such/file.json"),
+    ],
+)
 def test_bad_input_is_a_usage_error(tooldeck, argument, message):
     code, _, err = tooldeck("call", "greet", argument)
     assert code == 2 and message in err
@@ -72,11 +75,14 @@ def test_terminal_prompt_always_saves_the_approval(tooldeck, monkeypatch):
     assert tooldeck("call", "secret")[:2] == (0, "the secret\n")
 
 
-@pytest.mark.parametrize(("typed", "expected"), [
-    ("r\n", "secret: declined"),
-    ("", "secret: declined"),  # end of input counts as reject
-    ("f\nuse the public key\n", "not allowed: use the public key"),
-])
+@pytest.mark.parametrize(
+    ("typed", "expected"),
+    [
+        ("r\n", "secret: declined"),
+        ("", "secret: declined"),  # end of input counts as reject
+        ("f\nuse the public key\n", "not allowed: use the public key"),
+    ],
+)
 def test_terminal_prompt_rejections(tooldeck, monkeypatch, typed, expected):
     monkeypatch.setattr("sys.stdin", Terminal(typed))
     code, out, err = tooldeck("call", "secret")

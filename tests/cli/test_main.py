@@ -26,8 +26,9 @@ print(json.dumps({{"codes": codes, "heavy": [m for m in {HEAVY!r} if m in sys.mo
 
 
 def test_help_and_version_import_nothing_heavy():
-    done = subprocess.run([sys.executable, "-c", PROBE], capture_output=True, text=True,
-                          check=True, timeout=120)
+    done = subprocess.run(
+        [sys.executable, "-c", PROBE], capture_output=True, text=True, check=True, timeout=120
+    )
     result = json.loads(done.stdout.splitlines()[-1])
     assert result == {"codes": [0, 0, 0, 0, 0, 0, 0], "heavy": []}
 
@@ -38,8 +39,9 @@ def test_version(capsys):
 
 
 def test_python_dash_m_runs_the_cli():
-    done = subprocess.run([sys.executable, "-m", "tooldeck", "--version"], capture_output=True,
-                          text=True, timeout=120)
+    done = subprocess.run(
+        [sys.executable, "-m", "tooldeck", "--version"], capture_output=True, text=True, timeout=120
+    )
     assert (done.returncode, done.stdout) == (0, f"tooldeck {__version__}\n")
 
 
@@ -66,8 +68,7 @@ def test_a_config_error_exits_2_with_the_message_and_no_traceback(project, toold
     assert "Traceback" not in err
 
 
-def test_a_key_of_a_feature_not_in_this_version_exits_2_naming_it(project, tooldeck,
-                                                                   monkeypatch):
+def test_a_key_of_a_feature_not_in_this_version_exits_2_naming_it(project, tooldeck, monkeypatch):
     from tooldeck.host.location import config
 
     # Every feature has landed: pretend [output] configures one still to come.
@@ -75,8 +76,10 @@ def test_a_key_of_a_feature_not_in_this_version_exits_2_naming_it(project, toold
     (project / "tooldeck.toml").write_text("[output]\nmax_lines = 5\n")
     code, _, err = tooldeck("tools")
     assert code == 2
-    assert err.endswith("tooldeck.toml: output.max_lines: not available in this version "
-                        "of tooldeck (a feature); remove it\n")
+    assert err.endswith(
+        "tooldeck.toml: output.max_lines: not available in this version "
+        "of tooldeck (a feature); remove it\n"
+    )
 
 
 def test_a_closed_pipe_ends_quietly(tmp_path):
@@ -88,8 +91,11 @@ def test_a_closed_pipe_ends_quietly(tmp_path):
         "from tooldeck.cli import main\n"
         "sys.exit(main(['--location', sys.argv[1], 'tools']))\n"
     )
-    proc = subprocess.Popen([sys.executable, "-c", script, str(tmp_path)],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    proc = subprocess.Popen(
+        [sys.executable, "-c", script, str(tmp_path)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
     proc.stdout.close()  # the reader is gone before anything is written
     _, err = proc.communicate(timeout=60)
     assert b"BrokenPipeError" not in err and b"Traceback" not in err
@@ -115,8 +121,16 @@ def test_the_fast_help_is_used_when_it_fits(monkeypatch, capsys):
 
 
 def test_help_and_version_do_not_import_argparse():
-    probe = ("import sys, tooldeck.cli as c; c.main(['--version']); c.main(['--help']); "
-             "print('argparse' in sys.modules)")
-    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
-                          check=True, env={**os.environ, "COLUMNS": "100"}, timeout=120)
+    probe = (
+        "import sys, tooldeck.cli as c; c.main(['--version']); c.main(['--help']); "
+        "print('argparse' in sys.modules)"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", probe],
+        capture_output=True,
+        text=True,
+        check=True,
+        env={**os.environ, "COLUMNS": "100"},
+        timeout=120,
+    )
     assert done.stdout.splitlines()[-1] == "False"

@@ -29,7 +29,9 @@ def test_json_reports_failures_with_traceback(project, tooldeck, monkeypatch):
     assert code == 0
     broken = plugins["local:d_broken"]
     assert (broken["status"], broken["reason"]) == (
-        "failed", "executing d_broken.py raised OSError: disk")
+        "failed",
+        "executing d_broken.py raised OSError: disk",
+    )
     assert "OSError: disk" in broken["traceback"]
     assert plugins["local:b_loud"]["overrides"] == [{"tool": "greet", "plugin": "local:a_greet"}]
     assert plugins["local:a_greet"]["provides"] == ["fun_joke"]
@@ -51,13 +53,15 @@ def test_a_corrupt_approvals_file_is_reported_and_set_aside(project, tooldeck, c
 def test_missed_update_and_remove_targets_show_as_warnings(project, tooldeck, monkeypatch):
     (project / ".tooldeck" / "plugins" / "e_typo.py").write_text(
         "from tooldeck import hookimpl\n\n"
-        "@hookimpl\ndef tool_transform(editor):\n    editor.remove('gret')\n")
+        "@hookimpl\ndef tool_transform(editor):\n    editor.remove('gret')\n"
+    )
     monkeypatch.setenv("TOOLDECK_LOAD_PLUGINS", "local:a_greet,local:e_typo")
     code, out, _ = tooldeck("plugins")
     assert code == 0
     assert out.splitlines()[-1] == (
         "    warning: source 'local:e_typo', tool 'gret': remove('gret') did nothing: no tool "
-        "has that effective name here")
+        "has that effective name here"
+    )
     code, out, _ = tooldeck("plugins", "--json")
     typo = {p["name"]: p for p in json.loads(out)}["local:e_typo"]
     assert (typo["status"], typo["diagnostics"], len(typo["warnings"])) == ("active", [], 1)

@@ -24,16 +24,26 @@ def test_json(tooldeck):
     assert code == 0
     assert rows["fun_joke"]["mode"] == "code"
     assert rows["greet"] == {
-        "name": "greet", "mode": "native", "plugin": "local:b_loud",
-        "overrides": ["local:a_greet"], "permission": "greet", "namespace": None,
-        "description": "Greet someone.\nSecond line."}
+        "name": "greet",
+        "mode": "native",
+        "plugin": "local:b_loud",
+        "overrides": ["local:a_greet"],
+        "permission": "greet",
+        "namespace": None,
+        "description": "Greet someone.\nSecond line.",
+    }
     assert rows["fun_joke"]["namespace"] == "fun"
 
 
-@pytest.mark.parametrize(("fmt", "key"), [
-    ("openai", "function"), ("anthropic", "input_schema"), ("gemini", "parameters"),
-    ("mcp", "inputSchema"),
-])
+@pytest.mark.parametrize(
+    ("fmt", "key"),
+    [
+        ("openai", "function"),
+        ("anthropic", "input_schema"),
+        ("gemini", "parameters"),
+        ("mcp", "inputSchema"),
+    ],
+)
 def test_provider_formats(tooldeck, fmt, key):
     code, out, _ = tooldeck("tools", "--format", fmt)
     definitions = json.loads(out)
@@ -70,7 +80,9 @@ def test_code_mode_off_says_why(tooldeck, project):
     (project / "tooldeck.toml").write_text("[codemode]\nenabled = false\n")
     code, out, err = tooldeck("tools")
     assert code == 0 and "fun_joke  native" in out
-    assert err == ("note: code mode is off ([codemode] enabled = false); code-mode tools are "
-                   "listed as native\n")
+    assert err == (
+        "note: code mode is off ([codemode] enabled = false); code-mode tools are "
+        "listed as native\n"
+    )
     code, _, err = tooldeck("tools", "--codemode")
     assert code == 1 and "code mode is off ([codemode] enabled = false)" in err

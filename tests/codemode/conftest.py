@@ -17,9 +17,18 @@ class Adder:
 
     @hookimpl
     def tool_transform(self, editor):
-        editor.add(Tool(name="add", description="Add.", input={
-            "type": "object", "properties": {"a": {"type": "integer"}, "b": {"type": "integer"}},
-            "required": ["a", "b"]}, execute=lambda i, c: ToolResult(str(i["a"] + i["b"]))))
+        editor.add(
+            Tool(
+                name="add",
+                description="Add.",
+                input={
+                    "type": "object",
+                    "properties": {"a": {"type": "integer"}, "b": {"type": "integer"}},
+                    "required": ["a", "b"],
+                },
+                execute=lambda i, c: ToolResult(str(i["a"] + i["b"])),
+            )
+        )
 
 
 @pytest.fixture(scope="module")
@@ -49,8 +58,9 @@ class Deck:
         config = Config.model_validate(
             {"codemode": codemode, "permission": list(permission)}, strict=False
         )
-        location = Location(self.tmp_path, config=config, data_dir=self.tmp_path / "data",
-                            asker=asker)
+        location = Location(
+            self.tmp_path, config=config, data_dir=self.tmp_path / "data", asker=asker
+        )
         service = ToolService(location, codemode=self.provider)
 
         def transform(editor):
@@ -64,8 +74,11 @@ class Deck:
 
     async def run(self, snapshot, code: str, *, call_id: str = "c1"):
         return await run_tool_call(
-            snapshot, ToolCall(call_id, "execute", {"code": code}),
-            session_id="s1", message_id="m1", progress=self.progress.append,
+            snapshot,
+            ToolCall(call_id, "execute", {"code": code}),
+            session_id="s1",
+            message_id="m1",
+            progress=self.progress.append,
         )
 
 
@@ -77,7 +90,15 @@ def deck(tmp_path, codemode) -> Deck:
 def text_tool(name: str, reply: Callable[[dict[str, Any]], str], **options: Any) -> Tool:
     """A JSON-Schema tool whose every property is a string, replying with text."""
     properties = options.pop("properties", {"text": {"type": "string"}})
-    schema = {"type": "object", "properties": properties,
-              "required": options.pop("required", list(properties))}
-    return Tool(name=name, description=options.pop("description", f"The {name} tool."),
-                input=schema, execute=lambda i, c: ToolResult(reply(i)), **options)
+    schema = {
+        "type": "object",
+        "properties": properties,
+        "required": options.pop("required", list(properties)),
+    }
+    return Tool(
+        name=name,
+        description=options.pop("description", f"The {name} tool."),
+        input=schema,
+        execute=lambda i, c: ToolResult(reply(i)),
+        **options,
+    )

@@ -45,8 +45,9 @@ async def test_a_megabyte_of_code(deck):
 
 async def test_code_that_never_ends(deck):
     snap = deck.snapshot(tool(add), timeout_s=0.5)
-    outcome = await deck.run(snap, "try:\n    while True:\n        pass\nexcept BaseException:\n"
-                                   "    pass")
+    outcome = await deck.run(
+        snap, "try:\n    while True:\n        pass\nexcept BaseException:\n    pass"
+    )
     assert outcome.status == "failed"
     assert "[codemode] timeout_s = 0.5" in outcome.error.message
     await still_serving(deck, snap)
@@ -57,8 +58,9 @@ async def test_slow_tools_hit_the_host_side_deadline(deck):
         await asyncio.sleep(30)
         return ToolResult("late")
 
-    snap = deck.snapshot(tool(add), Tool(name="slow", description="Slow.", execute=slow),
-                         timeout_s=0.3)
+    snap = deck.snapshot(
+        tool(add), Tool(name="slow", description="Slow.", execute=slow), timeout_s=0.3
+    )
     outcome = await deck.run(snap, "await tools.add(a=1, b=1)\nawait tools.slow()")
     assert outcome.status == "failed"
     message = outcome.error.message
@@ -99,7 +101,7 @@ async def test_an_unknown_tool(deck):
     snap = deck.snapshot(tool(add))
     outcome = await deck.run(snap, "await tools.missing(a=1)")
     assert outcome.status == "failed"
-    assert 'Attribute `missing`' in outcome.error.message or "missing" in outcome.error.message
+    assert "Attribute `missing`" in outcome.error.message or "missing" in outcome.error.message
     unchecked = deck.snapshot(tool(add), type_check=False)
     outcome = await deck.run(unchecked, "await tools.missing(a=1)")
     assert outcome.status == "failed" and "AttributeError" in outcome.error.message
@@ -109,8 +111,10 @@ async def test_an_unknown_tool(deck):
 async def test_a_megabyte_of_arguments(deck):
     received = []
     snap = deck.snapshot(tool(add), text_tool("echo", lambda i: received.append(i) or "ok"))
-    code = ("try:\n    await tools.echo(text='x' * 1_000_000)\nexcept RuntimeError as e:\n"
-            "    r = str(e)\nr")
+    code = (
+        "try:\n    await tools.echo(text='x' * 1_000_000)\nexcept RuntimeError as e:\n"
+        "    r = str(e)\nr"
+    )
     outcome = await deck.run(snap, code)
     assert outcome.status == "completed" and received == []
     assert outcome.output["result"].startswith("The arguments are larger than 524,288 bytes")
@@ -119,8 +123,11 @@ async def test_a_megabyte_of_arguments(deck):
 
 async def test_ten_programs_at_once(deck):
     snap = deck.snapshot(tool(add))
-    programs = [f"total = 0\nfor i in range(20):\n    total += await tools.add(a=i, b={n})\ntotal"
-                for n in range(10)]
-    outcomes = await asyncio.gather(*(deck.run(snap, p, call_id=f"p{n}")
-                                      for n, p in enumerate(programs)))
+    programs = [
+        f"total = 0\nfor i in range(20):\n    total += await tools.add(a=i, b={n})\ntotal"
+        for n in range(10)
+    ]
+    outcomes = await asyncio.gather(
+        *(deck.run(snap, p, call_id=f"p{n}") for n, p in enumerate(programs))
+    )
     assert [o.output["result"] for o in outcomes] == [190 + 20 * n for n in range(10)]

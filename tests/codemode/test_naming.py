@@ -11,15 +11,24 @@ from tooldeck.host.registry.names import effective_name
 
 
 def entry(name, namespace=None):
-    tool = Tool(name=name, namespace=namespace, description="x",
-                execute=lambda i, c: ToolResult("x"))
+    tool = Tool(
+        name=name, namespace=namespace, description="x", execute=lambda i, c: ToolResult("x")
+    )
     return CatalogEntry(effective_name(name, namespace), tool, "test")
 
 
-@pytest.mark.parametrize(("name", "expected"), [
-    ("read", "read"), ("search-records", "search_records"), ("3d", "_3d"),
-    ("class", "class_"), ("match", "match_"), ("__call__", "t__call__"), ("tools", "tools_"),
-])
+@pytest.mark.parametrize(
+    ("name", "expected"),
+    [
+        ("read", "read"),
+        ("search-records", "search_records"),
+        ("3d", "_3d"),
+        ("class", "class_"),
+        ("match", "match_"),
+        ("__call__", "t__call__"),
+        ("tools", "tools_"),
+    ],
+)
 def test_identifiers(name, expected):
     assert identifier(name) == expected
 
@@ -32,11 +41,15 @@ def test_dotted_namespaces_nest():
 
 
 def test_collisions_keep_unchanged_names_then_follow_effective_name_order():
-    tree = build_tree([entry("search_records"), entry("search-records"), entry("x", "my-ns"),
-                       entry("y", "my_ns")])
-    assert tree.paths == {"search_records": "tools.search_records",
-                          "search-records": "tools.search_records_2",
-                          "my-ns_x": "tools.my_ns_2.x", "my_ns_y": "tools.my_ns.y"}
+    tree = build_tree(
+        [entry("search_records"), entry("search-records"), entry("x", "my-ns"), entry("y", "my_ns")]
+    )
+    assert tree.paths == {
+        "search_records": "tools.search_records",
+        "search-records": "tools.search_records_2",
+        "my-ns_x": "tools.my_ns_2.x",
+        "my_ns_y": "tools.my_ns.y",
+    }
 
 
 def test_a_name_that_is_both_tool_and_namespace_is_callable_at_both_levels():

@@ -13,6 +13,7 @@ from .conftest import Adder
 
 def run(host, code):
     import asyncio
+
     return asyncio.run(run_tool_call(host.snapshot(), ToolCall("c", "execute", {"code": code})))
 
 
@@ -46,8 +47,9 @@ def test_workers_end_with_the_interpreter(tmp_path):
         "{'code': 'await tools.t()'})))\n"
         "print(o.output['result'])\n"
     )
-    done = subprocess.run([sys.executable, "-c", script, str(tmp_path)], capture_output=True,
-                          text=True, timeout=60)
+    done = subprocess.run(
+        [sys.executable, "-c", script, str(tmp_path)], capture_output=True, text=True, timeout=60
+    )
     assert (done.returncode, done.stdout, done.stderr) == (0, "ok\n", "")
 
 

@@ -18,18 +18,27 @@ def stubs_of(*tools, namespaces=None):
 
 
 def test_name_matches_rank_above_descriptions():
-    stubs = stubs_of(text_tool("weather", str, description="Forecasts."),
-                     text_tool("news", str, description="Headlines and the weather."))
+    stubs = stubs_of(
+        text_tool("weather", str, description="Forecasts."),
+        text_tool("news", str, description="Headlines and the weather."),
+    )
     found = search(stubs, "weather")
     assert [f["name"] for f in found] == ["weather", "news"]
-    assert found[0] == {"name": "weather", "namespace": None, "call": "tools.weather",
-                        "signature": "tools.weather(*, text: str) -> str",
-                        "description": "Forecasts."}
+    assert found[0] == {
+        "name": "weather",
+        "namespace": None,
+        "call": "tools.weather",
+        "signature": "tools.weather(*, text: str) -> str",
+        "description": "Forecasts.",
+    }
 
 
 def test_namespace_descriptions_match_their_tools():
-    stubs = stubs_of(text_tool("status", str, namespace="vcs"), text_tool("ping", str),
-                     namespaces={"vcs": "Git repository commands."})
+    stubs = stubs_of(
+        text_tool("status", str, namespace="vcs"),
+        text_tool("ping", str),
+        namespaces={"vcs": "Git repository commands."},
+    )
     assert [f["call"] for f in search(stubs, "git")] == ["tools.vcs.status"]
 
 

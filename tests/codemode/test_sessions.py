@@ -15,8 +15,12 @@ def note_tool(notes):
         notes.append((ctx.session_id, inp["text"]))
         return ToolResult(f"{len(notes)} notes")
 
-    return Tool(name="note", description="Keep a note.", execute=note, input={
-        "type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]})
+    return Tool(
+        name="note",
+        description="Keep a note.",
+        execute=note,
+        input={"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]},
+    )
 
 
 def program(snapshot, code, **options):
@@ -27,8 +31,7 @@ def program(snapshot, code, **options):
 def test_a_session_code_mode_tool_is_a_function_of_the_session_execute(tmp_path):
     notes = []
     with Host.open(tmp_path, plugins=[Adder()], data_dir=tmp_path / "d") as host:
-        host.session("chat-1").transform(lambda editor: editor.add(note_tool(notes)),
-                                         source="host")
+        host.session("chat-1").transform(lambda editor: editor.add(note_tool(notes)), source="host")
         session = host.snapshot(session="chat-1")
         assert session.names[-1] == "execute" and "note" not in session.names
         assert [e.name for e in session.codemode_catalog] == ["add", "note"]
@@ -45,9 +48,17 @@ def test_a_session_code_mode_tool_is_a_function_of_the_session_execute(tmp_path)
 
 def test_a_session_that_changes_no_code_mode_tool_shares_the_location_execute(tmp_path):
     with Host.open(tmp_path, plugins=[Adder()], data_dir=tmp_path / "d") as host:
-        host.session("chat-1").transform(lambda editor: editor.add(Tool(
-            name="native", description="Native.", codemode=False,
-            execute=lambda i, c: ToolResult("ok"))), source="host")
+        host.session("chat-1").transform(
+            lambda editor: editor.add(
+                Tool(
+                    name="native",
+                    description="Native.",
+                    codemode=False,
+                    execute=lambda i, c: ToolResult("ok"),
+                )
+            ),
+            source="host",
+        )
         session, location = host.snapshot(session="chat-1"), host.snapshot()
         assert session.names == (*sorted((*location.names[:-1], "native")), "execute")
         assert session.get("execute") is location.get("execute")

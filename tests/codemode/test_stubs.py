@@ -47,17 +47,22 @@ def stub_text(snapshot) -> str:
 
 def test_schemas_become_typed_dicts_literals_and_not_required(deck):
     stubs = stub_text(deck.snapshot(place, last))
-    assert ('''    async def place(self, *, items: list[Item], '''
-            '''priority: Literal["low", "high"] = "low") -> Order:
+    assert (
+        """    async def place(self, *, items: list[Item], """
+        '''priority: Literal["low", "high"] = "low") -> Order:
         """Place an order.
 
         Args:
             items: What to order.
-        """''') in stubs
-    assert '''class Item(TypedDict):
+        """'''
+    ) in stubs
+    assert (
+        '''class Item(TypedDict):
     """One line of an order."""
     sku: str  # Stock keeping unit.
-    qty: NotRequired[int]''' in stubs
+    qty: NotRequired[int]'''
+        in stubs
+    )
     assert "class Order(TypedDict):\n    id: int\n    items: list[Item]\n" in stubs
     assert stubs.count("class Item(TypedDict)") == 1  # shared by both tools
     assert "tools.shop" in stubs and "shop: tools_shop" in stubs
@@ -69,8 +74,7 @@ def test_namespace_descriptions_head_their_stubs(deck):
 
 
 def test_pinned_tools_come_first_then_effective_names(deck):
-    snap = deck.snapshot(text_tool("b", str), text_tool("a", str),
-                         text_tool("z", str, pinned=True))
+    snap = deck.snapshot(text_tool("b", str), text_tool("a", str), text_tool("z", str, pinned=True))
     stubs = stub_text(snap)
     assert stubs.index("def z(") < stubs.index("def a(") < stubs.index("def b(")
 
@@ -81,8 +85,7 @@ def test_tools_without_an_output_schema_return_their_text(deck):
 
 
 def test_the_budget_leaves_stubs_out_and_says_how_to_find_them(deck):
-    many = [text_tool(f"tool{n:02}", str, description=f"Tool number {n}. " * 5)
-            for n in range(30)]
+    many = [text_tool(f"tool{n:02}", str, description=f"Tool number {n}. " * 5) for n in range(30)]
     description = deck.snapshot(*many, budget_tokens=300).get("execute").description
     shown = description.count("async def tool")
     assert 0 < shown < 30
@@ -95,8 +98,9 @@ async def test_left_out_tools_are_type_checked_and_callable(deck):
     many = [text_tool(f"tool{n:02}", lambda i, n=n: f"{n}:{i['text']}") for n in range(30)]
     snap = deck.snapshot(*many, budget_tokens=50)
     assert "async def tool29" not in snap.get("execute").description
-    outcome = await deck.run(snap, "found = await search('tool29')\n"
-                                   "[found[0]['call'], await tools.tool29(text='x')]")
+    outcome = await deck.run(
+        snap, "found = await search('tool29')\n[found[0]['call'], await tools.tool29(text='x')]"
+    )
     assert outcome.output["result"] == ["tools.tool29", "29:x"]
     typo = await deck.run(snap, "await tools.tool29(txt='x')")
     assert typo.status == "failed" and "does not type-check" in typo.error.message
@@ -123,17 +127,25 @@ def test_config_and_deny_rules_turn_code_mode_off(deck):
 
 
 def test_unusual_schemas_fall_back_to_any_or_functional_typed_dicts(deck):
-    schema = {"type": "object", "properties": {
-        "odd": {"type": "object", "properties": {"my-key": {"type": "string"}}},
-        "either": {"anyOf": [{"type": "integer"}, {"type": "null"}]},
-        "many": {"type": ["string", "integer"]},
-        "anything": {},
-        "pairs": {"type": "object", "additionalProperties": {"type": "number"}},
-    }}
-    stubs = stub_text(deck.snapshot(Tool(name="odd", description="Odd.", input=schema,
-                                         execute=lambda i, c: ToolResult("x"))))
-    assert ('odd: OddOdd = ..., either: int | None = ..., many: str | int = ..., '
-            'anything: Any = ..., pairs: dict[str, float] = ...') in stubs
+    schema = {
+        "type": "object",
+        "properties": {
+            "odd": {"type": "object", "properties": {"my-key": {"type": "string"}}},
+            "either": {"anyOf": [{"type": "integer"}, {"type": "null"}]},
+            "many": {"type": ["string", "integer"]},
+            "anything": {},
+            "pairs": {"type": "object", "additionalProperties": {"type": "number"}},
+        },
+    }
+    stubs = stub_text(
+        deck.snapshot(
+            Tool(name="odd", description="Odd.", input=schema, execute=lambda i, c: ToolResult("x"))
+        )
+    )
+    assert (
+        "odd: OddOdd = ..., either: int | None = ..., many: str | int = ..., "
+        "anything: Any = ..., pairs: dict[str, float] = ..."
+    ) in stubs
     assert 'OddOdd = TypedDict("OddOdd", {"my-key": NotRequired[str]})' in stubs
 
 
@@ -141,10 +153,12 @@ async def test_the_guides_parallel_recipe_type_checks_and_runs_as_written(deck):
     snap = deck.snapshot(place)
     guide = snap.get("execute").description
     assert "`import asyncio` and `await asyncio.gather(...)`" in guide
-    code = ("import asyncio\n"
-            "orders = await asyncio.gather(tools.shop.place(items=[{'sku': 'a'}]),\n"
-            "                              tools.shop.place(items=[{'sku': 'b'}]))\n"
-            "[o['id'] for o in orders]")
+    code = (
+        "import asyncio\n"
+        "orders = await asyncio.gather(tools.shop.place(items=[{'sku': 'a'}]),\n"
+        "                              tools.shop.place(items=[{'sku': 'b'}]))\n"
+        "[o['id'] for o in orders]"
+    )
     outcome = await deck.run(snap, code)
     assert outcome.status == "completed", outcome.content
     assert outcome.output["result"] == [1, 1]

@@ -89,9 +89,12 @@ def test_a_closed_scope_refuses_use_with_a_clear_error(service):
     assert raised.value.session_id == "a"
     assert str(raised.value) == (
         "session 'a': cannot register a transform: the session is closed; open it again "
-        "with session('a')")
-    with pytest.raises(SessionError, match="cannot batch changes: the session is closed"), \
-            scope.batch():
+        "with session('a')"
+    )
+    with (
+        pytest.raises(SessionError, match="cannot batch changes: the session is closed"),
+        scope.batch(),
+    ):
         pass
     with pytest.raises(SessionError, match="cannot read its catalog"):
         scope.catalog  # noqa: B018
@@ -157,8 +160,10 @@ def test_location_changes_reach_every_session_and_old_snapshots_stay(service):
     for session_id in ("a", "b"):
         service.session(session_id).transform(
             lambda editor, s=session_id: editor.update(
-                "read", lambda tool: tool.replace(description=f"{tool.description} ({s})")),
-            source="host")
+                "read", lambda tool: tool.replace(description=f"{tool.description} ({s})")
+            ),
+            source="host",
+        )
     before = service.snapshot(session="a")
     registration = service.transform(adder(make("read", "New read.")), source="pack")
     assert described(service.snapshot(session="a"))["read"] == "New read. (a)"
@@ -195,7 +200,8 @@ def test_permission_visibility_applies_to_session_tools(service):
             return action in ("edit", "shell")
 
     service.session("a").transform(
-        adder(make("mine_edit", permission="edit"), make("mine")), source="host")
+        adder(make("mine_edit", permission="edit"), make("mine")), source="host"
+    )
     assert service.snapshot(Deny(), session="a").names == ("mine", "read")
     assert service.snapshot(session="a").names == ("mine", "mine_edit", "read", "shell")
 
@@ -214,9 +220,15 @@ def test_calls_default_to_the_snapshot_session(service):
 def test_another_session_id_on_a_session_snapshot_is_refused_before_running(service):
     calls = []
     service.session("a").transform(
-        adder(Tool(name="count", description="Counts.",
-                   execute=lambda inp, ctx: calls.append(ctx) or ToolResult("ok"))),
-        source="host")
+        adder(
+            Tool(
+                name="count",
+                description="Counts.",
+                execute=lambda inp, ctx: calls.append(ctx) or ToolResult("ok"),
+            )
+        ),
+        source="host",
+    )
     snapshot = service.snapshot(session="a")
     with pytest.raises(SessionError, match=r"cannot run a call of session 'b'"):
         snapshot.execute_sync(ToolCall("1", "count"), session_id="b")
@@ -242,8 +254,7 @@ def test_session_diagnostics_are_the_session_own(service):
     scope.transform(adder(make("worse", "")), source="host")
     assert [d.tool for d in service.diagnostics] == ["bad"]
     assert [(d.source, d.tool) for d in scope.diagnostics] == [("host", "worse")]
-    assert [d.tool for d in service.snapshot(session="a").catalog.diagnostics] == [
-        "bad", "worse"]
+    assert [d.tool for d in service.snapshot(session="a").catalog.diagnostics] == ["bad", "worse"]
 
 
 def test_a_raising_session_transform_disables_its_source_in_that_session_only(service):
@@ -272,8 +283,12 @@ def test_session_templates_run_in_every_session_before_its_own(service):
     registration = service.session_transform(template, source="todo-pack")
     scope = service.session("a")
     assert seen == ["a"]  # ran as the scope opened
-    scope.transform(lambda editor: editor.update(
-        "todo", lambda tool: tool.replace(description=tool.description + "!")), source="host")
+    scope.transform(
+        lambda editor: editor.update(
+            "todo", lambda tool: tool.replace(description=tool.description + "!")
+        ),
+        source="host",
+    )
     assert described(service.snapshot(session="a"))["todo"] == "todo of a!"
     service.session("b")
     assert described(service.snapshot(session="b"))["todo"] == "todo of b"
@@ -287,8 +302,9 @@ def test_session_templates_run_in_every_session_before_its_own(service):
 
 def test_a_template_registered_later_joins_the_open_sessions(service):
     service.session("a")
-    service.session_transform(lambda editor, session_id, state: editor.add(make("late")),
-                              source="late")
+    service.session_transform(
+        lambda editor, session_id, state: editor.add(make("late")), source="late"
+    )
     assert "late" in service.snapshot(session="a").names
 
 
@@ -400,8 +416,9 @@ def test_closing_a_session_frees_what_its_tools_captured(service):
     executor = Executor()
     ref = weakref.ref(executor)
     scope = service.session("a")
-    scope.transform(adder(Tool(name="heavy", description="Heavy.", execute=executor)),
-                    source="host")
+    scope.transform(
+        adder(Tool(name="heavy", description="Heavy.", execute=executor)), source="host"
+    )
     service.snapshot(session="a").definitions_for("openai")
     del executor
     gc.collect()
@@ -443,5 +460,7 @@ def test_a_session_catalog_knows_who_provides_what(service):
     assert catalog.effects("host").overrides == (("read", "builtin"),)
     assert catalog.removals == (("tidy", "shell", "builtin"),)
     assert {name: entry and entry.source for name, entry in catalog.changes.items()} == {
-        "read": "host", "shell": None}
+        "read": "host",
+        "shell": None,
+    }
     assert service.catalog.lineage("read") == ("builtin",)

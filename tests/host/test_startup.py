@@ -15,21 +15,38 @@ from tooldeck.builtin_plugins import BUILTIN_PLUGINS
 
 NOT_AT_OPEN = (
     # the built-ins' code and what only it needs
-    "asyncio", "subprocess", "difflib", "shlex", "httpx", "bs4", "markdownify", "pathspec",
+    "asyncio",
+    "subprocess",
+    "difflib",
+    "shlex",
+    "httpx",
+    "bs4",
+    "markdownify",
+    "pathspec",
     "tooldeck.builtin_plugins._run.webfetch_convert",
     # config files, failures, logging, reports, asks: only when there is one
-    "tomllib", "traceback", "logging", "argparse",
-    "tooldeck.host.location.permission", "tooldeck.host.location.approvals",
+    "tomllib",
+    "traceback",
+    "logging",
+    "argparse",
+    "tooldeck.host.location.permission",
+    "tooldeck.host.location.approvals",
     "tooldeck.host.location.questions",
     "tooldeck.host.execution.outcome",
     "tooldeck.host.plugins.report",
     # pydantic's TypeAdapter and JSON Schema generator
     "pydantic.type_adapter",
     # the code-mode sandbox and what only a program run needs (stubs included)
-    "pydantic_monty", "tooldeck.codemode.runner", "tooldeck.codemode.sandbox",
-    "tooldeck.codemode.plan", "tooldeck.codemode.stubs", "tooldeck.codemode.execute_tool",
+    "pydantic_monty",
+    "tooldeck.codemode.runner",
+    "tooldeck.codemode.sandbox",
+    "tooldeck.codemode.plan",
+    "tooldeck.codemode.stubs",
+    "tooldeck.codemode.execute_tool",
     # the MCP layer and its SDK: only when the config names a server
-    "tooldeck.mcp", "mcp", "anyio",
+    "tooldeck.mcp",
+    "mcp",
+    "anyio",
 )
 
 PROBE = """
@@ -61,8 +78,13 @@ print(json.dumps(sorted(loaded)), file=sys.stderr)
 
 
 def test_opening_a_host_loads_only_what_the_catalog_needs(tmp_path):
-    done = subprocess.run([sys.executable, "-c", PROBE, str(tmp_path), json.dumps(NOT_AT_OPEN)],
-                          capture_output=True, text=True, check=True, timeout=120)
+    done = subprocess.run(
+        [sys.executable, "-c", PROBE, str(tmp_path), json.dumps(NOT_AT_OPEN)],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=120,
+    )
     result = json.loads(done.stdout)
     assert result["loaded"] == []
     assert set(result["tools"]) >= set(BUILTIN_PLUGINS)
@@ -74,9 +96,17 @@ def test_a_code_mode_catalog_is_listed_without_the_sandbox(tmp_path):
     (plugins / "adder.py").write_text(CODE_TOOL)
     # Only the built-ins and this project's plugin: an installed pack (tox -e packs has
     # all the example packs) would widen the table and import what it needs.
-    env = {**{k: v for k, v in os.environ.items() if not k.startswith("TOOLDECK_")},
-           "TOOLDECK_LOAD_PLUGINS": "local:adder"}
-    done = subprocess.run([sys.executable, "-c", CLI_PROBE, str(tmp_path), json.dumps(NOT_AT_OPEN)],
-                          capture_output=True, text=True, check=True, env=env, timeout=120)
+    env = {
+        **{k: v for k, v in os.environ.items() if not k.startswith("TOOLDECK_")},
+        "TOOLDECK_LOAD_PLUGINS": "local:adder",
+    }
+    done = subprocess.run(
+        [sys.executable, "-c", CLI_PROBE, str(tmp_path), json.dumps(NOT_AT_OPEN)],
+        capture_output=True,
+        text=True,
+        check=True,
+        env=env,
+        timeout=120,
+    )
     assert "add       code" in done.stdout
     assert json.loads(done.stderr.strip().splitlines()[-1]) == []

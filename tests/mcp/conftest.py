@@ -93,9 +93,13 @@ def module_env(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
 def http_calc() -> Iterator[str]:
     """The calc server over streamable HTTP on 127.0.0.1; yields its URL."""
     port = free_port()
-    process = subprocess.Popen(server_command("calc_server.py", "--http", str(port)),
-                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    process = subprocess.Popen(
+        server_command("calc_server.py", "--http", str(port)),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     try:
+
         def listening() -> bool:
             assert process.poll() is None, "the HTTP server exited"
             with socket.socket() as sock:

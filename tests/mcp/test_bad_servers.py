@@ -13,8 +13,11 @@ from tooldeck import Host, ToolCall, run_tool_call
 from .conftest import make_project, stdio_server, toml_list
 
 SILENT = [sys.executable, "-c", "import sys; sys.stdin.read()"]
-EXITS = [sys.executable, "-c", "import sys; sys.stderr.write('exits: missing API key\\n'); "
-                              "sys.exit(2)"]
+EXITS = [
+    sys.executable,
+    "-c",
+    "import sys; sys.stderr.write('exits: missing API key\\n'); sys.exit(2)",
+]
 CONFIG = (
     stdio_server("odd", "odd_server.py", "--garbage")
     + stdio_server("many", "odd_server.py", "--many", "10000")
@@ -60,14 +63,21 @@ def test_a_server_that_exits_is_reported_with_its_status_and_stderr(host):
 def test_a_command_that_does_not_exist_is_named(host):
     missing = row(host, "mcp:missing")
     assert (missing.status, missing.reason.split(" (")[0]) == (
-        "failed", "command 'no-such-mcp-server-command' not found")
+        "failed",
+        "command 'no-such-mcp-server-command' not found",
+    )
 
 
 def test_invalid_tools_are_refused_with_a_diagnostic_naming_server_and_tool(host):
     odd = row(host, "mcp:odd")
     assert odd.status == "active"
-    assert set(odd.provides) == {"odd_ok", "odd_dup", "odd_bad_output", "odd_garbage",
-                                 "odd_undescribed"}
+    assert set(odd.provides) == {
+        "odd_ok",
+        "odd_dup",
+        "odd_bad_output",
+        "odd_garbage",
+        "odd_undescribed",
+    }
     notes = "\n".join(odd.diagnostics)
     assert "tool 'bad_schema', namespace 'odd': input schema is not a valid JSON Schema" in notes
     assert f"tool '{'n' * 200}', namespace 'odd': name must be 1-64 characters" in notes
@@ -76,8 +86,7 @@ def test_invalid_tools_are_refused_with_a_diagnostic_naming_server_and_tool(host
 
 
 def test_a_tool_without_a_description_gets_one(host):
-    assert tool(host, "odd_undescribed").description == (
-        "Tool undescribed of MCP server odd.")
+    assert tool(host, "odd_undescribed").description == ("Tool undescribed of MCP server odd.")
 
 
 def test_10000_tools_are_cut_to_the_limit_with_a_note(host):
@@ -103,4 +112,5 @@ def test_the_rest_of_the_catalog_is_unaffected(host):
     names = host.snapshot().names
     assert {"read", "write", "shell"} <= set(names)
     assert [p.status for p in host.plugins if p.layer == "builtin"] == ["active"] * len(
-        [p for p in host.plugins if p.layer == "builtin"])
+        [p for p in host.plugins if p.layer == "builtin"]
+    )

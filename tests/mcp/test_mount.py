@@ -14,14 +14,14 @@ from tooldeck.testing import ScriptedAsker
 
 from .conftest import make_project, stdio_server, wait_for
 
-OVERRIDE = '''
+OVERRIDE = """
 from tooldeck import hookimpl
 
 @hookimpl
 def tool_transform(editor):
     editor.update("calc_add", lambda t: t.replace(description="Add, as the project says."))
     editor.remove("calc_crash")
-'''
+"""
 
 CONFIG = (
     stdio_server("calc", "calc_server.py", extra='env = {CALC_SECRET = "42"}')
@@ -48,8 +48,11 @@ def host(module_env, asker):
 
 def call(host, name, arguments, **options):
     snapshot = options.pop("snapshot", None) or host.snapshot()
-    return asyncio.run(run_tool_call(snapshot, ToolCall("c1", name, arguments),
-                                     session_id="s", message_id="m", **options))
+    return asyncio.run(
+        run_tool_call(
+            snapshot, ToolCall("c1", name, arguments), session_id="s", message_id="m", **options
+        )
+    )
 
 
 def row(host, name):
@@ -59,8 +62,7 @@ def row(host, name):
 def test_each_server_is_an_active_row_between_builtins_and_entry_points(host):
     infos = host.plugins
     layers = [p.layer for p in infos]
-    assert layers == sorted(layers, key=["builtin", "mcp", "entrypoint", "object",
-                                         "local"].index)
+    assert layers == sorted(layers, key=["builtin", "mcp", "entrypoint", "object", "local"].index)
     calc, legacy = row(host, "mcp:calc"), row(host, "mcp:legacy")
     assert (calc.status, calc.layer, calc.reason) == ("active", "mcp", None)
     assert legacy.status == "active"
@@ -86,9 +88,15 @@ def test_tools_are_mounted_with_the_listed_schemas(host):
 
 
 def test_a_program_calls_mounted_tools_in_code_mode(host):
-    outcome = call(host, "execute", {"code": "s = await tools.calc.add(a=2, b=3)\n"
-                                             "w = await tools.calc.weather(city='Oslo')\n"
-                                             "[s, w['temp_c']]"})
+    outcome = call(
+        host,
+        "execute",
+        {
+            "code": "s = await tools.calc.add(a=2, b=3)\n"
+            "w = await tools.calc.weather(city='Oslo')\n"
+            "[s, w['temp_c']]"
+        },
+    )
     assert outcome.status == "completed", outcome.content
     assert outcome.output["result"] == [{"result": 5}, 21.5]
 
@@ -184,8 +192,11 @@ def test_cancelling_the_call_cancels_the_request(host, tmp_path, server):
 
     async def scenario():
         snapshot = host.snapshot()
-        task = asyncio.create_task(snapshot.execute(ToolCall(
-            "c", f"{server}_slow", {"seconds": 60, "marker": str(marker)})))
+        task = asyncio.create_task(
+            snapshot.execute(
+                ToolCall("c", f"{server}_slow", {"seconds": 60, "marker": str(marker)})
+            )
+        )
         await asyncio.sleep(1.0)
         task.cancel()
         with pytest.raises(asyncio.CancelledError):

@@ -75,10 +75,15 @@ def project(tooldeck_env):
 
 
 def served(root: Path, *extra: str, **options) -> Client:
-    env = {**{k: v for k, v in os.environ.items() if k.startswith("XDG_")},
-           "PYTHONPATH": os.pathsep.join(sys.path)}
-    params = StdioServerParameters(command=TOOLDECK[0], args=[
-        *TOOLDECK[1:], "mcp", "serve", "--location", str(root), *extra], env=env)
+    env = {
+        **{k: v for k, v in os.environ.items() if k.startswith("XDG_")},
+        "PYTHONPATH": os.pathsep.join(sys.path),
+    }
+    params = StdioServerParameters(
+        command=TOOLDECK[0],
+        args=[*TOOLDECK[1:], "mcp", "serve", "--location", str(root), *extra],
+        env=env,
+    )
     return Client(params, **options)
 
 
@@ -104,8 +109,10 @@ def test_list_is_the_snapshot_and_calls_run_through_the_boundary(project):
     assert "Invalid input for tool 'add'" in invalid.content[0].text
 
 
-@pytest.mark.parametrize(("extra", "listed", "unlisted"), [
-    ((), "execute", "coded"), (("--no-codemode",), "coded", "execute")])
+@pytest.mark.parametrize(
+    ("extra", "listed", "unlisted"),
+    [((), "execute", "coded"), (("--no-codemode",), "coded", "execute")],
+)
 def test_code_mode_is_served_unless_turned_off(project, extra, listed, unlisted):
     async def scenario():
         async with served(project, *extra) as client:
@@ -151,8 +158,7 @@ def test_an_ask_becomes_an_elicitation(project, decision, expected):
 
 
 @pytest.mark.parametrize(("decision", "expected"), [("once", "ran"), ("reject", None)])
-def test_a_2026_client_is_asked_through_an_input_required_round_trip(project, decision,
-                                                                      expected):
+def test_a_2026_client_is_asked_through_an_input_required_round_trip(project, decision, expected):
     asked = []
 
     async def elicit(ctx, params):
@@ -180,8 +186,9 @@ def test_a_2026_client_answers_each_question_of_a_call_once(project):
         asked.append(params.message)
         feedback = "not the second" if "second" in params.message else ""
         decision = "reject" if feedback else "once"
-        return types.ElicitResult(action="accept",
-                                  content={"decision": decision, "feedback": feedback})
+        return types.ElicitResult(
+            action="accept", content={"decision": decision, "feedback": feedback}
+        )
 
     async def scenario():
         async with served(project, elicitation_callback=elicit) as client:
@@ -237,9 +244,12 @@ def test_clients_hear_when_a_plugin_file_appears(tooldeck_env, mode):
 @asynccontextmanager
 async def http_served(root, port, *extra, env=None):
     environment = {**os.environ, **(env or {})}
-    process = subprocess.Popen([*TOOLDECK, "mcp", "serve", "--location", str(root), "--http",
-                                f"127.0.0.1:{port}", *extra], env=environment,
-                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    process = subprocess.Popen(
+        [*TOOLDECK, "mcp", "serve", "--location", str(root), "--http", f"127.0.0.1:{port}", *extra],
+        env=environment,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     try:
         wait_for(lambda: process.poll() is None and _listening(port))
         yield
@@ -260,8 +270,9 @@ def test_allow_remote_needs_the_bearer_token(project):
     url = f"http://127.0.0.1:{port}/mcp"
 
     async def scenario():
-        async with http_served(project, port, "--allow-remote",
-                               env={"TOOLDECK_MCP_TOKEN": "s3cret"}):
+        async with http_served(
+            project, port, "--allow-remote", env={"TOOLDECK_MCP_TOKEN": "s3cret"}
+        ):
             async with httpx.AsyncClient() as http:
                 anonymous = await http.post(url, json={})
                 wrong = await http.post(url, json={}, headers={"Authorization": "Bearer no"})
@@ -278,14 +289,22 @@ def test_allow_remote_needs_the_bearer_token(project):
     assert "add" in names
 
 
-@pytest.mark.parametrize(("args", "env", "message"), [
-    (["--http", "0.0.0.0:8765"], {}, "refusing to listen on a non-loopback address"),
-    (["--http", "8765", "--allow-remote"], {}, "--allow-remote needs a bearer token"),
-    (["--http", "x:y"], {}, "expected [HOST:]PORT"),
-])
+@pytest.mark.parametrize(
+    ("args", "env", "message"),
+    [
+        (["--http", "0.0.0.0:8765"], {}, "refusing to listen on a non-loopback address"),
+        (["--http", "8765", "--allow-remote"], {}, "--allow-remote needs a bearer token"),
+        (["--http", "x:y"], {}, "expected [HOST:]PORT"),
+    ],
+)
 def test_unsafe_or_wrong_http_options_are_refused(project, args, env, message):
-    done = subprocess.run([*TOOLDECK, "mcp", "serve", "--location", str(project), *args],
-                          capture_output=True, text=True, env={**os.environ, **env}, timeout=60)
+    done = subprocess.run(
+        [*TOOLDECK, "mcp", "serve", "--location", str(project), *args],
+        capture_output=True,
+        text=True,
+        env={**os.environ, **env},
+        timeout=60,
+    )
     assert done.returncode == 2
     assert message in done.stderr
 
@@ -298,8 +317,11 @@ def test_http_on_loopback_needs_no_token_and_keeps_dns_rebinding_protection(proj
         async with http_served(project, port):
             async with httpx.AsyncClient() as http:
                 rebound = await http.post(url, json={}, headers={"Host": "evil.example"})
-                foreign = await http.post(url, json={}, headers={
-                    "Origin": "http://evil.example", "Content-Type": "application/json"})
+                foreign = await http.post(
+                    url,
+                    json={},
+                    headers={"Origin": "http://evil.example", "Content-Type": "application/json"},
+                )
             async with Client(url) as client:
                 names = [t.name for t in (await client.list_tools()).tools]
             return rebound.status_code, foreign.status_code, names
@@ -320,7 +342,8 @@ def test_a_config_change_reopens_the_location_and_clients_hear_it(project):
         async with served(project, mode="legacy", message_handler=on_message) as client:
             before = {t.name for t in (await client.list_tools()).tools}
             (project / "tooldeck.toml").write_text(
-                '[plugins]\nonly = ["local:adder"]\ndisable = ["builtin:shell"]\n')
+                '[plugins]\nonly = ["local:adder"]\ndisable = ["builtin:shell"]\n'
+            )
             with anyio.fail_after(10):
                 await heard.wait()
             after = {t.name for t in (await client.list_tools()).tools}

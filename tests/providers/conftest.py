@@ -34,14 +34,18 @@ def png_bytes() -> bytes:
 
 PNG = png_bytes()
 
-CITY = {"type": "object", "properties": {"city": {"type": "string"},
-                                         "units": {"type": "string", "enum": ["C", "F"]}},
-        "required": ["city"]}
+CITY = {
+    "type": "object",
+    "properties": {"city": {"type": "string"}, "units": {"type": "string", "enum": ["C", "F"]}},
+    "required": ["city"],
+}
 
 
 def weather(input, ctx):
-    return ToolResult(f"{input['city']}: 21 {input.get('units', 'C')}",
-                      output={"city": input["city"], "celsius": 21})
+    return ToolResult(
+        f"{input['city']}: 21 {input.get('units', 'C')}",
+        output={"city": input["city"], "celsius": 21},
+    )
 
 
 def photo(input, ctx):
@@ -49,9 +53,13 @@ def photo(input, ctx):
 
 
 def report(input, ctx):
-    return ToolResult([FilePart(PDF, "application/pdf", "report.pdf"),
-                       FilePart(b"a,b\n1,2\n", "text/csv", "data.csv"),
-                       FilePart(b"\x00\x01", "application/octet-stream", "blob.bin")])
+    return ToolResult(
+        [
+            FilePart(PDF, "application/pdf", "report.pdf"),
+            FilePart(b"a,b\n1,2\n", "text/csv", "data.csv"),
+            FilePart(b"\x00\x01", "application/octet-stream", "blob.bin"),
+        ]
+    )
 
 
 def broken(input, ctx):
@@ -63,10 +71,17 @@ def refused(input, ctx):
 
 
 TOOLS = [
-    Tool(name="weather", description="The weather in a city.", input=CITY, execute=weather,
-         output={"type": "object", "properties": {"city": {"type": "string"},
-                                                  "celsius": {"type": "integer"}}},
-         codemode=False),
+    Tool(
+        name="weather",
+        description="The weather in a city.",
+        input=CITY,
+        execute=weather,
+        output={
+            "type": "object",
+            "properties": {"city": {"type": "string"}, "celsius": {"type": "integer"}},
+        },
+        codemode=False,
+    ),
     Tool(name="photo", description="Take a photo.", execute=photo, codemode=False),
     Tool(name="report", description="Write a report.", execute=report, codemode=False),
     Tool(name="broken", description="Always fails.", execute=broken, codemode=False),
@@ -111,7 +126,8 @@ def _mismatch(kind, value, where):
     if kind is type(None):
         return None if value is None else f"{where}: expected None, got {value!r}"
     if origin in (list, collections.abc.Iterable, collections.abc.Sequence) or (
-            getattr(kind, "__name__", "") == "SequenceNotStr"):
+        getattr(kind, "__name__", "") == "SequenceNotStr"
+    ):
         if not isinstance(value, list | tuple):
             return f"{where}: expected a list, got {type(value).__name__}"
         item = args[0] if args else typing.Any
@@ -142,8 +158,10 @@ def _typeddict_mismatch(kind, value, where):
     missing = sorted(required - set(value))
     if missing:
         return f"{where}: {kind.__name__} needs {missing}"
-    return next((p for key, item in value.items()
-                 if (p := _mismatch(hints[key], item, f"{where}.{key}"))), None)
+    return next(
+        (p for key, item in value.items() if (p := _mismatch(hints[key], item, f"{where}.{key}"))),
+        None,
+    )
 
 
 @pytest.fixture(name="accepted")

@@ -15,27 +15,42 @@ from tooldeck import ToolCall, run_tool_call
 from tooldeck.providers import calls_from
 
 CHAT_MESSAGE = {
-    "role": "assistant", "content": None, "tool_calls": [
-        {"id": "call_1", "type": "function",
-         "function": {"name": "weather", "arguments": '{"city": "Oslo"}'}},
+    "role": "assistant",
+    "content": None,
+    "tool_calls": [
+        {
+            "id": "call_1",
+            "type": "function",
+            "function": {"name": "weather", "arguments": '{"city": "Oslo"}'},
+        },
         {"id": "call_2", "type": "function", "function": {"name": "photo", "arguments": ""}},
-    ]}
+    ],
+}
 EXPECTED = [ToolCall("call_1", "weather", '{"city": "Oslo"}'), ToolCall("call_2", "photo", "{}")]
 
 
 def completion(message):
-    return {"id": "c", "object": "chat.completion", "created": 0, "model": "m",
-            "choices": [{"index": 0, "finish_reason": "tool_calls", "message": message}]}
+    return {
+        "id": "c",
+        "object": "chat.completion",
+        "created": 0,
+        "model": "m",
+        "choices": [{"index": 0, "finish_reason": "tool_calls", "message": message}],
+    }
 
 
-@pytest.mark.parametrize("reply", [
-    CHAT_MESSAGE,
-    ChatCompletionMessage.model_validate(CHAT_MESSAGE),
-    CHAT_MESSAGE["tool_calls"],
-    ChatCompletionMessage.model_validate(CHAT_MESSAGE).tool_calls,
-    ChatCompletion.model_validate(completion(CHAT_MESSAGE)),
-    completion(CHAT_MESSAGE),
-], ids=["dict", "sdk", "dict-calls", "sdk-calls", "sdk-completion", "dict-completion"])
+@pytest.mark.parametrize(
+    "reply",
+    [
+        CHAT_MESSAGE,
+        ChatCompletionMessage.model_validate(CHAT_MESSAGE),
+        CHAT_MESSAGE["tool_calls"],
+        ChatCompletionMessage.model_validate(CHAT_MESSAGE).tool_calls,
+        ChatCompletion.model_validate(completion(CHAT_MESSAGE)),
+        completion(CHAT_MESSAGE),
+    ],
+    ids=["dict", "sdk", "dict-calls", "sdk-calls", "sdk-completion", "dict-completion"],
+)
 def test_openai_chat(reply):
     assert calls_from("openai", reply) == EXPECTED
 
@@ -47,57 +62,111 @@ def test_openai_chat_without_calls():
 
 
 RESPONSE = {
-    "id": "r", "object": "response", "created_at": 0, "model": "m", "status": "completed",
-    "parallel_tool_calls": True, "tool_choice": "auto", "tools": [], "output": [
+    "id": "r",
+    "object": "response",
+    "created_at": 0,
+    "model": "m",
+    "status": "completed",
+    "parallel_tool_calls": True,
+    "tool_choice": "auto",
+    "tools": [],
+    "output": [
         {"type": "reasoning", "id": "rs_1", "summary": []},
-        {"type": "function_call", "id": "fc_1", "call_id": "call_1", "name": "weather",
-         "arguments": '{"city": "Oslo"}', "status": "completed"},
-        {"type": "function_call", "id": "fc_2", "call_id": "call_2", "name": "photo",
-         "arguments": "null", "status": "completed"},
-    ]}
+        {
+            "type": "function_call",
+            "id": "fc_1",
+            "call_id": "call_1",
+            "name": "weather",
+            "arguments": '{"city": "Oslo"}',
+            "status": "completed",
+        },
+        {
+            "type": "function_call",
+            "id": "fc_2",
+            "call_id": "call_2",
+            "name": "photo",
+            "arguments": "null",
+            "status": "completed",
+        },
+    ],
+}
 
 
-@pytest.mark.parametrize("reply", [
-    RESPONSE, RESPONSE["output"], Response.model_validate(RESPONSE),
-    Response.model_validate(RESPONSE).output,
-], ids=["dict", "dict-output", "sdk", "sdk-output"])
+@pytest.mark.parametrize(
+    "reply",
+    [
+        RESPONSE,
+        RESPONSE["output"],
+        Response.model_validate(RESPONSE),
+        Response.model_validate(RESPONSE).output,
+    ],
+    ids=["dict", "dict-output", "sdk", "sdk-output"],
+)
 def test_openai_responses(reply):
     assert calls_from("openai-responses", reply) == EXPECTED
 
 
 MESSAGE = {
-    "id": "msg", "type": "message", "role": "assistant", "model": "m",
-    "stop_reason": "tool_use", "stop_sequence": None,
+    "id": "msg",
+    "type": "message",
+    "role": "assistant",
+    "model": "m",
+    "stop_reason": "tool_use",
+    "stop_sequence": None,
     "usage": {"input_tokens": 1, "output_tokens": 1},
     "content": [
         {"type": "text", "text": "Let me check."},
         {"type": "tool_use", "id": "toolu_1", "name": "weather", "input": {"city": "Oslo"}},
         {"type": "tool_use", "id": "toolu_2", "name": "photo", "input": {}},
-    ]}
+    ],
+}
 
 
-@pytest.mark.parametrize("reply", [
-    MESSAGE, MESSAGE["content"], Message.model_validate(MESSAGE),
-    Message.model_validate(MESSAGE).content,
-], ids=["dict", "dict-blocks", "sdk", "sdk-blocks"])
+@pytest.mark.parametrize(
+    "reply",
+    [
+        MESSAGE,
+        MESSAGE["content"],
+        Message.model_validate(MESSAGE),
+        Message.model_validate(MESSAGE).content,
+    ],
+    ids=["dict", "dict-blocks", "sdk", "sdk-blocks"],
+)
 def test_anthropic(reply):
     assert calls_from("anthropic", reply) == [
-        ToolCall("toolu_1", "weather", {"city": "Oslo"}), ToolCall("toolu_2", "photo", {})]
+        ToolCall("toolu_1", "weather", {"city": "Oslo"}),
+        ToolCall("toolu_2", "photo", {}),
+    ]
 
 
-GEMINI = {"candidates": [{"content": {"role": "model", "parts": [
-    {"text": "Checking."},
-    {"functionCall": {"id": "g1", "name": "weather", "args": {"city": "Oslo"}}},
-    {"functionCall": {"name": "photo"}},
-]}}]}
+GEMINI = {
+    "candidates": [
+        {
+            "content": {
+                "role": "model",
+                "parts": [
+                    {"text": "Checking."},
+                    {"functionCall": {"id": "g1", "name": "weather", "args": {"city": "Oslo"}}},
+                    {"functionCall": {"name": "photo"}},
+                ],
+            }
+        }
+    ]
+}
 
 
-@pytest.mark.parametrize("reply", [
-    GEMINI, GEMINI["candidates"][0]["content"], GEMINI["candidates"][0]["content"]["parts"],
-    genai.GenerateContentResponse.model_validate(GEMINI),
-    genai.GenerateContentResponse.model_validate(GEMINI).candidates[0].content,
-    genai.GenerateContentResponse.model_validate(GEMINI).candidates[0].content.parts,
-], ids=["dict", "dict-content", "dict-parts", "sdk", "sdk-content", "sdk-parts"])
+@pytest.mark.parametrize(
+    "reply",
+    [
+        GEMINI,
+        GEMINI["candidates"][0]["content"],
+        GEMINI["candidates"][0]["content"]["parts"],
+        genai.GenerateContentResponse.model_validate(GEMINI),
+        genai.GenerateContentResponse.model_validate(GEMINI).candidates[0].content,
+        genai.GenerateContentResponse.model_validate(GEMINI).candidates[0].content.parts,
+    ],
+    ids=["dict", "dict-content", "dict-parts", "sdk", "sdk-content", "sdk-parts"],
+)
 def test_gemini(reply):
     first, second = calls_from("gemini", reply)
     assert first == ToolCall("g1", "weather", {"city": "Oslo"})
@@ -118,13 +187,16 @@ def test_mcp_calls_get_unique_ids():
 
 @pytest.mark.parametrize("raw", ["{not json", '{"city": "Oslo"'])
 def test_invalid_json_fails_at_execution_with_one_wording(snapshot, raw):
-    [call] = calls_from("openai", [{"id": "c", "type": "function",
-                                    "function": {"name": "weather", "arguments": raw}}])
+    [call] = calls_from(
+        "openai",
+        [{"id": "c", "type": "function", "function": {"name": "weather", "arguments": raw}}],
+    )
     assert call.input == raw
     outcome = asyncio.run(run_tool_call(snapshot, call))
     assert outcome.status == "failed"
     assert outcome.error.message.startswith(
-        "Invalid input for tool 'weather':\n- root: invalid JSON: ")
+        "Invalid input for tool 'weather':\n- root: invalid JSON: "
+    )
 
 
 def test_invalid_json_reads_the_same_for_models_and_schemas(service):
@@ -135,16 +207,32 @@ def test_invalid_json_reads_the_same_for_models_and_schemas(service):
     class City(BaseModel):
         city: str
 
-    service.transform(lambda e: e.add(Tool(name="model_weather", description="x", input=City,
-                                           execute=lambda i, c: ToolResult("ok"),
-                                           codemode=False)), source="model")
+    service.transform(
+        lambda e: e.add(
+            Tool(
+                name="model_weather",
+                description="x",
+                input=City,
+                execute=lambda i, c: ToolResult("ok"),
+                codemode=False,
+            )
+        ),
+        source="model",
+    )
     snapshot = service.snapshot()
-    texts = [asyncio.run(run_tool_call(snapshot, ToolCall("c", name, "{oops"))).error.message
-             for name in ("weather", "model_weather")]
+    texts = [
+        asyncio.run(run_tool_call(snapshot, ToolCall("c", name, "{oops"))).error.message
+        for name in ("weather", "model_weather")
+    ]
     issues = [text.splitlines()[1] for text in texts]
-    assert issues[0] == issues[1] == (
-        "- root: invalid JSON: Expecting property name enclosed in double quotes: "
-        "line 1 column 2 (char 1)")
+    assert (
+        issues[0]
+        == issues[1]
+        == (
+            "- root: invalid JSON: Expecting property name enclosed in double quotes: "
+            "line 1 column 2 (char 1)"
+        )
+    )
 
 
 def test_an_unknown_format_is_named():

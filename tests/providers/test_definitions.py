@@ -54,28 +54,40 @@ def test_mcp(catalog):
 
 def test_the_responses_shape_is_flat(snapshot):
     weather = snapshot.definitions_for("openai-responses")[-1]
-    assert weather == {"type": "function", "name": "weather",
-                       "description": "The weather in a city.",
-                       "parameters": snapshot.definitions[-1].input_schema, "strict": False}
+    assert weather == {
+        "type": "function",
+        "name": "weather",
+        "description": "The weather in a city.",
+        "parameters": snapshot.definitions[-1].input_schema,
+        "strict": False,
+    }
 
 
 def test_strict_where_the_schema_allows_it_and_which_tools_stay_non_strict(service):
-    open_object = Tool(name="free", description="Takes anything.", codemode=False,
-                       input={"type": "object", "additionalProperties": True},
-                       execute=lambda i, c: ToolResult("ok"))
+    open_object = Tool(
+        name="free",
+        description="Takes anything.",
+        codemode=False,
+        input={"type": "object", "additionalProperties": True},
+        execute=lambda i, c: ToolResult("ok"),
+    )
     service.transform(lambda e: e.add(open_object), source="free")
     snapshot = service.snapshot()
-    chat = {d["function"]["name"]: d["function"] for d in snapshot.definitions_for(
-        "openai", strict=True)}
+    chat = {
+        d["function"]["name"]: d["function"]
+        for d in snapshot.definitions_for("openai", strict=True)
+    }
     assert chat["weather"]["strict"] is True
     assert chat["weather"]["parameters"]["required"] == ["city", "units"]
     assert chat["weather"]["parameters"]["properties"]["units"] == {
-        "type": ["string", "null"], "enum": ["C", "F", None]} or chat["weather"]["parameters"][
-        "properties"]["units"]["anyOf"][1] == {"type": "null"}
+        "type": ["string", "null"],
+        "enum": ["C", "F", None],
+    } or chat["weather"]["parameters"]["properties"]["units"]["anyOf"][1] == {"type": "null"}
     assert chat["free"]["strict"] is False
     assert chat["free"]["parameters"] == {"type": "object", "additionalProperties": True}
     assert snapshot.non_strict() == {
-        "free": "root: allows additional properties; strict objects are closed"}
+        "free": "root: allows additional properties; strict objects are closed"
+    }
     responses = {d["name"]: d for d in snapshot.definitions_for("openai-responses", strict=True)}
     assert (responses["weather"]["strict"], responses["free"]["strict"]) == (True, False)
     assert "strict" not in snapshot.definitions_for("openai")[0]["function"]
@@ -97,7 +109,10 @@ def test_content_part_types_are_literals():
 
     part = TextPart("hi")
     assert (part.type, ImagePart(b"", "image/png").type, FilePart(b"", "a/b").type) == (
-        "text", "image", "file")
+        "text",
+        "image",
+        "file",
+    )
 
 
 def test_gemini_takes_refs_type_lists_and_const_in_its_own_spelling(service):
@@ -107,20 +122,35 @@ def test_gemini_takes_refs_type_lists_and_const_in_its_own_spelling(service):
         name: str
         children: list[Node] = []
 
-    schema = {"type": "object", "properties": {
-        "tree": {"$ref": "#/$defs/Node"}, "maybe": {"type": ["integer", "null"]},
-        "kind": {"const": "fixed"}, "gt": {"type": "number", "exclusiveMinimum": 0}},
-        "$defs": {"Node": Node.model_json_schema()["$defs"]["Node"]}}
-    service.transform(lambda e: e.add(Tool(name="tree", description="x", input=schema,
-                                           execute=lambda i, c: ToolResult("ok"),
-                                           codemode=False)), source="tree")
+    schema = {
+        "type": "object",
+        "properties": {
+            "tree": {"$ref": "#/$defs/Node"},
+            "maybe": {"type": ["integer", "null"]},
+            "kind": {"const": "fixed"},
+            "gt": {"type": "number", "exclusiveMinimum": 0},
+        },
+        "$defs": {"Node": Node.model_json_schema()["$defs"]["Node"]},
+    }
+    service.transform(
+        lambda e: e.add(
+            Tool(
+                name="tree",
+                description="x",
+                input=schema,
+                execute=lambda i, c: ToolResult("ok"),
+                codemode=False,
+            )
+        ),
+        source="tree",
+    )
     [tree] = [d for d in service.snapshot().definitions_for("gemini") if d["name"] == "tree"]
     parameters = tree["parameters"]
     assert parameters["properties"]["tree"]["properties"]["children"]["items"] == {
-        "ref": "#/defs/Node"}
+        "ref": "#/defs/Node"
+    }
     assert "$ref" not in str(parameters) and "$defs" not in str(parameters)
-    assert parameters["defs"]["Node"]["properties"]["children"]["items"] == {
-        "ref": "#/defs/Node"}
+    assert parameters["defs"]["Node"]["properties"]["children"]["items"] == {"ref": "#/defs/Node"}
     assert parameters["properties"]["maybe"] == {"type": "integer", "nullable": True}
     assert parameters["properties"]["kind"] == {"enum": ["fixed"]}
     assert parameters["properties"]["gt"] == {"type": "number"}
@@ -128,16 +158,24 @@ def test_gemini_takes_refs_type_lists_and_const_in_its_own_spelling(service):
 
 
 def test_a_session_snapshot_renders_strict_and_says_what_is_not(service):
-    free = Tool(name="free", description="Takes anything.", codemode=False,
-                input={"type": "object", "additionalProperties": True},
-                execute=lambda i, c: ToolResult("ok"))
+    free = Tool(
+        name="free",
+        description="Takes anything.",
+        codemode=False,
+        input={"type": "object", "additionalProperties": True},
+        execute=lambda i, c: ToolResult("ok"),
+    )
     with service.session("s1") as session:
         session.transform(lambda e: e.add(free), source="session-pack")
         snapshot = service.snapshot(session="s1")
-        chat = {d["function"]["name"]: d["function"]["strict"]
-                for d in snapshot.definitions_for("openai", strict=True)}
+        chat = {
+            d["function"]["name"]: d["function"]["strict"]
+            for d in snapshot.definitions_for("openai", strict=True)
+        }
         assert chat["free"] is False and chat["weather"] is True
         assert snapshot.non_strict() == {
-            "free": "root: allows additional properties; strict objects are closed"}
+            "free": "root: allows additional properties; strict objects are closed"
+        }
         assert [d["name"] for d in snapshot.definitions_for("openai-responses", strict=True)] == [
-            d.name for d in snapshot.definitions]
+            d.name for d in snapshot.definitions
+        ]

@@ -35,7 +35,12 @@ def _media(media):
 def pairs(snapshot):
     turn = asyncio.run(run_tool_calls(snapshot, CALLS))
     assert [o.status for o in turn.outcomes] == [
-        "completed", "completed", "completed", "failed", "declined"]
+        "completed",
+        "completed",
+        "completed",
+        "failed",
+        "declined",
+    ]
     return list(zip(CALLS, turn.outcomes, strict=True))
 
 
@@ -47,18 +52,26 @@ def test_openai_chat(pairs, accepted):
     assert [m["tool_call_id"] for m in tools] == [c.id for c in CALLS]
     assert tools[0]["content"] == "Oslo: 21 C"
     assert tools[1]["content"] == (
-        "the photo:\n\n[attached in the next user message: image (image/png, 72 bytes)]"
-        .replace("72", f"{len(PNG):,}"))
+        "the photo:\n\n[attached in the next user message: image (image/png, 72 bytes)]".replace(
+            "72", f"{len(PNG):,}"
+        )
+    )
     assert tools[3]["content"] == "Error: The disk is full. Free some space and try again."
     assert tools[4]["content"].startswith("Error: The user declined this tool call.")
     parts = user["content"]
     assert user["role"] == "user" and parts[0] == {
-        "type": "text", "text": "Attachments of tool call call_2:"}
-    assert parts[1] == {"type": "image_url",
-                        "image_url": {"url": f"data:image/png;base64,{B64_PNG}"}}
+        "type": "text",
+        "text": "Attachments of tool call call_2:",
+    }
+    assert parts[1] == {
+        "type": "image_url",
+        "image_url": {"url": f"data:image/png;base64,{B64_PNG}"},
+    }
     assert parts[2] == {"type": "text", "text": "Attachments of tool call call_3:"}
-    assert parts[3] == {"type": "file", "file": {
-        "file_data": f"data:application/pdf;base64,{B64_PDF}", "filename": "report.pdf"}}
+    assert parts[3] == {
+        "type": "file",
+        "file": {"file_data": f"data:application/pdf;base64,{B64_PDF}", "filename": "report.pdf"},
+    }
     assert [p["file"]["filename"] for p in parts[4:]] == ["data.csv", "blob.bin"]
 
 
@@ -74,7 +87,8 @@ def test_openai_responses(pairs, accepted):
     assert items[0]["output"] == "Oslo: 21 C"
     assert items[1]["output"] == [
         {"type": "input_text", "text": "the photo:"},
-        {"type": "input_image", "image_url": f"data:image/png;base64,{B64_PNG}"}]
+        {"type": "input_image", "image_url": f"data:image/png;base64,{B64_PNG}"},
+    ]
     assert [p["filename"] for p in items[2]["output"]] == ["report.pdf", "data.csv", "blob.bin"]
     assert items[3]["output"].startswith("Error: The disk is full.")
     assert items[4]["output"].startswith("Error: The user declined")
@@ -86,14 +100,22 @@ def test_anthropic(pairs, accepted):
     blocks = message["content"]
     assert [b["tool_use_id"] for b in blocks] == [c.id for c in CALLS]
     assert [b.get("is_error", False) for b in blocks] == [False, False, False, True, True]
-    assert blocks[1]["content"][1] == {"type": "image", "source": {
-        "type": "base64", "media_type": "image/png", "data": B64_PNG}}
+    assert blocks[1]["content"][1] == {
+        "type": "image",
+        "source": {"type": "base64", "media_type": "image/png", "data": B64_PNG},
+    }
     pdf, csv, blob = blocks[2]["content"]
-    assert pdf == {"type": "document", "title": "report.pdf", "source": {
-        "type": "base64", "media_type": "application/pdf", "data": B64_PDF}}
+    assert pdf == {
+        "type": "document",
+        "title": "report.pdf",
+        "source": {"type": "base64", "media_type": "application/pdf", "data": B64_PDF},
+    }
     assert csv["source"] == {"type": "text", "media_type": "text/plain", "data": "a,b\n1,2\n"}
-    assert blob == {"type": "text", "text": "[blob.bin (application/octet-stream, 2 bytes) "
-                    "left out: Anthropic does not accept this kind of file]"}
+    assert blob == {
+        "type": "text",
+        "text": "[blob.bin (application/octet-stream, 2 bytes) "
+        "left out: Anthropic does not accept this kind of file]",
+    }
 
 
 def test_gemini(pairs):
@@ -104,8 +126,7 @@ def test_gemini(pairs):
     assert [r["id"] for r in responses] == [c.id for c in CALLS]
     assert responses[0]["response"] == {"output": "Oslo: 21 C"}
     assert responses[1]["parts"] == [{"inlineData": {"mimeType": "image/png", "data": B64_PNG}}]
-    assert responses[3]["response"] == {
-        "error": "The disk is full. Free some space and try again."}
+    assert responses[3]["response"] == {"error": "The disk is full. Free some space and try again."}
     assert list(responses[4]["response"]) == ["error"]
     assert parsed.parts[1].function_response.parts[0].inline_data.data == PNG
 
@@ -114,8 +135,9 @@ def test_gemini_answers_calls_without_ids_by_name(snapshot):
     [call] = calls_from("gemini", [{"functionCall": {"name": "weather", "args": {"city": "Rome"}}}])
     turn = asyncio.run(run_tool_calls(snapshot, [call]))
     [content] = results_for("gemini", zip([call], turn.outcomes, strict=True))
-    assert content["parts"] == [{"functionResponse": {
-        "name": "weather", "response": {"output": "Rome: 21 C"}}}]
+    assert content["parts"] == [
+        {"functionResponse": {"name": "weather", "response": {"output": "Rome: 21 C"}}}
+    ]
 
 
 def test_mcp(pairs):
@@ -127,8 +149,10 @@ def test_mcp(pairs):
     assert results[0]["structuredContent"] == {"city": "Oslo", "celsius": 21}
     assert results[1]["content"][1] == {"type": "image", "data": B64_PNG, "mimeType": "image/png"}
     assert results[2]["content"][0]["resource"] == {
-        "uri": "tooldeck://calls/call_3/report.pdf", "mimeType": "application/pdf",
-        "blob": B64_PDF}
+        "uri": "tooldeck://calls/call_3/report.pdf",
+        "mimeType": "application/pdf",
+        "blob": B64_PDF,
+    }
 
 
 @pytest.mark.parametrize("fmt", ["openai", "openai-responses", "anthropic", "gemini", "mcp"])
@@ -142,18 +166,23 @@ def test_the_sdk_type_check_refuses_a_wrong_shape(accepted):
     with pytest.raises(AssertionError, match=r"needs \['tool_call_id'\]"):
         accepted(ChatCompletionToolMessageParam, {"role": "tool", "content": "x"})
     with pytest.raises(AssertionError, match=r"has no key \['is_error'\]"):
-        accepted(ChatCompletionToolMessageParam,
-                 {"role": "tool", "content": "x", "tool_call_id": "c", "is_error": True})
+        accepted(
+            ChatCompletionToolMessageParam,
+            {"role": "tool", "content": "x", "tool_call_id": "c", "is_error": True},
+        )
     with pytest.raises(AssertionError, match="is not one of"):
-        accepted(ChatCompletionToolMessageParam, {"role": "user", "content": "x",
-                                                  "tool_call_id": "c"})
+        accepted(
+            ChatCompletionToolMessageParam, {"role": "user", "content": "x", "tool_call_id": "c"}
+        )
 
 
 def test_an_interrupted_call_is_flagged_an_error_too():
     from tooldeck import TextPart, ToolCallOutcome
 
-    pair = (ToolCall("c", "slow", "{}"),
-            ToolCallOutcome("interrupted", (TextPart("The tool call was interrupted."),)))
+    pair = (
+        ToolCall("c", "slow", "{}"),
+        ToolCallOutcome("interrupted", (TextPart("The tool call was interrupted."),)),
+    )
     assert results_for("anthropic", [pair])[0]["content"][0]["is_error"] is True
     assert results_for("mcp", [pair])[0]["isError"] is True
     assert results_for("openai", [pair])[0]["content"].startswith("Error: The tool call")

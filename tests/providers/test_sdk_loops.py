@@ -22,7 +22,8 @@ from tooldeck.providers import calls_from, results_for, run_tool_calls
 
 # anthropic's SDK brings its own httpx fork: its client must come from that package.
 ANTHROPIC_HTTP = importlib.import_module(
-    anthropic.DefaultHttpxClient.__mro__[1].__module__.partition(".")[0])
+    anthropic.DefaultHttpxClient.__mro__[1].__module__.partition(".")[0]
+)
 ASK = "What is the weather in Oslo? Send a photo, and try the broken tool."
 
 
@@ -51,14 +52,25 @@ def turn(snapshot, fmt, reply):
 
 
 def test_openai_chat_completions(snapshot, accepted):
-    calls = [{"id": f"call_{name}", "type": "function",
-              "function": {"name": name, "arguments": arguments}}
-             for name, arguments in (("weather", '{"city": "Oslo", "units": null}'),
-                                     ("photo", ""), ("broken", "{}"))]
-    server = Server(_completion({"role": "assistant", "content": None, "tool_calls": calls}),
-                    _completion({"role": "assistant", "content": "Oslo is at 21 C."}))
-    client = openai.OpenAI(api_key="test", base_url="http://openai.test/v1",
-                           http_client=server.client())
+    calls = [
+        {
+            "id": f"call_{name}",
+            "type": "function",
+            "function": {"name": name, "arguments": arguments},
+        }
+        for name, arguments in (
+            ("weather", '{"city": "Oslo", "units": null}'),
+            ("photo", ""),
+            ("broken", "{}"),
+        )
+    ]
+    server = Server(
+        _completion({"role": "assistant", "content": None, "tool_calls": calls}),
+        _completion({"role": "assistant", "content": "Oslo is at 21 C."}),
+    )
+    client = openai.OpenAI(
+        api_key="test", base_url="http://openai.test/v1", http_client=server.client()
+    )
     tools = snapshot.definitions_for("openai", strict=True)
     messages: list = [{"role": "user", "content": ASK}]
     reply = client.chat.completions.create(model="gpt-test", messages=messages, tools=tools)
@@ -75,20 +87,35 @@ def test_openai_chat_completions(snapshot, accepted):
     assert body["messages"][2]["content"] == "Oslo: 21 C"  # the strict-mode null dropped
     assert body["messages"][4]["content"].startswith("Error: The disk is full.")
     assert body["messages"][5]["content"][1]["image_url"]["url"].startswith(
-        "data:image/png;base64,")
+        "data:image/png;base64,"
+    )
 
 
 def test_openai_responses(snapshot, accepted):
-    output = [{"type": "function_call", "id": f"fc_{name}", "call_id": f"call_{name}",
-               "name": name, "arguments": arguments, "status": "completed"}
-              for name, arguments in (("weather", '{"city": "Oslo"}'), ("photo", "{}"),
-                                      ("broken", "{}"))]
-    text = [{"type": "message", "id": "msg", "role": "assistant", "status": "completed",
-             "content": [{"type": "output_text", "text": "Oslo is at 21 C.",
-                          "annotations": []}]}]
+    output = [
+        {
+            "type": "function_call",
+            "id": f"fc_{name}",
+            "call_id": f"call_{name}",
+            "name": name,
+            "arguments": arguments,
+            "status": "completed",
+        }
+        for name, arguments in (("weather", '{"city": "Oslo"}'), ("photo", "{}"), ("broken", "{}"))
+    ]
+    text = [
+        {
+            "type": "message",
+            "id": "msg",
+            "role": "assistant",
+            "status": "completed",
+            "content": [{"type": "output_text", "text": "Oslo is at 21 C.", "annotations": []}],
+        }
+    ]
     server = Server(_response(output), _response(text))
-    client = openai.OpenAI(api_key="test", base_url="http://openai.test/v1",
-                           http_client=server.client())
+    client = openai.OpenAI(
+        api_key="test", base_url="http://openai.test/v1", http_client=server.client()
+    )
     tools = snapshot.definitions_for("openai-responses", strict=True)
     items: list = [{"role": "user", "content": ASK}]
     reply = client.responses.create(model="gpt-test", input=items, tools=tools)
@@ -106,21 +133,31 @@ def test_openai_responses(snapshot, accepted):
 
 
 def test_anthropic_messages(snapshot, accepted):
-    blocks = [{"type": "tool_use", "id": f"toolu_{name}", "name": name, "input": arguments}
-              for name, arguments in (("weather", {"city": "Oslo"}), ("photo", {}),
-                                      ("broken", {}))]
-    server = Server(_message([{"type": "text", "text": "Let me look."}, *blocks], "tool_use"),
-                    _message([{"type": "text", "text": "Oslo is at 21 C."}], "end_turn"))
-    client = anthropic.Anthropic(api_key="test", base_url="http://anthropic.test",
-                                 http_client=server.client(http=ANTHROPIC_HTTP))
+    blocks = [
+        {"type": "tool_use", "id": f"toolu_{name}", "name": name, "input": arguments}
+        for name, arguments in (("weather", {"city": "Oslo"}), ("photo", {}), ("broken", {}))
+    ]
+    server = Server(
+        _message([{"type": "text", "text": "Let me look."}, *blocks], "tool_use"),
+        _message([{"type": "text", "text": "Oslo is at 21 C."}], "end_turn"),
+    )
+    client = anthropic.Anthropic(
+        api_key="test",
+        base_url="http://anthropic.test",
+        http_client=server.client(http=ANTHROPIC_HTTP),
+    )
     tools = snapshot.definitions_for("anthropic")
     messages: list = [{"role": "user", "content": ASK}]
-    reply = client.messages.create(model="claude-test", max_tokens=1024, messages=messages,
-                                   tools=tools)
-    messages += [{"role": "assistant", "content": reply.content},
-                 *turn(snapshot, "anthropic", reply)]
-    final = client.messages.create(model="claude-test", max_tokens=1024, messages=messages,
-                                   tools=tools)
+    reply = client.messages.create(
+        model="claude-test", max_tokens=1024, messages=messages, tools=tools
+    )
+    messages += [
+        {"role": "assistant", "content": reply.content},
+        *turn(snapshot, "anthropic", reply),
+    ]
+    final = client.messages.create(
+        model="claude-test", max_tokens=1024, messages=messages, tools=tools
+    )
     assert final.content[0].text == "Oslo is at 21 C."
     body = server.bodies[1]
     for tool in body["tools"]:
@@ -132,14 +169,21 @@ def test_anthropic_messages(snapshot, accepted):
 
 
 def test_gemini(snapshot):
-    parts = [{"functionCall": {"name": name, "args": args}}
-             for name, args in (("weather", {"city": "Oslo"}), ("photo", {}), ("broken", {}))]
+    parts = [
+        {"functionCall": {"name": name, "args": args}}
+        for name, args in (("weather", {"city": "Oslo"}), ("photo", {}), ("broken", {}))
+    ]
     server = Server(_candidate(parts), _candidate([{"text": "Oslo is at 21 C."}]))
-    client = genai.Client(api_key="test", http_options=genai_types.HttpOptions(
-        base_url="http://gemini.test", httpx_client=server.client()))
+    client = genai.Client(
+        api_key="test",
+        http_options=genai_types.HttpOptions(
+            base_url="http://gemini.test", httpx_client=server.client()
+        ),
+    )
     config = genai_types.GenerateContentConfig(
         tools=[genai_types.Tool(function_declarations=list(snapshot.definitions_for("gemini")))],
-        automatic_function_calling=genai_types.AutomaticFunctionCallingConfig(disable=True))
+        automatic_function_calling=genai_types.AutomaticFunctionCallingConfig(disable=True),
+    )
     contents: list = [genai_types.Content(role="user", parts=[genai_types.Part(text=ASK)])]
     reply = client.models.generate_content(model="gemini-test", contents=contents, config=config)
     contents += [reply.candidates[0].content, *turn(snapshot, "gemini", reply)]
@@ -148,37 +192,65 @@ def test_gemini(snapshot):
     body = server.bodies[1]
     sent = [genai_types.Content.model_validate(c) for c in body["contents"]]
     responses = [p.function_response for p in sent[2].parts]
-    assert [(r.name, r.id) for r in responses] == [("weather", None), ("photo", None),
-                                                    ("broken", None)]
+    assert [(r.name, r.id) for r in responses] == [
+        ("weather", None),
+        ("photo", None),
+        ("broken", None),
+    ]
     assert responses[0].response == {"output": "Oslo: 21 C"}
     assert set(responses[2].response) == {"error"}
     assert responses[1].parts[0].inline_data.mime_type == "image/png"
     declared = body["tools"][0]["functionDeclarations"]
     assert [genai_types.FunctionDeclaration.model_validate(d).name for d in declared] == [
-        d.name for d in snapshot.definitions]
+        d.name for d in snapshot.definitions
+    ]
 
 
 def _completion(message):
-    return {"id": "chatcmpl", "object": "chat.completion", "created": 0, "model": "gpt-test",
-            "choices": [{"index": 0, "message": message,
-                         "finish_reason": "tool_calls" if message.get("tool_calls") else "stop"}]}
+    return {
+        "id": "chatcmpl",
+        "object": "chat.completion",
+        "created": 0,
+        "model": "gpt-test",
+        "choices": [
+            {
+                "index": 0,
+                "message": message,
+                "finish_reason": "tool_calls" if message.get("tool_calls") else "stop",
+            }
+        ],
+    }
 
 
 def _response(output):
-    return {"id": "resp", "object": "response", "created_at": 0, "model": "gpt-test",
-            "status": "completed", "parallel_tool_calls": True, "tool_choice": "auto",
-            "tools": [], "output": output}
+    return {
+        "id": "resp",
+        "object": "response",
+        "created_at": 0,
+        "model": "gpt-test",
+        "status": "completed",
+        "parallel_tool_calls": True,
+        "tool_choice": "auto",
+        "tools": [],
+        "output": output,
+    }
 
 
 def _message(content, stop_reason):
-    return {"id": "msg", "type": "message", "role": "assistant", "model": "claude-test",
-            "content": content, "stop_reason": stop_reason, "stop_sequence": None,
-            "usage": {"input_tokens": 10, "output_tokens": 10}}
+    return {
+        "id": "msg",
+        "type": "message",
+        "role": "assistant",
+        "model": "claude-test",
+        "content": content,
+        "stop_reason": stop_reason,
+        "stop_sequence": None,
+        "usage": {"input_tokens": 10, "output_tokens": 10},
+    }
 
 
 def _candidate(parts):
-    return {"candidates": [{"content": {"role": "model", "parts": parts},
-                            "finishReason": "STOP"}]}
+    return {"candidates": [{"content": {"role": "model", "parts": parts}, "finishReason": "STOP"}]}
 
 
 @pytest.fixture(autouse=True)

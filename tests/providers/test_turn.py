@@ -31,10 +31,13 @@ async def test_calls_run_concurrently_and_come_back_in_call_order(service):
         release.set()
         return ToolResult("fast done")
 
-    service.transform(lambda e: [
-        e.add(Tool(name="slow", description="x", execute=slow, codemode=False)),
-        e.add(Tool(name="fast", description="x", execute=fast, codemode=False)),
-    ], source="timing")
+    service.transform(
+        lambda e: [
+            e.add(Tool(name="slow", description="x", execute=slow, codemode=False)),
+            e.add(Tool(name="fast", description="x", execute=fast, codemode=False)),
+        ],
+        source="timing",
+    )
     calls = [ToolCall("a", "slow", "{}"), ToolCall("b", "fast", "{}")]
     turn = await run_tool_calls(service.snapshot(), calls, session_id="s", message_id="m")
     assert [o.content[0].text for o in turn.outcomes] == ["slow done", "fast done"]
@@ -42,15 +45,17 @@ async def test_calls_run_concurrently_and_come_back_in_call_order(service):
 
 
 async def test_a_declined_call_ends_the_turn(snapshot):
-    turn = await run_tool_calls(snapshot, [ToolCall("1", "weather", '{"city": "Oslo"}'),
-                                           ToolCall("2", "refused", "{}")])
+    turn = await run_tool_calls(
+        snapshot, [ToolCall("1", "weather", '{"city": "Oslo"}'), ToolCall("2", "refused", "{}")]
+    )
     assert [o.status for o in turn.outcomes] == ["completed", "declined"]
     assert turn.end_turn is True
 
 
 async def test_failures_do_not_end_the_turn(snapshot):
-    turn = await run_tool_calls(snapshot, [ToolCall("1", "broken", "{}"),
-                                           ToolCall("2", "nope", "{}")])
+    turn = await run_tool_calls(
+        snapshot, [ToolCall("1", "broken", "{}"), ToolCall("2", "nope", "{}")]
+    )
     assert [o.status for o in turn.outcomes] == ["failed", "failed"]
     assert turn.end_turn is False
 
@@ -60,17 +65,23 @@ async def test_progress_names_the_call(service):
         ctx.progress({"step": ctx.call_id})
         return ToolResult("ok")
 
-    service.transform(lambda e: e.add(Tool(name="busy", description="x", execute=busy,
-                                           codemode=False)), source="busy")
+    service.transform(
+        lambda e: e.add(Tool(name="busy", description="x", execute=busy, codemode=False)),
+        source="busy",
+    )
     seen = []
     calls = [ToolCall("x", "busy", "{}"), ToolCall("y", "busy", "{}")]
-    await run_tool_calls(service.snapshot(), calls,
-                         progress=lambda call, metadata: seen.append((call.id, metadata["step"])))
+    await run_tool_calls(
+        service.snapshot(),
+        calls,
+        progress=lambda call, metadata: seen.append((call.id, metadata["step"])),
+    )
     assert sorted(seen) == [("x", "x"), ("y", "y")]
 
 
-@pytest.mark.parametrize("raw", ['{"city": "Oslo", "units": null}',
-                                 {"city": "Oslo", "units": None}])
+@pytest.mark.parametrize(
+    "raw", ['{"city": "Oslo", "units": null}', {"city": "Oslo", "units": None}]
+)
 async def test_null_for_an_optional_argument_means_not_given(snapshot, raw):
     turn = await run_tool_calls(snapshot, [ToolCall("1", "weather", raw)])
     assert turn.outcomes[0].content[0].text == "Oslo: 21 C"
@@ -89,8 +100,10 @@ async def test_cancelling_the_turn_cancels_its_calls(service):
         entered.set()
         await asyncio.sleep(3600)
 
-    service.transform(lambda e: e.add(Tool(name="forever", description="x", execute=forever,
-                                           codemode=False)), source="forever")
+    service.transform(
+        lambda e: e.add(Tool(name="forever", description="x", execute=forever, codemode=False)),
+        source="forever",
+    )
     task = asyncio.ensure_future(run_tool_calls(service.snapshot(), [ToolCall("1", "forever")]))
     await entered.wait()
     task.cancel()

@@ -82,8 +82,9 @@ def test_the_running_environments_packs_are_disabled_in_a_site(tmp_path, pack, m
     assert mini["status"] == "disabled", mini
     site.install(make_pack(tmp_path / "newer", says="mini 2", version="2.0"))
     assert "tdtest-mini" not in site.outside_packs()  # the site holds it: its copy loads
-    done = site.tooldeck("call", "mini", PYTHONPATH=os.pathsep.join(
-        [str(site.path), str(outside.path)]))
+    done = site.tooldeck(
+        "call", "mini", PYTHONPATH=os.pathsep.join([str(site.path), str(outside.path)])
+    )
     assert done.stdout.strip() == "mini 2", done.stderr
     site.uninstall("tdtest-mini")
     assert "tdtest-mini" in site.outside_packs()  # and uninstalling does not reveal it

@@ -226,8 +226,9 @@ def test_fixtures_are_listed_with_their_docs(inner):
 
 def test_loading_the_plugin_imports_nothing_heavy():
     code = "import sys, tooldeck.testing.plugin; print(*sorted(sys.modules))"
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
-                          timeout=120)
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=120
+    )
     loaded = done.stdout.split()
     assert "tooldeck.testing.plugin" in loaded
     heavy = [

@@ -72,8 +72,11 @@ def test_a_failed_build_shows_the_backend_output(tmp_path):
 def test_a_missing_build_requirement_says_what_to_install(tmp_path):
     pack = make_pack(tmp_path / "pack")
     text = (pack / "pyproject.toml").read_text()
-    (pack / "pyproject.toml").write_text(text.replace(
-        'requires = ["setuptools>=68"]', 'requires = ["setuptools>=9999", "tdtest-absent>=1"]'))
+    (pack / "pyproject.toml").write_text(
+        text.replace(
+            'requires = ["setuptools>=68"]', 'requires = ["setuptools>=9999", "tdtest-absent>=1"]'
+        )
+    )
     from importlib.metadata import version
 
     with pytest.raises(TooldeckError) as raised:
@@ -83,9 +86,11 @@ def test_a_missing_build_requirement_says_what_to_install(tmp_path):
         f"environment has setuptools {version('setuptools')}. tooldeck_install builds "
         "without isolation, with this environment's packages: install it here "
         "(python -m pip install 'setuptools>=9999'), for example through the pack's test "
-        "extra.")
-    (pack / "pyproject.toml").write_text(text.replace(
-        'requires = ["setuptools>=68"]', 'requires = ["tdtest-absent>=1"]'))
+        "extra."
+    )
+    (pack / "pyproject.toml").write_text(
+        text.replace('requires = ["setuptools>=68"]', 'requires = ["tdtest-absent>=1"]')
+    )
     with pytest.raises(TooldeckError, match=r"this environment has no tdtest-absent\. "):
         WheelCache(tmp_path / "cache").wheel(pack)
 
@@ -93,7 +98,10 @@ def test_a_missing_build_requirement_says_what_to_install(tmp_path):
 def test_a_requirement_for_another_platform_is_not_checked(tmp_path):
     pack = make_pack(tmp_path / "pack")
     text = (pack / "pyproject.toml").read_text()
-    (pack / "pyproject.toml").write_text(text.replace(
-        'requires = ["setuptools>=68"]',
-        'requires = ["setuptools>=68", "tdtest-absent; sys_platform == \'nowhere\'"]'))
+    (pack / "pyproject.toml").write_text(
+        text.replace(
+            'requires = ["setuptools>=68"]',
+            'requires = ["setuptools>=68", "tdtest-absent; sys_platform == \'nowhere\'"]',
+        )
+    )
     assert WheelCache(tmp_path / "cache").wheel(pack).suffix == ".whl"

@@ -25,8 +25,7 @@ def isolated(tmp_path, monkeypatch, mode):
     home = tmp_path / "home"
     (home / ".config" / "tooldeck").mkdir(parents=True)
     if mode == "native":
-        (home / ".config" / "tooldeck" / "config.toml").write_text(
-            "[codemode]\nenabled = false\n")
+        (home / ".config" / "tooldeck" / "config.toml").write_text("[codemode]\nenabled = false\n")
     monkeypatch.setenv("HOME", str(home))
     monkeypatch.delenv("XDG_CONFIG_HOME", raising=False)
     monkeypatch.delenv("XDG_DATA_HOME", raising=False)
@@ -38,8 +37,9 @@ def isolated(tmp_path, monkeypatch, mode):
 
 
 def git(cwd, *args: str) -> str:
-    done = subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True, text=True,
-                          timeout=120)
+    done = subprocess.run(
+        ["git", *args], cwd=cwd, check=True, capture_output=True, text=True, timeout=120
+    )
     return done.stdout
 
 

@@ -40,9 +40,11 @@ def test_outputs_are_declared(repo, open_host, mode):
 
 async def test_a_program_reads_the_typed_outputs(repo, open_host, mode):
     snapshot = open_host(repo).snapshot()
-    program = ("status = await tools.git.status()\n"
-               "log = await tools.git.log()\n"
-               "[status['branch'], len(log['commits'])]")
+    program = (
+        "status = await tools.git.status()\n"
+        "log = await tools.git.log()\n"
+        "[status['branch'], len(log['commits'])]"
+    )
     call = tooldeck.ToolCall("call_1", "execute", {"code": program})
     outcome = await tooldeck.run_tool_call(snapshot, call, session_id="s", message_id="m")
     if mode == "native":

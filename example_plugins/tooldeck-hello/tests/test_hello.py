@@ -59,8 +59,9 @@ async def test_a_missing_name_is_reported_to_the_model(project):
 def test_the_definition_comes_from_the_signature_and_docstring(project, mode):
     host = tooldeck.Host.open(project, plugins=[tooldeck_hello])
     assert tooldeck_hello.greet.codemode is True  # the default: a code-mode tool
-    definitions = {d["function"]["name"]: d["function"]
-                   for d in host.snapshot().definitions_for("openai")}
+    definitions = {
+        d["function"]["name"]: d["function"] for d in host.snapshot().definitions_for("openai")
+    }
     if mode == "code":  # greet is a Python function in the execute tool's description
         assert "greet" not in definitions
         assert (

@@ -15,9 +15,13 @@ import tooldeck
 
 import tooldeck_todo
 
-PLAN = {"todos": [{"content": "Read the code", "status": "completed"},
-                  {"content": "Fix the bug", "status": "in_progress"},
-                  {"content": "Add a test"}]}
+PLAN = {
+    "todos": [
+        {"content": "Read the code", "status": "completed"},
+        {"content": "Fix the bug", "status": "in_progress"},
+        {"content": "Add a test"},
+    ]
+}
 
 
 @pytest.fixture(params=["code", "native"])
@@ -39,7 +43,8 @@ def host(project):
 async def call(host, session, tool_name, arguments=None):
     snapshot = host.snapshot(session=session)
     return await tooldeck.run_tool_call(
-        snapshot, tooldeck.ToolCall("call_1", tool_name, arguments or {}))
+        snapshot, tooldeck.ToolCall("call_1", tool_name, arguments or {})
+    )
 
 
 async def test_write_then_read_the_list(host):
@@ -47,8 +52,7 @@ async def test_write_then_read_the_list(host):
     written = await call(host, "chat-1", "todo_write", PLAN)
     assert written.status == "completed"
     read = await call(host, "chat-1", "todo_read")
-    assert read.content[0].text == (
-        "1. [x] Read the code\n2. [~] Fix the bug\n3. [ ] Add a test")
+    assert read.content[0].text == ("1. [x] Read the code\n2. [~] Fix the bug\n3. [ ] Add a test")
     assert read.metadata["todos"][2] == {"content": "Add a test", "status": "pending"}
 
 
@@ -65,8 +69,7 @@ async def test_the_tools_exist_in_sessions_only(host):
     assert "todo_write" not in host.snapshot(session="never-opened").names
     host.session("chat-1")
     assert {"todo_read", "todo_write"} <= set(host.snapshot(session="chat-1").names)
-    outside = await tooldeck.run_tool_call(
-        host.snapshot(), tooldeck.ToolCall("c", "todo_read", {}))
+    outside = await tooldeck.run_tool_call(host.snapshot(), tooldeck.ToolCall("c", "todo_read", {}))
     assert outside.status == "failed" and "not available" in outside.content[0].text
 
 
@@ -102,8 +105,10 @@ async def test_closing_the_session_drops_its_list_at_once(host):
 
 
 async def test_two_hosts_keep_separate_lists_for_the_same_session_id(project):
-    with tooldeck.Host.open(project, plugins=[tooldeck_todo]) as one, \
-            tooldeck.Host.open(project, plugins=[tooldeck_todo]) as two:
+    with (
+        tooldeck.Host.open(project, plugins=[tooldeck_todo]) as one,
+        tooldeck.Host.open(project, plugins=[tooldeck_todo]) as two,
+    ):
         one.session("chat-1")
         two.session("chat-1")
         await call(one, "chat-1", "todo_write", PLAN)

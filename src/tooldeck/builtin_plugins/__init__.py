@@ -7,6 +7,14 @@ precedence), through the same code path as third-party packs.
 from __future__ import annotations
 
 BUILTIN_PLUGINS: tuple[str, ...] = (
-    "read", "write", "edit", "patch", "shell", "glob", "grep", "question", "webfetch",
+    "read",
+    "write",
+    "edit",
+    "patch",
+    "shell",
+    "glob",
+    "grep",
+    "question",
+    "webfetch",
 )
 """Module names under ``tooldeck.builtin_plugins``, in load order."""

@@ -32,19 +32,21 @@ def top_help(commands: Mapping[str, str]) -> str:
     rows = [(f"    {name}", summary) for name, summary in commands.items()]
     options = [(f"  {invocation}", text) for invocation, text in OPTIONS]
     column = min(_MAX_HELP_POSITION, max(len(left) for left, _ in rows + options) + 2)
-    return "\n".join([
-        f"usage: {PROG} [-h] [--version] [--location DIR] COMMAND ...",
-        "",
-        DESCRIPTION,
-        "",
-        "positional arguments:",
-        "  COMMAND",
-        *_table(rows, column),
-        "",
-        "options:",
-        *_table(options, column),
-        "",
-    ])
+    return "\n".join(
+        [
+            f"usage: {PROG} [-h] [--version] [--location DIR] COMMAND ...",
+            "",
+            DESCRIPTION,
+            "",
+            "positional arguments:",
+            "  COMMAND",
+            *_table(rows, column),
+            "",
+            "options:",
+            *_table(options, column),
+            "",
+        ]
+    )
 
 
 def print_top_help(commands: Mapping[str, str]) -> bool:

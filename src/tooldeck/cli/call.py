@@ -28,13 +28,14 @@ CALL_ID = "cli-call"
 
 def add_parser(commands: Any) -> None:
     parser = commands.add_parser(
-        "call", help="run one tool call",
+        "call",
+        help="run one tool call",
         description="Run one tool call through the session boundary and print its text. "
-                    "INPUT is JSON text, @FILE with JSON, or - to read stdin (default {}).")
+        "INPUT is JSON text, @FILE with JSON, or - to read stdin (default {}).",
+    )
     parser.add_argument("name", metavar="NAME", help="the tool's effective name")
     parser.add_argument("input", nargs="?", default="{}", metavar="JSON | @file | -")
-    parser.add_argument("--yes", action="store_true",
-                        help='answer "once" to every permission ask')
+    parser.add_argument("--yes", action="store_true", help='answer "once" to every permission ask')
     parser.set_defaults(handler=run)
 
 
@@ -47,8 +48,14 @@ def run(args: argparse.Namespace) -> int:
 
     asker = choose_asker(args.yes, interactive=_interactive(args))
     with open_host(args, asker=asker) as host:  # closing ends mounted MCP servers
-        outcome = asyncio.run(run_tool_call(host.snapshot(), ToolCall(CALL_ID, args.name, raw),
-                                            session_id="cli", message_id="cli"))
+        outcome = asyncio.run(
+            run_tool_call(
+                host.snapshot(),
+                ToolCall(CALL_ID, args.name, raw),
+                session_id="cli",
+                message_id="cli",
+            )
+        )
     return report(args.name, outcome)
 
 
@@ -87,8 +94,14 @@ def _allow_once(request: PermissionRequest) -> Reply:
     return "once"
 
 
-_CHOICES = {"o": "once", "once": "once", "a": "always", "always": "always",
-            "r": "reject", "reject": "reject"}
+_CHOICES = {
+    "o": "once",
+    "once": "once",
+    "a": "always",
+    "always": "always",
+    "r": "reject",
+    "reject": "reject",
+}
 
 
 def ask_on_terminal(request: PermissionRequest) -> Reply:

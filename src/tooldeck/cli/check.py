@@ -35,17 +35,23 @@ if TYPE_CHECKING:
 
 def add_parser(commands: Any) -> None:
     parser = commands.add_parser(
-        "check", help="validate a tool pack",
+        "check",
+        help="validate a tool pack",
         description="Load one pack alone (with the built-ins), replay it and report every "
-                    "invalid tool or schema, hookimpl problem and collision with a "
-                    "built-in. TARGET: a project directory (the tooldeck entry points of "
-                    "its pyproject.toml, or its .tooldeck/plugins), a .py file, or an "
-                    "installed distribution name.")
+        "invalid tool or schema, hookimpl problem and collision with a "
+        "built-in. TARGET: a project directory (the tooldeck entry points of "
+        "its pyproject.toml, or its .tooldeck/plugins), a .py file, or an "
+        "installed distribution name.",
+    )
     parser.add_argument("target", nargs="?", default=".", metavar="PATH | DIST")
     parser.add_argument(
-        "--allow-override", action="append", default=[], metavar="TOOL",
+        "--allow-override",
+        action="append",
+        default=[],
+        metavar="TOOL",
         help="a built-in the pack overrides on purpose (repeatable; '*' for all): its "
-             "collision is reported but is not a problem")
+        "collision is reported but is not a problem",
+    )
     parser.set_defaults(handler=run)
 
 
@@ -59,11 +65,15 @@ def run(args: argparse.Namespace) -> int:
     problems = 0
     for info, in_session in zip(pack, effects, strict=True):
         problems += _report(info, frozenset(args.allow_override), in_session)
-    warnings = sum(len(info.warnings) + len(e.warnings) for info, e in zip(pack, effects,
-                                                                          strict=True))
+    warnings = sum(
+        len(info.warnings) + len(e.warnings) for info, e in zip(pack, effects, strict=True)
+    )
     noted = f" ({warnings} warning{'s' if warnings != 1 else ''})" if warnings else ""
-    print(f"{problems} problem{'s' if problems != 1 else ''} found{noted}" if problems
-          else f"no problems found{noted}")
+    print(
+        f"{problems} problem{'s' if problems != 1 else ''} found{noted}"
+        if problems
+        else f"no problems found{noted}"
+    )
     return 1 if problems else 0
 
 
@@ -102,8 +112,10 @@ def _project_candidates(folder: Path) -> list[Candidate]:
 
     found = entry_point_candidates(_source_entry_points(folder)) + local_candidates(folder)
     if not found:
-        raise CommandError(f"{folder}: no tool pack here: no [project.entry-points.tooldeck] "
-                           "in pyproject.toml and no .tooldeck/plugins/*.py")
+        raise CommandError(
+            f"{folder}: no tool pack here: no [project.entry-points.tooldeck] "
+            "in pyproject.toml and no .tooldeck/plugins/*.py"
+        )
     return found
 
 
@@ -122,8 +134,10 @@ def _source_entry_points(folder: Path) -> list[Any]:
     source = folder / "src" if (folder / "src").is_dir() else folder
     sys.path.insert(0, str(source.resolve()))
     name = normalize_dist(str(project.get("name", folder.resolve().name)))
-    return [EntryPointRecord(name, str(project.get("version", "")), ep, value, str(source))
-            for ep, value in sorted(declared.items())]
+    return [
+        EntryPointRecord(name, str(project.get("version", "")), ep, value, str(source))
+        for ep, value in sorted(declared.items())
+    ]
 
 
 def _installed_candidates(dist: str) -> list[Candidate]:
@@ -149,9 +163,13 @@ def pack_host(root: Path, candidates: list[Candidate]) -> Host:
     from tooldeck.host.service import ToolService
 
     location = Location(root)
-    host = Host(location, ToolService(location), Selection(),
-                lambda: [*builtin_candidates(), *candidates],
-                trace=os.environ.get("TOOLDECK_TRACE_PLUGINS") == "1")
+    host = Host(
+        location,
+        ToolService(location),
+        Selection(),
+        lambda: [*builtin_candidates(), *candidates],
+        trace=os.environ.get("TOOLDECK_TRACE_PLUGINS") == "1",
+    )
     host.refresh_plugins()
     return host
 
@@ -171,11 +189,17 @@ _NOTHING_IN_SESSIONS = _SessionEffects((), ())
 
 def _in_session(session: SessionScope, info: PluginInfo) -> _SessionEffects:
     """The tools ``info``'s plugin adds to a session, and what was refused there."""
-    tools = sorted(name for name, entry in session.catalog.changes.items()
-                   if entry is not None and entry.source == info.name)
+    tools = sorted(
+        name
+        for name, entry in session.catalog.changes.items()
+        if entry is not None and entry.source == info.name
+    )
     mine = [d for d in session.diagnostics if d.source == info.name]
-    return _SessionEffects(tuple(tools), tuple(d for d in mine if d.level == "error"),
-                           tuple(d for d in mine if d.level == "warning"))
+    return _SessionEffects(
+        tuple(tools),
+        tuple(d for d in mine if d.level == "error"),
+        tuple(d for d in mine if d.level == "warning"),
+    )
 
 
 def _report(
@@ -210,8 +234,10 @@ def _report(
     for missed in session.warnings:
         print(f"    warning in a session: {missed}")
     for tool, plugin in unintended:
-        print(f"    collision: tool {tool!r} replaces the built-in from {plugin} "
-              f"(intended? pass --allow-override {tool})")
+        print(
+            f"    collision: tool {tool!r} replaces the built-in from {plugin} "
+            f"(intended? pass --allow-override {tool})"
+        )
     for tool, plugin in intended:
         print(f"    overrides: tool {tool!r} replaces the built-in from {plugin} (allowed)")
     return len(info.diagnostics) + len(unintended) + len(session.diagnostics)

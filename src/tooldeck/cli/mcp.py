@@ -16,23 +16,40 @@ from tooldeck.cli._errors import CommandError
 
 def add_parser(commands: Any) -> None:
     parser = commands.add_parser(
-        "mcp", help="serve the catalog as an MCP server",
-        description="MCP commands (needs: pip install 'tooldeck[mcp]').")
+        "mcp",
+        help="serve the catalog as an MCP server",
+        description="MCP commands (needs: pip install 'tooldeck[mcp]').",
+    )
     actions = parser.add_subparsers(dest="mcp_command", metavar="ACTION", required=True)
     serve = actions.add_parser(
-        "serve", help="serve the Location's catalog over stdio or streamable HTTP",
+        "serve",
+        help="serve the Location's catalog over stdio or streamable HTTP",
         description="Serve the Location's effective catalog: tools/list is the catalog's "
-                    "MCP definitions, tools/call runs through tooldeck's session boundary; "
-                    "clients hear about catalog changes.")
-    serve.add_argument("--location", metavar="DIR", default=argparse.SUPPRESS,
-                       help="the project directory (default: the current directory)")
-    serve.add_argument("--http", metavar="[HOST:]PORT",
-                       help="serve streamable HTTP at /mcp (default host 127.0.0.1)")
-    serve.add_argument("--no-codemode", action="store_true",
-                       help="serve every tool natively instead of through code mode")
-    serve.add_argument("--allow-remote", action="store_true",
-                       help="allow a non-loopback address; every request then needs "
-                            "TOOLDECK_MCP_TOKEN as a bearer token")
+        "MCP definitions, tools/call runs through tooldeck's session boundary; "
+        "clients hear about catalog changes.",
+    )
+    serve.add_argument(
+        "--location",
+        metavar="DIR",
+        default=argparse.SUPPRESS,
+        help="the project directory (default: the current directory)",
+    )
+    serve.add_argument(
+        "--http",
+        metavar="[HOST:]PORT",
+        help="serve streamable HTTP at /mcp (default host 127.0.0.1)",
+    )
+    serve.add_argument(
+        "--no-codemode",
+        action="store_true",
+        help="serve every tool natively instead of through code mode",
+    )
+    serve.add_argument(
+        "--allow-remote",
+        action="store_true",
+        help="allow a non-loopback address; every request then needs "
+        "TOOLDECK_MCP_TOKEN as a bearer token",
+    )
     serve.set_defaults(handler=run)
 
 
@@ -41,8 +58,13 @@ def run(args: argparse.Namespace) -> int:
         import mcp  # noqa: F401  (the SDK: without it, say what to install)
         from tooldeck.mcp.serve import serve
     except ImportError as exc:
-        raise CommandError(f"tooldeck mcp serve needs the MCP extra: pip install "
-                           f"'tooldeck[mcp]' ({exc})") from None
-    serve(location_dir(args).resolve(), http=args.http, allow_remote=args.allow_remote,
-          codemode=not args.no_codemode)
+        raise CommandError(
+            f"tooldeck mcp serve needs the MCP extra: pip install 'tooldeck[mcp]' ({exc})"
+        ) from None
+    serve(
+        location_dir(args).resolve(),
+        http=args.http,
+        allow_remote=args.allow_remote,
+        codemode=not args.no_codemode,
+    )
     return 0

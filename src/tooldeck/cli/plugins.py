@@ -15,10 +15,12 @@ HEADERS = ("#", "PLUGIN", "DISTRIBUTION", "VERSION", "LAYER", "STATUS", "TOOLS")
 
 def add_parser(commands: Any) -> None:
     parser = commands.add_parser(
-        "plugins", help="list plugins in load order",
+        "plugins",
+        help="list plugins in load order",
         description="List every plugin in load order (lowest precedence first): "
-                    "distribution, version, layer, status (active / disabled / failed "
-                    "and why), tools added, overridden and removed.")
+        "distribution, version, layer, status (active / disabled / failed "
+        "and why), tools added, overridden and removed.",
+    )
     parser.add_argument("--json", action="store_true", help="machine-readable output")
     parser.set_defaults(handler=run)
 
@@ -53,8 +55,15 @@ def render(infos: list[PluginInfo]) -> str:
 
 
 def _cells(index: int, info: PluginInfo) -> list[str]:
-    return [str(index), info.name, info.distribution or "-", info.version or "-",
-            info.layer, info.status, effects(info) or "-"]
+    return [
+        str(index),
+        info.name,
+        info.distribution or "-",
+        info.version or "-",
+        info.layer,
+        info.status,
+        effects(info) or "-",
+    ]
 
 
 def effects(info: PluginInfo) -> str:

@@ -23,13 +23,14 @@ CALL_ID = "cli-run-code"
 
 def add_parser(commands: Any) -> None:
     parser = commands.add_parser(
-        "run-code", help="run one code-mode program",
+        "run-code",
+        help="run one code-mode program",
         description="Run a Python program against the code-mode tools, as the execute tool "
-                    "would for a model. CODE is the program, @FILE a file holding it, or - "
-                    "to read stdin.")
+        "would for a model. CODE is the program, @FILE a file holding it, or - "
+        "to read stdin.",
+    )
     parser.add_argument("code", metavar="CODE | @file | -")
-    parser.add_argument("--yes", action="store_true",
-                        help='answer "once" to every permission ask')
+    parser.add_argument("--yes", action="store_true", help='answer "once" to every permission ask')
     parser.set_defaults(handler=run)
 
 

@@ -22,16 +22,21 @@ HEADERS = ("NAME", "MODE", "PLUGIN", "OVERRIDES", "PERMISSION", "DESCRIPTION")
 
 def add_parser(commands: Any) -> None:
     parser = commands.add_parser(
-        "tools", help="list the effective tool catalog",
+        "tools",
+        help="list the effective tool catalog",
         description="List the effective tools: name, mode (native / code), the plugin "
-                    "providing it, the plugins it overrides, its permission action.")
+        "providing it, the plugins it overrides, its permission action.",
+    )
     output = parser.add_mutually_exclusive_group()
     output.add_argument("--json", action="store_true", help="machine-readable output")
-    output.add_argument("--format", choices=FORMATS,
-                        help="print the provider tool definitions as JSON")
-    output.add_argument("--codemode", action="store_true",
-                        help="print the code-mode execute tool's description as the model "
-                             "gets it")
+    output.add_argument(
+        "--format", choices=FORMATS, help="print the provider tool definitions as JSON"
+    )
+    output.add_argument(
+        "--codemode",
+        action="store_true",
+        help="print the code-mode execute tool's description as the model gets it",
+    )
     parser.set_defaults(handler=run)
 
 
@@ -77,7 +82,8 @@ def codemode_note(snapshot: Snapshot) -> str | None:
 
     missing = sandbox_missing()
     reason = off_reason(snapshot.location) or (
-        f"code mode is unavailable: {missing}" if missing else None)
+        f"code mode is unavailable: {missing}" if missing else None
+    )
     return f"note: {reason}; code-mode tools are listed as native" if reason else None
 
 
@@ -86,16 +92,22 @@ def tool_rows(snapshot: Snapshot) -> list[dict[str, Any]]:
     code = {entry.name for entry in snapshot.codemode_catalog}
     catalog = snapshot.catalog
     visible = sorted(code | {name for name in snapshot.names if name in catalog.tools})
-    return [_row(catalog, catalog.tools[name], "code" if name in code else "native")
-            for name in visible]
+    return [
+        _row(catalog, catalog.tools[name], "code" if name in code else "native") for name in visible
+    ]
 
 
 def _row(catalog: Catalog, entry: CatalogEntry, mode: str) -> dict[str, Any]:
     tool = entry.tool
-    return {"name": entry.name, "mode": mode, "plugin": entry.source,
-            "overrides": overridden_sources(catalog, entry),
-            "permission": tool.permission or entry.name,
-            "namespace": tool.namespace, "description": tool.description}
+    return {
+        "name": entry.name,
+        "mode": mode,
+        "plugin": entry.source,
+        "overrides": overridden_sources(catalog, entry),
+        "permission": tool.permission or entry.name,
+        "namespace": tool.namespace,
+        "description": tool.description,
+    }
 
 
 def overridden_sources(catalog: Catalog, entry: CatalogEntry) -> list[str]:
@@ -108,5 +120,11 @@ def overridden_sources(catalog: Catalog, entry: CatalogEntry) -> list[str]:
 
 
 def _cells(row: dict[str, Any]) -> list[str]:
-    return [row["name"], row["mode"], row["plugin"], ", ".join(row["overrides"]) or "-",
-            row["permission"], first_line(row["description"])]
+    return [
+        row["name"],
+        row["mode"],
+        row["plugin"],
+        ", ".join(row["overrides"]) or "-",
+        row["permission"],
+        first_line(row["description"]),
+    ]

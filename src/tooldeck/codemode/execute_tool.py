@@ -62,12 +62,14 @@ def execute_tool(plan: ProgramPlan, snapshot: Snapshot, pool_for: PoolFor) -> An
         from tooldeck.codemode.sandbox import SandboxUnavailable
 
         config = snapshot.location.config.codemode
-        settings = Settings(config.type_check, config.timeout_s, config.memory_mb,
-                            config.max_tool_calls)
+        settings = Settings(
+            config.type_check, config.timeout_s, config.memory_mb, config.max_tool_calls
+        )
         try:
             pool = pool_for()
-            return await run_program(input["code"], plan=plan, snapshot=snapshot, ctx=ctx,
-                                     settings=settings, pool=pool)
+            return await run_program(
+                input["code"], plan=plan, snapshot=snapshot, ctx=ctx, settings=settings, pool=pool
+            )
         except SandboxUnavailable as exc:
             raise ToolFailure(f"Code mode is unavailable here: {exc}.") from None
 

@@ -39,9 +39,7 @@ class CodeMode:
     def available(self, location: Location) -> bool:
         """Code mode is on in config and the sandbox can run (cheap: no import)."""
         return (
-            location.config.codemode.enabled
-            and self._broken is None
-            and sandbox_missing() is None
+            location.config.codemode.enabled and self._broken is None and sandbox_missing() is None
         )
 
     def unavailable_reason(self, location: Location) -> str | None:
@@ -69,8 +67,10 @@ class CodeMode:
                 from tooldeck.codemode.sandbox import SandboxPool
 
                 timeout = location.config.codemode.timeout_s
-                pool = SandboxPool(request_timeout=timeout + REQUEST_GRACE_S,
-                                   max_processes=max(2, os.cpu_count() or 2))
+                pool = SandboxPool(
+                    request_timeout=timeout + REQUEST_GRACE_S,
+                    max_processes=max(2, os.cpu_count() or 2),
+                )
                 self._pool = pool
                 atexit.register(pool.close)
                 location.on_close(lambda: _close(pool))
@@ -81,7 +81,6 @@ class CodeMode:
             self._broken = f"code mode is unavailable ({exc})"
             raise
         return pool
-
 
     def close(self) -> None:
         """Stop the sandbox workers now (the Location's close does this too). Idempotent."""

@@ -127,6 +127,7 @@ async def _enter_off_loop(session: Any) -> None:
     try:
         await asyncio.shield(waiting)
     except BaseException:
+
         def release(done: asyncio.Future[Any]) -> None:
             if not done.cancelled() and done.exception() is None:
                 session.__exit__(None, None, None)
@@ -234,8 +235,9 @@ class _Program:
         if len(jobs) == 1:
             call_id, job = jobs[0]
             return {call_id: await self._run(job)}
-        outcomes = await asyncio.gather(*(self._run(job) for _, job in jobs),
-                                        return_exceptions=True)
+        outcomes = await asyncio.gather(
+            *(self._run(job) for _, job in jobs), return_exceptions=True
+        )
         for outcome in outcomes:
             if not isinstance(outcome, Settled):
                 raise outcome  # a decline or a defect: the whole program ends with it
@@ -262,15 +264,24 @@ class _Program:
         progress = None
         if ctx.on_progress is not None:
             progress = self._progress_for(call_id, entry.name)
-            ctx.on_progress({"type": "tool_call", "status": "running", "id": call_id,
-                             "name": entry.name, "input": kwargs})
+            ctx.on_progress(
+                {
+                    "type": "tool_call",
+                    "status": "running",
+                    "id": call_id,
+                    "name": entry.name,
+                    "input": kwargs,
+                }
+            )
         start = time.perf_counter()
         try:
             if too_big:
                 raise ToolFailure(too_big)
             content, _, output = await self.snapshot.execute(
                 ToolCall(call_id, "tools." + entry.name, kwargs),
-                session_id=ctx.session_id, message_id=ctx.message_id, agent=ctx.agent,
+                session_id=ctx.session_id,
+                message_id=ctx.message_id,
+                agent=ctx.agent,
                 progress=progress,
             )
         except ToolFailure as exc:
@@ -305,8 +316,13 @@ class _Program:
         record["status"] = status
         record["ms"] = round((time.perf_counter() - start) * 1e3, 3)
         if self.ctx.on_progress is not None:
-            entry = {"type": "tool_call", "status": status, "id": call_id,
-                     "name": record["name"], "ms": record["ms"]}
+            entry = {
+                "type": "tool_call",
+                "status": status,
+                "id": call_id,
+                "name": record["name"],
+                "ms": record["ms"],
+            }
             if error:
                 entry["error"] = error
             self.ctx.on_progress(entry)

@@ -61,13 +61,21 @@ class ToolStub:
 class StubFile:
     """Every code-mode tool of one snapshot rendered once; renders the whole file or a part."""
 
-    def __init__(
-        self, tree: ToolTree, namespaces: Mapping[str, NamespaceEntry]
-    ) -> None:
+    def __init__(self, tree: ToolTree, namespaces: Mapping[str, NamespaceEntry]) -> None:
         self.tree = tree
         self.namespaces = namespaces
-        self.book = TypeBook(reserved=(ROOT_CLASS, "ToolInfo", "Any", "Literal", "NotRequired",
-                                       "TypedDict", "tools", "search"))
+        self.book = TypeBook(
+            reserved=(
+                ROOT_CLASS,
+                "ToolInfo",
+                "Any",
+                "Literal",
+                "NotRequired",
+                "TypedDict",
+                "tools",
+                "search",
+            )
+        )
         self.class_names = {id(n): self._class_name(n) for n in tree.root.walk()}
         self.stubs: dict[str, ToolStub] = {}
         self.call_stubs: dict[str, ToolStub] = {}  # tools called as a level: tools.acme.git()
@@ -104,6 +112,7 @@ class StubFile:
     # -- rendering ---------------------------------------------------------------------------
     def _nodes(self, keep: set[str]) -> list[Node]:
         """Levels with something kept in or below them: the root first, then by first tool."""
+
         def first(node: Node) -> tuple[bool, str]:
             keys = [(not e.tool.pinned, e.name) for e in _entries(node) if e.name in keep]
             return min(keys) if keys else (True, "\uffff" + node.dotted)
@@ -133,9 +142,11 @@ class StubFile:
         for stub in sorted(methods, key=lambda s: (not s.pinned, s.entry.name)):
             members.append(stub.method)
             uses += stub.uses
-        attributes = [f"    {name}: {self.class_names[id(child)]}"
-                      for name, child in sorted(node.children.items())
-                      if self._holds(child, keep)]
+        attributes = [
+            f"    {name}: {self.class_names[id(child)]}"
+            for name, child in sorted(node.children.items())
+            if self._holds(child, keep)
+        ]
         if attributes:
             members.append("\n".join(attributes))
         # A blank line between members, as in any Python file the model has read.
@@ -214,8 +225,13 @@ def _tool_stub(
     if described:
         doc += "\n\nArgs:\n" + "\n".join(f"    {d}" for d in described)
     signature = f"{paths[entry.name]}({', '.join(['*', *params] if params else [])}) -> {returns}"
-    return ToolStub(entry, f"{head}\n{_docstring(doc, '        ')}", signature,
-                    tuple(dict.fromkeys(uses)), mapping)
+    return ToolStub(
+        entry,
+        f"{head}\n{_docstring(doc, '        ')}",
+        signature,
+        tuple(dict.fromkeys(uses)),
+        mapping,
+    )
 
 
 def _default(schema: Any, required: bool) -> str:

@@ -174,7 +174,6 @@ class SessionScope:
         return f"<SessionScope {self.id!r} {state}>"
 
 
-
 class ToolService:
     """One per Location: registrations, replay, and snapshots for model requests.
 
@@ -279,13 +278,19 @@ class ToolService:
         scope = self._sessions.get(session_id)
         if scope is None:
             base = self._snapshot_of(self._state.current(), permissions)
-            return LayeredSnapshot(base.catalog, base, permissions=permissions,
-                                   codemode=self._codemode, session_id=session_id)
+            return LayeredSnapshot(
+                base.catalog,
+                base,
+                permissions=permissions,
+                codemode=self._codemode,
+                session_id=session_id,
+            )
         catalog = scope._state.current()
         assert catalog.base is not None
         base = self._snapshot_of(catalog.base, permissions)
-        snap = LayeredSnapshot(catalog, base, permissions=permissions, codemode=self._codemode,
-                               session_id=session_id)
+        snap = LayeredSnapshot(
+            catalog, base, permissions=permissions, codemode=self._codemode, session_id=session_id
+        )
         scope._cache = (permissions, snap)
         if scope.closed:  # closed meanwhile: hold nothing for it
             scope._cache = None

@@ -31,8 +31,7 @@ class Asked:
     """The asks of one call: answers given in earlier rounds, asks still to put to the
     client (2026-07-28), and asks no one could answer (they were declined)."""
 
-    def __init__(self, ctx: Any, answers: Mapping[str, types.ElicitResult] | None = None
-                 ) -> None:
+    def __init__(self, ctx: Any, answers: Mapping[str, types.ElicitResult] | None = None) -> None:
         self.ctx = ctx
         self.answers: dict[str, types.ElicitResult] = dict(answers or {})
         self.pending: dict[str, PermissionRequest] = {}
@@ -43,12 +42,19 @@ class Asked:
         if not self.pending:
             return None
         requests: dict[str, types.InputRequest] = {
-            key: types.ElicitRequest(params=types.ElicitRequestFormParams(
-                message=_message(request), requested_schema=SCHEMA))
-            for key, request in self.pending.items()}
-        state = json.dumps({key: answer.model_dump(mode="json", by_alias=True,
-                                                   exclude_none=True)
-                            for key, answer in self.answers.items()})
+            key: types.ElicitRequest(
+                params=types.ElicitRequestFormParams(
+                    message=_message(request), requested_schema=SCHEMA
+                )
+            )
+            for key, request in self.pending.items()
+        }
+        state = json.dumps(
+            {
+                key: answer.model_dump(mode="json", by_alias=True, exclude_none=True)
+                for key, answer in self.answers.items()
+            }
+        )
         return types.InputRequiredResult(input_requests=requests, request_state=state)
 
 
@@ -75,24 +81,31 @@ MODERN = "2026-07-28"
 """The protocol era whose clients are asked through ``input_required`` results."""
 
 _REQUEST: contextvars.ContextVar[Asked | None] = contextvars.ContextVar(
-    "tooldeck_mcp_request", default=None)
+    "tooldeck_mcp_request", default=None
+)
 
 SCHEMA: types.ElicitRequestedSchema = {
     "type": "object",
     "properties": {
-        "decision": {"type": "string", "enum": ["once", "always", "reject"],
-                     "description": "once: allow this call; always: allow from now on; "
-                                    "reject: do not run it"},
-        "feedback": {"type": "string",
-                     "description": "with reject: what the model should do instead"},
+        "decision": {
+            "type": "string",
+            "enum": ["once", "always", "reject"],
+            "description": "once: allow this call; always: allow from now on; "
+            "reject: do not run it",
+        },
+        "feedback": {
+            "type": "string",
+            "description": "with reject: what the model should do instead",
+        },
     },
     "required": ["decision"],
 }
 
 
 @contextlib.contextmanager
-def current_request(ctx: Any, answers: Mapping[str, types.ElicitResult] | None = None
-                    ) -> Iterator[Asked]:
+def current_request(
+    ctx: Any, answers: Mapping[str, types.ElicitResult] | None = None
+) -> Iterator[Asked]:
     """Mark the MCP request whose tool call may ask (the asker runs in its task)."""
     asked = Asked(ctx, answers)
     token = _REQUEST.set(asked)
@@ -119,7 +132,8 @@ class ElicitingAsker:
                 asked.unanswerable.append(request)
             return "reject"
         result = await asked.ctx.session.elicit_form(
-            _message(request), SCHEMA, related_request_id=asked.ctx.request_id)
+            _message(request), SCHEMA, related_request_id=asked.ctx.request_id
+        )
         return _reply(result)
 
     @staticmethod
@@ -130,10 +144,12 @@ class ElicitingAsker:
         rule = f'[[permission]]\naction = "{request.action}"\n'
         if resources != "*":
             rule += f'resource = "{request.resources[0]}"\n'
-        return (f"Permission for {request.action!r} on {resources} needs an answer, and this "
-                "MCP client cannot be asked (no elicitation), so the call was declined. To "
-                "allow it, add this rule to the Location's tooldeck.toml:\n\n"
-                f'{rule}effect = "allow"\n')
+        return (
+            f"Permission for {request.action!r} on {resources} needs an answer, and this "
+            "MCP client cannot be asked (no elicitation), so the call was declined. To "
+            "allow it, add this rule to the Location's tooldeck.toml:\n\n"
+            f'{rule}effect = "allow"\n'
+        )
 
 
 def _can_elicit(ctx: Any) -> bool:

@@ -49,8 +49,9 @@ Spawn = Callable[..., None]
 class Connection:
     """A server's session on the loop: connect, list, call, follow changes, close."""
 
-    def __init__(self, spec: ServerSpec, on_change: Callable[[Connection], None],
-                 spawn: Spawn) -> None:
+    def __init__(
+        self, spec: ServerSpec, on_change: Callable[[Connection], None], spawn: Spawn
+    ) -> None:
         """``on_change(connection)``: its tools changed (called on the loop);
         ``spawn(fn, *args)``: start a task that outlives the call starting it."""
         self.spec = spec
@@ -92,8 +93,9 @@ class Connection:
             await ready.wait()
         if not ready.is_set():
             await self._stop()
-            self.failure = self._with_stderr(f"timed out after {timeout:g}s connecting and "
-                                             "listing tools (timeout_s)")
+            self.failure = self._with_stderr(
+                f"timed out after {timeout:g}s connecting and listing tools (timeout_s)"
+            )
         if self.failure is None:
             self._may_reconnect = True
 
@@ -120,8 +122,7 @@ class Connection:
         try:
             with anyio.CancelScope() as scope:
                 self._scope = scope
-                transport = open_transport(self.spec, self._stderr, self._lost.set,
-                                           self._started)
+                transport = open_transport(self.spec, self._stderr, self._lost.set, self._started)
                 async with Client(transport, message_handler=self._on_message) as client:
                     self.protocol_version = client.protocol_version
                     await self._list(client)
@@ -175,8 +176,7 @@ class Connection:
                     break
         if len(tools) > MAX_TOOLS or cursor is not None:
             more = "more" if cursor is not None else str(len(tools))
-            notes.append(f"the server lists {more} tools; only the first {MAX_TOOLS} are "
-                         "mounted")
+            notes.append(f"the server lists {more} tools; only the first {MAX_TOOLS} are mounted")
             tools = tools[:MAX_TOOLS]
         changed = tuple(tools) != self.tools
         self.tools, self.notes = tuple(tools), tuple(notes)
@@ -189,8 +189,11 @@ class Connection:
         if isinstance(message, types.ToolListChangedNotification):
             self._dirty.set()
         elif isinstance(message, Exception):
-            log.warning("MCP server %r sent a line that is not JSON-RPC: %s", self.name,
-                        _first_line(str(message)))
+            log.warning(
+                "MCP server %r sent a line that is not JSON-RPC: %s",
+                self.name,
+                _first_line(str(message)),
+            )
 
     async def _listen(self, client: Client) -> None:
         try:
@@ -211,8 +214,11 @@ class Connection:
             try:
                 changed = await self._list(client)
             except Exception as exc:
-                log.warning("MCP server %r: listing tools after a change failed: %s",
-                            self.name, describe(exc, self.spec))
+                log.warning(
+                    "MCP server %r: listing tools after a change failed: %s",
+                    self.name,
+                    describe(exc, self.spec),
+                )
                 continue
             if changed:
                 self._on_change(self)
@@ -256,12 +262,13 @@ class Connection:
 
     def _call_failure(self, tool: str, exc: Exception) -> str:
 
-
         if _closed_connection(exc):
             self._lost.set()
-            return (f"MCP server {self.name!r} closed the connection during the call to "
-                    f"{tool!r} ({self._gone()}){self._stderr_suffix()}. The next call "
-                    "reconnects once.")
+            return (
+                f"MCP server {self.name!r} closed the connection during the call to "
+                f"{tool!r} ({self._gone()}){self._stderr_suffix()}. The next call "
+                "reconnects once."
+            )
         return f"MCP server {self.name!r}, tool {tool!r}: {describe(exc, self.spec)}"
 
     def _unavailable(self) -> str:
@@ -327,8 +334,9 @@ def _leaf(exc: BaseException) -> BaseException:
     """The first real error inside (possibly nested) exception groups."""
     while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
         inner: Sequence[BaseException] = exc.exceptions
-        exc = next((e for e in inner if not isinstance(e, anyio.get_cancelled_exc_class())),
-                   inner[0])
+        exc = next(
+            (e for e in inner if not isinstance(e, anyio.get_cancelled_exc_class())), inner[0]
+        )
     return exc
 
 

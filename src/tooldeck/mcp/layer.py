@@ -57,8 +57,7 @@ class _Server:
 
     __slots__ = ("connection", "mounted", "notes", "reason", "spec", "status", "tools")
 
-    def __init__(self, spec: ServerSpec, status: PluginStatus,
-                 reason: str | None = None) -> None:
+    def __init__(self, spec: ServerSpec, status: PluginStatus, reason: str | None = None) -> None:
         self.spec = spec
         self.status: PluginStatus = status
         self.reason = reason
@@ -77,8 +76,10 @@ class McpLayer:
         self.location = location
         self.service = service
         self._excluded = excluded
-        self._servers = [_Server(spec, "active")
-                         for spec in server_specs(location.config.mcp.servers, location.root)]
+        self._servers = [
+            _Server(spec, "active")
+            for spec in server_specs(location.config.mcp.servers, location.root)
+        ]
         self._loop: LoopThread | None = None
         self._lock = threading.Lock()
 
@@ -102,8 +103,9 @@ class McpLayer:
             try:
                 self._loop.call(self._connect_all, wanted)
             except Exception as exc:  # a bug here must not stop the host: report it
-                raise PluginError(SOURCE, f"connecting MCP servers raised "
-                                          f"{type(exc).__name__}: {exc}") from exc
+                raise PluginError(
+                    SOURCE, f"connecting MCP servers raised {type(exc).__name__}: {exc}"
+                ) from exc
         return self
 
     def _select(self) -> list[_Server]:
@@ -112,8 +114,10 @@ class McpLayer:
         for server in self._servers:
             reason = self._exclusion(server, taken)
             if reason is not None:
-                server.status, server.reason = ("failed" if "namespace" in reason
-                                                else "disabled"), reason
+                server.status, server.reason = (
+                    ("failed" if "namespace" in reason else "disabled"),
+                    reason,
+                )
                 continue
             taken[server.spec.namespace] = server.spec.name
             wanted.append(server)
@@ -128,8 +132,10 @@ class McpLayer:
             return excluded
         other = taken.get(spec.namespace)
         if other is not None:
-            return (f"its tool namespace {spec.namespace!r} is already used by server "
-                    f"{other!r}; rename one of them")
+            return (
+                f"its tool namespace {spec.namespace!r} is already used by server "
+                f"{other!r}; rename one of them"
+            )
         return None
 
     async def _connect_all(self, servers: list[_Server]) -> None:
@@ -183,8 +189,9 @@ class McpLayer:
     @hookimpl
     def namespace_descriptions(self, editor: ToolEditor) -> None:
         for server in self._mounted():
-            editor.namespace(server.spec.namespace,
-                             f"Tools of the MCP server {server.spec.name!r}.")
+            editor.namespace(
+                server.spec.namespace, f"Tools of the MCP server {server.spec.name!r}."
+            )
 
     @hookimpl
     def tool_transform(self, editor: ToolEditor) -> None:
@@ -201,9 +208,17 @@ class McpLayer:
         """Each configured server as the plugin report shows it (``mcp:NAME``)."""
         with self._lock:
             servers = [(s, s.tools, s.notes) for s in self._servers]
-        return [ServerRow(server.spec.plugin_name, *self._status(server), server.spec.origin,
-                          server.spec.namespace, _effective_names(tools), notes)
-                for server, tools, notes in servers]
+        return [
+            ServerRow(
+                server.spec.plugin_name,
+                *self._status(server),
+                server.spec.origin,
+                server.spec.namespace,
+                _effective_names(tools),
+                notes,
+            )
+            for server, tools, notes in servers
+        ]
 
     def _status(self, server: _Server) -> tuple[PluginStatus, str | None]:
         connection = server.connection

@@ -31,8 +31,14 @@ class RemoteCall:
 
     __slots__ = ("action", "connection", "declares_output", "loop", "remote_name")
 
-    def __init__(self, connection: Connection, loop: LoopThread, remote_name: str,
-                 action: str, declares_output: bool) -> None:
+    def __init__(
+        self,
+        connection: Connection,
+        loop: LoopThread,
+        remote_name: str,
+        action: str,
+        declares_output: bool,
+    ) -> None:
         self.connection = connection
         self.loop = loop
         self.remote_name = remote_name
@@ -42,8 +48,12 @@ class RemoteCall:
     async def __call__(self, arguments: Mapping[str, Any], ctx: ToolContext) -> ToolResult:
         await ctx.permission.assert_(self.action, [])
         result = await self.loop.run(self.connection.call, self.remote_name, dict(arguments))
-        return tool_result(result, server=self.connection.name, tool=self.remote_name,
-                           declares_output=self.declares_output)
+        return tool_result(
+            result,
+            server=self.connection.name,
+            tool=self.remote_name,
+            declares_output=self.declares_output,
+        )
 
 
 Mounted = dict[str, tuple["types.Tool", AnyTool]]
@@ -51,7 +61,9 @@ Mounted = dict[str, tuple["types.Tool", AnyTool]]
 
 
 def mounted_tools(
-    connection: Connection, loop: LoopThread, listed: tuple[types.Tool, ...],
+    connection: Connection,
+    loop: LoopThread,
+    listed: tuple[types.Tool, ...],
     previous: Mounted,
 ) -> tuple[Mounted, tuple[str, ...]]:
     """The tooldeck tools for a server's listing, and notes on what was left out.
@@ -70,25 +82,36 @@ def mounted_tools(
         name = listed_tool.name
         effective = effective_name(name, spec.namespace) if isinstance(name, str) else repr(name)
         if effective in tools:
-            notes.append(f"tool {name!r} is listed more than once (as {effective!r}); "
-                         "the first one is mounted")
+            notes.append(
+                f"tool {name!r} is listed more than once (as {effective!r}); "
+                "the first one is mounted"
+            )
             continue
         before = previous.get(effective)
         if before is not None and before[0] == listed_tool:
             tools[effective] = before
         else:
-            tools[effective] = (listed_tool,
-                                _tool(connection, loop, listed_tool, effective, codemode))
+            tools[effective] = (
+                listed_tool,
+                _tool(connection, loop, listed_tool, effective, codemode),
+            )
     return tools, tuple(notes)
 
 
-def _tool(connection: Connection, loop: LoopThread, listed: types.Tool, effective: str,
-          codemode: bool) -> AnyTool:
+def _tool(
+    connection: Connection, loop: LoopThread, listed: types.Tool, effective: str, codemode: bool
+) -> AnyTool:
     description = (listed.description or "").strip() or (listed.title or "").strip()
     if not description:
         description = f"Tool {listed.name} of MCP server {connection.name}."
     output = listed.output_schema
     execute = RemoteCall(connection, loop, listed.name, effective, output is not None)
-    return Tool(name=listed.name, description=description, input=listed.input_schema,
-                output=output, namespace=connection.spec.namespace, codemode=codemode,
-                execute=execute)
+    return Tool(
+        name=listed.name,
+        description=description,
+        input=listed.input_schema,
+        output=output,
+        namespace=connection.spec.namespace,
+        codemode=codemode,
+        execute=execute,
+    )

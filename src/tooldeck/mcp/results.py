@@ -29,14 +29,16 @@ if TYPE_CHECKING:
 _FAILURE_TEXT_LIMIT = 20_000
 
 
-def tool_result(result: types.CallToolResult, *, server: str, tool: str,
-                declares_output: bool) -> ToolResult:
+def tool_result(
+    result: types.CallToolResult, *, server: str, tool: str, declares_output: bool
+) -> ToolResult:
     """What a mounted tool's executor returns for the server's ``result``."""
     parts, notes = _parts(result.content)
     if result.is_error:
         text = "\n".join(p.text for p in parts if isinstance(p, TextPart)) or "no details given"
-        raise ToolFailure(f"MCP server {server!r} reported an error from tool {tool!r}: "
-                          f"{_clip(text)}")
+        raise ToolFailure(
+            f"MCP server {server!r} reported an error from tool {tool!r}: {_clip(text)}"
+        )
     parts += [TextPart(note) for note in notes]
     output = result.structured_content if declares_output else None
     return ToolResult(content=parts, output=output)
@@ -49,8 +51,9 @@ def _parts(blocks: Sequence[Any]) -> tuple[list[ContentPart], list[str]]:
         try:
             part = _part(block)
         except (binascii.Error, ValueError) as exc:
-            notes.append(f"[a {block.type} block was left out: its data is not valid "
-                         f"base64 ({exc})]")
+            notes.append(
+                f"[a {block.type} block was left out: its data is not valid base64 ({exc})]"
+            )
             continue
         parts.append(part)
     return parts, notes
@@ -77,8 +80,7 @@ def _resource(resource: Any) -> FilePart:
     text = getattr(resource, "text", None)
     if text is not None:
         return FilePart(text.encode("utf-8"), resource.mime_type or "text/plain", name)
-    return FilePart(_decode(resource.blob), resource.mime_type or "application/octet-stream",
-                    name)
+    return FilePart(_decode(resource.blob), resource.mime_type or "application/octet-stream", name)
 
 
 def _decode(data: str) -> bytes:
@@ -96,8 +98,9 @@ def _clip(text: str) -> str:
 
 
 # -- server side -----------------------------------------------------------------------------
-def call_result(outcome: ToolCallOutcome, *, structured: bool,
-                call_id: str = "") -> types.CallToolResult:
+def call_result(
+    outcome: ToolCallOutcome, *, structured: bool, call_id: str = ""
+) -> types.CallToolResult:
     """The MCP result of a tooldeck outcome: ``results_for("mcp", ...)``, the one
     conversion hosts use too; failed, declined and interrupted outcomes are errors.
     ``structured``: the advertised tool declares an object output (only then is the

@@ -50,8 +50,10 @@ def _token(address: HttpAddress | None, allow_remote: bool) -> str | None:
     if address is None:
         return None
     if address.host not in LOOPBACK and not allow_remote:
-        raise TooldeckError(f"--http {address.host}:{address.port}: refusing to listen on a "
-                            "non-loopback address without --allow-remote")
+        raise TooldeckError(
+            f"--http {address.host}:{address.port}: refusing to listen on a "
+            "non-loopback address without --allow-remote"
+        )
     if not allow_remote:
         return None
     token = os.environ.get(TOKEN_ENV, "")
@@ -60,15 +62,15 @@ def _token(address: HttpAddress | None, allow_remote: bool) -> str | None:
     return token
 
 
-async def _serve(root: Path, address: HttpAddress | None, token: str | None,
-                 codemode: bool) -> None:
+async def _serve(
+    root: Path, address: HttpAddress | None, token: str | None, codemode: bool
+) -> None:
     from tooldeck.mcp.asking import ElicitingAsker
     from tooldeck.mcp.server import CatalogServer
     from tooldeck.mcp.watch import Serving, watch
 
     asker = ElicitingAsker()
-    serving = await anyio.to_thread.run_sync(
-        lambda: Serving(lambda: _open(root, asker, codemode)))
+    serving = await anyio.to_thread.run_sync(lambda: Serving(lambda: _open(root, asker, codemode)))
     server = CatalogServer(serving.current, asker)
     try:
         async with anyio.create_task_group() as group:
@@ -91,7 +93,8 @@ def _open(root: Path, asker: Any, codemode: bool) -> Any:
     if not codemode:
         config = host.location.config
         host.location.config = config.model_copy(
-            update={"codemode": config.codemode.model_copy(update={"enabled": False})})
+            update={"codemode": config.codemode.model_copy(update={"enabled": False})}
+        )
     return host
 
 
@@ -112,11 +115,14 @@ async def _http(server: Any, address: HttpAddress, token: str | None) -> None:
     shown = f"[{host}]" if ":" in host else host
     security = TransportSecuritySettings(
         enable_dns_rebinding_protection=True,
-        allowed_hosts=[f"{shown}:{port}", f"localhost:{port}"] if host in LOOPBACK
+        allowed_hosts=[f"{shown}:{port}", f"localhost:{port}"]
+        if host in LOOPBACK
         else [f"{shown}:{port}"],
-        allowed_origins=[f"http://{shown}:{port}", f"http://localhost:{port}"])
-    app: Any = server.server.streamable_http_app(streamable_http_path="/mcp", host=host,
-                                                 transport_security=security)
+        allowed_origins=[f"http://{shown}:{port}", f"http://localhost:{port}"],
+    )
+    app: Any = server.server.streamable_http_app(
+        streamable_http_path="/mcp", host=host, transport_security=security
+    )
     if token is not None:
         app = BearerCheck(app, token)
     config = uvicorn.Config(app, host=host, port=port, log_level="warning", lifespan="on")
@@ -137,10 +143,19 @@ class BearerCheck:
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "http" and not self._authorized(scope):
-            await send({"type": "http.response.start", "status": 401, "headers": [
-                (b"content-type", b"text/plain"), (b"www-authenticate", b"Bearer")]})
-            await send({"type": "http.response.body",
-                        "body": f"missing or wrong bearer token ({TOKEN_ENV})\n".encode()})
+            await send(
+                {
+                    "type": "http.response.start",
+                    "status": 401,
+                    "headers": [(b"content-type", b"text/plain"), (b"www-authenticate", b"Bearer")],
+                }
+            )
+            await send(
+                {
+                    "type": "http.response.body",
+                    "body": f"missing or wrong bearer token ({TOKEN_ENV})\n".encode(),
+                }
+            )
             return
         await self.app(scope, receive, send)
 

@@ -51,8 +51,12 @@ class CatalogServer:
         self._listed: tuple[object, Listing] | None = None
         self._calls = itertools.count(1)
         self.server: Server[Any] = Server(
-            "tooldeck", version=__version__, on_list_tools=self._list_tools,
-            on_call_tool=self._call_tool, on_subscriptions_listen=ListenHandler(self._bus))
+            "tooldeck",
+            version=__version__,
+            on_list_tools=self._list_tools,
+            on_call_tool=self._call_tool,
+            on_subscriptions_listen=ListenHandler(self._bus),
+        )
         self.server.middleware.append(self._remember)
 
     # -- handlers --------------------------------------------------------------------------
@@ -77,8 +81,9 @@ class CatalogServer:
             listed = self._listed = (definitions, tuple(_tool(d) for d in definitions))
         return listed[1]
 
-    async def _call_tool(self, ctx: Any, params: types.CallToolRequestParams
-                         ) -> types.CallToolResult | types.InputRequiredResult:
+    async def _call_tool(
+        self, ctx: Any, params: types.CallToolRequestParams
+    ) -> types.CallToolResult | types.InputRequiredResult:
         snapshot = self._current().snapshot()
         call = ToolCall(f"mcp-{next(self._calls)}", params.name, params.arguments or {})
         with current_request(ctx, answers_of(params)) as asked:
@@ -87,10 +92,17 @@ class CatalogServer:
         if question is not None:
             return question
         if outcome.status == "declined" and asked.unanswerable:
-            return types.CallToolResult(content=[types.TextContent(
-                type="text", text=self._asker.declined_text(asked.unanswerable))], is_error=True)
-        return call_result(outcome, structured=_declares_output(snapshot, params.name),
-                           call_id=call.id)
+            return types.CallToolResult(
+                content=[
+                    types.TextContent(
+                        type="text", text=self._asker.declined_text(asked.unanswerable)
+                    )
+                ],
+                is_error=True,
+            )
+        return call_result(
+            outcome, structured=_declares_output(snapshot, params.name), call_id=call.id
+        )
 
     # -- change notification ------------------------------------------------------------------
     async def tools_changed(self) -> None:
@@ -106,9 +118,12 @@ class CatalogServer:
 
 def _tool(definition: Any) -> types.Tool:
     output = definition.get("outputSchema")
-    return types.Tool(name=definition["name"], description=definition["description"],
-                      input_schema=thaw(definition["inputSchema"]),
-                      output_schema=thaw(output) if output is not None else None)
+    return types.Tool(
+        name=definition["name"],
+        description=definition["description"],
+        input_schema=thaw(definition["inputSchema"]),
+        output_schema=thaw(output) if output is not None else None,
+    )
 
 
 def _declares_output(snapshot: Snapshot, name: str) -> bool:

@@ -61,9 +61,14 @@ async def stdio_transport(
 
     command = spec.config.command or ("",)
     process = await anyio.open_process(
-        list(command), stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=errlog,
-        env=get_default_environment() | dict(spec.config.env), cwd=spec.cwd,
-        start_new_session=True)
+        list(command),
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=errlog,
+        env=get_default_environment() | dict(spec.config.env),
+        cwd=spec.cwd,
+        start_new_session=True,
+    )
     on_start(StdioProcess(process))
     incoming, read_stream = anyio.create_memory_object_stream[Any](0)
     write_stream, outgoing = anyio.create_memory_object_stream[Any](0)
@@ -131,14 +136,17 @@ async def _too_large(head: bytearray, incoming: Any) -> None:
     from mcp_types.jsonrpc import INTERNAL_ERROR, JSONRPCError
 
     found = _ID.search(bytes(head[:512]))
-    message = (f"the server sent a message larger than {MAX_MESSAGE_BYTES // (1024 * 1024)} "
-               "MiB; it was dropped")
+    message = (
+        f"the server sent a message larger than {MAX_MESSAGE_BYTES // (1024 * 1024)} "
+        "MiB; it was dropped"
+    )
     if found is None:
         await incoming.send(ValueError(message))
         return
     error = ErrorData(code=INTERNAL_ERROR, message=message)
-    await incoming.send(SessionMessage(JSONRPCError(
-        jsonrpc="2.0", id=json.loads(found.group(1)), error=error)))
+    await incoming.send(
+        SessionMessage(JSONRPCError(jsonrpc="2.0", id=json.loads(found.group(1)), error=error))
+    )
 
 
 async def _write(process: Process, outgoing: Any) -> None:

@@ -29,7 +29,8 @@ class StderrLog:
     def __init__(self) -> None:
         # A real file: the child process writes to its descriptor.
         self.file: TextIO = tempfile.TemporaryFile(  # noqa: SIM115 (closed by close())
-            "w+", encoding="utf-8", errors="replace")
+            "w+", encoding="utf-8", errors="replace"
+        )
 
     def tail(self) -> str:
         """The last lines the server wrote to stderr, or ``""``."""
@@ -85,7 +86,9 @@ class _WatchedReadStream:
 
 @asynccontextmanager
 async def open_transport(
-    spec: ServerSpec, stderr: StderrLog | None, on_end: Callable[[], None],
+    spec: ServerSpec,
+    stderr: StderrLog | None,
+    on_end: Callable[[], None],
     on_start: Callable[[StdioProcess], None],
 ) -> AsyncIterator[TransportStreams]:
     """The transport of ``spec``: stdio for a command, streamable HTTP for a url.

@@ -54,14 +54,16 @@ def openai_chat(reply: Any) -> list[ToolCall]:
 
 
 def _is_message(reply: Any) -> bool:
-    return field(reply, "role") is not None or field(reply, "tool_calls") is not None or (
-        isinstance(reply, Mapping) and "content" in reply)
+    return (
+        field(reply, "role") is not None
+        or field(reply, "tool_calls") is not None
+        or (isinstance(reply, Mapping) and "content" in reply)
+    )
 
 
 def openai_responses(reply: Any) -> list[ToolCall]:
     """A ``Response`` (its ``output``) or a list of output items; ``function_call`` ones."""
-    return _typed_calls(reply, "output", "function_call", id_key="call_id",
-                        input_key="arguments")
+    return _typed_calls(reply, "output", "function_call", id_key="call_id", input_key="arguments")
 
 
 def anthropic(reply: Any) -> list[ToolCall]:
@@ -77,8 +79,11 @@ def _typed_calls(
     if inner is not None and not isinstance(inner, str):
         reply = inner
     return [
-        ToolCall(str(field(item, id_key) or ""), str(field(item, "name") or ""),
-                 arguments(field(item, input_key)))
+        ToolCall(
+            str(field(item, id_key) or ""),
+            str(field(item, "name") or ""),
+            arguments(field(item, input_key)),
+        )
         for item in items(reply)
         if field(item, "type") == kind
     ]
@@ -95,8 +100,11 @@ def gemini(reply: Any) -> list[ToolCall]:
         call = field(part, "function_call", "functionCall")
         if call is not None:
             call_id = field(call, "id") or new_call_id()
-            calls.append(ToolCall(str(call_id), str(field(call, "name") or ""),
-                                  arguments(field(call, "args"))))
+            calls.append(
+                ToolCall(
+                    str(call_id), str(field(call, "name") or ""), arguments(field(call, "args"))
+                )
+            )
     return calls
 
 
@@ -105,8 +113,11 @@ def mcp(reply: Any) -> list[ToolCall]:
     params = field(reply, "params")
     if params is not None and field(reply, "method") is not None:
         reply = params
-    return [ToolCall(new_call_id(), str(field(reply, "name") or ""),
-                     arguments(field(reply, "arguments")))]
+    return [
+        ToolCall(
+            new_call_id(), str(field(reply, "name") or ""), arguments(field(reply, "arguments"))
+        )
+    ]
 
 
 READERS: dict[str, Callable[[Any], list[ToolCall]]] = {

@@ -191,8 +191,11 @@ def _mcp_block(call: ToolCall, part: ContentPart) -> dict[str, Any]:
     if isinstance(part, ImagePart):
         return {"type": "image", "data": b64(part.data), "mimeType": part.mime_type}
     name = quote(part.filename or "attachment", safe="")
-    resource = {"uri": f"tooldeck://calls/{call.id}/{name}", "mimeType": part.mime_type,
-                "blob": b64(part.data)}
+    resource = {
+        "uri": f"tooldeck://calls/{call.id}/{name}",
+        "mimeType": part.mime_type,
+        "blob": b64(part.data),
+    }
     return {"type": "resource", "resource": resource}
 
 

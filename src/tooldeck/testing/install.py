@@ -164,8 +164,10 @@ class Site:
             XDG_DATA_HOME=str(self.home / "data"),
             XDG_CACHE_HOME=str(self.home / "cache"),
         )
-        disabled = [*filter(None, [extra.pop("TOOLDECK_DISABLE_PLUGINS", "")]),
-                    *self.outside_packs()]
+        disabled = [
+            *filter(None, [extra.pop("TOOLDECK_DISABLE_PLUGINS", "")]),
+            *self.outside_packs(),
+        ]
         if disabled:
             env["TOOLDECK_DISABLE_PLUGINS"] = ",".join(disabled)
         env.update(extra)
@@ -175,12 +177,14 @@ class Site:
         """Tool packs of the running environment that this site does not hold, by name."""
         inside = self.distributions()
         site = self.path.resolve()
-        return sorted({
-            record.distribution
-            for record in scan_entry_points()
-            if record.distribution not in inside
-            and not Path(record.location).resolve().is_relative_to(site)
-        })
+        return sorted(
+            {
+                record.distribution
+                for record in scan_entry_points()
+                if record.distribution not in inside
+                and not Path(record.location).resolve().is_relative_to(site)
+            }
+        )
 
     def run(
         self,

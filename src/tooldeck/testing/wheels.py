@@ -163,8 +163,12 @@ def check_build_requirements(project: Path) -> None:
             )
     backend = system.get("build-backend", "setuptools.build_meta:__legacy__")
     setuptools = _installed_version("setuptools")
-    if backend.startswith("setuptools") and setuptools and _older(setuptools, "70.1") and (
-            _installed_version("wheel") is None):
+    if (
+        backend.startswith("setuptools")
+        and setuptools
+        and _older(setuptools, "70.1")
+        and (_installed_version("wheel") is None)
+    ):
         raise TooldeckError(
             f"cannot build {project.name}: setuptools {setuptools} builds wheels only with "
             "the 'wheel' package, which is not installed (setuptools 70.1 and later need "

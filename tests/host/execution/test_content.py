@@ -128,6 +128,7 @@ def test_unserializable_output_is_an_error():
 def test_content_wins_over_output():
     assert normalize_content("t", "read this", {"ignored": True}) == (TextPart("read this"),)
 
+
 # --- sequences of parts -------------------------------------------------------------------
 
 
@@ -163,7 +164,6 @@ def test_an_item_that_is_not_a_part_is_a_defect(item, name):
 def test_content_that_is_not_str_none_or_a_sequence_is_a_defect(content, name):
     with pytest.raises(ToolDefectError, match=f"^tool 't': content must be .* got {name}$"):
         normalize_content("t", content, None)
-
 
 
 def test_a_text_part_whose_text_is_not_a_str_is_a_defect():

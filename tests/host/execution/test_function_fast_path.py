@@ -54,10 +54,14 @@ KINDS: list[tuple[Any, st.SearchStrategy[Any]]] = [
     (Any, st.integers(0, 3) | st.text("ab", max_size=2)),
 ]
 ANY_VALUE = st.recursive(
-    st.none() | st.booleans() | st.integers(-5, 5) | st.sampled_from([1.5, 2.0])
+    st.none()
+    | st.booleans()
+    | st.integers(-5, 5)
+    | st.sampled_from([1.5, 2.0])
     | st.text("ab1", max_size=2),
-    lambda inner: st.lists(inner, max_size=2)
-    | st.dictionaries(st.sampled_from("xy"), inner, max_size=2),
+    lambda inner: (
+        st.lists(inner, max_size=2) | st.dictionaries(st.sampled_from("xy"), inner, max_size=2)
+    ),
     max_leaves=4,
 )
 RETURNS = st.sampled_from(["none", "content only", "ToolResult", *range(len(KINDS))])
@@ -92,9 +96,7 @@ def functions(draw):
         if default is not None and not isinstance(default, str | int | float | bool):
             default = inspect.Parameter.empty  # mutable defaults keep the model's way
         default = draw(field_defaults(default, values))
-        parameters.append(
-            inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=default)
-        )
+        parameters.append(inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=default))
         annotations[name] = annotation
         given_value = draw(values | ANY_VALUE) if draw(st.integers(0, 3)) else None
         if (default is inspect.Parameter.empty or draw(st.booleans())) and (
@@ -133,9 +135,11 @@ def functions(draw):
     function.__signature__ = signature  # type: ignore[attr-defined]
     function.__annotations__ = annotations
     function.__doc__ = "A generated tool."
-    text = json.dumps(arguments) if draw(st.integers(0, 9)) else draw(st.sampled_from(
-        ["[1, 2]", '"text"', "{", "null", '{"a": }']
-    ))
+    text = (
+        json.dumps(arguments)
+        if draw(st.integers(0, 9))
+        else draw(st.sampled_from(["[1, 2]", '"text"', "{", "null", '{"a": }']))
+    )
     return tool(function, name="generated"), text, received
 
 
@@ -216,12 +220,9 @@ def mutable(items: list[int] = [1]) -> int:  # noqa: B006  (what the fast path m
 
 @pytest.mark.parametrize(
     ("function", "text", "expected"),
-    [(aliased, '{"values": [1, 2]}', {"items": [1, 2]}),
-     (mutable, "{}", {"items": [1]})],
+    [(aliased, '{"values": [1, 2]}', {"items": [1, 2]}), (mutable, "{}", {"items": [1]})],
 )
-def test_fields_with_aliases_or_mutable_defaults_keep_the_model_way(
-    function, text, expected
-):
+def test_fields_with_aliases_or_mutable_defaults_keep_the_model_way(function, text, expected):
     arguments = tool(function).execute.arguments  # type: ignore[attr-defined]
     assert arguments(text) == expected
 

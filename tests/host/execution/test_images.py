@@ -98,8 +98,8 @@ def test_in_limit_images_are_kept_untouched(name):
 def test_header_dimensions_decide_downscaling(name):
     data, mime_type = SMALL_IMAGES[name]
     limit = max(SMALL) - 1
-    (reduced,) = normalize_content("t",
-        [ImagePart(data, mime_type)], None, limits=ImageLimits(max_dimension=limit)
+    (reduced,) = normalize_content(
+        "t", [ImagePart(data, mime_type)], None, limits=ImageLimits(max_dimension=limit)
     )
     assert isinstance(reduced, ImagePart)
     assert max(decoded(reduced.data)[1]) == limit
@@ -208,8 +208,8 @@ def test_exif_orientation_is_applied_before_the_tag_is_lost():
 
 def test_an_image_that_cannot_fit_is_dropped():
     data = encode(noise(), "PNG")
-    result = normalize_content("t",
-        [ImagePart(data, "image/png")], None, limits=ImageLimits(max_bytes=1000)
+    result = normalize_content(
+        "t", [ImagePart(data, "image/png")], None, limits=ImageLimits(max_bytes=1000)
     )
     assert result == (note(1, "image is 400x400 and could not be reduced below the limits"),)
 
@@ -327,4 +327,3 @@ def test_without_pillow_in_limit_images_are_kept_and_others_dropped(tmp_path):
             ]
         ],
     ]
-

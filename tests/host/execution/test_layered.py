@@ -39,14 +39,22 @@ class FakeCodeMode:
 
     def build(self, snapshot, tools):
         listed = ", ".join(entry.name for entry in tools)
-        return Tool(name="execute", description=f"Run a program with: {listed or 'nothing'}.",
-                    codemode=False, execute=lambda inp, ctx: ToolResult(f"ran {listed}"))
+        return Tool(
+            name="execute",
+            description=f"Run a program with: {listed or 'nothing'}.",
+            codemode=False,
+            execute=lambda inp, ctx: ToolResult(f"ran {listed}"),
+        )
 
 
 def make(name, tag, codemode, permission):
-    return Tool(name=name, description=f"{name} {tag}", codemode=codemode,
-                permission=permission,
-                execute=lambda inp, ctx: ToolResult(f"{name} {tag} in {ctx.session_id}"))
+    return Tool(
+        name=name,
+        description=f"{name} {tag}",
+        codemode=codemode,
+        permission=permission,
+        execute=lambda inp, ctx: ToolResult(f"{name} {tag} in {ctx.session_id}"),
+    )
 
 
 tool_spec = st.tuples(st.sampled_from(NAMES), st.booleans(), st.sampled_from(ACTIONS))
@@ -74,8 +82,9 @@ def readings(snapshot):
     """Everything a host can read from a snapshot, with code-mode tools by name."""
     return {
         "names": snapshot.names,
-        "definitions": [(d.name, d.description, d.input_schema, d.output_schema)
-                        for d in snapshot.definitions],
+        "definitions": [
+            (d.name, d.description, d.input_schema, d.output_schema) for d in snapshot.definitions
+        ],
         "formats": {fmt: snapshot.definitions_for(fmt) for fmt in FORMATS},
         "codemode": [(e.name, e.tool) for e in snapshot.codemode_catalog],
         "get": {name: _described(snapshot.get(name)) for name in (*NAMES, "zz")},
@@ -120,14 +129,15 @@ def test_the_layered_snapshot_equals_the_plain_one(
     provider = None if codemode is None else FakeCodeMode(codemode)
 
     base = Snapshot(catalog.base, location, permissions=permissions, codemode=provider)
-    layered = LayeredSnapshot(catalog, base, permissions=permissions, codemode=provider,
-                              session_id="s1")
-    plain = Snapshot(catalog, location, permissions=permissions, codemode=provider,
-                     session_id="s1")
+    layered = LayeredSnapshot(
+        catalog, base, permissions=permissions, codemode=provider, session_id="s1"
+    )
+    plain = Snapshot(catalog, location, permissions=permissions, codemode=provider, session_id="s1")
     assert readings(layered) == readings(plain)
     assert outcomes(layered) == outcomes(plain)
-    assert readings(base) == readings(Snapshot(catalog.base, location, permissions=permissions,
-                                               codemode=provider))  # the base is untouched
+    assert readings(base) == readings(
+        Snapshot(catalog.base, location, permissions=permissions, codemode=provider)
+    )  # the base is untouched
 
 
 def test_unchanged_tools_share_the_base_snapshot_objects(tmp_path):
@@ -153,8 +163,9 @@ def test_a_session_without_changes_serves_the_base_index_itself(tmp_path):
     base_state = ToolState()
     base_state.add(lambda e: e.add(make("a", "L", False, None)), "loc")
     base = Snapshot(base_state.current(), location)
-    layered = LayeredSnapshot(SessionState(base_state, Templates(), "s").current(), base,
-                              session_id="s")
+    layered = LayeredSnapshot(
+        SessionState(base_state, Templates(), "s").current(), base, session_id="s"
+    )
     assert layered._records_by_name is base._records_by_name
     assert layered.definitions is base.definitions
     assert layered.definitions_for("openai") is base.definitions_for("openai")

@@ -207,10 +207,13 @@ def test_get_returns_advertised_tools_only(service):
 
 
 def test_gemini_keeps_a_property_named_like_a_dropped_keyword(service):
-    schema = {"type": "object", "properties": {
-        "additionalProperties": {"type": "string", "additionalProperties": False}}}
-    tool = Tool(name="odd", description="Odd.", input=schema,
-                execute=lambda inp, ctx: ToolResult("ok"))
+    schema = {
+        "type": "object",
+        "properties": {"additionalProperties": {"type": "string", "additionalProperties": False}},
+    }
+    tool = Tool(
+        name="odd", description="Odd.", input=schema, execute=lambda inp, ctx: ToolResult("ok")
+    )
     service.transform(lambda e: e.add(tool), source="s")
     (gemini,) = service.snapshot().definitions_for("gemini")
     assert gemini["parameters"]["properties"] == {"additionalProperties": {"type": "string"}}
@@ -254,8 +257,11 @@ def test_execute_sync_from_eight_threads_before_asyncio_is_imported(tmp_path):
     partly initialized module ("has no attribute 'events'"). A fresh process per try,
     since the race exists only until asyncio is imported."""
     children = [
-        subprocess.Popen([sys.executable, "-c", _THREADS, str(tmp_path / str(n))],
-                         stdout=subprocess.PIPE, text=True)
+        subprocess.Popen(
+            [sys.executable, "-c", _THREADS, str(tmp_path / str(n))],
+            stdout=subprocess.PIPE,
+            text=True,
+        )
         for n in range(3)
     ]
     for child in children:

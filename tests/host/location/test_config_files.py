@@ -42,7 +42,8 @@ def test_tooldeck_toml(project):
 
 def test_pyproject_tool_table(project):
     (project / "pyproject.toml").write_text(
-        '[project]\nname = "x"\n[tool.tooldeck.plugins]\nonly = ["b"]\n')
+        '[project]\nname = "x"\n[tool.tooldeck.plugins]\nonly = ["b"]\n'
+    )
     assert load_config(project).plugins.only == ("b",)
 
 
@@ -55,10 +56,13 @@ def test_tooldeck_toml_wins_over_pyproject_entirely(project):
 
 
 def test_project_over_user_deep_merged(project):
-    user_file('[plugins]\ndisable = ["u"]\norder = ["u"]\n[output]\nmax_lines = 10\n'
-              '[[permission]]\naction = "bash"\neffect = "allow"\n')
+    user_file(
+        '[plugins]\ndisable = ["u"]\norder = ["u"]\n[output]\nmax_lines = 10\n'
+        '[[permission]]\naction = "bash"\neffect = "allow"\n'
+    )
     (project / "tooldeck.toml").write_text(
-        '[plugins]\ndisable = ["p"]\n[[permission]]\naction = "bash"\neffect = "deny"\n')
+        '[plugins]\ndisable = ["p"]\n[[permission]]\naction = "bash"\neffect = "deny"\n'
+    )
     config = load_config(project)
     assert config.plugins.disable == ("p",)  # values are replaced...
     assert config.plugins.order == ("u",)  # ...tables merge key by key...
@@ -67,34 +71,55 @@ def test_project_over_user_deep_merged(project):
 
 
 def test_merge_rules():
-    assert merge({"a": {"x": 1, "y": [1]}, "r": [{"n": 1}]},
-                 {"a": {"y": [2]}, "r": [{"n": 2}], "b": 3}) == {
-        "a": {"x": 1, "y": [2]}, "r": [{"n": 1}, {"n": 2}], "b": 3}
+    assert merge(
+        {"a": {"x": 1, "y": [1]}, "r": [{"n": 1}]}, {"a": {"y": [2]}, "r": [{"n": 2}], "b": 3}
+    ) == {"a": {"x": 1, "y": [2]}, "r": [{"n": 1}, {"n": 2}], "b": 3}
 
 
-@pytest.mark.parametrize(("text", "message"), [
-    ('[plugins]\ndisable = "x"\n',
-     "tooldeck.toml: plugins.disable: expected a list of strings, got 'x'"),
-    ("[plugins]\ndisable = [1]\n",
-     "tooldeck.toml: plugins.disable[0]: expected a string, got 1"),
-    ("[plugins]\ndisabel = []\n",
-     "tooldeck.toml: plugins.disabel: unknown key (did you mean 'disable'?); "
-     "expected one of: disable, only, order"),
-    ("[output]\nmax_lines = 0\n",
-     "tooldeck.toml: output.max_lines: expected an integer greater than 0, got 0"),
-    ('[output]\nmax_lines = "5"\n',
-     "tooldeck.toml: output.max_lines: expected an integer, got '5'"),
-    ('[codemode]\nenabled = "yes"\n',
-     "tooldeck.toml: codemode.enabled: expected a boolean, got 'yes'"),
-    ('[[permission]]\naction = "x"\neffect = "maybe"\n',
-     "tooldeck.toml: permission[0].effect: expected one of 'allow', 'ask', 'deny', "
-     "got 'maybe'"),
-    ('[[permission]]\naction = "x"\n',
-     "tooldeck.toml: permission[0].effect: missing; expected one of 'allow', 'ask', 'deny'"),
-    ('plugins = "x"\n', "tooldeck.toml: plugins: expected a table, got 'x'"),
-    ("[mcp.servers.a]\nenv = {A = 1}\n",
-     "tooldeck.toml: mcp.servers.a.env.A: expected a string, got 1"),
-])
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        (
+            '[plugins]\ndisable = "x"\n',
+            "tooldeck.toml: plugins.disable: expected a list of strings, got 'x'",
+        ),
+        (
+            "[plugins]\ndisable = [1]\n",
+            "tooldeck.toml: plugins.disable[0]: expected a string, got 1",
+        ),
+        (
+            "[plugins]\ndisabel = []\n",
+            "tooldeck.toml: plugins.disabel: unknown key (did you mean 'disable'?); "
+            "expected one of: disable, only, order",
+        ),
+        (
+            "[output]\nmax_lines = 0\n",
+            "tooldeck.toml: output.max_lines: expected an integer greater than 0, got 0",
+        ),
+        (
+            '[output]\nmax_lines = "5"\n',
+            "tooldeck.toml: output.max_lines: expected an integer, got '5'",
+        ),
+        (
+            '[codemode]\nenabled = "yes"\n',
+            "tooldeck.toml: codemode.enabled: expected a boolean, got 'yes'",
+        ),
+        (
+            '[[permission]]\naction = "x"\neffect = "maybe"\n',
+            "tooldeck.toml: permission[0].effect: expected one of 'allow', 'ask', 'deny', "
+            "got 'maybe'",
+        ),
+        (
+            '[[permission]]\naction = "x"\n',
+            "tooldeck.toml: permission[0].effect: missing; expected one of 'allow', 'ask', 'deny'",
+        ),
+        ('plugins = "x"\n', "tooldeck.toml: plugins: expected a table, got 'x'"),
+        (
+            "[mcp.servers.a]\nenv = {A = 1}\n",
+            "tooldeck.toml: mcp.servers.a.env.A: expected a string, got 1",
+        ),
+    ],
+)
 def test_errors_name_file_key_and_expectation(project, text, message):
     (project / "tooldeck.toml").write_text(text)
     assert error_of(project) == message
@@ -103,7 +128,8 @@ def test_errors_name_file_key_and_expectation(project, text, message):
 def test_errors_in_pyproject_use_the_full_key(project):
     (project / "pyproject.toml").write_text('[tool.tooldeck.plugins]\nonly = "b"\n')
     assert error_of(project) == (
-        "pyproject.toml: tool.tooldeck.plugins.only: expected a list of strings, got 'b'")
+        "pyproject.toml: tool.tooldeck.plugins.only: expected a list of strings, got 'b'"
+    )
 
 
 def test_errors_in_the_user_file_name_it(project):
@@ -131,29 +157,39 @@ def unavailable_output(monkeypatch):
     """Pretend ``[output]`` configures a feature still to come (every feature has landed)."""
     from tooldeck.host.location import config
 
-    monkeypatch.setitem(config.NOT_YET_AVAILABLE, "output",
-                        config.Unavailable("a feature still to come"))
+    monkeypatch.setitem(
+        config.NOT_YET_AVAILABLE, "output", config.Unavailable("a feature still to come")
+    )
 
 
 def test_keys_of_features_not_in_this_version_are_rejected_by_name(project, unavailable_output):
     (project / "tooldeck.toml").write_text("[output]\nmax_lines = 5\n")
     assert error_of(project) == (
-        f"tooldeck.toml: output.max_lines: {NOT_AVAILABLE} (a feature still to come); remove it")
+        f"tooldeck.toml: output.max_lines: {NOT_AVAILABLE} (a feature still to come); remove it"
+    )
 
 
 def test_codemode_settings_are_read(project):
     (project / "tooldeck.toml").write_text(
         "[codemode]\nenabled = false\nbudget_tokens = 500\ntype_check = false\n"
-        "timeout_s = 5\nmemory_mb = 64\nmax_tool_calls = 10\n")
+        "timeout_s = 5\nmemory_mb = 64\nmax_tool_calls = 10\n"
+    )
     config = load_config(project).codemode
-    assert (config.enabled, config.budget_tokens, config.type_check, config.timeout_s,
-            config.memory_mb, config.max_tool_calls) == (False, 500, False, 5.0, 64, 10)
+    assert (
+        config.enabled,
+        config.budget_tokens,
+        config.type_check,
+        config.timeout_s,
+        config.memory_mb,
+        config.max_tool_calls,
+    ) == (False, 500, False, 5.0, 64, 10)
 
 
 def test_an_unavailable_key_is_named_in_the_file_it_is_in(project, unavailable_output):
     (project / "pyproject.toml").write_text("[tool.tooldeck.output]\nmax_bytes = 9\n")
     assert error_of(project).startswith(
-        f"pyproject.toml: tool.tooldeck.output.max_bytes: {NOT_AVAILABLE}")
+        f"pyproject.toml: tool.tooldeck.output.max_bytes: {NOT_AVAILABLE}"
+    )
 
 
 def test_a_wrong_type_is_reported_before_availability(project, unavailable_output):
@@ -161,15 +197,23 @@ def test_a_wrong_type_is_reported_before_availability(project, unavailable_outpu
     assert error_of(project).startswith("tooldeck.toml: output.max_lines: expected an integer")
 
 
-@pytest.mark.parametrize(("text", "message"), [
-    ("[codemode]\ntimeout_s = 0\n",
-     "tooldeck.toml: codemode.timeout_s: expected a number greater than 0.0, got 0"),
-    ("[codemode]\nbudget_tokens = -1\n",
-     "tooldeck.toml: codemode.budget_tokens: expected an integer at least 0, "
-     "got -1"),
-    ('[codemode]\ntype_check = "no"\n',
-     "tooldeck.toml: codemode.type_check: expected a boolean, got 'no'"),
-])
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        (
+            "[codemode]\ntimeout_s = 0\n",
+            "tooldeck.toml: codemode.timeout_s: expected a number greater than 0.0, got 0",
+        ),
+        (
+            "[codemode]\nbudget_tokens = -1\n",
+            "tooldeck.toml: codemode.budget_tokens: expected an integer at least 0, got -1",
+        ),
+        (
+            '[codemode]\ntype_check = "no"\n',
+            "tooldeck.toml: codemode.type_check: expected a boolean, got 'no'",
+        ),
+    ],
+)
 def test_codemode_limits_are_checked(project, text, message):
     (project / "tooldeck.toml").write_text(text)
     assert error_of(project) == message

@@ -23,15 +23,17 @@ def run(input, ctx):
 
 
 def make_tool(name, description=None, **options):
-    return Tool(name=name, description=description or f"{name} tool", execute=run,
-                codemode=False, **options)
+    return Tool(
+        name=name, description=description or f"{name} tool", execute=run, codemode=False, **options
+    )
 
 
 def adds(name, *tools, description=None):
     """A module-like plugin object whose tool_transform adds ``tools``."""
     plugin = types.ModuleType(name)
     plugin.tool_transform = hookimpl(
-        lambda editor: [editor.add(make_tool(t, description)) for t in tools])
+        lambda editor: [editor.add(make_tool(t, description)) for t in tools]
+    )
     return plugin
 
 
@@ -172,8 +174,7 @@ def test_a_raising_session_transform_is_reported_and_the_session_opens(tmp_path)
     assert "hook 'session_transform' raised RuntimeError: no state for s1" in diagnostic.reason
     assert "RuntimeError" in diagnostic.traceback
     assert host.snapshot(session="s1").names == ("fine", "x")  # nothing of the failed hook
-    assert [(p.name, p.status) for p in host.plugins] == [("Broken", "active"),
-                                                         ("other", "active")]
+    assert [(p.name, p.status) for p in host.plugins] == [("Broken", "active"), ("other", "active")]
     assert host.service.diagnostics == ()
 
 
@@ -216,11 +217,23 @@ class Notes:
             pad.text = input["text"]
             return ToolResult(content="saved")
 
-        editor.add(Tool(name="note_write", description="Keep one note.", codemode=False,
-                        input={"type": "object", "properties": {"text": {"type": "string"}}},
-                        execute=write))
-        editor.add(Tool(name="note_read", description="Read the note.", codemode=False,
-                        execute=lambda input, ctx: ToolResult(content=pad.text or "(empty)")))
+        editor.add(
+            Tool(
+                name="note_write",
+                description="Keep one note.",
+                codemode=False,
+                input={"type": "object", "properties": {"text": {"type": "string"}}},
+                execute=write,
+            )
+        )
+        editor.add(
+            Tool(
+                name="note_read",
+                description="Read the note.",
+                codemode=False,
+                execute=lambda input, ctx: ToolResult(content=pad.text or "(empty)"),
+            )
+        )
 
 
 def write_note(host, session_id, text):
@@ -321,19 +334,22 @@ def test_close_closes_every_open_session(tmp_path):
 def test_each_plugin_is_exactly_one_registration(tmp_path, fake_builtin):
     local(tmp_path, "mine")
     host = open_host(tmp_path, adds("first", "a"), adds("second", "b"), "local:mine")
-    assert host.service.registrations == (
-        "builtin:fake_read", "first", "second", "local:mine")
+    assert host.service.registrations == ("builtin:fake_read", "first", "second", "local:mine")
 
 
 # -- layers ----------------------------------------------------------------------------------
 def test_layers_builtins_then_objects_then_location_files(tmp_path, fake_builtin):
     local(tmp_path, "b_second")
     local(tmp_path, "a_first")
-    host = open_host(tmp_path, "local:b_second", adds("pack", "read", description="pack"),
-                     "local:a_first")
+    host = open_host(
+        tmp_path, "local:b_second", adds("pack", "read", description="pack"), "local:a_first"
+    )
     assert [(p.name, p.layer) for p in host.plugins] == [
-        ("builtin:fake_read", "builtin"), ("pack", "object"),
-        ("local:a_first", "local"), ("local:b_second", "local")]
+        ("builtin:fake_read", "builtin"),
+        ("pack", "object"),
+        ("local:a_first", "local"),
+        ("local:b_second", "local"),
+    ]
     assert description(host, "read") == "pack"
     assert description(host, "shared") == "from b_second"
     info = by_name(host)
@@ -370,7 +386,9 @@ def test_an_empty_plugin_list_loads_builtins_only(tmp_path, fake_builtin):
     local(tmp_path, "mine")
     host = open_host(tmp_path)
     assert [(p.name, p.status) for p in host.plugins] == [
-        ("builtin:fake_read", "active"), ("local:mine", "disabled")]
+        ("builtin:fake_read", "active"),
+        ("local:mine", "disabled"),
+    ]
     assert not (tmp_path / "imports.log").exists()
 
 
@@ -411,14 +429,18 @@ def test_a_hook_failing_on_a_later_replay_is_reported_then(tmp_path):
 
 def test_load_failures_are_isolated(tmp_path):
     write_plugin(tmp_path, "broken", "raise ImportError('missing dependency')\n")
-    write_plugin(tmp_path, "badsig", "from tooldeck import hookimpl\n"
-                                     "@hookimpl\ndef tool_transform(editor, extra): pass\n")
+    write_plugin(
+        tmp_path,
+        "badsig",
+        "from tooldeck import hookimpl\n@hookimpl\ndef tool_transform(editor, extra): pass\n",
+    )
     local(tmp_path, "works")
     host = Host.open(tmp_path)
     info = by_name(host)
     assert info["local:broken"].status == "failed"
     assert info["local:broken"].reason == (
-        "executing broken.py raised ImportError: missing dependency")
+        "executing broken.py raised ImportError: missing dependency"
+    )
     assert "missing dependency" in info["local:broken"].traceback
     assert info["local:badsig"].status == "failed"
     assert "extra" in info["local:badsig"].reason
@@ -449,16 +471,14 @@ def test_an_invalid_config_raises_config_error(tmp_path):
 
 
 def test_snapshot_hides_tools_the_location_wholly_denies(tmp_path):
-    (tmp_path / "tooldeck.toml").write_text(
-        '[[permission]]\naction = "secret"\neffect = "deny"\n')
+    (tmp_path / "tooldeck.toml").write_text('[[permission]]\naction = "secret"\neffect = "deny"\n')
     host = open_host(tmp_path, adds("pack", "secret", "public"))
     assert host.snapshot().names == ("public",)
     assert host.service.snapshot().names == ("public", "secret")
 
 
 def test_each_permissions_value_means_the_same_for_host_and_service(tmp_path):
-    (tmp_path / "tooldeck.toml").write_text(
-        '[[permission]]\naction = "secret"\neffect = "deny"\n')
+    (tmp_path / "tooldeck.toml").write_text('[[permission]]\naction = "secret"\neffect = "deny"\n')
     host = open_host(tmp_path, adds("pack", "secret", "public", "other"))
     hide_other = Ruleset.from_rules([{"action": "other", "effect": "deny"}])
     for snapshot in (host.snapshot, host.service.snapshot):
@@ -514,7 +534,8 @@ def test_refresh_disposes_removed_plugins_and_reloads_changed_ones(tmp_path):
     assert [p.name for p in host.plugins] == ["local:a"]
     local(tmp_path, "a")  # rewritten: a new size/mtime
     (tmp_path / ".tooldeck" / "plugins" / "a.py").write_text(
-        LOCAL.format(log=str(tmp_path / "imports.log"), stem="a") + "# changed\n")
+        LOCAL.format(log=str(tmp_path / "imports.log"), stem="a") + "# changed\n"
+    )
     host.refresh_plugins()
     assert imports(tmp_path).count("a") == 2
     assert host.service.registrations == ("local:a",)

@@ -41,28 +41,36 @@ def make_tool(name):
 
 
 # -- names -----------------------------------------------------------------------------------
-@pytest.mark.parametrize(("raw", "expected"), [
-    ("Tooldeck_Weather", "tooldeck-weather"),
-    ("a..b__c--d", "a-b-c-d"),
-    ("plain", "plain"),
-])
+@pytest.mark.parametrize(
+    ("raw", "expected"),
+    [
+        ("Tooldeck_Weather", "tooldeck-weather"),
+        ("a..b__c--d", "a-b-c-d"),
+        ("plain", "plain"),
+    ],
+)
 def test_distribution_names_are_pep503_normalized(raw, expected):
     assert normalize_dist(raw) == expected
 
 
-@pytest.mark.parametrize(("raw", "expected"), [
-    ("My_Pack", "my-pack"),
-    ("My_Pack:Entry_Point", "my-pack:Entry_Point"),
-    ("builtin:read", "builtin:read"),
-    ("local:My_File", "local:My_File"),
-])
+@pytest.mark.parametrize(
+    ("raw", "expected"),
+    [
+        ("My_Pack", "my-pack"),
+        ("My_Pack:Entry_Point", "my-pack:Entry_Point"),
+        ("builtin:read", "builtin:read"),
+        ("local:My_File", "local:My_File"),
+    ],
+)
 def test_canonical_names(raw, expected):
     assert canonical(raw) == expected
 
 
 def test_an_entry_point_is_named_by_its_distribution_unless_it_has_siblings():
-    names = [c.name for c in entry_point_candidates(
-        [record("solo"), record("duo", "a"), record("duo", "b")])]
+    names = [
+        c.name
+        for c in entry_point_candidates([record("solo"), record("duo", "a"), record("duo", "b")])
+    ]
     assert names == ["solo", "duo:a", "duo:b"]
 
 
@@ -82,15 +90,18 @@ def test_plugin_objects_get_unique_names():
 
 # -- order -----------------------------------------------------------------------------------
 def layered():
-    return [*builtin_candidates(["read", "shell"]), MCP_SLOT,
-            *entry_point_candidates([record("zeta"), record("alpha", "b"),
-                                     record("alpha", "a"), record("mid")]),
-            *object_candidates([types.ModuleType("obj")])]
+    return [
+        *builtin_candidates(["read", "shell"]),
+        MCP_SLOT,
+        *entry_point_candidates(
+            [record("zeta"), record("alpha", "b"), record("alpha", "a"), record("mid")]
+        ),
+        *object_candidates([types.ModuleType("obj")]),
+    ]
 
 
 def test_order_is_layers_then_explicit_keys_whatever_the_input_order():
-    expected = ["builtin:read", "builtin:shell", "mcp", "alpha:a", "alpha:b", "mid", "zeta",
-                "obj"]
+    expected = ["builtin:read", "builtin:shell", "mcp", "alpha:a", "alpha:b", "mid", "zeta", "obj"]
     for seed in range(5):
         shuffled = layered()
         random.Random(seed).shuffle(shuffled)
@@ -108,13 +119,22 @@ def test_local_plugins_sort_by_file_name(tmp_path):
 def test_order_moves_listed_plugins_last_in_the_listed_order():
     moved = ordered(layered(), ["zeta", "builtin:read", "Alpha", "not-installed"])
     assert [c.name for c in moved] == [
-        "builtin:shell", "mcp", "mid", "obj", "zeta", "builtin:read", "alpha:a", "alpha:b"]
+        "builtin:shell",
+        "mcp",
+        "mid",
+        "obj",
+        "zeta",
+        "builtin:read",
+        "alpha:a",
+        "alpha:b",
+    ]
 
 
 # -- selection -------------------------------------------------------------------------------
 def select(plugins=None, disable=(), config=None, **environ):
-    return Selection.build(plugins=plugins, disable=disable,
-                           config=config or PluginsConfig(), environ=environ)
+    return Selection.build(
+        plugins=plugins, disable=disable, config=config or PluginsConfig(), environ=environ
+    )
 
 
 def verdicts(selection):
@@ -135,7 +155,10 @@ def test_the_load_list_selects_third_party_plugins_only():
 def test_an_empty_load_list_means_no_third_party_plugins():
     result = verdicts(select(TOOLDECK_LOAD_PLUGINS=""))
     assert [n for n, why in result.items() if why is None] == [
-        "builtin:read", "builtin:shell", "obj"]
+        "builtin:read",
+        "builtin:shell",
+        "obj",
+    ]
 
 
 def test_the_argument_wins_over_the_environment_which_wins_over_config():
@@ -147,8 +170,13 @@ def test_the_argument_wins_over_the_environment_which_wins_over_config():
 
 
 def test_disable_sources_add_up_and_apply_to_builtins():
-    result = verdicts(select(disable=["zeta"], config=PluginsConfig(disable=("builtin:read",)),
-                             TOOLDECK_DISABLE_PLUGINS="ALPHA"))
+    result = verdicts(
+        select(
+            disable=["zeta"],
+            config=PluginsConfig(disable=("builtin:read",)),
+            TOOLDECK_DISABLE_PLUGINS="ALPHA",
+        )
+    )
     assert result["zeta"] == "disabled by Host.open(disable=...)"
     assert result["builtin:read"] == "disabled by config plugins.disable"
     assert result["alpha:a"] == result["alpha:b"] == "disabled by TOOLDECK_DISABLE_PLUGINS"
@@ -269,24 +297,27 @@ def test_tracing_prints_every_hook_call(tmp_path, capsys):
     with pytest.raises(PluginError):
         transform(ToolEditor())
     assert capsys.readouterr().err.splitlines() == [
-        "tooldeck: trace: traced: namespace_descriptions(editor=<ToolEditor with 0 tools>)"
-        " -> ok",
+        "tooldeck: trace: traced: namespace_descriptions(editor=<ToolEditor with 0 tools>) -> ok",
         f"tooldeck: trace: traced: tool_transform(location={Location(tmp_path)!r})"
         " -> raised RuntimeError: boom",
     ]
 
 
 def test_an_upgraded_entry_point_forgets_only_its_own_modules(tmp_path, monkeypatch):
-    for name, where in (("fgpack", tmp_path), ("fgpack.sub", tmp_path), ("fgpackage", tmp_path),
-                        ("fgpack.elsewhere", tmp_path.parent / "other")):
+    for name, where in (
+        ("fgpack", tmp_path),
+        ("fgpack.sub", tmp_path),
+        ("fgpackage", tmp_path),
+        ("fgpack.elsewhere", tmp_path.parent / "other"),
+    ):
         module = types.ModuleType(name)
         module.__file__ = str(where / f"{name}.py")
         monkeypatch.setitem(sys.modules, name, module)
-    old = entry_point_candidates([EntryPointRecord("fg", "1", "m", "fgpack.sub:x",
-                                                   str(tmp_path))])[0]
+    old = entry_point_candidates([EntryPointRecord("fg", "1", "m", "fgpack.sub:x", str(tmp_path))])[
+        0
+    ]
     forget_modules(old)
-    assert [n for n in sys.modules if n.startswith("fgpack")] == [
-        "fgpackage", "fgpack.elsewhere"]
+    assert [n for n in sys.modules if n.startswith("fgpack")] == ["fgpackage", "fgpack.elsewhere"]
 
 
 def test_async_hooks_are_refused(wiring):
@@ -316,8 +347,10 @@ def test_a_wheels_name_and_version_come_from_its_dist_info_name(tmp_path):
 
 @pytest.mark.parametrize("folder", ["Fancy_Pack.egg-info", "fancy-pack.dist-info"])
 def test_other_layouts_read_the_metadata_headers(tmp_path, folder):
-    dist = _dist(tmp_path / folder, "Metadata-Version: 2.1\nName: Fancy.Pack\nVersion: 1.2\n\n"
-                                    "Name: not-a-header\n")
+    dist = _dist(
+        tmp_path / folder,
+        "Metadata-Version: 2.1\nName: Fancy.Pack\nVersion: 1.2\n\nName: not-a-header\n",
+    )
     assert _name_version(dist) == ("Fancy.Pack", "1.2")
 
 
@@ -356,7 +389,8 @@ def test_session_transform_gets_the_state_it_is_given(wiring, capsys):
     assert state == {"runs": ["s1", "s1"]}
     assert capsys.readouterr().err.splitlines()[-1] == (
         "tooldeck: trace: p: session_transform(state=<state with keys ['runs']>, "
-        "session_id='s1') -> ok")
+        "session_id='s1') -> ok"
+    )
 
 
 def test_a_plugin_with_only_session_transform_has_an_empty_location_transform(wiring):
@@ -372,8 +406,12 @@ def test_a_plugin_with_only_session_transform_has_an_empty_location_transform(wi
     assert transforms.session is not None
     transforms.session(editor, "s", {})
     assert [t.name for t in editor.list()] == ["todo"]
-    assert wiring.register("q", types.SimpleNamespace(
-        tool_transform=hookimpl(lambda editor: None))).session is None
+    assert (
+        wiring.register(
+            "q", types.SimpleNamespace(tool_transform=hookimpl(lambda editor: None))
+        ).session
+        is None
+    )
 
 
 def test_a_raising_session_transform_names_plugin_and_hook(wiring):

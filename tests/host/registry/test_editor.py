@@ -84,13 +84,22 @@ def test_update_and_remove_of_missing_tools_are_no_ops(service):
 
 
 def test_missing_update_and_remove_targets_are_warnings(service):
-    catalog = apply(service, lambda e: (e.update("nope", lambda t: t), e.remove("gone")),
-                    source="pack")
+    catalog = apply(
+        service, lambda e: (e.update("nope", lambda t: t), e.remove("gone")), source="pack"
+    )
     assert [(d.source, d.tool, d.level, d.reason) for d in catalog.diagnostics] == [
-        ("pack", "nope", "warning",
-         "update('nope') did nothing: no tool has that effective name here"),
-        ("pack", "gone", "warning",
-         "remove('gone') did nothing: no tool has that effective name here"),
+        (
+            "pack",
+            "nope",
+            "warning",
+            "update('nope') did nothing: no tool has that effective name here",
+        ),
+        (
+            "pack",
+            "gone",
+            "warning",
+            "remove('gone') did nothing: no tool has that effective name here",
+        ),
     ]
 
 

@@ -33,10 +33,18 @@ def effective(name, namespace):
 
 
 op = st.one_of(
-    st.tuples(st.just("add"), st.sampled_from(NAMES), st.sampled_from(NAMESPACES),
-              st.sampled_from(DESCRIPTIONS)),
-    st.tuples(st.just("update"), st.sampled_from(NAMES), st.sampled_from(NAMESPACES),
-              st.sampled_from(DESCRIPTIONS)),
+    st.tuples(
+        st.just("add"),
+        st.sampled_from(NAMES),
+        st.sampled_from(NAMESPACES),
+        st.sampled_from(DESCRIPTIONS),
+    ),
+    st.tuples(
+        st.just("update"),
+        st.sampled_from(NAMES),
+        st.sampled_from(NAMESPACES),
+        st.sampled_from(DESCRIPTIONS),
+    ),
     st.tuples(st.just("remove"), st.sampled_from(NAMES), st.sampled_from(NAMESPACES)),
     st.tuples(st.just("namespace"), st.sampled_from(("n", "m")), st.sampled_from(DESCRIPTIONS)),
     st.tuples(st.just("mine")),  # adds a tool named after the session (templates only)
@@ -117,7 +125,8 @@ class Sessions(RuleBasedStateMachine):
     def transform(self, data, bound=False):
         if bound:
             return lambda editor, session_id, state: [
-                apply_op(editor, o, session_id) for o in data[0]]
+                apply_op(editor, o, session_id) for o in data[0]
+            ]
         return lambda editor: [apply_op(editor, o, None) for o in data[0]]
 
     def source(self):
@@ -141,8 +150,9 @@ class Sessions(RuleBasedStateMachine):
     @rule(target=templates, ops=ops_strategy)
     def register_template(self, ops):
         data = [list(ops)]
-        registration = self.service.session_transform(self.transform(data, bound=True),
-                                                      source=self.source())
+        registration = self.service.session_transform(
+            self.transform(data, bound=True), source=self.source()
+        )
         self.templates_live.append((registration, data))
         return registration
 
@@ -216,7 +226,8 @@ class Sessions(RuleBasedStateMachine):
         snapshot = self.service.snapshot()
         assert described(snapshot) == tools
         assert {k: v.description for k, v in self.service.catalog.namespaces.items()} == (
-            namespaces)
+            namespaces
+        )
 
     @invariant()
     def every_session_matches_the_reference(self):
@@ -227,11 +238,13 @@ class Sessions(RuleBasedStateMachine):
             assert described(snapshot) == tools, session_id
             assert list(snapshot.names) == sorted(tools)
             assert {k: v.description for k, v in snapshot.catalog.namespaces.items()} == (
-                namespaces)
+                namespaces
+            )
             plain = Snapshot(snapshot.catalog, snapshot.location)  # the plain path agrees
             assert described(plain) == tools
             assert self.service.snapshot(session=session_id) is snapshot or (
-                session_id not in self.sessions)
+                session_id not in self.sessions
+            )
 
     @invariant()
     def kept_snapshots_never_change(self):

@@ -21,7 +21,8 @@ def test_sessions_from_many_threads_while_the_location_changes(tmp_path, join_th
     service = ToolService(Location(tmp_path, data_dir=tmp_path / "data"))
     template = service.session_transform(
         lambda editor, session_id, state: editor.add(tool("whoami", f"for {session_id}")),
-        source="template")
+        source="template",
+    )
     stop = threading.Event()
     errors: list[BaseException] = []
     location_tags = {"none"}
@@ -34,9 +35,12 @@ def test_sessions_from_many_threads_while_the_location_changes(tmp_path, join_th
                 location_tags.add(tag)
                 # Two tools with the same tag: a snapshot shows both with one tag, or neither.
                 registration = service.transform(
-                    lambda editor, tag=tag: [editor.add(tool("shared", tag)),
-                                             editor.add(tool("twin", tag))],
-                    source="location")
+                    lambda editor, tag=tag: [
+                        editor.add(tool("shared", tag)),
+                        editor.add(tool("twin", tag)),
+                    ],
+                    source="location",
+                )
                 if previous is not None:
                     previous.dispose()
                 previous, round_ = registration, round_ + 1
@@ -50,10 +54,14 @@ def test_sessions_from_many_threads_while_the_location_changes(tmp_path, join_th
                 scope = service.session(session_id)
                 own = f"{session_id}/{round_}"
                 registration = scope.transform(
-                    lambda editor, own=own: [editor.add(tool("mine", own)),
-                                             editor.update("shared", lambda t: t.replace(
-                                                 description=t.description + "+" + own))],
-                    source="user")
+                    lambda editor, own=own: [
+                        editor.add(tool("mine", own)),
+                        editor.update(
+                            "shared", lambda t: t.replace(description=t.description + "+" + own)
+                        ),
+                    ],
+                    source="user",
+                )
                 snapshot = service.snapshot(session=session_id)
                 check(snapshot, session_id, own)
                 if round_ % 2:

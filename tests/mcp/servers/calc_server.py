@@ -60,8 +60,10 @@ def weather(city: str) -> Weather:
 @server.tool()
 def picture() -> list[TextContent | ImageContent]:
     """A caption and a tiny PNG."""
-    return [TextContent(type="text", text="a pixel"),
-            ImageContent(type="image", data=base64.b64encode(PNG).decode(), mime_type="image/png")]
+    return [
+        TextContent(type="text", text="a pixel"),
+        ImageContent(type="image", data=base64.b64encode(PNG).decode(), mime_type="image/png"),
+    ]
 
 
 @server.tool()
@@ -139,8 +141,9 @@ async def _run_handshake_only() -> None:
                     message = getattr(item, "message", None)
                     if isinstance(message, JSONRPCRequest) and message.method == "server/discover":
                         error = ErrorData(code=-32601, message="Method not found")
-                        await write.send(SessionMessage(JSONRPCError(
-                            jsonrpc="2.0", id=message.id, error=error)))
+                        await write.send(
+                            SessionMessage(JSONRPCError(jsonrpc="2.0", id=message.id, error=error))
+                        )
                         continue
                     await forward.send(item)
 
@@ -153,8 +156,11 @@ async def _run_handshake_only() -> None:
 if __name__ == "__main__":
     parser = argparse.ArgumentParser()
     parser.add_argument("--http", type=int)
-    parser.add_argument("--handshake-only", action="store_true",
-                        help="speak only the handshake-era protocol (2025-11-25)")
+    parser.add_argument(
+        "--handshake-only",
+        action="store_true",
+        help="speak only the handshake-era protocol (2025-11-25)",
+    )
     args = parser.parse_args()
     if args.handshake_only:
         anyio.run(_run_handshake_only)

@@ -23,24 +23,36 @@ from mcp.server.stdio import stdio_server
 OBJECT = {"type": "object", "properties": {}}
 TOOLS = [
     types.Tool(name="ok", description="Answer ok.", input_schema=OBJECT),
-    types.Tool(name="bad_schema", description="Invalid input schema.",
-               input_schema={"type": "object", "properties": {"a": {"type": "nonsense"}}}),
+    types.Tool(
+        name="bad_schema",
+        description="Invalid input schema.",
+        input_schema={"type": "object", "properties": {"a": {"type": "nonsense"}}},
+    ),
     types.Tool(name="dup", description="First of two.", input_schema=OBJECT),
     types.Tool(name="dup", description="Second of two.", input_schema=OBJECT),
     types.Tool(name="n" * 200, description="A very long name.", input_schema=OBJECT),
-    types.Tool(name="bad_output", description="Output that breaks its schema.",
-               input_schema=OBJECT,
-               output_schema={"type": "object", "properties": {"n": {"type": "integer"}},
-                              "required": ["n"]}),
-    types.Tool(name="garbage", description="Write garbage to stdout, then answer.",
-               input_schema=OBJECT),
+    types.Tool(
+        name="bad_output",
+        description="Output that breaks its schema.",
+        input_schema=OBJECT,
+        output_schema={
+            "type": "object",
+            "properties": {"n": {"type": "integer"}},
+            "required": ["n"],
+        },
+    ),
+    types.Tool(
+        name="garbage", description="Write garbage to stdout, then answer.", input_schema=OBJECT
+    ),
     types.Tool(name="undescribed", input_schema=OBJECT),
 ]
 
 
 def build(many: int) -> Server[Any]:
-    tools = TOOLS + [types.Tool(name=f"t{k:05d}", description=f"Tool {k}.",
-                                input_schema=OBJECT) for k in range(many)]
+    tools = TOOLS + [
+        types.Tool(name=f"t{k:05d}", description=f"Tool {k}.", input_schema=OBJECT)
+        for k in range(many)
+    ]
 
     async def list_tools(ctx: Any, params: Any) -> types.ListToolsResult:
         return types.ListToolsResult(tools=tools)
@@ -49,7 +61,7 @@ def build(many: int) -> Server[Any]:
         if params.name == "bad_output":
             return types.CallToolResult(content=[], structured_content={"n": "not a number"})
         if params.name == "garbage":
-            os.write(1, b"this is not JSON-RPC\n{\"jsonrpc\": \"2.0\", \"method\": 5}\n")
+            os.write(1, b'this is not JSON-RPC\n{"jsonrpc": "2.0", "method": 5}\n')
         return types.CallToolResult(content=[types.TextContent(type="text", text="ok")])
 
     return Server("odd", on_list_tools=list_tools, on_call_tool=call_tool)

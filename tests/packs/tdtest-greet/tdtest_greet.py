@@ -20,7 +20,21 @@ def namespace_descriptions(editor):
 
 @hookimpl
 def tool_transform(editor):
-    editor.add(Tool(name="greet", description="Greet someone.", input=NAME_INPUT,
-                    execute=greet, codemode=False))
-    editor.add(Tool(name="wave", namespace="greetings", description="Wave at everyone.",
-                    execute=wave, codemode=False))
+    editor.add(
+        Tool(
+            name="greet",
+            description="Greet someone.",
+            input=NAME_INPUT,
+            execute=greet,
+            codemode=False,
+        )
+    )
+    editor.add(
+        Tool(
+            name="wave",
+            namespace="greetings",
+            description="Wave at everyone.",
+            execute=wave,
+            codemode=False,
+        )
+    )

@@ -11,5 +11,12 @@ def greet(input, ctx):
 
 @hookimpl
 def tool_transform(editor):
-    editor.add(Tool(name="greet", description="Greet someone quietly.", input=NAME_INPUT,
-                    execute=greet, codemode=False))
+    editor.add(
+        Tool(
+            name="greet",
+            description="Greet someone quietly.",
+            input=NAME_INPUT,
+            execute=greet,
+            codemode=False,
+        )
+    )

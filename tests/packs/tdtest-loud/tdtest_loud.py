@@ -10,8 +10,9 @@ def shout(input, ctx):
 class LoudPlugin:
     @hookimpl
     def tool_transform(self, editor):
-        editor.update("greet", lambda tool: tool.replace(execute=shout,
-                                                         description="Greet someone loudly."))
+        editor.update(
+            "greet", lambda tool: tool.replace(execute=shout, description="Greet someone loudly.")
+        )
 
 
 plugin = LoudPlugin()

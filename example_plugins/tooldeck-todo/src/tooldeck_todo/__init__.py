@@ -59,10 +59,15 @@ class TodoList:
         """This list's two tools. Both are native (``codemode=False``): models are
         trained to keep a todo list by calling such tools directly."""
         write: Tool[TodoWriteInput, None] = Tool(
-            name="todo_write", description=WRITE, input=TodoWriteInput, execute=self.write,
-            codemode=False)
+            name="todo_write",
+            description=WRITE,
+            input=TodoWriteInput,
+            execute=self.write,
+            codemode=False,
+        )
         read: Tool[object, None] = Tool(
-            name="todo_read", description=READ, execute=self.read, codemode=False)
+            name="todo_read", description=READ, execute=self.read, codemode=False
+        )
         return write, read
 
 
@@ -71,6 +76,7 @@ WRITE = (
     "each step in_progress and completed as you go. Send the whole list every time."
 )
 READ = "Read the todo list of this conversation."
+
 
 @hookimpl
 def session_transform(editor: ToolEditor, state: dict[str, Any]) -> None:

@@ -112,9 +112,7 @@ class FileServices:
         real = Path(os.path.realpath(path))
         for name in SAVED_OUTPUT_DIRS:
             directory = Path(os.path.normpath(self.location.data_dir.absolute() / name))
-            if path.is_relative_to(directory) and real.is_relative_to(
-                os.path.realpath(directory)
-            ):
+            if path.is_relative_to(directory) and real.is_relative_to(os.path.realpath(directory)):
                 return True
         return False
 
@@ -151,7 +149,7 @@ def check_characters(raw: str) -> str:
     except UnicodeEncodeError as exc:
         raise ToolFailure(
             f"The path {_clip(raw)} contains a character that cannot be part of a file "
-            f"name ({exc.object[exc.start:exc.end]!r}). Pass the path without it.",
+            f"name ({exc.object[exc.start : exc.end]!r}). Pass the path without it.",
             cause=exc,
         ) from exc
     return raw

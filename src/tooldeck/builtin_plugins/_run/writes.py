@@ -268,9 +268,7 @@ _locks: weakref.WeakKeyDictionary[Location, _PathLocks] = weakref.WeakKeyDiction
 _locks_guard = threading.Lock()
 
 
-def writing(
-    location: Location, *targets: Target
-) -> contextlib.AbstractAsyncContextManager[None]:
+def writing(location: Location, *targets: Target) -> contextlib.AbstractAsyncContextManager[None]:
     """Hold the write locks of the ``targets``' real files in ``location`` for a block."""
     with _locks_guard:
         locks = _locks.get(location)

@@ -64,9 +64,7 @@ class ExecutedTool(NamedTuple):
 Done = ExecutedTool | Coroutine[Any, Any, ExecutedTool]
 """A call's end: its ``ExecutedTool``, or a coroutine for it when the call must await."""
 
-CallPath = Callable[
-    ["Location", ToolCall, str, str, "str | None", "ProgressCallback | None"], Done
-]
+CallPath = Callable[["Location", ToolCall, str, str, "str | None", "ProgressCallback | None"], Done]
 """``path(location, call, session_id, message_id, agent, progress)``: one call of a tool."""
 
 
@@ -183,8 +181,7 @@ def _output_problem(name: str, output: Any, exc: SchemaIssues) -> str:
         return f"Tool '{name}' declares an output schema but returned no output."
     path, message = exc.issues[0]
     return (
-        f"Tool '{name}' returned output that does not match its declared schema: "
-        f"{path}: {message}"
+        f"Tool '{name}' returned output that does not match its declared schema: {path}: {message}"
     )
 
 

@@ -65,8 +65,7 @@ def _normalize_unusual(
         return _normalize_parts(tool, content, output, limits)
     raise ToolDefectError(
         tool,
-        "content must be a str, a sequence of content parts or None, "
-        f"got {type(content).__name__}",
+        f"content must be a str, a sequence of content parts or None, got {type(content).__name__}",
     )
 
 

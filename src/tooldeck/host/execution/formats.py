@@ -20,18 +20,36 @@ from tooldeck.host.schema.strict import strict_schema
 DefinitionFormat: TypeAlias = Literal["openai", "openai-responses", "anthropic", "gemini", "mcp"]
 """The provider formats ``Snapshot.definitions_for`` renders."""
 
-FORMATS: tuple[DefinitionFormat, ...] = (
-    "openai", "openai-responses", "anthropic", "gemini", "mcp")
+FORMATS: tuple[DefinitionFormat, ...] = ("openai", "openai-responses", "anthropic", "gemini", "mcp")
 STRICT_FORMATS = frozenset({"openai", "openai-responses"})
 
 # The keywords of Gemini's schema subset (an OpenAPI schema object); others are left out.
 # ``additionalProperties`` too: the API has refused it. Leaving a keyword out only widens
 # what the model may send; tooldeck validates against the tool's own schema anyway.
-_GEMINI_KEYS = frozenset({
-    "anyOf", "default", "description", "enum", "example", "format", "items", "maxItems",
-    "maxLength", "maxProperties", "maximum", "minItems", "minLength", "minProperties",
-    "minimum", "nullable", "pattern", "propertyOrdering", "required", "title",
-})
+_GEMINI_KEYS = frozenset(
+    {
+        "anyOf",
+        "default",
+        "description",
+        "enum",
+        "example",
+        "format",
+        "items",
+        "maxItems",
+        "maxLength",
+        "maxProperties",
+        "maximum",
+        "minItems",
+        "minLength",
+        "minProperties",
+        "minimum",
+        "nullable",
+        "pattern",
+        "propertyOrdering",
+        "required",
+        "title",
+    }
+)
 
 
 def render(record: ToolRecord, fmt: str, *, strict: bool = False) -> FrozenDict:
@@ -51,11 +69,12 @@ def render(record: ToolRecord, fmt: str, *, strict: bool = False) -> FrozenDict:
 def check_format(fmt: str, *, strict: bool = False) -> None:
     """Raise ``ValueError`` for an unknown format, or ``strict`` where it means nothing."""
     if fmt not in _RENDERERS:
-        raise ValueError(
-            f"unknown definition format {fmt!r}; expected one of {', '.join(FORMATS)}")
+        raise ValueError(f"unknown definition format {fmt!r}; expected one of {', '.join(FORMATS)}")
     if strict and fmt not in STRICT_FORMATS:
-        raise ValueError(f"strict=True is OpenAI strict mode: it applies to the 'openai' "
-                         f"and 'openai-responses' formats, not {fmt!r}")
+        raise ValueError(
+            f"strict=True is OpenAI strict mode: it applies to the 'openai' "
+            f"and 'openai-responses' formats, not {fmt!r}"
+        )
 
 
 def strict_problem(record: ToolRecord) -> str | None:

@@ -140,8 +140,9 @@ class LayeredSnapshot(Snapshot):
     def _steps(self) -> tuple[_Step, ...]:
         if self._plan is None:
             self._with_codemode()  # the session's own ``execute`` has its place in the plan
-            self._plan = _plan(list(self._base.names), self._records_by_name, self._masked,
-                               code=self._code)
+            self._plan = _plan(
+                list(self._base.names), self._records_by_name, self._masked, code=self._code
+            )
         return self._plan
 
     def _records(self) -> Iterable[ToolRecord]:
@@ -249,4 +250,3 @@ def _merged(
     kept: Sequence[CatalogEntry], added: Sequence[CatalogEntry]
 ) -> tuple[CatalogEntry, ...]:
     return tuple(heapq.merge(kept, sorted(added, key=_name), key=_name))
-

@@ -175,8 +175,12 @@ def _message(error: Any, loc: tuple[Any, ...]) -> str:
     if kind == "missing":
         return f"missing; expected {expected}"
     ctx = error.get("ctx") or {}
-    for bound, words in (("gt", "greater than"), ("ge", "at least"), ("lt", "less than"),
-                         ("le", "at most")):
+    for bound, words in (
+        ("gt", "greater than"),
+        ("ge", "at least"),
+        ("lt", "less than"),
+        ("le", "at most"),
+    ):
         if bound in ctx:
             return f"expected {expected} {words} {ctx[bound]}, got {got}"
     return f"expected {expected}, got {got}"
@@ -216,8 +220,12 @@ def _strip_optional(annotation: Any) -> Any:
     return annotation
 
 
-_SCALARS = {str: ("a string", "strings"), int: ("an integer", "integers"),
-            bool: ("a boolean", "booleans"), float: ("a number", "numbers")}
+_SCALARS = {
+    str: ("a string", "strings"),
+    int: ("an integer", "integers"),
+    bool: ("a boolean", "booleans"),
+    float: ("a number", "numbers"),
+}
 
 
 def describe(annotation: Any, *, plural: bool = False) -> str:

@@ -59,8 +59,6 @@ if TYPE_CHECKING:
     from tooldeck.host.location.location import Location
 
 
-
-
 @dataclass(frozen=True, slots=True)
 class Reject:
     """A rejection with feedback: the tool fails with it and the model continues."""

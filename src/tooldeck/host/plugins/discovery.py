@@ -76,13 +76,15 @@ def scan_entry_points(group: str = GROUP) -> tuple[EntryPointRecord, ...]:
     records = []
     for ep in entry_points(group=group):
         name, version = _name_version(ep.dist)
-        records.append(EntryPointRecord(
-            distribution=normalize_dist(name or ep.module),
-            version=version,
-            name=ep.name,
-            value=ep.value,
-            location=str(ep.dist.locate_file("")) if ep.dist is not None else "",
-        ))
+        records.append(
+            EntryPointRecord(
+                distribution=normalize_dist(name or ep.module),
+                version=version,
+                name=ep.name,
+                value=ep.value,
+                location=str(ep.dist.locate_file("")) if ep.dist is not None else "",
+            )
+        )
     return tuple(sorted(records, key=lambda r: (r.distribution, r.name)))
 
 
@@ -152,9 +154,13 @@ def discover(
 
     ``mcp``: the loader of the MCP layer when servers are configured.
     """
-    return [*builtin_candidates(), mcp_candidate(mcp),
-            *entry_point_candidates(scan_entry_points()), *object_candidates(objects),
-            *local_candidates(root)]
+    return [
+        *builtin_candidates(),
+        mcp_candidate(mcp),
+        *entry_point_candidates(scan_entry_points()),
+        *object_candidates(objects),
+        *local_candidates(root),
+    ]
 
 
 def builtin_candidates(modules: Sequence[str] | None = None) -> list[Candidate]:
@@ -162,14 +168,25 @@ def builtin_candidates(modules: Sequence[str] | None = None) -> list[Candidate]:
     from tooldeck import __version__
     from tooldeck.builtin_plugins import BUILTIN_PLUGINS
 
-    return [_builtin(index, module, __version__)
-            for index, module in enumerate(BUILTIN_PLUGINS if modules is None else modules)]
+    return [
+        _builtin(index, module, __version__)
+        for index, module in enumerate(BUILTIN_PLUGINS if modules is None else modules)
+    ]
 
 
 def _builtin(index: int, module: str, version: str) -> Candidate:
     name, path = f"builtin:{module}", f"tooldeck.builtin_plugins.{module}"
-    return Candidate(name, "builtin", (index,), frozenset({name}), ("builtin", path),
-                     partial(_import, name, path), "tooldeck", version, path)
+    return Candidate(
+        name,
+        "builtin",
+        (index,),
+        frozenset({name}),
+        ("builtin", path),
+        partial(_import, name, path),
+        "tooldeck",
+        version,
+        path,
+    )
 
 
 MCP_SLOT = Candidate("mcp", "mcp", (), frozenset({"mcp"}), ("mcp",))
@@ -188,8 +205,15 @@ def mcp_candidate(load: Loader | None) -> Candidate:
     """
     if load is None:
         return MCP_SLOT
-    return Candidate("mcp", "mcp", (), frozenset({"mcp"}), ("mcp",), load,
-                     origin="[mcp.servers] of the Location's config")
+    return Candidate(
+        "mcp",
+        "mcp",
+        (),
+        frozenset({"mcp"}),
+        ("mcp",),
+        load,
+        origin="[mcp.servers] of the Location's config",
+    )
 
 
 def entry_point_candidates(records: Iterable[EntryPointRecord]) -> list[Candidate]:
@@ -202,10 +226,17 @@ def entry_point_candidates(records: Iterable[EntryPointRecord]) -> list[Candidat
 def _entry_point(record: EntryPointRecord, several: bool) -> Candidate:
     full = f"{record.distribution}:{record.name}"
     name = full if several else record.distribution
-    return Candidate(name, "entrypoint", (record.distribution, record.name),
-                     frozenset({record.distribution, full}), ("entrypoint", record),
-                     partial(load_entry_point, name, record), record.distribution,
-                     record.version, record.spec)
+    return Candidate(
+        name,
+        "entrypoint",
+        (record.distribution, record.name),
+        frozenset({record.distribution, full}),
+        ("entrypoint", record),
+        partial(load_entry_point, name, record),
+        record.distribution,
+        record.version,
+        record.spec,
+    )
 
 
 def object_candidates(objects: Sequence[object]) -> list[Candidate]:
@@ -216,9 +247,17 @@ def object_candidates(objects: Sequence[object]) -> list[Candidate]:
         base = getattr(plugin, "__name__", None) or type(plugin).__name__
         taken[base] += 1
         name = base if taken[base] == 1 else f"{base}#{taken[base]}"
-        candidates.append(Candidate(name, "object", (index,), frozenset({name}),
-                                    ("object", id(plugin)), partial(_same, plugin),
-                                    origin=repr(plugin)))
+        candidates.append(
+            Candidate(
+                name,
+                "object",
+                (index,),
+                frozenset({name}),
+                ("object", id(plugin)),
+                partial(_same, plugin),
+                origin=repr(plugin),
+            )
+        )
     return candidates
 
 
@@ -234,9 +273,15 @@ def local_candidate(path: Path) -> Candidate:
     name = f"local:{path.stem}"
     digest = hashlib.sha256(str(path).encode()).hexdigest()[:10]
     module = f"_tooldeck_local_{digest}_{path.stem.replace('.', '_')}"
-    return Candidate(name, "local", (path.name,), frozenset({name}),
-                     ("local", str(path), stat.st_mtime_ns, stat.st_size),
-                     partial(_exec_file, name, module, path), origin=str(path))
+    return Candidate(
+        name,
+        "local",
+        (path.name,),
+        frozenset({name}),
+        ("local", str(path), stat.st_mtime_ns, stat.st_size),
+        partial(_exec_file, name, module, path),
+        origin=str(path),
+    )
 
 
 # -- loading ---------------------------------------------------------------------------------

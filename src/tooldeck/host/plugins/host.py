@@ -137,19 +137,23 @@ class Host:
         never raises, it is reported in ``host.plugins``.
         """
         config = load_config(Path(path))
-        location = Location(path, config=config, data_dir=data_dir, asker=asker,
-                            answerer=answerer)
+        location = Location(path, config=config, data_dir=data_dir, asker=asker, answerer=answerer)
         names, objects = _split(plugins)
-        selection = Selection.build(plugins=names, disable=disable, config=config.plugins,
-                                    environ=os.environ)
+        selection = Selection.build(
+            plugins=names, disable=disable, config=config.plugins, environ=os.environ
+        )
         from tooldeck.codemode.provider import CodeMode
 
         service = ToolService(location, codemode=CodeMode())
         mcp = _mcp_layer(location, service, selection)
-        host = cls(location, service, selection,
-                   partial(discover, location.root, objects, mcp.load if mcp else None),
-                   trace=os.environ.get("TOOLDECK_TRACE_PLUGINS") == "1",
-                   groups={"mcp": mcp} if mcp else None)
+        host = cls(
+            location,
+            service,
+            selection,
+            partial(discover, location.root, objects, mcp.load if mcp else None),
+            trace=os.environ.get("TOOLDECK_TRACE_PLUGINS") == "1",
+            groups={"mcp": mcp} if mcp else None,
+        )
         host.refresh_plugins()
         return host
 
@@ -209,8 +213,9 @@ class Host:
             if group is not None:  # one registration reported as several rows
                 infos += group_infos(group, r.candidate.layer, catalog, r.status, r.reason)
                 continue
-            infos.append(plugin_info(r.candidate, r.status, catalog, reason=r.reason,
-                                     traceback=r.traceback))
+            infos.append(
+                plugin_info(r.candidate, r.status, catalog, reason=r.reason, traceback=r.traceback)
+            )
         return infos
 
     # -- changing --------------------------------------------------------------------------
@@ -232,8 +237,9 @@ class Host:
             self._retire(gone)
         self._place([r for r in records if r.transform is not None])
         missing = self._selection.missing(candidates)
-        self._records = records + [_Record(c, "failed", reason=f"not found ({c.origin})")
-                                   for c in missing]
+        self._records = records + [
+            _Record(c, "failed", reason=f"not found ({c.origin})") for c in missing
+        ]
 
     def _carry(self, candidate: Candidate, previous: _Record | None) -> _Record:
         """Keep ``previous`` when its candidate is unchanged; else replace it."""
@@ -311,8 +317,9 @@ def _mcp_layer(location: Location, service: ToolService, selection: Selection) -
         return None
     from tooldeck.mcp.layer import McpLayer
 
-    return McpLayer(location, service,
-                    lambda name: selection.excluded(member_candidate(name, "mcp")))
+    return McpLayer(
+        location, service, lambda name: selection.excluded(member_candidate(name, "mcp"))
+    )
 
 
 def _split(plugins: Sequence[str | object] | None) -> tuple[list[str] | None, list[object]]:

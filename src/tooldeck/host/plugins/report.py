@@ -71,6 +71,7 @@ class MemberRow(Protocol):
     def tools(self) -> frozenset[str]:
         """The effective names the member adds through the group's registration."""
         ...
+
     @property
     def notes(self) -> tuple[str, ...]:
         """Problems the group found with the member's tools, shown like diagnostics."""
@@ -85,10 +86,10 @@ class PluginGroup(Protocol):
     def members(self) -> list[MemberRow]: ...
 
 
-def group_infos(group: PluginGroup, layer: str, catalog: Catalog, status: PluginStatus,
-                reason: str | None) -> list[PluginInfo]:
-    """The group's rows; the group's own load outcome (status, reason) overrides its members'.
-    """
+def group_infos(
+    group: PluginGroup, layer: str, catalog: Catalog, status: PluginStatus, reason: str | None
+) -> list[PluginInfo]:
+    """The group's rows; the group's own load outcome (status, reason) overrides its members'."""
     failure = catalog.failed.get(group.source)
     if failure is not None:
         status, reason = "failed", failure.reason
@@ -99,12 +100,18 @@ def group_infos(group: PluginGroup, layer: str, catalog: Catalog, status: Plugin
         info = PluginInfo(member.name, None, None, layer, own[0], own[1], origin=member.origin)
         if effects is not None:
             mine = member.tools
-            refused = tuple(str(d) for d in catalog.diagnostics
-                            if d.source == group.source and d.namespace == member.namespace)
-            info = replace(info, provides=tuple(n for n in effects.provides if n in mine),
-                           overrides=tuple(p for p in effects.overrides if p[0] in mine),
-                           overridden_by=tuple(p for p in effects.overridden_by if p[0] in mine),
-                           diagnostics=member.notes + refused)
+            refused = tuple(
+                str(d)
+                for d in catalog.diagnostics
+                if d.source == group.source and d.namespace == member.namespace
+            )
+            info = replace(
+                info,
+                provides=tuple(n for n in effects.provides if n in mine),
+                overrides=tuple(p for p in effects.overrides if p[0] in mine),
+                overridden_by=tuple(p for p in effects.overridden_by if p[0] in mine),
+                diagnostics=member.notes + refused,
+            )
         infos.append(info)
     return infos
 
@@ -118,17 +125,29 @@ def plugin_info(
     traceback: str | None = None,
 ) -> PluginInfo:
     """Describe ``candidate``; for a registered (``active``) one, read the catalog."""
-    info = PluginInfo(candidate.name, candidate.distribution, candidate.version,
-                      candidate.layer, status, reason, traceback, candidate.origin)
+    info = PluginInfo(
+        candidate.name,
+        candidate.distribution,
+        candidate.version,
+        candidate.layer,
+        status,
+        reason,
+        traceback,
+        candidate.origin,
+    )
     if status != "active":
         return info
     failure = catalog.failed.get(candidate.name)
     if failure is not None:
-        return replace(info, status="failed", reason=failure.reason,
-                       traceback=failure.traceback)
+        return replace(info, status="failed", reason=failure.reason, traceback=failure.traceback)
     effects = catalog.effects(candidate.name)
     own = [d for d in catalog.diagnostics if d.source == candidate.name]
-    return replace(info, provides=effects.provides, overrides=effects.overrides,
-                   overridden_by=effects.overridden_by, removed=effects.removed,
-                   diagnostics=tuple(str(d) for d in own if d.level == "error"),
-                   warnings=tuple(str(d) for d in own if d.level == "warning"))
+    return replace(
+        info,
+        provides=effects.provides,
+        overrides=effects.overrides,
+        overridden_by=effects.overridden_by,
+        removed=effects.removed,
+        diagnostics=tuple(str(d) for d in own if d.level == "error"),
+        warnings=tuple(str(d) for d in own if d.level == "warning"),
+    )

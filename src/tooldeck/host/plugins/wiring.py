@@ -48,6 +48,7 @@ class PluginTransforms(NamedTuple):
     location: Callable[[ToolEditor], None]
     session: Callable[[ToolEditor, str, dict[str, Any]], None] | None
 
+
 SELECTED_BY_NAME = frozenset({"entrypoint", "local"})
 """Third-party layers that ``plugins=[...]``, ``TOOLDECK_LOAD_PLUGINS`` and
 ``plugins.only`` select from (plugin objects passed to ``Host.open`` always load)."""
@@ -95,8 +96,10 @@ class Selection(NamedTuple):
         """Combine the argument, environment and config sources (see the class doc)."""
         only, origin = _only(plugins, config, environ)
         disabled = [(n, "Host.open(disable=...)") for n in disable]
-        disabled += [(n, "TOOLDECK_DISABLE_PLUGINS")
-                     for n in _split(environ.get("TOOLDECK_DISABLE_PLUGINS", ""))]
+        disabled += [
+            (n, "TOOLDECK_DISABLE_PLUGINS")
+            for n in _split(environ.get("TOOLDECK_DISABLE_PLUGINS", ""))
+        ]
         disabled += [(n, "config plugins.disable") for n in config.disable]
         return cls(only, origin, tuple(disabled), tuple(config.order))
 
@@ -114,8 +117,17 @@ class Selection(NamedTuple):
     def missing(self, candidates: Sequence[Candidate]) -> list[Candidate]:
         """Placeholders for selected names that match no plugin (a typo, not installed)."""
         found = [n for n in self.only or () if not any(matches(c, [n]) for c in candidates)]
-        return [Candidate(name, _layer_of(name), (), frozenset({name}), ("missing", name),
-                          origin=f"requested by {self.only_origin}") for name in found]
+        return [
+            Candidate(
+                name,
+                _layer_of(name),
+                (),
+                frozenset({name}),
+                ("missing", name),
+                origin=f"requested by {self.only_origin}",
+            )
+            for name in found
+        ]
 
 
 def _layer_of(name: str) -> str:
@@ -187,7 +199,8 @@ class PluginWiring:
         return PluginTransforms(
             partial(_transform, name, located, self._location, self._trace),
             partial(_session_transform, name, session, self._location, self._trace)
-            if session else None,
+            if session
+            else None,
         )
 
     def unregister(self, name: str) -> None:
@@ -204,19 +217,22 @@ class PluginWiring:
                 by_hook[caller.name] = impls
         if not by_hook:
             raise PluginError(name, _no_hooks(plugin))
-        return tuple((hook, impl.function, tuple(impl.argnames))
-                     for hook in HOOKS for impl in by_hook.get(hook, ()))
+        return tuple(
+            (hook, impl.function, tuple(impl.argnames))
+            for hook in HOOKS
+            for impl in by_hook.get(hook, ())
+        )
 
 
 def _check_impls(name: str, hook: str, has_spec: bool, impls: list[Any]) -> None:
     if not has_spec and not all(i.optionalhook for i in impls):
-        raise PluginError(name, f"unknown hook {hook!r}; tooldeck's hooks are "
-                                f"{', '.join(HOOKS)}")
+        raise PluginError(name, f"unknown hook {hook!r}; tooldeck's hooks are {', '.join(HOOKS)}")
     if any(i.wrapper or i.hookwrapper for i in impls):
         raise PluginError(name, f"hook {hook!r}: wrappers are not supported")
     if any(inspect.iscoroutinefunction(i.function) for i in impls):
-        raise PluginError(name, f"hook {hook!r} must be a plain function, not async: "
-                                "replays run it synchronously")
+        raise PluginError(
+            name, f"hook {hook!r} must be a plain function, not async: replays run it synchronously"
+        )
 
 
 def _no_hooks(plugin: object) -> str:
@@ -231,7 +247,10 @@ def _flat(exc: BaseException) -> str:
 
 
 def _transform(
-    name: str, calls: tuple[HookCall, ...], location: Location, trace: bool,
+    name: str,
+    calls: tuple[HookCall, ...],
+    location: Location,
+    trace: bool,
     editor: ToolEditor,
 ) -> None:
     """One plugin's registration: its namespace_descriptions, then its tool_transform."""
@@ -239,13 +258,22 @@ def _transform(
 
 
 def _session_transform(
-    name: str, calls: tuple[HookCall, ...], location: Location, trace: bool,
-    editor: ToolEditor, session_id: str, state: dict[str, Any],
+    name: str,
+    calls: tuple[HookCall, ...],
+    location: Location,
+    trace: bool,
+    editor: ToolEditor,
+    session_id: str,
+    state: dict[str, Any],
 ) -> None:
     """One plugin's registration in a session: its session_transform, given the plugin's
     own ``state`` in that session."""
-    _run(name, calls, trace,
-         {"editor": editor, "session_id": session_id, "state": state, "location": location})
+    _run(
+        name,
+        calls,
+        trace,
+        {"editor": editor, "session_id": session_id, "state": state, "location": location},
+    )
 
 
 def _run(name: str, calls: tuple[HookCall, ...], trace: bool, args: dict[str, Any]) -> None:

@@ -236,8 +236,9 @@ class SessionState(ToolState):
 
 def closed(action: str, state: SessionState) -> str:
     """What a closed session's error says about ``action``."""
-    return (f"cannot {action}: the session is closed; open it again with "
-            f"session({state.session_id!r})")
+    return (
+        f"cannot {action}: the session is closed; open it again with session({state.session_id!r})"
+    )
 
 
 def _binding(transform: Transform) -> Binding:

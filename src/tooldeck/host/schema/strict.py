@@ -27,23 +27,70 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, NamedTuple
 
-_KEPT = frozenset({
-    "type", "description", "title", "enum", "const", "anyOf", "$ref", "$defs",
-    "definitions", "properties", "required", "additionalProperties", "items", "pattern",
-    "multipleOf", "maximum", "exclusiveMaximum", "minimum", "exclusiveMinimum", "minItems",
-    "maxItems",
-})
-_DROPPED = frozenset({
-    # annotations
-    "default", "examples", "$comment", "deprecated", "readOnly", "writeOnly", "$schema",
-    "$id", "contentMediaType", "contentEncoding",
-    # narrowing constraints, enforced by tooldeck's own validation
-    "minLength", "maxLength", "uniqueItems", "minProperties", "maxProperties", "contains",
-    "minContains", "maxContains", "propertyNames", "dependentRequired",
-})
-_FORMATS = frozenset({
-    "date-time", "time", "date", "duration", "email", "hostname", "ipv4", "ipv6", "uuid",
-})
+_KEPT = frozenset(
+    {
+        "type",
+        "description",
+        "title",
+        "enum",
+        "const",
+        "anyOf",
+        "$ref",
+        "$defs",
+        "definitions",
+        "properties",
+        "required",
+        "additionalProperties",
+        "items",
+        "pattern",
+        "multipleOf",
+        "maximum",
+        "exclusiveMaximum",
+        "minimum",
+        "exclusiveMinimum",
+        "minItems",
+        "maxItems",
+    }
+)
+_DROPPED = frozenset(
+    {
+        # annotations
+        "default",
+        "examples",
+        "$comment",
+        "deprecated",
+        "readOnly",
+        "writeOnly",
+        "$schema",
+        "$id",
+        "contentMediaType",
+        "contentEncoding",
+        # narrowing constraints, enforced by tooldeck's own validation
+        "minLength",
+        "maxLength",
+        "uniqueItems",
+        "minProperties",
+        "maxProperties",
+        "contains",
+        "minContains",
+        "maxContains",
+        "propertyNames",
+        "dependentRequired",
+    }
+)
+_FORMATS = frozenset(
+    {
+        "date-time",
+        "time",
+        "date",
+        "duration",
+        "email",
+        "hostname",
+        "ipv4",
+        "ipv6",
+        "uuid",
+    }
+)
 _MAPS = ("properties", "$defs", "definitions")
 
 
@@ -129,8 +176,11 @@ def accepts_null(schema: Mapping[str, Any]) -> bool:
         return True
     if None in schema.get("enum", ()) or ("const" in schema and schema["const"] is None):
         return True
-    return any(accepts_null(arm) for arm in schema.get("anyOf", schema.get("oneOf", ()))
-               if isinstance(arm, Mapping))
+    return any(
+        accepts_null(arm)
+        for arm in schema.get("anyOf", schema.get("oneOf", ()))
+        if isinstance(arm, Mapping)
+    )
 
 
 def drop_null_optionals(schema: Mapping[str, Any], value: Any) -> Any:
@@ -155,8 +205,9 @@ def _drop(schema: Any, value: Any, root: Mapping[str, Any], depth: int) -> Any:
     return value
 
 
-def _drop_object(schema: Mapping[str, Any], value: dict[str, Any], root: Mapping[str, Any],
-                 depth: int) -> Any:
+def _drop_object(
+    schema: Mapping[str, Any], value: dict[str, Any], root: Mapping[str, Any], depth: int
+) -> Any:
     arms = [a for a in schema.get("anyOf", schema.get("oneOf", ())) if isinstance(a, Mapping)]
     for arm in arms:
         arm = _resolve(arm, root)
@@ -191,8 +242,9 @@ def _resolve(schema: Mapping[str, Any], root: Mapping[str, Any]) -> Mapping[str,
 
 def _is_object(node: Mapping[str, Any]) -> bool:
     kind = node.get("type")
-    return kind == "object" or (isinstance(kind, list) and "object" in kind) or (
-        "properties" in node)
+    return (
+        kind == "object" or (isinstance(kind, list) and "object" in kind) or ("properties" in node)
+    )
 
 
 def _join(path: str, name: str) -> str:
