@@ -1,0 +1,167 @@
+"""tooldeck in the OpenAI Agents SDK (``pip install 'tooldeck[openai-agents]'``).
+
+``function_tools(host)`` is the host's catalog as ``FunctionTool`` s: the snapshot's
+native definitions (code mode's ``execute`` included) with their OpenAI strict schema
+where the tool has one (``strict_json_schema=False`` where it has not), each called
+through ``run_tool_call``. The model reads what tooldeck's ``openai-responses`` adapter
+gives it: the text (``Error: ...`` for a call that did not complete), images and files.
+
+The SDK decides whether a call needs approval before it runs it; tooldeck asks while a
+tool runs. So a tool's ``needs_approval`` check runs the call, which stops at its first
+ask that no rule answers: the run is interrupted there (``result.interruptions``, a
+``RunState`` that serializes), and approving the item runs the call again with that ask
+answered ``once``. A call with no open ask runs once, in that check, and
+``on_invoke_tool`` returns its outcome. ``answer(state, item, reply)`` applies a
+tooldeck reply to an interruption.
+
+The list is built from the catalog when ``function_tools`` is called: call it per run
+to advertise tools added since. A tool removed since is disabled (``is_enabled``) and
+every call runs against the current snapshot.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import Any
+
+from agents import FunctionTool, RunContextWrapper, RunState, ToolApprovalItem
+from agents.tool import ToolOutputFileContent, ToolOutputImage, ToolOutputText
+from agents.tool_context import ToolContext
+
+from tooldeck import Host, Reject, Reply, Snapshot, ToolCall, ToolCallOutcome
+from tooldeck.host.schema.strict import drop_null_optionals
+from tooldeck.integrations._calls import DECLINED_TEXT, Answers, Asked, deferring, run_call
+from tooldeck.providers import results_for
+
+__all__ = ["answer", "function_tools"]
+
+
+class _Calls:
+    """The calls of one ``function_tools`` list: the host, the session and the outcomes of
+    calls that ran while the SDK asked whether they need approval."""
+
+    def __init__(self, host: Host, session: str | None) -> None:
+        self.host = host
+        self.session_id = session or ""
+        self.ran: dict[str, ToolCallOutcome] = {}
+
+    def snapshot(self) -> Snapshot:
+        return self.host.snapshot(session=self.session_id or None)
+
+    async def run(
+        self, name: str, call_id: str, args: Any, answers: Answers, agent: Any
+    ) -> ToolCallOutcome | Asked:
+        return await run_call(
+            self.snapshot(),
+            ToolCall(call_id, name, args),
+            answers,
+            session_id=self.session_id,
+            agent=getattr(agent, "name", None),
+        )
+
+
+def function_tools(host: Host, *, session: str | None = None) -> list[FunctionTool]:
+    """The host's catalog as Agents SDK function tools.
+
+    ``session``: the host session the calls run in (opened if needed and left open;
+    one per run: ``function_tools(host, session=run_id)``, then
+    ``host.session(run_id).close()``), or ``None`` for the Location's view.
+    """
+    if session is not None and not isinstance(session, str):
+        raise TypeError(f"function_tools(session=...): expected a session id, got {session!r}")
+    deferring(host)
+    if session:
+        host.session(session)
+    calls = _Calls(host, session)
+    snapshot = calls.snapshot()
+    schemas = {d.name: d.input_schema for d in snapshot.definitions}
+    return [
+        _function_tool(calls, rendered["function"], schemas[rendered["function"]["name"]])
+        for rendered in snapshot.definitions_for("openai", strict=True)
+    ]
+
+
+def _function_tool(calls: _Calls, rendered: Mapping[str, Any], schema: Any) -> FunctionTool:
+    name: str = rendered["name"]
+    strict = bool(rendered.get("strict"))
+
+    def arguments(raw: Any) -> Any:
+        # Strict mode sends ``null`` for every optional argument left out.
+        return drop_null_optionals(schema, raw) if strict else raw
+
+    async def needs_approval(ctx: RunContextWrapper[Any], params: dict[str, Any], call_id: str) -> bool:
+        ran = await calls.run(name, call_id, arguments(params), Answers(), getattr(ctx, "agent", None))
+        if isinstance(ran, Asked):
+            return True
+        calls.ran[call_id] = ran
+        return False
+
+    async def invoke(ctx: ToolContext[Any], raw: str) -> Any:
+        outcome = calls.ran.pop(ctx.tool_call_id, None)
+        if outcome is None:  # approved after an interruption (maybe in another process)
+            approved = ctx.is_tool_approved(ctx.tool_name, ctx.tool_call_id) is True
+            try:
+                args = arguments(json.loads(raw)) if raw.strip() else {}
+            except ValueError:
+                args = raw  # tooldeck reports invalid JSON with its usual message
+            answers = Answers(first="once") if approved else Answers()
+            ran = await calls.run(name, ctx.tool_call_id, args, answers, ctx.agent)
+            outcome = ran.outcome if isinstance(ran, Asked) else ran
+        return _output(ToolCall(ctx.tool_call_id, name, {}), outcome)
+
+    def enabled(ctx: RunContextWrapper[Any], agent: Any) -> bool:
+        return name in calls.snapshot().names
+
+    return FunctionTool(
+        name=name,
+        description=rendered.get("description", ""),
+        params_json_schema=json.loads(json.dumps(rendered["parameters"], default=dict)),
+        on_invoke_tool=invoke,
+        strict_json_schema=strict,
+        needs_approval=needs_approval,
+        is_enabled=enabled,
+    )
+
+
+def _output(call: ToolCall, outcome: ToolCallOutcome) -> Any:
+    """What tooldeck's ``openai-responses`` adapter gives the model, in the SDK's types."""
+    output = results_for("openai-responses", [(call, outcome)])[0]["output"]
+    if isinstance(output, str):
+        return output
+    parts: list[Any] = []
+    for item in output:
+        if item["type"] == "input_text":
+            parts.append(ToolOutputText(text=item["text"]))
+        elif item["type"] == "input_image":
+            parts.append(ToolOutputImage(image_url=item["image_url"]))
+        else:
+            parts.append(
+                ToolOutputFileContent(file_data=item["file_data"], filename=item.get("filename"))
+            )
+    return parts
+
+
+def answer(state: RunState[Any], item: ToolApprovalItem, reply: Reply) -> None:
+    """Apply a tooldeck reply to an interruption of a run paused at a tooldeck ask.
+
+    ``"once"`` approves the call (it runs again with that ask answered); ``"always"``
+    approves every later call of that tool in the run too (the SDK's ``always_approve``;
+    each still answers its own ask ``once``, and nothing is saved to the Location);
+    ``"reject"`` and ``Reject(feedback)`` reject it, the model reading tooldeck's text.
+    """
+    if reply in ("once", "always"):
+        state.approve(item, always_approve=reply == "always")
+    elif reply == "reject":
+        state.reject(item, rejection_message=f"Error: {DECLINED_TEXT}")
+    elif isinstance(reply, Reject):
+        state.reject(
+            item,
+            rejection_message=f"Error: The user rejected this tool call and said: "
+            f"{reply.feedback}\nTake this feedback into account before trying again.",
+        )
+    else:
+        raise ValueError(
+            f"answer(): {reply!r} is not a tooldeck reply; expected 'once', 'always', "
+            "'reject' or Reject(feedback)"
+        )

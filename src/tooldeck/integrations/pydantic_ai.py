@@ -1,0 +1,211 @@
+"""tooldeck in pydantic-ai (``pip install 'tooldeck[pydantic-ai]'``).
+
+``TooldeckToolset(host)`` is a pydantic-ai toolset whose tools are the host's catalog:
+the snapshot's native definitions (code mode's ``execute`` included), taken afresh at
+every run step, so a pack installed or a tool removed reaches the agent at its next
+step. Calls go through ``run_tool_call``: validation, the output contract, bounding
+and content (images and files as ``BinaryContent``). A call that does not complete
+raises ``ToolFailed`` with the text tooldeck's own adapters give the model. A
+permission ask that needs the user raises ``ApprovalRequired``, so the run ends with
+``DeferredToolRequests``; ``answer(requests, {call_id: reply})`` builds the
+``DeferredToolResults`` that resume it, and the call runs through tooldeck again with
+the reply.
+
+``pack_from_toolset(toolset, name=...)`` goes the other way: a pydantic-ai
+``FunctionToolset`` becomes a tooldeck plugin object for ``Host.open(plugins=[...])``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from collections.abc import Mapping
+from typing import Any, Literal
+
+from pydantic_ai import (
+    ApprovalRequired,
+    BinaryContent,
+    DeferredToolRequests,
+    DeferredToolResults,
+    RunContext,
+    ToolDenied,
+    ToolFailed,
+)
+from pydantic_ai.tools import ToolDefinition
+from pydantic_ai.toolsets import AbstractToolset, ToolsetTool
+from pydantic_core import SchemaValidator, core_schema
+
+from tooldeck import Host, Reply, Snapshot, ToolCall, ToolCallOutcome
+from tooldeck.integrations._calls import (
+    DECLINED_TEXT,
+    Answers,
+    Asked,
+    answers_from,
+    deferring,
+    encode,
+    run_call,
+    text_of,
+)
+from tooldeck.integrations._pydantic_ai_pack import pack_from_toolset
+
+__all__ = ["METADATA_KEY", "TooldeckToolset", "answer", "pack_from_toolset"]
+
+METADATA_KEY = "tooldeck"
+"""The key of tooldeck's entry in a deferred call's metadata (the ask, earlier answers)."""
+
+_ANY_ARGS = SchemaValidator(core_schema.any_schema())  # tooldeck validates, once, itself
+
+
+@dataclasses.dataclass(kw_only=True)
+class _Tool(ToolsetTool[Any]):
+    """A tool of one step, with the snapshot its call must run against."""
+
+    snapshot: Snapshot
+
+
+class TooldeckToolset(AbstractToolset[Any]):
+    """The host's catalog as a pydantic-ai toolset.
+
+    ``session``: ``None`` runs calls in the Location's view; a string, in that host
+    session (opened if needed, left open); ``True``, in a session of its own per agent
+    run, opened when the run starts and closed when it ends (the run's tools and
+    ``once`` approvals do not outlive it).
+    """
+
+    def __init__(
+        self,
+        host: Host,
+        *,
+        session: str | Literal[True] | None = None,
+        id: str | None = None,
+    ) -> None:
+        if session is not None and session is not True and not isinstance(session, str):
+            raise TypeError(
+                f"TooldeckToolset(session=...): expected None, True or a session id, "
+                f"got {session!r}"
+            )
+        self.host = host
+        self.session = session
+        self._id = id
+        self._session_id = session if isinstance(session, str) else ""
+        self._entered = 0
+        self._cached: tuple[Snapshot, dict[str, ToolsetTool[Any]]] | None = None
+        deferring(host)
+
+    @property
+    def id(self) -> str | None:
+        return self._id
+
+    async def for_run(self, ctx: RunContext[Any]) -> AbstractToolset[Any]:
+        if self.session is not True:
+            return self
+        run = TooldeckToolset(self.host, session=f"pydantic-ai-{ctx.run_id}", id=self._id)
+        run.session = True  # closed on exit, like the scope it stands for
+        return run
+
+    async def __aenter__(self) -> TooldeckToolset:
+        self._entered += 1
+        if self._session_id:
+            self.host.session(self._session_id)
+        return self
+
+    async def __aexit__(self, *args: Any) -> bool | None:
+        self._entered -= 1
+        if self._entered == 0 and self.session is True and self._session_id:
+            self.host.session(self._session_id).close()
+        return None
+
+    def _snapshot(self) -> Snapshot:
+        return self.host.snapshot(session=self._session_id or None)
+
+    async def get_tools(self, ctx: RunContext[Any]) -> dict[str, ToolsetTool[Any]]:
+        snapshot = self._snapshot()
+        cached = self._cached
+        if cached is not None and cached[0] is snapshot:  # unchanged catalog: same tools
+            return cached[1]
+        tools: dict[str, ToolsetTool[Any]] = {
+            d.name: _Tool(
+                toolset=self,
+                tool_def=ToolDefinition(
+                    name=d.name,
+                    description=d.description,
+                    parameters_json_schema=_thawed(d.input_schema),
+                ),
+                max_retries=1,
+                args_validator=_ANY_ARGS,
+                snapshot=snapshot,
+            )
+            for d in snapshot.definitions
+        }
+        self._cached = (snapshot, tools)
+        return tools
+
+    async def call_tool(
+        self, name: str, tool_args: dict[str, Any], ctx: RunContext[Any], tool: ToolsetTool[Any]
+    ) -> Any:
+        snapshot = tool.snapshot if isinstance(tool, _Tool) else self._snapshot()
+        ran = await run_call(
+            snapshot,
+            ToolCall(ctx.tool_call_id or name, name, tool_args),
+            _answers(ctx),
+            session_id=self._session_id,
+            message_id=ctx.run_id or "",
+            agent=ctx.agent.name if ctx.agent is not None else None,
+        )
+        if isinstance(ran, Asked):
+            raise ApprovalRequired(metadata={METADATA_KEY: ran.metadata()})
+        if ran.status != "completed":
+            raise ToolFailed(text_of(ran))
+        return _returned(ran)
+
+
+def _answers(ctx: RunContext[Any]) -> Answers:
+    """A resumed call's answers: those ``answer`` wrote, or a plain approval's "once"."""
+    if not ctx.tool_call_approved:
+        return Answers()
+    metadata = ctx.tool_call_metadata
+    if isinstance(metadata, Mapping) and METADATA_KEY in metadata:
+        return answers_from(metadata[METADATA_KEY], f"tool call {ctx.tool_call_id} metadata")
+    return Answers(first="once")
+
+
+def _returned(outcome: ToolCallOutcome) -> Any:
+    """What the tool returns to pydantic-ai: the text, or text and files in order."""
+    if all(part.type == "text" for part in outcome.content):
+        return text_of(outcome)
+    return [
+        part.text if part.type == "text" else BinaryContent(part.data, media_type=part.mime_type)
+        for part in outcome.content
+    ]
+
+
+def _thawed(schema: Mapping[str, Any]) -> dict[str, Any]:
+    """A plain, mutable copy of a frozen schema (pydantic-ai may rewrite schemas)."""
+    thawed: dict[str, Any] = json.loads(json.dumps(schema, default=dict))
+    return thawed
+
+
+def answer(requests: DeferredToolRequests, replies: Mapping[str, Reply]) -> DeferredToolResults:
+    """The ``DeferredToolResults`` that resume a run paused at tooldeck asks.
+
+    ``replies`` maps a deferred call's ``tool_call_id`` to the user's reply:
+    ``"once"`` and ``"always"`` run the call again with that answer (``always`` saves
+    the ask's allow rules, as tooldeck's own asker does); ``Reject(feedback)`` runs it
+    again so the tool fails with the feedback, the way it reports it; ``"reject"``
+    denies it with the text tooldeck gives for a declined call. A plain ``True`` in
+    ``DeferredToolResults`` works too: it answers ``once``.
+    """
+    results = DeferredToolResults()
+    pending = {call.tool_call_id for call in requests.approvals}
+    for call_id, reply in replies.items():
+        if call_id not in pending:
+            raise KeyError(f"answer(): {call_id!r} is not a call awaiting approval in these requests")
+        if reply == "reject":
+            results.approvals[call_id] = ToolDenied(DECLINED_TEXT)
+            continue
+        results.approvals[call_id] = True
+        asked = requests.metadata.get(call_id, {}).get(METADATA_KEY)
+        if isinstance(asked, Mapping) and "key" in asked:  # not ours: a plain approval
+            answers = {**asked.get("answers", {}), asked["key"]: encode(reply)}
+            results.metadata[call_id] = {METADATA_KEY: {"answers": answers}}
+    return results
