@@ -93,6 +93,12 @@ CONTRACT: dict[str, tuple[str, ...]] = {
         "tooldeck.host.execution.sizes",
     ),
     "tooldeck.builtin_plugins._run.write": (*BUILTINS, "tooldeck.host.execution.sizes"),
+    "tooldeck.integrations": (
+        *PUBLIC,
+        "tooldeck.providers",
+        "tooldeck.host.execution.outcome",
+        "tooldeck.host.schema.strict",
+    ),
     "tooldeck.cli": ANYTHING,
     "tooldeck.testing": ANYTHING,
     "tooldeck.__main__": ("tooldeck.cli",),

@@ -66,3 +66,15 @@ def test_importing_tooldeck_loads_nothing_heavy():
         [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=120
     ).stdout
     assert out.strip() == "[]"
+
+
+def test_no_agent_framework_is_imported_until_an_integration_is():
+    code = (
+        "import sys, tooldeck, tooldeck.integrations, tooldeck.providers\n"
+        "tooldeck.Host, tooldeck.run_tool_call\n"
+        "print(sorted({'pydantic_ai', 'agents'} & set(sys.modules)))\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=120
+    ).stdout
+    assert out.strip() == "[]"
