@@ -45,6 +45,8 @@ PUBLIC_MODULES = (
     "tooldeck",
     "tooldeck.errors",
     "tooldeck.hookspecs",
+    "tooldeck.integrations.openai_agents",
+    "tooldeck.integrations.pydantic_ai",
     "tooldeck.paths",
     "tooldeck.providers",
     "tooldeck.testing",

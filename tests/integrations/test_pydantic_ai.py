@@ -30,11 +30,15 @@ class Script:
         return self.responses.pop(0)
 
     def agent(self, toolset):
-        return Agent(FunctionModel(self), toolsets=[toolset], output_type=[str, DeferredToolRequests])
+        return Agent(
+            FunctionModel(self), toolsets=[toolset], output_type=[str, DeferredToolRequests]
+        )
 
 
 def calls(*parts):
-    return ModelResponse(parts=[ToolCallPart(name, args, tool_call_id=i) for i, name, args in parts])
+    return ModelResponse(
+        parts=[ToolCallPart(name, args, tool_call_id=i) for i, name, args in parts]
+    )
 
 
 DONE = ModelResponse(parts=[TextPart("done")])

@@ -42,7 +42,9 @@ def toolset() -> FunctionToolset:
 
 
 def open_host(tmp_path, *plugins):
-    return Host.open(tmp_path, plugins=list(plugins), disable=["builtin:*"], data_dir=tmp_path / "d")
+    return Host.open(
+        tmp_path, plugins=list(plugins), disable=["builtin:*"], data_dir=tmp_path / "d"
+    )
 
 
 async def call(host, name, args):
@@ -50,7 +52,9 @@ async def call(host, name, args):
 
 
 async def test_a_toolset_brought_in_after_a_pack_overrides_its_tool(tmp_path):
-    with open_host(tmp_path, Pack(), pack_from_toolset(toolset(), name="fts", codemode=False)) as host:
+    with open_host(
+        tmp_path, Pack(), pack_from_toolset(toolset(), name="fts", codemode=False)
+    ) as host:
         outcome = await call(host, "add", {"a": 2, "b": 3})
         assert outcome.content[0].text == "toolset says 5"
         rows = {row.name: row for row in host.plugins}
@@ -58,7 +62,9 @@ async def test_a_toolset_brought_in_after_a_pack_overrides_its_tool(tmp_path):
 
 
 async def test_a_pack_brought_in_after_the_toolset_overrides_it(tmp_path):
-    with open_host(tmp_path, pack_from_toolset(toolset(), name="fts", codemode=False), Pack()) as host:
+    with open_host(
+        tmp_path, pack_from_toolset(toolset(), name="fts", codemode=False), Pack()
+    ) as host:
         outcome = await call(host, "add", {"a": 2, "b": 3})
         assert outcome.content[0].text == "5"
 
@@ -98,7 +104,10 @@ async def test_a_tooldeck_hook_or_override_can_add_a_permission_ask(tmp_path):
 
     plugins = [pack_from_toolset(toolset(), name="fts", codemode=False), Guard()]
     with Host.open(
-        tmp_path, plugins=plugins, disable=["builtin:*"], data_dir=tmp_path / "d",
+        tmp_path,
+        plugins=plugins,
+        disable=["builtin:*"],
+        data_dir=tmp_path / "d",
         asker=lambda request: asked.append(request.resources) or "reject",
     ) as host:
         outcome = await call(host, "add", {"a": 2, "b": 3})

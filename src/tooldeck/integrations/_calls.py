@@ -34,8 +34,6 @@ from tooldeck import (
     ToolCallOutcome,
     run_tool_call,
 )
-from tooldeck.host.execution.outcome import DECLINED_TEXT
-
 
 
 def ask_key(request: PermissionRequest) -> str:
@@ -50,8 +48,8 @@ def encode(reply: Reply) -> str | dict[str, str]:
 
 def decode(value: object, where: str) -> Reply:
     """The reply ``encode`` wrote; anything else is a clear error naming ``where``."""
-    if value in ("once", "always", "reject"):
-        return value  # type: ignore[return-value]
+    if value == "once" or value == "always" or value == "reject":
+        return value
     if isinstance(value, dict) and isinstance(value.get("reject"), str):
         return Reject(value["reject"])
     raise ValueError(

@@ -30,8 +30,9 @@ from agents.tool import ToolOutputFileContent, ToolOutputImage, ToolOutputText
 from agents.tool_context import ToolContext
 
 from tooldeck import Host, Reject, Reply, Snapshot, ToolCall, ToolCallOutcome
+from tooldeck.host.execution.outcome import DECLINED_TEXT
 from tooldeck.host.schema.strict import drop_null_optionals
-from tooldeck.integrations._calls import DECLINED_TEXT, Answers, Asked, deferring, run_call
+from tooldeck.integrations._calls import Answers, Asked, deferring, run_call
 from tooldeck.providers import results_for
 
 __all__ = ["answer", "function_tools"]
@@ -90,8 +91,12 @@ def _function_tool(calls: _Calls, rendered: Mapping[str, Any], schema: Any) -> F
         # Strict mode sends ``null`` for every optional argument left out.
         return drop_null_optionals(schema, raw) if strict else raw
 
-    async def needs_approval(ctx: RunContextWrapper[Any], params: dict[str, Any], call_id: str) -> bool:
-        ran = await calls.run(name, call_id, arguments(params), Answers(), getattr(ctx, "agent", None))
+    async def needs_approval(
+        ctx: RunContextWrapper[Any], params: dict[str, Any], call_id: str
+    ) -> bool:
+        ran = await calls.run(
+            name, call_id, arguments(params), Answers(), getattr(ctx, "agent", None)
+        )
         if isinstance(ran, Asked):
             return True
         calls.ran[call_id] = ran
@@ -126,7 +131,8 @@ def _function_tool(calls: _Calls, rendered: Mapping[str, Any], schema: Any) -> F
 
 def _output(call: ToolCall, outcome: ToolCallOutcome) -> Any:
     """What tooldeck's ``openai-responses`` adapter gives the model, in the SDK's types."""
-    output = results_for("openai-responses", [(call, outcome)])[0]["output"]
+    items: list[Any] = results_for("openai-responses", [(call, outcome)])
+    output = items[0]["output"]
     if isinstance(output, str):
         return output
     parts: list[Any] = []

@@ -36,8 +36,8 @@ from pydantic_ai.toolsets import AbstractToolset, ToolsetTool
 from pydantic_core import SchemaValidator, core_schema
 
 from tooldeck import Host, Reply, Snapshot, ToolCall, ToolCallOutcome
+from tooldeck.host.execution.outcome import DECLINED_TEXT
 from tooldeck.integrations._calls import (
-    DECLINED_TEXT,
     Answers,
     Asked,
     answers_from,
@@ -46,9 +46,9 @@ from tooldeck.integrations._calls import (
     run_call,
     text_of,
 )
-from tooldeck.integrations._pydantic_ai_pack import pack_from_toolset
+from tooldeck.integrations._pydantic_ai_pack import ToolsetPack, pack_from_toolset
 
-__all__ = ["METADATA_KEY", "TooldeckToolset", "answer", "pack_from_toolset"]
+__all__ = ["METADATA_KEY", "TooldeckToolset", "ToolsetPack", "answer", "pack_from_toolset"]
 
 METADATA_KEY = "tooldeck"
 """The key of tooldeck's entry in a deferred call's metadata (the ask, earlier answers)."""
@@ -199,7 +199,9 @@ def answer(requests: DeferredToolRequests, replies: Mapping[str, Reply]) -> Defe
     pending = {call.tool_call_id for call in requests.approvals}
     for call_id, reply in replies.items():
         if call_id not in pending:
-            raise KeyError(f"answer(): {call_id!r} is not a call awaiting approval in these requests")
+            raise KeyError(
+                f"answer(): {call_id!r} is not a call awaiting approval in these requests"
+            )
         if reply == "reject":
             results.approvals[call_id] = ToolDenied(DECLINED_TEXT)
             continue
