@@ -78,12 +78,12 @@ class Pack:
 def host(tmp_path):
     LAUNCHED.clear()
     with Host.open(
-        tmp_path, plugins=[Pack()], disable=_BUILTINS, data_dir=tmp_path / ".data"
+        tmp_path, plugins=[Pack()], disable=BUILTINS, data_dir=tmp_path / ".data"
     ) as opened:
         yield opened
 
 
-_BUILTINS = [
+BUILTINS = [
     f"builtin:{name}"
     for name in ("edit", "glob", "grep", "patch", "question", "read", "shell", "webfetch", "write")
 ]

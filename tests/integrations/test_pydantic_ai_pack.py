@@ -10,7 +10,7 @@ from pydantic_ai.toolsets import FunctionToolset
 from tooldeck import Host, ToolCall, hookimpl, run_tool_call
 from tooldeck.integrations.pydantic_ai import pack_from_toolset
 
-from .conftest import Pack
+from .conftest import BUILTINS, Pack
 
 
 class Point(pydantic.BaseModel):
@@ -43,7 +43,7 @@ def toolset() -> FunctionToolset:
 
 def open_host(tmp_path, *plugins):
     return Host.open(
-        tmp_path, plugins=list(plugins), disable=["builtin:*"], data_dir=tmp_path / "d"
+        tmp_path, plugins=list(plugins), disable=BUILTINS, data_dir=tmp_path / "d"
     )
 
 
@@ -106,7 +106,7 @@ async def test_a_tooldeck_hook_or_override_can_add_a_permission_ask(tmp_path):
     with Host.open(
         tmp_path,
         plugins=plugins,
-        disable=["builtin:*"],
+        disable=BUILTINS,
         data_dir=tmp_path / "d",
         asker=lambda request: asked.append(request.resources) or "reject",
     ) as host:

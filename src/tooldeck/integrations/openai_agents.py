@@ -32,7 +32,7 @@ from agents.tool_context import ToolContext
 from tooldeck import Host, Reject, Reply, Snapshot, ToolCall, ToolCallOutcome
 from tooldeck.host.execution.outcome import DECLINED_TEXT
 from tooldeck.host.schema.strict import drop_null_optionals
-from tooldeck.integrations._calls import Answers, Asked, deferring, run_call
+from tooldeck.integrations._calls import Answers, Asked, deferring, run_call, text_of
 from tooldeck.providers import results_for
 
 __all__ = ["answer", "function_tools"]
@@ -89,7 +89,7 @@ def _function_tool(calls: _Calls, rendered: Mapping[str, Any], schema: Any) -> F
 
     def arguments(raw: Any) -> Any:
         # Strict mode sends ``null`` for every optional argument left out.
-        return drop_null_optionals(schema, raw) if strict else raw
+        return drop_null_optionals(schema, raw) if strict and _has_null(raw) else raw
 
     async def needs_approval(
         ctx: RunContextWrapper[Any], params: dict[str, Any], call_id: str
@@ -113,7 +113,7 @@ def _function_tool(calls: _Calls, rendered: Mapping[str, Any], schema: Any) -> F
             answers = Answers(first="once") if approved else Answers()
             ran = await calls.run(name, ctx.tool_call_id, args, answers, ctx.agent)
             outcome = ran.outcome if isinstance(ran, Asked) else ran
-        return _output(ToolCall(ctx.tool_call_id, name, {}), outcome)
+        return _output(ctx.tool_call_id, outcome)
 
     def enabled(ctx: RunContextWrapper[Any], agent: Any) -> bool:
         return name in calls.snapshot().names
@@ -129,9 +129,24 @@ def _function_tool(calls: _Calls, rendered: Mapping[str, Any], schema: Any) -> F
     )
 
 
-def _output(call: ToolCall, outcome: ToolCallOutcome) -> Any:
+def _has_null(value: Any) -> bool:
+    """Whether a parsed JSON value holds a ``null`` (most calls do not: nothing to drop)."""
+    if isinstance(value, dict):
+        return any(v is None or (type(v) in _NESTED and _has_null(v)) for v in value.values())
+    if isinstance(value, list):
+        return any(v is None or (type(v) in _NESTED and _has_null(v)) for v in value)
+    return value is None
+
+
+_NESTED = (dict, list)
+
+
+def _output(call_id: str, outcome: ToolCallOutcome) -> Any:
     """What tooldeck's ``openai-responses`` adapter gives the model, in the SDK's types."""
-    items: list[Any] = results_for("openai-responses", [(call, outcome)])
+    if all(part.type == "text" for part in outcome.content):  # the usual case, kept cheap
+        text = text_of(outcome)
+        return text if outcome.status == "completed" else f"Error: {text}"
+    items: list[Any] = results_for("openai-responses", [(ToolCall(call_id, "", {}), outcome)])
     output = items[0]["output"]
     if isinstance(output, str):
         return output
