@@ -42,9 +42,7 @@ def toolset() -> FunctionToolset:
 
 
 def open_host(tmp_path, *plugins):
-    return Host.open(
-        tmp_path, plugins=list(plugins), disable=BUILTINS, data_dir=tmp_path / "d"
-    )
+    return Host.open(tmp_path, plugins=list(plugins), disable=BUILTINS, data_dir=tmp_path / "d")
 
 
 async def call(host, name, args):
@@ -114,7 +112,7 @@ async def test_a_tooldeck_hook_or_override_can_add_a_permission_ask(tmp_path):
     assert (outcome.status, asked) == ("declined", [("2",)])
 
 
-def test_a_tool_that_takes_a_run_context_is_refused():
+def test_a_tool_that_needs_a_run_context_is_refused():
     tools = FunctionToolset()
 
     @tools.tool
@@ -123,6 +121,33 @@ def test_a_tool_that_takes_a_run_context_is_refused():
 
     with pytest.raises(ValueError, match="tool 'needs' takes a RunContext"):
         pack_from_toolset(tools, name="ctx")
+
+    prepared = FunctionToolset()
+    prepared.add_function(lambda x: x, name="hidden", prepare=lambda ctx, tool_def: tool_def)
+    with pytest.raises(ValueError, match="tool 'hidden' has a prepare function"):
+        pack_from_toolset(prepared, name="prepared")
+
+
+async def test_a_tool_that_requires_approval_asks_tooldecks_permission(tmp_path):
+    tools, launched = FunctionToolset(), []
+
+    @tools.tool_plain(requires_approval=True)
+    def launch(target: str) -> str:
+        """Launch."""
+        launched.append(target)
+        return f"launched {target}"
+
+    asked = []
+    pack = pack_from_toolset(tools, name="rockets", namespace="space", codemode=False)
+    with Host.open(
+        tmp_path,
+        plugins=[pack],
+        disable=BUILTINS,
+        data_dir=tmp_path / "d",
+        asker=lambda request: asked.append(request.action) or "reject",
+    ) as host:
+        outcome = await call(host, "space_launch", {"target": "moon"})
+    assert (outcome.status, asked, launched) == ("declined", ["space_launch"], [])
 
 
 def test_what_is_not_a_function_toolset_is_refused():

@@ -5,7 +5,9 @@ for it, so it joins the catalog like any pack's tool: namespaced, overridden, as
 for, callable from code mode. tooldeck validates the arguments against that schema;
 pydantic-ai's own validator then turns them into the function's arguments (models,
 coercions) exactly as in an agent run. ``ModelRetry`` and ``ToolFailed`` from the
-function become ``ToolFailure``, the failure the model reads.
+function become ``ToolFailure``, the failure the model reads. A tool marked
+``requires_approval`` asks tooldeck's permission (its effective name, resource ``*``)
+before it runs, so tooldeck's rules and asker decide what pydantic-ai's approval would.
 """
 
 from __future__ import annotations
@@ -48,9 +50,10 @@ def pack_from_toolset(
 ) -> ToolsetPack:
     """A tooldeck plugin object whose tools are ``toolset``'s function tools.
 
-    ``namespace`` and ``codemode`` apply to every tool. A tool whose function takes a
-    ``RunContext`` is refused here: tooldeck calls tools outside any agent run, so it
-    has no run context to pass.
+    ``namespace`` and ``codemode`` apply to every tool. A tool that needs a
+    ``RunContext`` (its function takes one, or it has a ``prepare`` function or an
+    ``args_validator``) is refused here: tooldeck calls tools outside any agent run, so
+    it has no run context to pass.
     """
     if not isinstance(toolset, FunctionToolset):
         raise TypeError(
@@ -59,26 +62,44 @@ def pack_from_toolset(
         )
     tools = []
     for tool_name, tool in toolset.tools.items():
-        if tool.takes_ctx:
+        needs = _run_context_need(tool)
+        if needs:
             raise ValueError(
-                f"pack_from_toolset({name!r}): tool {tool_name!r} takes a RunContext; "
-                "tooldeck calls tools outside an agent run and has none to give it"
+                f"pack_from_toolset({name!r}): tool {tool_name!r} {needs}; tooldeck calls "
+                "tools outside an agent run and has no RunContext to give it"
             )
+        # The action asked for a ``requires_approval`` tool: its effective name, set
+        # explicitly so that the catalog's action and the ask agree.
+        action = f"{namespace.replace('.', '_')}_{tool_name}" if namespace else tool_name
         tools.append(
             Tool(
                 name=tool_name,
                 description=tool.description or tool_name,
                 input=dict(tool.function_schema.json_schema),
-                execute=_executor(tool.function_schema, tool_name),
+                execute=_executor(tool.function_schema, tool_name, tool.requires_approval, action),
                 namespace=namespace,
                 codemode=codemode,
+                permission=action,
             )
         )
     return ToolsetPack(tuple(tools), name)
 
 
-def _executor(schema: Any, tool_name: str) -> Any:
+def _run_context_need(tool: Any) -> str:
+    """Why ``tool`` needs a ``RunContext`` ("" when it does not)."""
+    if tool.takes_ctx:
+        return "takes a RunContext"
+    if tool.prepare is not None:
+        return "has a prepare function (it takes a RunContext)"
+    if tool.args_validator is not None:
+        return "has an args_validator (it takes a RunContext)"
+    return ""
+
+
+def _executor(schema: Any, tool_name: str, ask: bool, action: str) -> Any:
     async def execute(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
+        if ask:
+            await ctx.permission.assert_(action, ["*"])
         try:
             validated = schema.validator.validate_python(args)
             returned = await schema.call(validated, None)

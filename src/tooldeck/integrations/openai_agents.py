@@ -116,7 +116,7 @@ def _function_tool(calls: _Calls, rendered: Mapping[str, Any], schema: Any) -> F
         return _output(ctx.tool_call_id, outcome)
 
     def enabled(ctx: RunContextWrapper[Any], agent: Any) -> bool:
-        return name in calls.snapshot().names
+        return calls.snapshot().get(name) is not None
 
     return FunctionTool(
         name=name,
