@@ -130,6 +130,17 @@ async def test_an_ask_inside_a_program_interrupts_the_execute_call(host):
     assert outputs(model) == {"c1": "launched mars"}
 
 
+async def test_a_second_ask_after_an_approval_is_declined(host):
+    code = 'await tools.land(target="mars")\nawait tools.land(target="venus")'
+    agent, model = agent_for(host, turn(("c1", "execute", {"code": code})), DONE)
+    result = await run(agent, "land twice")
+    state = result.to_state()
+    answer(state, result.interruptions[0], "once")
+    await run(agent, state)
+    assert LAUNCHED == ["mars"]
+    assert outputs(model) == {"c1": f"Error: {DECLINED}"}
+
+
 def test_answer_refuses_what_is_not_a_reply(host):
     with pytest.raises(ValueError, match="'maybe' is not a tooldeck reply"):
         answer(None, None, "maybe")
