@@ -177,6 +177,17 @@ async def test_a_second_ask_after_an_approval_defers_again_and_keeps_the_first_a
     assert LAUNCHED == ["mars", "mars", "venus"]  # the program ran again from the start
 
 
+async def test_a_reply_that_is_not_tooldecks_is_refused_naming_the_call(host):
+    script = Script(calls(("c1", "launch", {"target": "moon"})), DONE)
+    agent, result = await paused(host, script)
+    bad = DeferredToolResults(
+        approvals={"c1": True}, metadata={"c1": {METADATA_KEY: {"answers": {"k": "maybe"}}}}
+    )
+    with pytest.raises(ValueError, match=r"tool call c1 metadata\['k'\]: 'maybe' is not a"):
+        await agent.run(message_history=result.all_messages(), deferred_tool_results=bad)
+    assert LAUNCHED == []
+
+
 def test_answer_refuses_a_call_that_is_not_awaiting_approval():
     with pytest.raises(KeyError, match="'c9' is not a call awaiting approval"):
         answer(DeferredToolRequests(), {"c9": "once"})
