@@ -214,6 +214,19 @@ async def test_a_catalog_change_reaches_the_next_run(host):
     assert script.returns[-1].content == "3"
 
 
+async def test_tools_are_taken_afresh_at_every_step_of_a_run(host):
+    script = Script(calls(("c1", "add", {"a": 1, "b": 1})), DONE)
+    toolset = TooldeckToolset(host)
+
+    def model(messages, info):
+        if len(messages) == 1:  # between the two steps, a pack's tool goes away
+            host.service.transform(lambda editor: editor.remove("broken"), source="later")
+        return script(messages, info)
+
+    await Agent(FunctionModel(model), toolsets=[toolset]).run("add")
+    assert "broken" in script.offered[0] and "broken" not in script.offered[1]
+
+
 async def test_a_session_per_run_is_open_during_the_run_only(host):
     seen = []
 
