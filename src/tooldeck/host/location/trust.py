@@ -143,9 +143,9 @@ class TrustStatus:
             n = sum(1 for i in self.items if i.kind == kind)
             if n:
                 counts.append(f"{n} {KIND_WORDS[kind]}{'s' if n > 1 else ''}")
-        why = "changed since it was trusted" if self.changes else "not trusted"
+        why = "changed since it was trusted" if self.changes else "is not trusted"
         return (
-            f"tooldeck: this folder is {why}; skipped its {', '.join(counts)}. "
+            f"tooldeck: this folder {why}; skipped its {', '.join(counts)}. "
             f"Review and trust it with: {self.command}"
         )
 
@@ -278,7 +278,8 @@ def changes_between(before: Iterable[TrustItem], now: Iterable[TrustItem]) -> tu
         was, item = old.get(key), new.get(key)
         kind, name = KIND_WORDS[key[0]], key[1]
         if was is None and item is not None:
-            lines.append(f"added {kind} {name}: {item.detail.strip() or 'new file'}")
+            detail = item.detail.strip()
+            lines.append(f"added {kind} {name}" + (f": {detail}" if detail else ""))
         elif item is None:
             lines.append(f"removed {kind} {name}")
         elif was is not None and was.digest != item.digest:

@@ -195,13 +195,17 @@ def trust_status(path: str | os.PathLike[str] = ".", *, trust: bool | None = Non
 
 
 def inspect_folder(
-    root: Path, trust: bool | None
+    root: Path, trust: bool | None, environ: Mapping[str, str] | None = None
 ) -> tuple[ConfigSource | None, ConfigSource | None, TrustStatus]:
-    """(user config layer, project config layer, trust decision) of the folder ``root``."""
+    """(user config layer, project config layer, trust decision) of the folder ``root``.
+
+    ``environ``: where ``TOOLDECK_TRUST`` is read (default ``os.environ``; ``{}`` asks
+    the store alone, as ``tooldeck trust`` does).
+    """
     resolved = root.expanduser().resolve()
     user, project = config_sources(resolved)
     items = project_items(resolved, project.data if project is not None else None)
-    return user, project, evaluate(resolved, items, trust=trust)
+    return user, project, evaluate(resolved, items, trust=trust, environ=environ)
 
 
 def grant_trust(status: TrustStatus) -> None:
