@@ -49,6 +49,8 @@ def run(args: argparse.Namespace) -> int:
 
 def untrusted_rows(status: TrustStatus) -> list[list[str]]:
     """A row ``untrusted`` per project plugin file and server the folder's trust left out."""
+    if not status.needed:
+        return []
     from tooldeck.host.plugins.trust_gate import untrusted_reason
 
     reason = untrusted_reason(status)

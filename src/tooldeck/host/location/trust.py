@@ -20,7 +20,6 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import shlex
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -103,6 +102,8 @@ class TrustStatus:
     @property
     def command(self) -> str:
         """The command that reviews and trusts this folder."""
+        import shlex  # only when a command is shown
+
         return f"tooldeck trust {shlex.quote(str(self.root))}"
 
     def skipped(self, kind: TrustKind) -> tuple[TrustItem, ...]:
@@ -199,6 +200,8 @@ def _server_detail(entry: Mapping[str, Any]) -> str:
         text = str(entry["url"])
         headers = sorted(entry.get("headers", {}))
         return text + (f"  (headers: {', '.join(headers)})" if headers else "")
+    import shlex  # only for a project that names servers
+
     text = shlex.join(str(a) for a in entry.get("command", ()))
     extras = []
     if entry.get("env"):

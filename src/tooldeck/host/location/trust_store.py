@@ -17,9 +17,7 @@ from __future__ import annotations
 
 import contextlib
 import json
-import logging
 import os
-import tempfile
 import time
 from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
@@ -35,8 +33,6 @@ from tooldeck.host.location.trust import (
     fingerprint,
     project_items,
 )
-
-log = logging.getLogger("tooldeck")
 
 STORE_VERSION = 1
 
@@ -101,7 +97,11 @@ class TrustStore:
             except TooldeckError as exc:  # keep the broken file for the user to inspect
                 aside = self.path.with_name(f"{self.path.name}.broken-{int(time.time())}")
                 os.replace(self.path, aside)
-                log.warning("tooldeck: %s; moved it to %s and started a new one", exc, aside)
+                import logging  # only for this rare case: most processes never log
+
+                logging.getLogger("tooldeck").warning(
+                    "tooldeck: %s; moved it to %s and started a new one", exc, aside
+                )
                 folders = {}
             change(folders)
             _write_atomic(self.path, {"version": STORE_VERSION, "folders": folders})
@@ -128,6 +128,8 @@ def _locked(path: Path) -> Iterator[None]:
 
 
 def _write_atomic(path: Path, data: Mapping[str, Any]) -> None:
+    import tempfile  # writers only: opening a folder never writes the store
+
     fd, temporary = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as file:
