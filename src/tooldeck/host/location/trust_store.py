@@ -154,17 +154,17 @@ def evaluate(
 ) -> TrustStatus:
     """Decide whether ``items`` of the folder at ``root`` may run.
 
-    In order: nothing to trust (trusted), ``trust`` (``Host.open(trust=...)``),
-    ``TOOLDECK_TRUST``, then the store: trusted when it holds this folder with this
+    In order: ``trust`` (``Host.open(trust=...)``), ``TOOLDECK_TRUST``, nothing to
+    trust (trusted), then the store: trusted when it holds this folder with this
     fingerprint. A store entry with another fingerprint lists what changed. An
     unreadable store trusts nothing and says why.
     """
     printed = fingerprint(items)
+    explicit = explicit_trust(trust, os.environ if environ is None else environ)
+    if explicit is not None:  # first: it also covers plugin files added while open
+        return TrustStatus(root, items, printed, explicit[0], explicit[1])
     if not items:
         return TrustStatus(root, items, printed, True, "nothing to trust")
-    explicit = explicit_trust(trust, os.environ if environ is None else environ)
-    if explicit is not None:
-        return TrustStatus(root, items, printed, explicit[0], explicit[1])
     try:
         entry = (store or TrustStore()).entry(root)
     except TooldeckError as exc:
