@@ -34,7 +34,8 @@ def plugin_code(marker):
 
 def server_table(marker, prefix="mcp.servers"):
     """A server whose command writes ``marker`` and exits (it never speaks MCP)."""
-    command = [sys.executable, "-c", f"import pathlib; pathlib.Path({str(marker)!r}).write_text('ran')"]
+    code = f"import pathlib; pathlib.Path({str(marker)!r}).write_text('ran')"
+    command = [sys.executable, "-c", code]
     return f"[{prefix}.evil]\ncommand = {json.dumps(command)}\ntimeout_s = 5\n"
 
 
@@ -217,7 +218,7 @@ def test_a_wrong_trust_variable_is_a_config_error(tmp_path, monkeypatch):
 
     write_plugin(tmp_path, tmp_path / "marker")
     monkeypatch.setenv("TOOLDECK_TRUST", "yes")
-    with pytest.raises(ConfigError, match="TOOLDECK_TRUST: .*expected 1 .* or 0 .*got 'yes'"):
+    with pytest.raises(ConfigError, match=r"TOOLDECK_TRUST: .*expected 1 .* or 0 .*got 'yes'"):
         Host.open(tmp_path)
 
 
