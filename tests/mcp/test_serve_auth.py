@@ -188,3 +188,35 @@ def test_start_lines_name_the_url_the_warning_and_the_untrusted_view(servers):
         assert any(line.startswith("tooldeck: this folder is not trusted;") for line in lines)
     listed = anyio.run(sdk_list, servers["loopback-unset"].url, {})
     assert "add" not in listed  # the clone's plugin: untrusted, never imported
+
+
+def test_trusting_a_served_folder_reopens_it(tooldeck_env):
+    from mcp import StdioServerParameters
+    from tooldeck import grant_trust, trust_status
+
+    root = tooldeck_env / "served"
+    (root / ".tooldeck" / "plugins").mkdir(parents=True)
+    (root / ".tooldeck" / "plugins" / "add.py").write_text(PLUGIN)
+    env = {k: v for k, v in os.environ.items() if k.startswith("XDG_")}
+    env["PYTHONPATH"] = os.pathsep.join(sys.path)
+    params = StdioServerParameters(
+        command=TOOLDECK[0],
+        args=[*TOOLDECK[1:], "mcp", "serve", "--location", str(root)],
+        env=env,
+    )
+
+    async def scenario():
+        async with Client(params) as client:
+            before = [t.name for t in (await client.list_tools()).tools]
+            grant_trust(trust_status(root))
+            with anyio.fail_after(15):
+                while True:
+                    await anyio.sleep(0.2)
+                    listed = await client.list_tools(cache_mode="refresh")
+                    after = [t.name for t in listed.tools]
+                    if "add" in after:
+                        return before, after
+
+    before, after = anyio.run(scenario)
+    assert "add" not in before and "read" in before
+    assert "add" in after
