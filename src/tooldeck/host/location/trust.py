@@ -67,12 +67,24 @@ class TrustItem:
         return cls(kind, str(data["name"]), str(data["digest"]), str(data["detail"]))
 
     def line(self) -> str:
-        """``.tooldeck/plugins/x.py (sha256 1a2b3c4d5e6f)`` or ``evil: sh -c '...'``."""
+        """``.tooldeck/plugins/x.py (sha256 1a2b3c4d5e6f)`` or ``evil: sh -c '...'``, with
+        control characters escaped (see ``printable``)."""
         if self.kind == "plugin":
-            return f"{self.name}  (sha256 {self.digest[:12]}){self.detail}"
+            return printable(f"{self.name}  (sha256 {self.digest[:12]}){self.detail}")
         if self.kind == "server":
-            return f"{self.name}: {self.detail}"
-        return self.detail
+            return printable(f"{self.name}: {self.detail}")
+        return printable(self.detail)
+
+
+def printable(text: str) -> str:
+    """``text`` with every non-printable character escaped (``\\n``, ``\\x1b``).
+
+    What a person reviews before trusting must be what would run: a project could
+    otherwise hide a line of its command behind a newline or a terminal escape sequence.
+    """
+    if text.isprintable():
+        return text
+    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
 
 
 @dataclass(frozen=True, slots=True)
@@ -132,7 +144,7 @@ class TrustStatus:
                 lines += [f"    {item.line()}" for item in chosen]
         if self.changes:
             lines.append("  changed since it was trusted:")
-            lines += [f"    {change}" for change in self.changes]
+            lines += [f"    {printable(change)}" for change in self.changes]
         return "\n".join(lines)
 
     def notice(self) -> str | None:
