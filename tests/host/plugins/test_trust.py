@@ -232,3 +232,33 @@ def test_the_plugin_that_runs_is_the_file_that_was_digested(tmp_path):
     assert candidate.load is not None
     candidate.load()
     assert first.exists() and not second.exists()
+
+
+def test_what_the_user_configured_loads_in_an_untrusted_folder(tmp_path):
+    from tooldeck.host.location.config_files import user_config_path
+
+    root, marker = tmp_path / "repo", tmp_path / "marker"
+    write_plugin(root, tmp_path / "project-marker")
+    user = user_config_path()
+    user.parent.mkdir(parents=True)
+    user.write_text(server_table(marker) + '\n[[permission]]\naction = "shell"\neffect = "allow"\n')
+    with Host.open(root) as host:
+        assert not host.trust.trusted
+        assert host.location.policy.evaluate("shell", "ls") == "allow"
+        assert {p.name: p.status for p in host.plugins} == {
+            "mcp:evil": "failed",  # the user's server started (it never speaks MCP)
+            "local:x": "untrusted",
+        }
+    assert marker.read_text() == "ran"
+    assert not (tmp_path / "project-marker").exists()
+
+
+def test_a_plugin_file_linked_from_outside_runs_only_after_trust(tmp_path):
+    outside, marker = tmp_path / "elsewhere.py", tmp_path / "marker"
+    outside.write_text(plugin_code(marker))
+    root = tmp_path / "repo"
+    (root / ".tooldeck" / "plugins").mkdir(parents=True)
+    (root / ".tooldeck" / "plugins" / "x.py").symlink_to(outside)
+    assert f"-> {outside}" in trust_status(root).describe()
+    rows = opened_then_trusted(root, marker)
+    assert rows["local:x"].status == "untrusted"

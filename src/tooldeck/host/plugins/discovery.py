@@ -266,10 +266,11 @@ def local_candidate(path: Path) -> Candidate:
 
     The file is read once, here: its digest is what trust is checked against, and its
     loader executes exactly the bytes that were digested, so a file swapped between
-    the check and the import never runs.
+    the check and the import never runs. Named and ranked by the listed file name (a
+    link ``x.py`` is ``local:x`` wherever it leads), as the trust store names it.
     """
-    path = path.resolve()
-    name = f"local:{path.stem}"
+    listed, path = path, path.resolve()
+    name = f"local:{listed.stem}"
     digest = hashlib.sha256(str(path).encode()).hexdigest()[:10]
     module = f"_tooldeck_local_{digest}_{path.stem.replace('.', '_')}"
     try:
@@ -282,7 +283,7 @@ def local_candidate(path: Path) -> Candidate:
     return Candidate(
         name,
         "local",
-        (path.name,),
+        (listed.name,),
         frozenset({name}),
         ("local", str(path), sha),
         load,
