@@ -314,7 +314,8 @@ class TooldeckMcpClient:
     async def connect(self):
         from tooldeck import Host
 
-        self.host = Host.open(_w6_location(self.config), plugins=[])
+        # the bench wrote this Location's server table: trusted for this process
+        self.host = Host.open(_w6_location(self.config), plugins=[], trust=True)
         self.snapshot = self.host.snapshot()
         self.fresh = True
 
@@ -356,7 +357,13 @@ def w6_serve_command():
     import sys
 
     root = _w6_location(plugin=W6_SERVE_PLUGIN)
-    return [sys.executable, "-m", "tooldeck", "mcp", "serve", "--location", str(root)]
+    # The bench wrote the plugin: trusted for the served process (TOOLDECK_TRUST=1, set
+    # here because the SDK's stdio client passes the server only a safe environment).
+    trusted = (
+        "import os, runpy; os.environ['TOOLDECK_TRUST'] = '1'; "
+        "runpy.run_module('tooldeck', run_name='__main__')"
+    )
+    return [sys.executable, "-c", trusted, "mcp", "serve", "--location", str(root)]
 
 
 W6_SERVE = {"tooldeck mcp serve (stdio)": (w6_serve_command, "add", "tooldeck")}

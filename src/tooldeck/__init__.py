@@ -76,6 +76,14 @@ if TYPE_CHECKING:
     from tooldeck.host.location.questions import QuestionGate as QuestionGate
     from tooldeck.host.location.questions import QuestionRequest as QuestionRequest
     from tooldeck.host.location.questions import QuestionService as QuestionService
+    from tooldeck.host.location.trust import TrustItem as TrustItem
+    from tooldeck.host.location.trust import TrustKind as TrustKind
+    from tooldeck.host.location.trust import TrustSource as TrustSource
+    from tooldeck.host.location.trust import TrustStatus as TrustStatus
+    from tooldeck.host.location.trust_store import grant_trust as grant_trust
+    from tooldeck.host.location.trust_store import revoke_trust as revoke_trust
+    from tooldeck.host.location.trust_store import trust_status as trust_status
+    from tooldeck.host.location.trust_store import trusted_folders as trusted_folders
     from tooldeck.host.location.wildcard import Effect as Effect
     from tooldeck.host.location.wildcard import RuleLike as RuleLike
     from tooldeck.host.location.wildcard import Ruleset as Ruleset
@@ -169,17 +177,25 @@ _LOCATIONS = {
     "ToolFailure": "tooldeck._tool",
     "ToolResult": "tooldeck._tool",
     "ToolService": "tooldeck.host.service",
-    "TurnResult": "tooldeck.providers",
     "TooldeckError": "tooldeck.errors",
     "TransformFn": "tooldeck.host.registry.state",
+    "TrustItem": "tooldeck.host.location.trust",
+    "TrustKind": "tooldeck.host.location.trust",
+    "TrustSource": "tooldeck.host.location.trust",
+    "TrustStatus": "tooldeck.host.location.trust",
+    "TurnResult": "tooldeck.providers",
     "UpdateFn": "tooldeck.host.registry.editor",
     "Visibility": "tooldeck.host.execution.snapshot",
+    "grant_trust": "tooldeck.host.location.trust_store",
     "hookimpl": "tooldeck.hookspecs",
     "hookspec": "tooldeck.hookspecs",
     "load_config": "tooldeck.host.location.config_files",
+    "revoke_trust": "tooldeck.host.location.trust_store",
     "run_tool_call": "tooldeck.host.execution.outcome",
     "run_tool_calls": "tooldeck.providers",
     "tool": "tooldeck._function_tool",
+    "trust_status": "tooldeck.host.location.trust_store",
+    "trusted_folders": "tooldeck.host.location.trust_store",
 }
 
 __all__ = [
@@ -254,16 +270,24 @@ __all__ = [
     "ToolService",
     "TooldeckError",
     "TransformFn",
+    "TrustItem",
+    "TrustKind",
+    "TrustSource",
+    "TrustStatus",
     "TurnResult",
     "UpdateFn",
     "Visibility",
     "__version__",
+    "grant_trust",
     "hookimpl",
     "hookspec",
     "load_config",
+    "revoke_trust",
     "run_tool_call",
     "run_tool_calls",
     "tool",
+    "trust_status",
+    "trusted_folders",
 ]
 
 

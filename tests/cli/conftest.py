@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
+import io
+
 import pytest
 
 from tooldeck.cli import main
@@ -59,7 +62,16 @@ def project(clean_env, monkeypatch):
     plugins.mkdir(parents=True)
     for stem, text in (("a_greet", GREET), ("b_loud", LOUD), ("c_secret", SECRET)):
         (plugins / f"{stem}.py").write_text(text)
+    trust(root)
     return root
+
+
+def trust(root):
+    """Trust ``root`` the way a user does (`tooldeck trust --yes`), in this test's data dir;
+    again after a test adds a plugin file, since that changes what the folder runs."""
+    with contextlib.redirect_stdout(io.StringIO()) as shown:
+        assert main(["trust", "--yes", str(root)]) == 0
+    assert "trusted (fingerprint" in shown.getvalue()
 
 
 @pytest.fixture

@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import json
 
+from .conftest import trust
+
 
 def test_table_shows_order_status_and_effects(project, tooldeck):
     (project / ".tooldeck" / "plugins" / "d_broken.py").write_text("raise OSError('disk')\n")
+    trust(project)
     code, out, _ = tooldeck("plugins")
     assert code == 0
     assert out.splitlines() == [
@@ -24,6 +27,7 @@ def test_table_shows_order_status_and_effects(project, tooldeck):
 def test_json_reports_failures_with_traceback(project, tooldeck, monkeypatch):
     monkeypatch.delenv("TOOLDECK_LOAD_PLUGINS")
     (project / ".tooldeck" / "plugins" / "d_broken.py").write_text("raise OSError('disk')\n")
+    trust(project)
     code, out, _ = tooldeck("plugins", "--json")
     plugins = {p["name"]: p for p in json.loads(out)}
     assert code == 0
@@ -55,6 +59,7 @@ def test_missed_update_and_remove_targets_show_as_warnings(project, tooldeck, mo
         "from tooldeck import hookimpl\n\n"
         "@hookimpl\ndef tool_transform(editor):\n    editor.remove('gret')\n"
     )
+    trust(project)
     monkeypatch.setenv("TOOLDECK_LOAD_PLUGINS", "local:a_greet,local:e_typo")
     code, out, _ = tooldeck("plugins")
     assert code == 0

@@ -99,6 +99,7 @@ def test_a_code_mode_catalog_is_listed_without_the_sandbox(tmp_path):
     env = {
         **{k: v for k, v in os.environ.items() if not k.startswith("TOOLDECK_")},
         "TOOLDECK_LOAD_PLUGINS": "local:adder",
+        "TOOLDECK_TRUST": "1",  # the test wrote this project's plugin: trust it
     }
     done = subprocess.run(
         [sys.executable, "-c", CLI_PROBE, str(tmp_path), json.dumps(NOT_AT_OPEN)],

@@ -79,13 +79,17 @@ def free_port() -> int:
 
 @pytest.fixture(scope="module")
 def module_env(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
-    """``tooldeck_env`` for a module: no TOOLDECK_* variables, XDG dirs in a temp dir."""
+    """``tooldeck_env`` for a module: XDG dirs in a temp dir, no TOOLDECK_* variables but
+    ``TOOLDECK_TRUST=1``."""
     base = tmp_path_factory.mktemp("env")
     with pytest.MonkeyPatch.context() as patch:
         for name in [n for n in os.environ if n.startswith("TOOLDECK_")]:
             patch.delenv(name)
         patch.setenv("XDG_CONFIG_HOME", str(base / "xdg-config"))
         patch.setenv("XDG_DATA_HOME", str(base / "xdg-data"))
+        # The tests write these projects' servers and plugins themselves: trusted for the
+        # process, as CI does (tests/host/plugins/test_trust.py covers untrusted ones).
+        patch.setenv("TOOLDECK_TRUST", "1")
         yield base
 
 

@@ -14,7 +14,7 @@ import mcp.types as types
 import pytest
 
 from mcp import Client, StdioServerParameters
-from tooldeck import Host
+from tooldeck import Host, grant_trust, trust_status
 
 from .conftest import free_port, wait_for
 
@@ -71,12 +71,13 @@ def project(tooldeck_env):
     (root / ".tooldeck" / "plugins").mkdir(parents=True)
     (root / ".tooldeck" / "plugins" / "adder.py").write_text(ADDER)
     (root / "tooldeck.toml").write_text('[plugins]\nonly = ["local:adder", "local:later"]\n')
+    grant_trust(trust_status(root))  # as `tooldeck trust --yes` does; the server reads it
     return root
 
 
 def served(root: Path, *extra: str, **options) -> Client:
     env = {
-        **{k: v for k, v in os.environ.items() if k.startswith("XDG_")},
+        **{k: v for k, v in os.environ.items() if k.startswith(("XDG_", "TOOLDECK_TRUST"))},
         "PYTHONPATH": os.pathsep.join(sys.path),
     }
     params = StdioServerParameters(
@@ -203,7 +204,10 @@ def test_a_2026_client_answers_each_question_of_a_call_once(project):
 
 
 @pytest.mark.parametrize("mode", ["auto", "legacy"])
-def test_clients_hear_when_a_plugin_file_appears(tooldeck_env, mode):
+def test_clients_hear_when_a_plugin_file_appears(tooldeck_env, monkeypatch, mode):
+    # A file added while serving runs only in a folder trusted for the whole process
+    # (a stored trust covers exactly the files that were reviewed).
+    monkeypatch.setenv("TOOLDECK_TRUST", "1")
     root = tooldeck_env / "late"
     root.mkdir()  # no .tooldeck/plugins/ yet: it is created after the server started
     (root / "tooldeck.toml").write_text('[plugins]\nonly = ["local:later"]\n')

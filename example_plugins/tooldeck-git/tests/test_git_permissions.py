@@ -68,7 +68,8 @@ async def test_an_allow_rule_needs_no_asker(repo):
     (repo / "tooldeck.toml").write_text(
         '[[permission]]\naction = "git.read"\nresource = "*"\neffect = "allow"\n'
     )
-    host = tooldeck.Host.open(repo, plugins=[tooldeck_git])  # no asker at all
+    # no asker at all; a project `allow` rule counts once its folder is trusted
+    host = tooldeck.Host.open(repo, plugins=[tooldeck_git], trust=True)
     call = tooldeck.ToolCall("c1", "git_status", {})
     assert (await tooldeck.run_tool_call(host.snapshot(), call)).status == "completed"
 

@@ -24,10 +24,22 @@ def location_dir(args: argparse.Namespace) -> Path:
 
 
 def open_host(args: argparse.Namespace, **options: Any) -> Host:
-    """``Host.open`` on ``--location`` (config errors reach ``main`` as exit code 2)."""
+    """``Host.open`` on ``--location`` (config errors reach ``main`` as exit code 2).
+
+    When the folder brings code that was skipped because it is not trusted, one line on
+    stderr says so and names the trust command (never a prompt: stdin may be a pipe).
+    """
+    import sys
+
     from tooldeck.host.plugins.host import Host
 
-    return Host.open(location_dir(args), **options)
+    host = Host.open(location_dir(args), **options)
+    notice = host.trust.notice()
+    if notice:
+        print(notice, file=sys.stderr)
+    if host.trust.problem:
+        print(f"tooldeck: warning: {host.trust.problem}", file=sys.stderr)
+    return host
 
 
 def print_json(data: Any) -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from tooldeck.cli._common import first_line, open_host, print_json, table
@@ -11,6 +12,7 @@ from tooldeck.cli._errors import CommandError
 
 if TYPE_CHECKING:
     from tooldeck.host.execution.snapshot import Snapshot
+    from tooldeck.host.location.trust import TrustStatus
     from tooldeck.host.registry.catalog import Catalog
     from tooldeck.host.registry.editor import CatalogEntry
 
@@ -42,10 +44,22 @@ def add_parser(commands: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     with open_host(args) as host:  # closing ends mounted MCP servers
-        return _show(args, host.snapshot())
+        return _show(args, host.snapshot(), untrusted_rows(host.trust))
 
 
-def _show(args: argparse.Namespace, snapshot: Snapshot) -> int:
+def untrusted_rows(status: TrustStatus) -> list[list[str]]:
+    """A row ``untrusted`` per project plugin file and server the folder's trust left out."""
+    if not status.needed:
+        return []
+    from tooldeck.host.plugins.trust_gate import untrusted_reason
+
+    reason = untrusted_reason(status)
+    names = [f"local:{Path(i.name).stem}" for i in status.skipped("plugin")]
+    names += [f"mcp:{i.name}" for i in status.skipped("server")]
+    return [[name, "untrusted", name, "-", "-", reason] for name in names]
+
+
+def _show(args: argparse.Namespace, snapshot: Snapshot, untrusted: list[list[str]]) -> int:
     if args.codemode:
         return _print_codemode(snapshot)
     if args.format:
@@ -55,7 +69,8 @@ def _show(args: argparse.Namespace, snapshot: Snapshot) -> int:
     if args.json:
         print_json(rows)
         return 0
-    print(table(HEADERS, [_cells(row) for row in rows]) if rows else "no tools")
+    cells = [_cells(row) for row in rows] + untrusted
+    print(table(HEADERS, cells) if cells else "no tools")
     note = codemode_note(snapshot)
     if note:
         print(note, file=sys.stderr)

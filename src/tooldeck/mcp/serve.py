@@ -1,24 +1,26 @@
 """``tooldeck mcp serve``: run the catalog server over stdio or streamable HTTP.
 
 HTTP binds 127.0.0.1 unless told otherwise; any other address needs ``--allow-remote``
-and a ``TOOLDECK_MCP_TOKEN``, and with ``--allow-remote`` every request must carry that
-token as a bearer token (401 otherwise). DNS-rebinding protection is always on: the
-Host and Origin headers must name the address the server is bound to.
+and a ``TOOLDECK_MCP_TOKEN``. Whenever ``TOOLDECK_MCP_TOKEN`` is set, every HTTP request
+must carry it as a bearer token (401 otherwise), loopback included; loopback without a
+token serves anyone on the machine and says so in one warning line. The served URL is
+printed on stderr at start. DNS-rebinding protection is always on: the Host and Origin
+headers must name the address the server is bound to. The Location opens as ``Host.open``
+opens it: an untrusted folder is served in its untrusted view.
 """
 
 from __future__ import annotations
 
-import hmac
 import os
-from collections.abc import Awaitable, Callable, MutableMapping
+import sys
 from pathlib import Path
 from typing import Any, NamedTuple
 
 import anyio
 
 from tooldeck.errors import TooldeckError
+from tooldeck.mcp.auth import DEFAULT_PRINCIPAL, TOKEN_ENV, BearerCheck
 
-TOKEN_ENV = "TOOLDECK_MCP_TOKEN"
 LOOPBACK = ("127.0.0.1", "localhost", "::1")
 
 
@@ -35,6 +37,12 @@ class HttpAddress(NamedTuple):
             raise TooldeckError(f"--http {text}: expected [HOST:]PORT with a port 1-65535")
         return cls(host or "127.0.0.1", int(port))
 
+    @property
+    def url(self) -> str:
+        """``http://HOST:PORT/mcp`` (IPv6 hosts in brackets)."""
+        shown = f"[{self.host}]" if ":" in self.host else self.host
+        return f"http://{shown}:{self.port}/mcp"
+
 
 def serve(root: Path, *, http: str | None, allow_remote: bool, codemode: bool = True) -> None:
     """Open the Location at ``root`` and serve it until stdin closes or the process ends.
@@ -43,10 +51,20 @@ def serve(root: Path, *, http: str | None, allow_remote: bool, codemode: bool = 
     """
     address = HttpAddress.parse(http) if http is not None else None
     token = _token(address, allow_remote)
+    if address is not None:
+        print(f"tooldeck: serving MCP at {address.url}", file=sys.stderr, flush=True)
+        if token is None:
+            print(
+                f"tooldeck: warning: no {TOKEN_ENV} set: any process on this machine "
+                "can list and call these tools",
+                file=sys.stderr,
+                flush=True,
+            )
     anyio.run(_serve, root, address, token, codemode)
 
 
 def _token(address: HttpAddress | None, allow_remote: bool) -> str | None:
+    """The bearer token every HTTP request must carry, or None (loopback, none set)."""
     if address is None:
         return None
     if address.host not in LOOPBACK and not allow_remote:
@@ -54,12 +72,10 @@ def _token(address: HttpAddress | None, allow_remote: bool) -> str | None:
             f"--http {address.host}:{address.port}: refusing to listen on a "
             "non-loopback address without --allow-remote"
         )
-    if not allow_remote:
-        return None
     token = os.environ.get(TOKEN_ENV, "")
-    if not token:
+    if allow_remote and not token:
         raise TooldeckError(f"--allow-remote needs a bearer token in {TOKEN_ENV}")
-    return token
+    return token or None
 
 
 async def _serve(
@@ -90,6 +106,9 @@ def _open(root: Path, asker: Any, codemode: bool) -> Any:
     from tooldeck import Host
 
     host = Host.open(root, asker=asker)
+    notice = host.trust.notice()
+    if notice:  # the untrusted view is served; say once per open what it leaves out
+        print(notice, file=sys.stderr, flush=True)
     if not codemode:
         config = host.location.config
         host.location.config = config.model_copy(
@@ -124,41 +143,6 @@ async def _http(server: Any, address: HttpAddress, token: str | None) -> None:
         streamable_http_path="/mcp", host=host, transport_security=security
     )
     if token is not None:
-        app = BearerCheck(app, token)
+        app = BearerCheck(app, {token: DEFAULT_PRINCIPAL})
     config = uvicorn.Config(app, host=host, port=port, log_level="warning", lifespan="on")
     await uvicorn.Server(config).serve()
-
-
-Scope = MutableMapping[str, Any]
-Receive = Callable[[], Awaitable[MutableMapping[str, Any]]]
-Send = Callable[[MutableMapping[str, Any]], Awaitable[None]]
-
-
-class BearerCheck:
-    """ASGI wrapper: HTTP requests without ``Authorization: Bearer <token>`` get 401."""
-
-    def __init__(self, app: Any, token: str) -> None:
-        self.app = app
-        self._expected = f"Bearer {token}".encode()
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] == "http" and not self._authorized(scope):
-            await send(
-                {
-                    "type": "http.response.start",
-                    "status": 401,
-                    "headers": [(b"content-type", b"text/plain"), (b"www-authenticate", b"Bearer")],
-                }
-            )
-            await send(
-                {
-                    "type": "http.response.body",
-                    "body": f"missing or wrong bearer token ({TOKEN_ENV})\n".encode(),
-                }
-            )
-            return
-        await self.app(scope, receive, send)
-
-    def _authorized(self, scope: Scope) -> bool:
-        given = dict(scope.get("headers") or ()).get(b"authorization", b"")
-        return hmac.compare_digest(given, self._expected)

@@ -25,6 +25,7 @@ from tooldeck.host.location.config_files import (
     user_config_path,
 )
 from tooldeck.host.location.paths import LOCAL_PLUGIN_DIR
+from tooldeck.host.location.trust_store import trust_store_path
 
 if TYPE_CHECKING:
     from tooldeck import Host
@@ -45,7 +46,8 @@ class Stamps(NamedTuple):
 
     @classmethod
     def of(cls, root: Path) -> Stamps:
-        files = [root / PROJECT_FILE, root / PYPROJECT_FILE, user_config_path()]
+        # the trust store too: trusting (or revoking) the folder reopens it
+        files = [root / PROJECT_FILE, root / PYPROJECT_FILE, user_config_path(), trust_store_path()]
         folder = root / LOCAL_PLUGIN_DIR
         plugins = sorted(folder.glob("*.py")) if folder.is_dir() else []
         return cls(_stamp(files), _stamp(plugins))

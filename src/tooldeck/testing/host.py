@@ -82,6 +82,7 @@ class TestHost:
         answerer: Answerer | None = None,
         data_dir: str | os.PathLike[str] | None = None,
         visibility: bool = True,
+        trust: bool | None = True,
     ) -> TestHost:
         """``Host.open(path, plugins=[...])`` with exactly these third-party plugins.
 
@@ -90,6 +91,10 @@ class TestHost:
         Built-ins not wanted are passed to ``disable``. The config is read from ``path``
         as ``Host.open`` reads it, environment variables included (the ``tooldeck_host``
         fixture clears ``TOOLDECK_*`` and the user config first).
+
+        ``trust``: passed to ``Host.open``. A test writes its own project, so it is
+        trusted by default and its ``local:stem`` plugins load; ``None`` decides as a
+        user's host would (``TOOLDECK_TRUST``, then the trust store).
         """
         modules = _builtin_modules(builtins, strict=True)
         off = [f"builtin:{m}" for m in _shipped() if m not in modules]
@@ -100,6 +105,7 @@ class TestHost:
             asker=asker,
             answerer=answerer,
             data_dir=data_dir,
+            trust=trust,
         )
         return cls(host, visibility=visibility)
 

@@ -38,7 +38,9 @@ def adds(name, *tools, description=None):
 
 
 def open_host(tmp_path, *plugins, **options):
-    return Host.open(tmp_path, plugins=list(plugins), **options)
+    # These projects are written by the tests themselves: trusted, so their
+    # .tooldeck/plugins files load (tests/host/plugins/test_trust.py covers untrusted).
+    return Host.open(tmp_path, plugins=list(plugins), trust=True, **options)
 
 
 def by_name(host):
@@ -180,7 +182,7 @@ def test_a_raising_session_transform_is_reported_and_the_session_opens(tmp_path)
 
 def test_session_transforms_follow_plugins_in_and_out(tmp_path):
     write_plugin(tmp_path, "first", LOCAL_SESSION.format(tool="one"))
-    host = Host.open(tmp_path)
+    host = Host.open(tmp_path, trust=True)
     host.session("s")
     assert host.snapshot(session="s").names == ("one",)
     write_plugin(tmp_path, "late", LOCAL_SESSION.format(tool="late"))
@@ -362,7 +364,7 @@ def test_config_order_moves_a_plugin_last(tmp_path):
     local(tmp_path, "a_first")
     local(tmp_path, "b_second")
     (tmp_path / "tooldeck.toml").write_text('[plugins]\norder = ["local:a_first"]\n')
-    host = Host.open(tmp_path)
+    host = Host.open(tmp_path, trust=True)
     assert [p.name for p in host.plugins] == ["local:b_second", "local:a_first"]
     assert description(host, "shared") == "from a_first"
 
@@ -435,7 +437,7 @@ def test_load_failures_are_isolated(tmp_path):
         "from tooldeck import hookimpl\n@hookimpl\ndef tool_transform(editor, extra): pass\n",
     )
     local(tmp_path, "works")
-    host = Host.open(tmp_path)
+    host = Host.open(tmp_path, trust=True)
     info = by_name(host)
     assert info["local:broken"].status == "failed"
     assert info["local:broken"].reason == (
@@ -467,7 +469,7 @@ def test_removals_are_reported(tmp_path, fake_builtin):
 def test_an_invalid_config_raises_config_error(tmp_path):
     (tmp_path / "tooldeck.toml").write_text('[plugins]\ndisable = "x"\n')
     with pytest.raises(ConfigError, match=r"plugins\.disable: expected a list of strings"):
-        Host.open(tmp_path)
+        Host.open(tmp_path, trust=True)
 
 
 def test_snapshot_hides_tools_the_location_wholly_denies(tmp_path):
@@ -514,7 +516,7 @@ def test_trace_env_prints_hook_calls(tmp_path, monkeypatch, capsys):
 def test_refresh_inserts_at_the_sorted_position_without_reimporting(tmp_path):
     local(tmp_path, "a")
     local(tmp_path, "c")
-    host = Host.open(tmp_path)
+    host = Host.open(tmp_path, trust=True)
     first = host._records[0].registration
     local(tmp_path, "b")
     host.refresh_plugins()
@@ -527,7 +529,7 @@ def test_refresh_inserts_at_the_sorted_position_without_reimporting(tmp_path):
 def test_refresh_disposes_removed_plugins_and_reloads_changed_ones(tmp_path):
     local(tmp_path, "a")
     local(tmp_path, "b")
-    host = Host.open(tmp_path)
+    host = Host.open(tmp_path, trust=True)
     (tmp_path / ".tooldeck" / "plugins" / "b.py").unlink()
     host.refresh_plugins()
     assert description(host, "shared") == "from a"
@@ -576,7 +578,7 @@ def test_loading_pauses_the_garbage_collector_and_restores_it(tmp_path, enabled)
     was = gc.isenabled()
     (gc.enable if enabled else gc.disable)()
     try:
-        host = Host.open(tmp_path, plugins=["local:probe"])
+        host = Host.open(tmp_path, plugins=["local:probe"], trust=True)
         after = gc.isenabled()
     finally:
         (gc.enable if was else gc.disable)()

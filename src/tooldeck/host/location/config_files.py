@@ -44,12 +44,28 @@ class ConfigSource(NamedTuple):
 
 
 def load_config(root: str | os.PathLike[str]) -> Config:
-    """The validated config of the Location at ``root`` (user file under project file)."""
-    sources = [s for s in (user_source(), project_source(Path(root))) if s is not None]
-    configs = [validate(source) for source in sources]
-    if len(sources) < 2:
-        return configs[0] if configs else default_config()
-    user, project = sources
+    """The validated config of the Location at ``root`` (user file under project file).
+
+    Everything the project file says applies, trusted or not: ``Host.open`` uses
+    ``config_sources`` and ``merged_config`` to leave out what needs trust.
+    """
+    return merged_config(*config_sources(Path(root)))
+
+
+def config_sources(root: Path) -> tuple[ConfigSource | None, ConfigSource | None]:
+    """(user layer, project layer), each validated on its own (errors name its file)."""
+    user, project = user_source(), project_source(root)
+    for source in (user, project):
+        if source is not None:
+            validate(source)
+    return user, project
+
+
+def merged_config(user: ConfigSource | None, project: ConfigSource | None) -> Config:
+    """The project layer merged over the user layer and validated as a whole."""
+    if user is None or project is None:
+        only = user or project
+        return validate(only) if only is not None else default_config()
     label = f"{project.label} over {user.label}"
     return validate(ConfigSource(label, "", merge(user.data, project.data)))
 

@@ -25,7 +25,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from tooldeck.errors import PluginError
-from tooldeck.host.location.paths import LOCAL_PLUGIN_DIR
+from tooldeck.host.location.trust import digest as content_digest
+from tooldeck.host.location.trust import local_plugin_files
 
 if TYPE_CHECKING:
     from importlib.metadata import Distribution
@@ -116,14 +117,6 @@ def _name_version(dist: Distribution | None) -> tuple[str, str]:
     return found.get("Name", ""), found.get("Version", "")
 
 
-def local_plugin_files(root: Path) -> list[Path]:
-    """``<root>/.tooldeck/plugins/*.py``, sorted by file name (never listing order)."""
-    folder = root / LOCAL_PLUGIN_DIR
-    if not folder.is_dir():
-        return []
-    return sorted((p for p in folder.glob("*.py") if p.is_file()), key=lambda p: p.name)
-
-
 # -- candidates ------------------------------------------------------------------------------
 Loader = Callable[[], object]
 
@@ -145,6 +138,8 @@ class Candidate:
     version: str | None = None
     origin: str | None = None
     """Where it comes from: ``name = module:attr``, a module or a file path."""
+    digest: str | None = None
+    """A Location plugin file's sha256: its loader runs exactly these bytes."""
 
 
 def discover(
@@ -267,20 +262,33 @@ def local_candidates(root: Path) -> list[Candidate]:
 
 
 def local_candidate(path: Path) -> Candidate:
-    """One Python file as a plugin (also what ``tooldeck check FILE`` loads)."""
-    path = path.resolve()
-    stat = path.stat()
-    name = f"local:{path.stem}"
+    """One Python file as a plugin (also what ``tooldeck check FILE`` loads).
+
+    The file is read once, here: its digest is what trust is checked against, and its
+    loader executes exactly the bytes that were digested, so a file swapped between
+    the check and the import never runs. Named and ranked by the listed file name (a
+    link ``x.py`` is ``local:x`` wherever it leads), as the trust store names it.
+    """
+    listed, path = path, path.resolve()
+    name = f"local:{listed.stem}"
     digest = hashlib.sha256(str(path).encode()).hexdigest()[:10]
     module = f"_tooldeck_local_{digest}_{path.stem.replace('.', '_')}"
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        load: Loader = partial(_unreadable, name, path, exc)
+        sha = ""
+    else:
+        load, sha = partial(_exec_file, name, module, path, data), content_digest(data)
     return Candidate(
         name,
         "local",
-        (path.name,),
+        (listed.name,),
         frozenset({name}),
-        ("local", str(path), stat.st_mtime_ns, stat.st_size),
-        partial(_exec_file, name, module, path),
+        ("local", str(path), sha),
+        load,
         origin=str(path),
+        digest=sha,
     )
 
 
@@ -320,14 +328,18 @@ def load_entry_point(plugin: str, record: EntryPointRecord) -> object:
     return target
 
 
-def _exec_file(plugin: str, module_name: str, path: Path) -> object:
+def _unreadable(plugin: str, path: Path, exc: OSError) -> object:
+    raise PluginError(plugin, f"cannot read {path}: {exc.strerror or exc}")
+
+
+def _exec_file(plugin: str, module_name: str, path: Path, data: bytes) -> object:
     spec = importlib.util.spec_from_file_location(module_name, path)
-    if spec is None or spec.loader is None:
+    if spec is None:
         raise PluginError(plugin, f"{path} is not an importable Python file")
     module = importlib.util.module_from_spec(spec)
     sys.modules[module_name] = module  # dataclasses and pydantic look their module up here
     try:
-        spec.loader.exec_module(module)
+        exec(compile(data, str(path), "exec"), module.__dict__)  # the bytes that were digested
     except (Exception, SystemExit) as exc:
         sys.modules.pop(module_name, None)
         raise PluginError(plugin, f"executing {path.name} raised {brief(exc)}") from exc

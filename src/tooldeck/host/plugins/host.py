@@ -20,7 +20,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from tooldeck.errors import PluginError
-from tooldeck.host.location.config_files import load_config
 from tooldeck.host.location.location import Location
 from tooldeck.host.plugins.discovery import (
     Candidate,
@@ -29,6 +28,12 @@ from tooldeck.host.plugins.discovery import (
     forget_modules,
     member_candidate,
 )
+from tooldeck.host.plugins.trust_gate import (
+    admits,
+    open_location,
+    skipped_servers,
+    untrusted_reason,
+)
 from tooldeck.host.plugins.wiring import PluginTransforms, PluginWiring, Selection, ordered
 from tooldeck.host.service import Registration, ToolService
 
@@ -36,6 +41,7 @@ if TYPE_CHECKING:
     from tooldeck.host.execution.snapshot import Snapshot, Visibility
     from tooldeck.host.location.permission import Asker
     from tooldeck.host.location.questions import Answerer
+    from tooldeck.host.location.trust import TrustStatus
     from tooldeck.host.plugins.report import PluginGroup, PluginInfo, PluginStatus
     from tooldeck.host.service import SessionScope
 
@@ -87,6 +93,9 @@ class _Record:
 
 Discover = Callable[[], list[Candidate]]
 
+LOWER = ("builtin", "mcp")
+"""The layers before which a skipped project server's row is reported."""
+
 
 class Host:
     """A Location with its ``ToolService`` and plugins. Build it with ``Host.open``.
@@ -105,9 +114,11 @@ class Host:
         *,
         trace: bool = False,
         groups: Mapping[str, PluginGroup] | None = None,
+        trust: TrustStatus | None = None,
     ) -> None:
         self.location = location
         self.service = service
+        self._trust = trust
         self._selection = selection
         self._discover = discover
         self._groups = dict(groups or {})
@@ -126,6 +137,7 @@ class Host:
         asker: Asker | None = None,
         answerer: Answerer | None = None,
         data_dir: str | os.PathLike[str] | None = None,
+        trust: bool | None = None,
     ) -> Host:
         """Read the config at ``path``, discover and register every selected plugin.
 
@@ -135,9 +147,14 @@ class Host:
         objects (modules, classes or instances with hookimpls). Built-ins load unless
         disabled. Raises ``ConfigError`` for an invalid config file; a broken plugin
         never raises, it is reported in ``host.plugins``.
+
+        ``trust``: whether the project's own code may run (``.tooldeck/plugins``, its
+        ``[mcp.servers]``, its ``allow`` rules). ``None`` asks ``TOOLDECK_TRUST``, then
+        the user's trust store; ``True`` trusts for this process; ``False`` opens the
+        untrusted view. ``host.trust`` says what was decided and what was skipped.
         """
-        config = load_config(Path(path))
-        location = Location(path, config=config, data_dir=data_dir, asker=asker, answerer=answerer)
+        location, status = open_location(Path(path), trust, data_dir, asker, answerer)
+        config = location.config
         names, objects = _split(plugins)
         selection = Selection.build(
             plugins=names, disable=disable, config=config.plugins, environ=os.environ
@@ -153,9 +170,23 @@ class Host:
             partial(discover, location.root, objects, mcp.load if mcp else None),
             trace=os.environ.get("TOOLDECK_TRACE_PLUGINS") == "1",
             groups={"mcp": mcp} if mcp else None,
+            trust=status,
         )
         host.refresh_plugins()
         return host
+
+    @property
+    def trust(self) -> TrustStatus:
+        """Whether this Location's project code runs, and what was skipped if not.
+
+        ``host.plugins`` shows each skipped plugin file and server as a row ``untrusted``;
+        this says why, lists the skipped allow rules too and names the trust command.
+        """
+        if self._trust is None:  # a host built by hand: its caller chose every plugin
+            from tooldeck.host.location.trust import TrustStatus
+
+            return TrustStatus(self.location.root, (), "", True, "argument")
+        return self._trust
 
     # -- lifetime --------------------------------------------------------------------------
     def close(self) -> None:
@@ -237,9 +268,21 @@ class Host:
             self._retire(gone)
         self._place([r for r in records if r.transform is not None])
         missing = self._selection.missing(candidates)
-        self._records = records + [
+        self._records = self._with_skipped(records) + [
             _Record(c, "failed", reason=f"not found ({c.origin})") for c in missing
         ]
+
+    def _with_skipped(self, records: list[_Record]) -> list[_Record]:
+        """``records`` with an ``untrusted`` row per skipped project server, where the
+        MCP layer's rows go (after the built-ins)."""
+        rows = [
+            _Record(c, "untrusted", reason=untrusted_reason(self.trust))
+            for c in skipped_servers(self.trust)
+        ]
+        at = next(
+            (i for i, r in enumerate(records) if r.candidate.layer not in LOWER), len(records)
+        )
+        return [*records[:at], *rows, *records[at:]]
 
     def _carry(self, candidate: Candidate, previous: _Record | None) -> _Record:
         """Keep ``previous`` when its candidate is unchanged; else replace it."""
@@ -253,6 +296,8 @@ class Host:
         excluded = self._selection.excluded(candidate)
         if excluded is not None:
             return _Record(candidate, "disabled", reason=excluded)
+        if candidate.layer == "local" and not admits(self._trust, candidate):
+            return _Record(candidate, "untrusted", reason=untrusted_reason(self.trust))
         assert candidate.load is not None
         try:
             plugin = candidate.load()

@@ -14,8 +14,9 @@ if TYPE_CHECKING:
     from tooldeck.host.plugins.discovery import Candidate
     from tooldeck.host.registry.catalog import Catalog
 
-PluginStatus = Literal["active", "disabled", "failed"]
-"""Whether a plugin serves (``active``), was left out on purpose, or broke."""
+PluginStatus = Literal["active", "disabled", "failed", "untrusted"]
+"""Whether a plugin serves (``active``), was left out on purpose, broke, or belongs to
+a project folder that is not trusted (``untrusted``: never imported or started)."""
 
 
 @dataclass(frozen=True, slots=True)

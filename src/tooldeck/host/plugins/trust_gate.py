@@ -1,0 +1,84 @@
+"""Trust at the plugin layer: which config a Location gets, which plugin files may run,
+and the ``untrusted`` rows for what was skipped (DESIGN §7a).
+
+``host/location/trust`` decides *whether* a folder is trusted; this module applies the
+decision to the plugin layers, so ``Host`` stays about loading.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from tooldeck.host.location.location import Location
+from tooldeck.host.location.paths import LOCAL_PLUGIN_DIR
+from tooldeck.host.plugins.discovery import Candidate, member_candidate
+
+if TYPE_CHECKING:
+    from tooldeck.host.location.permission import Asker
+    from tooldeck.host.location.questions import Answerer
+    from tooldeck.host.location.trust import TrustStatus
+
+
+def admits(status: TrustStatus | None, candidate: Candidate) -> bool:
+    """May this Location plugin file run?
+
+    Trusted by the store: only the exact files (name and content) that were trusted, so
+    one added or edited while the host is open waits for trust. Trusted by argument or
+    environment: any. ``status=None`` (a host built by hand, ``tooldeck check``): the
+    caller chose every candidate itself.
+    """
+    if status is None or (status.trusted and status.source in ("argument", "environment")):
+        return True
+    if not status.trusted:
+        return False
+    name = str(LOCAL_PLUGIN_DIR / candidate.rank[0])
+    return any(
+        i.kind == "plugin" and i.name == name and i.digest == candidate.digest for i in status.items
+    )
+
+
+def open_location(
+    root: Path,
+    trust: bool | None,
+    data_dir: str | os.PathLike[str] | None,
+    asker: Asker | None,
+    answerer: Answerer | None,
+) -> tuple[Location, TrustStatus]:
+    """The Location with the config its trust allows, and the trust decision.
+
+    The project layer is validated whole first (a broken file is an error either way);
+    untrusted, its ``[mcp.servers]`` and ``allow`` rules are dropped before merging.
+    """
+    from tooldeck.host.location.config_files import merged_config
+    from tooldeck.host.location.trust import narrowed
+    from tooldeck.host.location.trust_store import inspect_folder
+
+    user, project, status = inspect_folder(root, trust)
+    if project is not None and not status.trusted:
+        project = project._replace(data=narrowed(project.data))
+    config = merged_config(user, project)
+    location = Location(root, config=config, data_dir=data_dir, asker=asker, answerer=answerer)
+    return location, status
+
+
+def untrusted_reason(status: TrustStatus) -> str:
+    """The one line under an ``untrusted`` row: why, and the command that trusts."""
+    why = (
+        "changed since this folder was trusted" if status.changes else "this folder is not trusted"
+    )
+    return f"{why}; review and trust it with: {status.command}"
+
+
+def skipped_servers(status: TrustStatus) -> list[Candidate]:
+    """One candidate per project server left out because the folder is untrusted (a
+    report row ``mcp:NAME``; never loaded)."""
+    return [
+        dataclasses.replace(
+            member_candidate(f"mcp:{item.name}", "mcp"),
+            origin=f"[mcp.servers.{item.name}] {item.detail}",
+        )
+        for item in status.skipped("server")
+    ]

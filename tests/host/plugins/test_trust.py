@@ -1,0 +1,264 @@
+"""Hostile repositories: opening a folder never runs its code until the folder is trusted.
+
+Each project below runs code by one path (a plugin file, a project MCP server in
+``tooldeck.toml`` or ``pyproject.toml``, a file added or a command changed after trust,
+``plugins.order``/``only`` naming a project plugin, a plugin folder linked from outside).
+Every one must leave no marker when opened, and run once the folder is trusted.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+
+import pytest
+
+from tooldeck import Host, grant_trust, revoke_trust, trust_status, trusted_folders
+
+pytestmark = pytest.mark.usefixtures("clean_env")
+
+
+@pytest.fixture(autouse=True)
+def no_builtins(monkeypatch):
+    monkeypatch.setattr("tooldeck.builtin_plugins.BUILTIN_PLUGINS", ())
+
+
+def plugin_code(marker):
+    return (
+        f"import pathlib\npathlib.Path({str(marker)!r}).write_text('ran')\n"
+        "from tooldeck import hookimpl, tool\n\n"
+        "@tool\ndef hello() -> str:\n    'Say hello.'\n    return 'hello'\n\n"
+        "@hookimpl\ndef tool_transform(editor):\n    editor.add(hello.replace(codemode=False))\n"
+    )
+
+
+def server_table(marker, prefix="mcp.servers"):
+    """A server whose command writes ``marker`` and exits (it never speaks MCP)."""
+    code = f"import pathlib; pathlib.Path({str(marker)!r}).write_text('ran')"
+    command = [sys.executable, "-c", code]
+    return f"[{prefix}.evil]\ncommand = {json.dumps(command)}\ntimeout_s = 5\n"
+
+
+def write_plugin(root, marker, stem="x"):
+    folder = root / ".tooldeck" / "plugins"
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / f"{stem}.py").write_text(plugin_code(marker))
+
+
+def opened_then_trusted(root, marker):
+    """Open untrusted (no marker), trust what is shown, open again (marker)."""
+    with Host.open(root) as host:
+        assert not host.trust.trusted
+        rows = {p.name: p for p in host.plugins}
+    assert not marker.exists(), "the project ran code before it was trusted"
+    grant_trust(trust_status(root))
+    with Host.open(root) as host:
+        assert host.trust.trusted and host.trust.source == "store"
+    assert marker.read_text() == "ran"
+    return rows
+
+
+def test_a_local_plugin_runs_only_after_trust(tmp_path):
+    root, marker = tmp_path / "repo", tmp_path / "marker"
+    write_plugin(root, marker)
+    rows = opened_then_trusted(root, marker)
+    assert rows["local:x"].status == "untrusted"
+    assert rows["local:x"].reason == (
+        f"this folder is not trusted; review and trust it with: tooldeck trust {root}"
+    )
+
+
+def test_a_project_server_in_tooldeck_toml_starts_only_after_trust(tmp_path):
+    root, marker = tmp_path / "repo", tmp_path / "marker"
+    root.mkdir()
+    (root / "tooldeck.toml").write_text(server_table(marker))
+    rows = opened_then_trusted(root, marker)
+    assert (rows["mcp:evil"].status, rows["mcp:evil"].layer) == ("untrusted", "mcp")
+    assert "[mcp.servers.evil]" in rows["mcp:evil"].origin
+
+
+def test_a_project_server_in_pyproject_toml_starts_only_after_trust(tmp_path):
+    root, marker = tmp_path / "repo", tmp_path / "marker"
+    root.mkdir()
+    (root / "pyproject.toml").write_text(server_table(marker, "tool.tooldeck.mcp.servers"))
+    rows = opened_then_trusted(root, marker)
+    assert rows["mcp:evil"].status == "untrusted"
+
+
+def test_plugins_order_and_only_naming_a_project_plugin_do_not_load_it(tmp_path):
+    root, marker = tmp_path / "repo", tmp_path / "marker"
+    write_plugin(root, marker)
+    (root / "tooldeck.toml").write_text('[plugins]\norder = ["local:x"]\nonly = ["local:x"]\n')
+    opened_then_trusted(root, marker)
+    with Host.open(root, plugins=["local:x"], trust=False):
+        pass  # the embedding host naming it is not trust either
+
+
+def test_a_plugin_folder_linked_from_outside_runs_only_after_trust(tmp_path):
+    outside, marker = tmp_path / "elsewhere", tmp_path / "marker"
+    (outside).mkdir()
+    (outside / "x.py").write_text(plugin_code(marker))
+    root = tmp_path / "repo"
+    (root / ".tooldeck").mkdir(parents=True)
+    (root / ".tooldeck" / "plugins").symlink_to(outside, target_is_directory=True)
+    status = trust_status(root)
+    assert f"-> {outside / 'x.py'}" in status.describe()
+    opened_then_trusted(root, marker)
+
+
+def test_a_plugin_file_added_after_trust_untrusts_the_folder(tmp_path):
+    root, first, second = tmp_path / "repo", tmp_path / "first", tmp_path / "second"
+    write_plugin(root, first, "a")
+    grant_trust(trust_status(root))
+    write_plugin(root, second, "b")
+    first.unlink(missing_ok=True)
+    with Host.open(root) as host:
+        assert not host.trust.trusted
+        assert host.trust.changes == ("added plugin file .tooldeck/plugins/b.py",)
+        assert {p.name: p.status for p in host.plugins} == {
+            "local:a": "untrusted",
+            "local:b": "untrusted",
+        }
+    assert not first.exists() and not second.exists()
+    opened_then_trusted(root, second)
+
+
+def test_a_changed_server_command_after_trust_untrusts_the_folder(tmp_path):
+    root, marker = tmp_path / "repo", tmp_path / "marker"
+    root.mkdir()
+    harmless = [sys.executable, "-c", "pass"]
+    (root / "tooldeck.toml").write_text(
+        f"[mcp.servers.evil]\ncommand = {json.dumps(harmless)}\ntimeout_s = 5\n"
+    )
+    grant_trust(trust_status(root))
+    (root / "tooldeck.toml").write_text(server_table(marker))
+    status = trust_status(root)
+    assert not status.trusted
+    [change] = status.changes
+    assert change.startswith("changed MCP server evil: was ")
+    assert change.count("pathlib.Path(") == 1 and "marker" in change.partition(", now ")[2]
+    opened_then_trusted(root, marker)
+
+
+def test_a_plugin_file_added_while_open_waits_for_trust(tmp_path):
+    root, first, second = tmp_path / "repo", tmp_path / "first", tmp_path / "second"
+    write_plugin(root, first, "a")
+    grant_trust(trust_status(root))
+    with Host.open(root) as host:
+        assert first.exists()
+        write_plugin(root, second, "b")
+        host.refresh_plugins()
+        assert {p.name: p.status for p in host.plugins} == {
+            "local:a": "active",
+            "local:b": "untrusted",
+        }
+    assert not second.exists()
+
+
+def test_project_allow_rules_apply_only_when_trusted_and_deny_always(tmp_path):
+    root = tmp_path / "repo"
+    root.mkdir()
+    (root / "tooldeck.toml").write_text(
+        '[[permission]]\naction = "shell"\neffect = "allow"\n\n'
+        '[[permission]]\naction = "webfetch"\neffect = "deny"\n'
+    )
+    with Host.open(root) as host:
+        assert host.trust.skipped("allow")[0].detail == "allow shell on *"
+        assert host.location.policy.evaluate("shell", "ls") == "ask"
+        assert host.location.policy.evaluate("webfetch", "x") == "deny"
+    with Host.open(root, trust=True) as host:
+        assert host.location.policy.evaluate("shell", "ls") == "allow"
+
+
+def test_a_folder_with_nothing_to_run_opens_as_before(tmp_path):
+    root = tmp_path / "repo"
+    root.mkdir()
+    (root / "tooldeck.toml").write_text('[output]\nmax_lines = 5\n[plugins]\norder = ["x"]\n')
+    with Host.open(root) as host:
+        assert (host.trust.trusted, host.trust.source, host.trust.notice()) == (
+            True,
+            "nothing to trust",
+            None,
+        )
+        assert host.location.config.output.max_lines == 5
+    assert trusted_folders() == {}
+
+
+def test_untrusted_projects_keep_every_other_setting(tmp_path):
+    root, marker = tmp_path / "repo", tmp_path / "marker"
+    root.mkdir()
+    (root / "tooldeck.toml").write_text(
+        server_table(marker) + "[output]\nmax_lines = 7\n[codemode]\nenabled = false\n"
+    )
+    with Host.open(root) as host:
+        assert host.location.config.output.max_lines == 7
+        assert not host.location.config.codemode.enabled
+        assert host.location.config.mcp.servers == {}
+
+
+def test_argument_and_environment_trust_for_one_process(tmp_path, monkeypatch):
+    root, marker = tmp_path / "repo", tmp_path / "marker"
+    write_plugin(root, marker)
+    grant_trust(trust_status(root))
+    with Host.open(root, trust=False) as host:
+        assert (host.trust.trusted, host.trust.source) == (False, "argument")
+    assert not marker.exists()
+    monkeypatch.setenv("TOOLDECK_TRUST", "0")
+    with Host.open(root) as host:
+        assert (host.trust.trusted, host.trust.source) == (False, "environment")
+    assert revoke_trust(root)
+    monkeypatch.setenv("TOOLDECK_TRUST", "1")
+    with Host.open(root) as host:
+        assert (host.trust.trusted, host.trust.source) == (True, "environment")
+    assert marker.exists()
+
+
+def test_a_wrong_trust_variable_is_a_config_error(tmp_path, monkeypatch):
+    from tooldeck import ConfigError
+
+    write_plugin(tmp_path, tmp_path / "marker")
+    monkeypatch.setenv("TOOLDECK_TRUST", "yes")
+    with pytest.raises(ConfigError, match=r"TOOLDECK_TRUST: .*expected 1 .* or 0 .*got 'yes'"):
+        Host.open(tmp_path)
+
+
+def test_the_plugin_that_runs_is_the_file_that_was_digested(tmp_path):
+    from tooldeck.host.plugins.discovery import local_candidates
+
+    first, second = tmp_path / "first", tmp_path / "second"
+    write_plugin(tmp_path, first)
+    [candidate] = local_candidates(tmp_path)
+    write_plugin(tmp_path, second)  # swapped after the digest was taken
+    assert candidate.load is not None
+    candidate.load()
+    assert first.exists() and not second.exists()
+
+
+def test_what_the_user_configured_loads_in_an_untrusted_folder(tmp_path):
+    from tooldeck.host.location.config_files import user_config_path
+
+    root, marker = tmp_path / "repo", tmp_path / "marker"
+    write_plugin(root, tmp_path / "project-marker")
+    user = user_config_path()
+    user.parent.mkdir(parents=True)
+    user.write_text(server_table(marker) + '\n[[permission]]\naction = "shell"\neffect = "allow"\n')
+    with Host.open(root) as host:
+        assert not host.trust.trusted
+        assert host.location.policy.evaluate("shell", "ls") == "allow"
+        assert {p.name: p.status for p in host.plugins} == {
+            "mcp:evil": "failed",  # the user's server started (it never speaks MCP)
+            "local:x": "untrusted",
+        }
+    assert marker.read_text() == "ran"
+    assert not (tmp_path / "project-marker").exists()
+
+
+def test_a_plugin_file_linked_from_outside_runs_only_after_trust(tmp_path):
+    outside, marker = tmp_path / "elsewhere.py", tmp_path / "marker"
+    outside.write_text(plugin_code(marker))
+    root = tmp_path / "repo"
+    (root / ".tooldeck" / "plugins").mkdir(parents=True)
+    (root / ".tooldeck" / "plugins" / "x.py").symlink_to(outside)
+    assert f"-> {outside}" in trust_status(root).describe()
+    rows = opened_then_trusted(root, marker)
+    assert rows["local:x"].status == "untrusted"
