@@ -163,9 +163,7 @@ def _segments(command: str) -> list[str]:
     return [" ".join(words) for words in segments if words and words != ["$"]]
 
 
-def _output(
-    command: str, finished: Finished, tail: Tail, path: Path, workdir: Path
-) -> ShellOutput:
+def _output(command: str, finished: Finished, tail: Tail, path: Path, workdir: Path) -> ShellOutput:
     code = finished.returncode
     killed = code is not None and code < 0
     return ShellOutput(
