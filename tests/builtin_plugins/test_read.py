@@ -383,3 +383,44 @@ async def test_a_link_in_the_saved_outputs_to_elsewhere_still_asks(read, locatio
     asker.replies["external_directory"] = "reject"
     assert (await read.call("read", path=str(link))).status == "declined"
     assert [r.action for r in asker.requests] == ["external_directory"]
+
+
+# -- names that only look the same ------------------------------------------------------------
+SCREENSHOT = "Screenshot 2026-12-01 at 10.15.03\u202fAM.txt"  # macOS: narrow no-break space
+
+
+@pytest.mark.parametrize(
+    ("on_disk", "typed"),
+    [
+        (SCREENSHOT, "Screenshot 2026-12-01 at 10.15.03 AM.txt"),
+        ("cafe\u0301/menu\u00a0card.txt", "café/menu card.txt"),  # NFD dir, no-break space
+    ],
+)
+async def test_read_uses_the_one_lookalike_name_and_says_so(read, root, on_disk, typed):
+    (root / on_disk).parent.mkdir(exist_ok=True)
+    (root / on_disk).write_text("hello\n")
+    outcome = await read.call("read", path=typed)
+    assert outcome.status == "completed"
+    assert outcome.output["path"] == str(root / on_disk)
+    assert text(outcome).startswith(
+        f"(Note: {typed!r} does not exist; used {str(root / on_disk)!r}, which differs from "
+        "it only in Unicode normalization or in the kind of space.)\n"
+    )
+    assert text(outcome).endswith("1: hello")
+
+
+async def test_several_lookalikes_or_a_writing_tool_only_suggest_them(builtins, root):
+    builtins.load("read", "edit")
+    for space in ("\u00a0", "\u202f"):
+        (root / f"a{space}b.txt").write_text("x\n")
+    several = await builtins.call("read", path="a b.txt")
+    assert several.status == "failed"
+    assert several.error.message.startswith(
+        "File not found: a b.txt. Did you mean: a\u00a0b.txt, a\u202fb.txt?"
+    )
+    (root / SCREENSHOT).write_text("x\n")
+    typed = SCREENSHOT.replace("\u202f", " ")
+    edit = await builtins.call("edit", path=typed, old_string="x", new_string="y")
+    assert edit.status == "failed"
+    assert edit.error.message.startswith(f"File not found: {typed}. Did you mean: {SCREENSHOT}")
+    assert (root / SCREENSHOT).read_text() == "x\n"

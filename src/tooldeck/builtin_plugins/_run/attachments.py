@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from tooldeck._tool import FilePart, TextPart, ToolFailure, ToolResult
+from tooldeck._tool import ContentPart, FilePart, TextPart, ToolFailure, ToolResult
 from tooldeck.builtin_plugins._run.files import format_size
 from tooldeck.builtin_plugins.read import MAX_ATTACHMENT_BYTES, ReadOutput
 
@@ -47,7 +47,10 @@ def pdf_attachment(path: Path, shown: str, raw: bytes) -> ToolResult:
         next_offset=None,
         mime_type=PDF,
     )
-    content = [TextPart(f"{shown} (PDF, {counted}, {size})"), FilePart(raw, PDF, path.name)]
+    content: list[ContentPart] = [
+        TextPart(f"{shown} (PDF, {counted}, {size})"),
+        FilePart(raw, PDF, path.name),
+    ]
     return ToolResult(content, {"path": str(path), "kind": "pdf"}, output)
 
 

@@ -20,6 +20,7 @@ from tooldeck.builtin_plugins._run.files import (
     read_bytes,
     split_lines,
 )
+from tooldeck.builtin_plugins._run.lookalikes import noted, recover
 from tooldeck.builtin_plugins.read import ReadInput, ReadOutput
 from tooldeck.host.execution.images import sniff_image
 
@@ -32,13 +33,14 @@ _IMAGE_NAMES = {"image/png": "PNG", "image/jpeg": "JPEG", "image/gif": "GIF", "i
 
 async def _read(services: FileServices, data: ReadInput, ctx: ToolContext) -> ToolResult:
     gate = services.gate(ctx)
-    kind: PathKind = "directory" if os.path.isdir(services.lexical(data.path)) else "file"
-    path = await services.resolve(gate, data.path, kind, reading=True)
+    raw, note = recover(services.lexical(data.path), data.path)
+    kind: PathKind = "directory" if os.path.isdir(services.lexical(raw)) else "file"
+    path = await services.resolve(gate, raw, kind, reading=True)
     await services.ask(gate, "read", path, {"path": str(path)})
     shown = services.shown(path)
     if path.is_dir():
-        return _directory(services, path, shown, data)
-    return _file(services, path, shown, data)
+        return noted(_directory(services, path, shown, data), note)
+    return noted(_file(services, path, shown, data), note)
 
 
 executor = file_executor(_read)
