@@ -15,8 +15,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from tooldeck.cli._common import open_host
-from tooldeck.cli._unasked import NoOneToAsk
 from tooldeck.cli._errors import CommandError
+from tooldeck.cli._unasked import NoOneToAsk
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
