@@ -235,6 +235,7 @@ def guide_pack(tmp_path_factory):
     return projects["tooldeck-notes"]
 
 
+@pytest.mark.slow
 def test_the_guide_pack_passes_tooldeck_check(guide_pack, tmp_path):
     done = subprocess.run(
         [sys.executable, "-m", "tooldeck", "check", str(guide_pack)],
@@ -253,6 +254,7 @@ def test_the_guide_pack_passes_tooldeck_check(guide_pack, tmp_path):
     assert done.stdout in guide  # the guide shows the real output
 
 
+@pytest.mark.slow
 def test_the_guide_pack_tests_pass(guide_pack, tmp_path):
     env = subprocess_env(tmp_path, PYTHONPATH=str(guide_pack / "src"))
     done = subprocess.run(

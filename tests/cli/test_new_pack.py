@@ -79,6 +79,7 @@ def test_an_existing_folder_is_left_alone(tmp_path, capsys):
     assert list((tmp_path / "tooldeck-weather").iterdir()) == []
 
 
+@pytest.mark.slow
 def test_the_new_pack_passes_tooldeck_check_and_its_tests(tmp_path):
     assert main(["new-pack", "weather_log", "--parent", str(tmp_path)]) == 0
     folder = tmp_path / "tooldeck-weather-log"
