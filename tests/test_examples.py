@@ -235,6 +235,7 @@ def guide_pack(tmp_path_factory):
     return projects["tooldeck-notes"]
 
 
+@pytest.mark.slow
 def test_the_guide_pack_passes_tooldeck_check(guide_pack, tmp_path):
     done = subprocess.run(
         [sys.executable, "-m", "tooldeck", "check", str(guide_pack)],
@@ -253,6 +254,7 @@ def test_the_guide_pack_passes_tooldeck_check(guide_pack, tmp_path):
     assert done.stdout in guide  # the guide shows the real output
 
 
+@pytest.mark.slow
 def test_the_guide_pack_tests_pass(guide_pack, tmp_path):
     env = subprocess_env(tmp_path, PYTHONPATH=str(guide_pack / "src"))
     done = subprocess.run(
@@ -265,6 +267,24 @@ def test_the_guide_pack_tests_pass(guide_pack, tmp_path):
     )
     assert done.returncode == 0, done.stdout + done.stderr
     assert re.search(r"^8 passed", done.stdout, flags=re.M), done.stdout
+
+
+def test_the_guides_location_plugin_works_from_dot_tooldeck_plugins(env, capsys):
+    [block] = [b for b in ALL if b.code.startswith("# .tooldeck/plugins/words.py\n")]
+    project = env / "work"
+    (project / ".tooldeck" / "plugins").mkdir(parents=True)
+    (project / ".tooldeck" / "plugins" / "words.py").write_text(block.code)
+    (project / "README.md").write_text("three short words\n")
+    from tooldeck.cli import main
+
+    assert main(["tools"]) == 0
+    assert re.search(r"^local:words +untrusted", capsys.readouterr().out, re.M)
+    assert main(["trust", "--yes"]) == 0
+    capsys.readouterr()
+    assert main(["tools"]) == 0
+    assert re.search(r"^word_count +native +local:words ", capsys.readouterr().out, re.M)
+    assert main(["call", "word_count", '{"path": "README.md"}']) == 0
+    assert capsys.readouterr().out == "3\n"
 
 
 def test_the_compat_matrix_tox_ini_covers_its_matrix():

@@ -4,7 +4,8 @@ import asyncio
 from typing import Annotated
 
 import pytest
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, PlainSerializer
+from typing_extensions import TypedDict
 
 from tooldeck import (
     Location,
@@ -86,6 +87,35 @@ def test_return_value_becomes_validated_output_and_json_content(snapshot_of):
     result = snapshot_of(add).execute_sync(ToolCall("1", "add", '{"a": 1, "b": 2}'))
     assert result.output == 3
     assert result.content[0].text == "3"
+
+
+AsText = Annotated[int, PlainSerializer(str, return_type=str)]
+
+
+class Tally(TypedDict):
+    count: AsText
+    note: str
+
+
+def as_text() -> AsText:
+    """An annotated scalar."""
+    return 42
+
+
+def tally() -> Tally:
+    """A TypedDict."""
+    return {"count": 42, "note": "n"}
+
+
+@pytest.mark.parametrize(
+    ("function", "encoded"), [(as_text, "42"), (tally, {"count": "42", "note": "n"})]
+)
+def test_type_adapter_outputs_are_encoded_with_their_own_serializers(
+    snapshot_of, function, encoded
+):
+    name = function.__name__
+    result = snapshot_of(tool(function)).execute_sync(ToolCall("1", name, "{}"))
+    assert result.output == encoded
 
 
 def test_str_return_is_content_and_output(snapshot_of):

@@ -78,6 +78,7 @@ def test_the_registry_cache_slot_is_no_field_of_the_tool():
         original.replace(_record="x")
 
 
+@pytest.mark.slow
 def test_tool_generics_infer_from_input_and_output_under_mypy(tmp_path):
     """``tests/typing/tool_generics.py``: no annotations needed, the executor still checked."""
     snippet = Path(__file__).parent / "typing" / "tool_generics.py"

@@ -56,6 +56,7 @@ if TYPE_CHECKING:
     from tooldeck.host.execution.snapshot import Visibility as Visibility
     from tooldeck.host.location.config import CodemodeConfig as CodemodeConfig
     from tooldeck.host.location.config import Config as Config
+    from tooldeck.host.location.config import ImagesConfig as ImagesConfig
     from tooldeck.host.location.config import McpConfig as McpConfig
     from tooldeck.host.location.config import McpServerConfig as McpServerConfig
     from tooldeck.host.location.config import OutputConfig as OutputConfig
@@ -130,6 +131,7 @@ _LOCATIONS = {
     "FrozenToolError": "tooldeck._tool",
     "Host": "tooldeck.host.plugins.host",
     "ImagePart": "tooldeck._tool",
+    "ImagesConfig": "tooldeck.host.location.config",
     "Location": "tooldeck.host.location.location",
     "McpConfig": "tooldeck.host.location.config",
     "McpServerConfig": "tooldeck.host.location.config",
@@ -221,6 +223,7 @@ __all__ = [
     "FrozenToolError",
     "Host",
     "ImagePart",
+    "ImagesConfig",
     "Location",
     "McpConfig",
     "McpServerConfig",

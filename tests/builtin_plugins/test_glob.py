@@ -148,3 +148,15 @@ def test_glob_is_a_native_tool_with_its_own_action(glob):
     assert set(definition["input_schema"]["properties"]) == {"pattern", "path", "limit"}
     tool = snapshot.get("glob")
     assert tool is not None and tool.codemode is False and tool.permission == "glob"
+
+
+async def test_a_directory_named_with_a_no_break_space_is_found_and_named(builtins, root):
+    builtins.load("glob", "grep")
+    (root / "My\u00a0Notes").mkdir()
+    (root / "My\u00a0Notes" / "a.md").write_text("needle\n")
+    found = await builtins.call("glob", pattern="*.md", path="My Notes")
+    assert found.status == "completed"
+    assert found.content[0].text.startswith("(Note: 'My Notes' does not exist; used ")
+    assert "a.md" in found.content[-1].text
+    grepped = await builtins.call("grep", pattern="needle", path="My Notes")
+    assert grepped.status == "completed" and "a.md" in grepped.content[-1].text

@@ -6,7 +6,8 @@ import zlib
 
 import pytest
 
-from tooldeck._tool import ImagePart, TextPart
+from tooldeck._tool import FilePart, ImagePart, TextPart
+from tooldeck.builtin_plugins.read import MAX_ATTACHMENT_BYTES
 from tooldeck.host.location.config import Config, OutputConfig, PermissionRule
 from tooldeck.host.location.location import Location
 from tooldeck.host.location.permission import Reject
@@ -169,6 +170,60 @@ async def test_binary_files_are_refused(read, root):
     )
 
 
+async def test_a_page_holding_a_nul_byte_is_refused_naming_where_it_is(read, root):
+    text_lines = [f"line {n}" for n in range(1, 3001)]
+    text_lines[2499] = "ab\0cd"  # past the first page and the 8 KiB sniff
+    (root / "log.txt").write_text("\n".join(text_lines) + "\n")
+    first = await read.call("read", path="log.txt")
+    assert first.status == "completed" and first.output["last"] == 2000
+    later = await read.call("read", path="log.txt", offset=2001)
+    assert later.status == "failed"
+    assert later.error.message == (
+        "log.txt holds binary data: line 2,500 has a NUL byte at column 3, so lines "
+        "2,001-3,000 cannot be read as text. The lines before it can: use offset=2001 and "
+        "limit=499."
+    )
+    before = await read.call("read", path="log.txt", offset=2001, limit=499)
+    assert before.status == "completed" and before.output["last"] == 2499
+
+
+def pdf(pages: int) -> bytes:
+    """A minimal PDF with ``pages`` empty pages (enough structure to count them)."""
+    kids = " ".join(f"{3 + n} 0 R" for n in range(pages))
+    objects = [
+        b"1 0 obj << /Type /Catalog /Pages 2 0 R >> endobj",
+        f"2 0 obj << /Type /Pages /Kids [{kids}] /Count {pages} >> endobj".encode(),
+        *(
+            f"{3 + n} 0 obj << /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] >> endobj".encode()
+            for n in range(pages)
+        ),
+    ]
+    return b"%PDF-1.4\n" + b"\n".join(objects) + b"\ntrailer << /Root 1 0 R >>\n%%EOF\n"
+
+
+async def test_a_pdf_comes_back_as_an_attachment_with_its_page_count(read, root):
+    data = pdf(3)
+    (root / "paper.pdf").write_bytes(data)
+    outcome = await read.call("read", path="paper.pdf")
+    assert outcome.status == "completed"
+    assert outcome.content[0] == TextPart(f"paper.pdf (PDF, 3 pages, {len(data)} bytes)")
+    assert outcome.content[1] == FilePart(data, "application/pdf", "paper.pdf")
+    assert outcome.output["kind"] == "pdf" and outcome.output["total"] == 3
+    assert outcome.output["mime_type"] == "application/pdf"
+
+
+async def test_a_pdf_over_the_attachment_limit_is_refused_with_both_sizes(read, root):
+    with (root / "huge.pdf").open("wb") as file:
+        file.write(pdf(1))
+        file.truncate(MAX_ATTACHMENT_BYTES + 1)  # sparse: no 32 MiB written
+    outcome = await read.call("read", path="huge.pdf")
+    assert outcome.status == "failed"
+    assert outcome.error.message.startswith(
+        "huge.pdf is a PDF of 33,554,433 bytes, over the 33,554,432 bytes a model can take "
+        "as an attachment."
+    )
+
+
 async def test_invalid_utf8_and_utf16_are_refused(read, root):
     (root / "latin1.txt").write_bytes("café\n".encode("latin-1"))
     (root / "wide.txt").write_bytes("hi\n".encode("utf-16"))
@@ -328,3 +383,44 @@ async def test_a_link_in_the_saved_outputs_to_elsewhere_still_asks(read, locatio
     asker.replies["external_directory"] = "reject"
     assert (await read.call("read", path=str(link))).status == "declined"
     assert [r.action for r in asker.requests] == ["external_directory"]
+
+
+# -- names that only look the same ------------------------------------------------------------
+SCREENSHOT = "Screenshot 2026-12-01 at 10.15.03\u202fAM.txt"  # macOS: narrow no-break space
+
+
+@pytest.mark.parametrize(
+    ("on_disk", "typed"),
+    [
+        (SCREENSHOT, "Screenshot 2026-12-01 at 10.15.03 AM.txt"),
+        ("cafe\u0301/menu\u00a0card.txt", "café/menu card.txt"),  # NFD dir, no-break space
+    ],
+)
+async def test_read_uses_the_one_lookalike_name_and_says_so(read, root, on_disk, typed):
+    (root / on_disk).parent.mkdir(exist_ok=True)
+    (root / on_disk).write_text("hello\n")
+    outcome = await read.call("read", path=typed)
+    assert outcome.status == "completed"
+    assert outcome.output["path"] == str(root / on_disk)
+    assert text(outcome).startswith(
+        f"(Note: {typed!r} does not exist; used {str(root / on_disk)!r}, which differs from "
+        "it only in Unicode normalization or in the kind of space.)\n"
+    )
+    assert text(outcome).endswith("1: hello")
+
+
+async def test_several_lookalikes_or_a_writing_tool_only_suggest_them(builtins, root):
+    builtins.load("read", "edit")
+    for space in ("\u00a0", "\u202f"):
+        (root / f"a{space}b.txt").write_text("x\n")
+    several = await builtins.call("read", path="a b.txt")
+    assert several.status == "failed"
+    assert several.error.message.startswith(
+        "File not found: a b.txt. Did you mean: a\u00a0b.txt, a\u202fb.txt?"
+    )
+    (root / SCREENSHOT).write_text("x\n")
+    typed = SCREENSHOT.replace("\u202f", " ")
+    edit = await builtins.call("edit", path=typed, old_string="x", new_string="y")
+    assert edit.status == "failed"
+    assert edit.error.message.startswith(f"File not found: {typed}. Did you mean: {SCREENSHOT}")
+    assert (root / SCREENSHOT).read_text() == "x\n"

@@ -64,6 +64,7 @@ async def test_echo_returns_output_and_exit_code(shell, tmp_path):
     assert outcome.status == "completed"
     assert text_of(outcome) == "hi\n[exit code 0]"
     assert outcome.output == {
+        "command": "echo hi",
         "exit_code": 0,
         "signal": None,
         "timed_out": False,

@@ -49,10 +49,22 @@ def test_an_unknown_tool_exits_1(tooldeck):
     assert code == 1 and "Tool 'nope' is not available" in err
 
 
-def test_asks_are_declined_when_not_interactive(tooldeck):
+def test_without_a_terminal_asks_are_declined_saying_no_one_could_be_asked(tooldeck):
     code, out, err = tooldeck("call", "secret")
     assert (code, out) == (1, "")
-    assert "secret: declined" in err
+    assert "declined this tool call" not in err
+    assert err == (
+        "tooldeck: secret: not run: it needs permission (secret on vault) and no one could be "
+        "asked (stdin is not a terminal).\n"
+        'Allow it for this run with --yes (answers "once" to every ask), or from now on with '
+        "a rule in tooldeck.toml:\n\n"
+        '[[permission]]\naction = "secret"\nresource = "vault"\neffect = "allow"\n'
+    )
+
+
+def test_the_rule_the_message_names_allows_the_call(tooldeck, project):
+    (project / "tooldeck.toml").write_text(tooldeck("call", "secret")[2].split("\n\n", 1)[1])
+    assert tooldeck("call", "secret")[:2] == (0, "the secret\n")
 
 
 def test_yes_allows_once(tooldeck):

@@ -86,3 +86,11 @@ def test_code_mode_off_says_why(tooldeck, project):
     )
     code, _, err = tooldeck("tools", "--codemode")
     assert code == 1 and "code mode is off ([codemode] enabled = false)" in err
+
+
+def test_help_says_what_the_permission_column_means(tooldeck, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "2000")  # one line per paragraph
+    code, out, _ = tooldeck("tools", "--help")
+    assert code == 0
+    assert "PERMISSION is the action a [[permission]] rule names to deny" in out
+    assert "A tool whose code never asks, like most of your own, runs without asking." in out

@@ -22,7 +22,9 @@ def entry(name, namespace=None):
     [
         ("read", "read"),
         ("search-records", "search_records"),
-        ("3d", "_3d"),
+        ("3d", "t_3d"),
+        ("_private", "t_private"),
+        ("-dash", "t_dash"),
         ("class", "class_"),
         ("match", "match_"),
         ("__call__", "t__call__"),

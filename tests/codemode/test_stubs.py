@@ -162,3 +162,24 @@ async def test_the_guides_parallel_recipe_type_checks_and_runs_as_written(deck):
     outcome = await deck.run(snap, code)
     assert outcome.status == "completed", outcome.content
     assert outcome.output["result"] == [1, 1]
+
+
+async def test_every_advertised_path_of_a_generated_catalog_is_callable(deck):
+    names = ["9lives", "_private", "t_private", "-dash", "__call__", "class", "a-b", "plain"]
+    tools = [text_tool(n, lambda i, n=n: n, description="An odd one.") for n in names]
+    tools += [
+        text_tool(n, lambda i, n=n: f"ns:{n}", namespace=ns, description="An odd one.")
+        for ns, n in [("_hidden", "x"), ("7seas", "y"), ("acme.-git", "status")]
+    ]
+    snap = deck.snapshot(*tools)
+    listed = await deck.run(snap, "[t['call'] for t in await search('odd', limit=50)]")
+    paths = listed.output["result"]
+    assert len(paths) == len(tools)
+    stubs = snap.get("execute").description
+    for path in paths:
+        assert f"async def {path.rsplit('.', 1)[1]}(" in stubs
+    program = "\n".join(f"r{n} = await {path}(text='x')" for n, path in enumerate(paths))
+    results = await deck.run(
+        snap, program + "\n[" + ", ".join(f"r{n}" for n in range(len(paths))) + "]"
+    )
+    assert sorted(results.output["result"]) == sorted([*names, "ns:x", "ns:y", "ns:status"])

@@ -11,6 +11,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+import pytest
+
 DOC = Path(__file__).parents[2] / "docs" / "testing.md"
 FENCE = re.compile(r"^```(\w+)\n(.*?)^```$", re.MULTILINE | re.DOTALL)
 FIXTURES = (
@@ -63,6 +65,7 @@ def test_every_block_names_its_file_and_every_fixture_has_an_example():
         assert f"## `{fixture}`" in DOC.read_text(), fixture
 
 
+@pytest.mark.slow
 def test_the_examples_pass(inner):
     found = examples()
     pack = inner.path / "pack"

@@ -14,6 +14,7 @@ from .conftest import make_pack
 
 
 # -- Site ------------------------------------------------------------------------------------
+@pytest.mark.slow
 def test_install_a_project_and_run_the_cli_and_python(tmp_path, pack):
     site = Site.create(tmp_path / "where").install(pack)
     assert site.distributions() == {"tdtest-mini": "1.0"}
@@ -24,6 +25,7 @@ def test_install_a_project_and_run_the_cli_and_python(tmp_path, pack):
     assert done.stdout.startswith(str(site.path)) and done.stdout.endswith(" x\n")
 
 
+@pytest.mark.slow
 def test_install_a_wheel_upgrade_and_uninstall(tmp_path, pack):
     cache = WheelCache(tmp_path / "cache")
     site = Site.create(tmp_path / "where", wheels=cache).install(cache.wheel(pack))
@@ -70,6 +72,7 @@ def test_the_environment_is_the_site_without_tooldeck_variables(tmp_path, monkey
 
 
 # -- a site sees only its own packs --------------------------------------------------------
+@pytest.mark.slow
 def test_the_running_environments_packs_are_disabled_in_a_site(tmp_path, pack, monkeypatch):
     outside = Site.create(tmp_path / "outside").install(pack)  # stands for the venv's packs
     monkeypatch.syspath_prepend(str(outside.path))

@@ -11,6 +11,8 @@ import os
 import subprocess
 import sys
 
+import pytest
+
 PACK = """
 from tooldeck import Tool, ToolResult, hookimpl
 
@@ -192,6 +194,7 @@ def test_python_and_uninstall(tooldeck_install, tooldeck_wheels, pack):
     result.assert_outcomes(passed=2)
 
 
+@pytest.mark.slow
 def test_the_entry_point_loads_the_plugin_in_a_fresh_interpreter(inner):
     inner.makepyfile(
         test_pack=PACK

@@ -1,4 +1,4 @@
-"""The ``read`` built-in: a text file as numbered lines, a directory listing, or an image.
+"""The ``read`` built-in: a text file as numbered lines, a directory listing, an image or a PDF.
 
 Order of a call: resolve the path (``external_directory`` when it leads outside the
 Location) → assert ``read`` on the absolute path → touch the file. The only earlier
@@ -28,6 +28,9 @@ if TYPE_CHECKING:
 
 DEFAULT_LIMIT = 2000
 MAX_LINE_CHARS = 2000  # also where ``_run/files.py`` cuts the lines it numbers
+MAX_ATTACHMENT_BYTES = 32 * 1024 * 1024
+"""The largest PDF ``read`` attaches: the smallest request limit of the providers that
+take PDFs (Anthropic's 32 MB)."""
 
 DESCRIPTION = f"""\
 Read a file or list a directory in the project.
@@ -37,8 +40,9 @@ the file: leave it out when you copy text into `edit`. A page holds up to \
 {DEFAULT_LIMIT} lines (less if they are very long); when the file goes on, the result \
 ends with the `offset` to continue from. Lines longer than {MAX_LINE_CHARS} characters \
 are cut. A directory lists its entries, subdirectories first with a trailing `/`. \
-Images (PNG, JPEG, GIF, WEBP) are returned as images. Binary files and files that are \
-not UTF-8 cannot be read.
+Images (PNG, JPEG, GIF, WEBP) are returned as images, PDFs as file attachments (up to \
+{MAX_ATTACHMENT_BYTES // (1024 * 1024)} MiB). Other binary files and files that are not \
+UTF-8 cannot be read.
 
 `path` is relative to the project root, or absolute; paths outside the project need \
 the user's approval."""
@@ -64,14 +68,17 @@ class ReadInput(Model):
 
 class ReadOutput(Model):
     path: str = Field(description="The absolute path that was read.")
-    kind: Literal["text", "directory", "image"] = Field(description="What the path is.")
-    total: int = Field(description="Lines in the file or entries in the directory; 0 for images.")
+    kind: Literal["text", "directory", "image", "pdf"] = Field(description="What the path is.")
+    total: int = Field(
+        description="Lines in the file, entries in the directory or pages in the PDF "
+        "(0 if unknown); 0 for images."
+    )
     first: int = Field(description="The first line or entry shown (1-based); 0 if none.")
     last: int = Field(description="The last line or entry shown; 0 if none.")
     next_offset: int | None = Field(
         description="The offset that continues the read, or null when nothing is left."
     )
-    mime_type: str | None = Field(default=None, description="The image type, for images.")
+    mime_type: str | None = Field(default=None, description="The media type, for images and PDFs.")
 
 
 @hookimpl

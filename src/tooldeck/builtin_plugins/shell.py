@@ -86,6 +86,7 @@ class ShellInput(Model):
 
 
 class ShellOutput(Model):
+    command: str = Field(description="The command line that ran.")
     exit_code: int | None = Field(description="Exit status; null when killed by a signal.")
     signal: int | None = Field(default=None, description="The signal that killed the shell.")
     timed_out: bool = Field(description="True when the timeout expired and it was killed.")

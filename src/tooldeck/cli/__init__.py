@@ -1,5 +1,5 @@
 """The ``tooldeck`` command (DESIGN §12): ``tools``, ``plugins``, ``call``, ``run-code``,
-``check``, ``mcp``, ``trust``.
+``check``, ``mcp``, ``trust``, ``new-pack``.
 
 Exit codes: 0 ok; 1 the tool failed or was declined, or ``check`` found problems;
 2 usage or config error. Importing this package, ``--help`` and ``--version`` load only
@@ -28,6 +28,7 @@ COMMANDS = {
     "check": "validate a tool pack",
     "mcp": "serve the catalog as an MCP server",
     "trust": "review and trust a project folder's code",
+    "new-pack": "write a new tool pack to start from",
 }
 """Command names (each a module ``tooldeck.cli.<name>``, ``-`` read as ``_``, with
 ``add_parser``) and their one-line help, in ``--help`` order. Only the command being run

@@ -1,7 +1,8 @@
 """``tooldeck call NAME [JSON | @file | -]``: one call through the session boundary.
 
 Permission asks go to the terminal when stdin is a TTY (once / always / reject / reject
-with feedback), are answered "once" with ``--yes``, and are declined otherwise.
+with feedback), are answered "once" with ``--yes``, and are declined otherwise, saying
+that no one could be asked and what would allow the call (``_unasked``).
 Exit 0 when the call completed; 1 when it failed, was declined or interrupted.
 """
 
@@ -15,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from tooldeck.cli._common import open_host
 from tooldeck.cli._errors import CommandError
+from tooldeck.cli._unasked import NoOneToAsk
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -56,7 +58,7 @@ def run(args: argparse.Namespace) -> int:
                 message_id="cli",
             )
         )
-    return report(args.name, outcome)
+    return report(args.name, outcome, asker)
 
 
 def read_input(argument: str) -> str:
@@ -79,11 +81,11 @@ def read_input(argument: str) -> str:
     return text or "{}"
 
 
-def choose_asker(yes: bool, *, interactive: bool) -> Asker | None:
-    """``--yes`` allows once; a terminal prompts; otherwise no asker (asks decline)."""
+def choose_asker(yes: bool, *, interactive: bool) -> Asker:
+    """``--yes`` allows once; a terminal prompts; otherwise asks decline (``NoOneToAsk``)."""
     if yes:
         return _allow_once
-    return ask_on_terminal if interactive else None
+    return ask_on_terminal if interactive else NoOneToAsk()
 
 
 def _interactive(args: argparse.Namespace) -> bool:
@@ -127,12 +129,16 @@ def _prompt(text: str) -> str | None:
     return line.strip().lower() if line else None
 
 
-def report(label: str, outcome: ToolCallOutcome) -> int:
+def report(label: str, outcome: ToolCallOutcome, asker: Asker | None = None) -> int:
     """Print a call's outcome: content on stdout when it completed, else the status and
-    error type then the content on stderr. The exit code: 0 completed, 1 otherwise."""
+    error type then the content on stderr (for an ask no one could answer, what would
+    allow it). The exit code: 0 completed, 1 otherwise."""
     if outcome.status == "completed":
         print_content(outcome.content, sys.stdout)
         return 0
+    if outcome.status == "declined" and isinstance(asker, NoOneToAsk) and asker.requests:
+        print(asker.explain(label), file=sys.stderr)
+        return 1
     kind = f" ({outcome.error.type})" if outcome.error is not None else ""
     print(f"tooldeck: {label}: {outcome.status}{kind}", file=sys.stderr)
     print_content(outcome.content, sys.stderr)

@@ -39,7 +39,8 @@ def run(args: argparse.Namespace) -> int:
 
     code = read_code(args.code)
     interactive = args.code != "-" and sys.stdin.isatty()
-    with open_host(args, asker=choose_asker(args.yes, interactive=interactive)) as host:
+    asker = choose_asker(args.yes, interactive=interactive)
+    with open_host(args, asker=asker) as host:
         snapshot = host.snapshot()
         if not snapshot.codemode_catalog:
             raise CommandError(_why_not(snapshot))
@@ -48,7 +49,7 @@ def run(args: argparse.Namespace) -> int:
 
         call = ToolCall(CALL_ID, "execute", {"code": code})
         outcome = asyncio.run(run_tool_call(snapshot, call, session_id="cli", message_id="cli"))
-    return report("run-code", outcome)
+    return report("run-code", outcome, asker)
 
 
 def read_code(argument: str) -> str:

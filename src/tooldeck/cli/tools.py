@@ -20,6 +20,13 @@ FORMATS = ("openai", "openai-responses", "anthropic", "gemini", "mcp")
 """Mirrors ``tooldeck.host.execution.formats.FORMATS`` (kept here so ``--help`` stays light)."""
 
 HEADERS = ("NAME", "MODE", "PLUGIN", "OVERRIDES", "PERMISSION", "DESCRIPTION")
+PERMISSION_HELP = (
+    "PERMISSION is the action a [[permission]] rule names to deny (and hide) the whole tool. "
+    "It does not make a tool ask: a tool asks only where its own code calls "
+    "ctx.permission.assert_ (edit, write and patch ask 'edit' before changing a file, shell "
+    "asks 'shell', webfetch 'webfetch'; read, glob, grep and question are allowed by "
+    "default). A tool whose code never asks, like most of your own, runs without asking."
+)
 
 
 def add_parser(commands: Any) -> None:
@@ -28,6 +35,7 @@ def add_parser(commands: Any) -> None:
         help="list the effective tool catalog",
         description="List the effective tools: name, mode (native / code), the plugin "
         "providing it, the plugins it overrides, its permission action.",
+        epilog=PERMISSION_HELP,
     )
     output = parser.add_mutually_exclusive_group()
     output.add_argument("--json", action="store_true", help="machine-readable output")

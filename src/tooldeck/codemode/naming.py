@@ -3,8 +3,9 @@
 Effective names are registry keys (``acme_git_status``); a program needs Python
 identifiers in a tree (``tools.acme.git.status``). This module builds that tree once
 per snapshot: dotted namespaces nest, names that are not identifiers are sanitized
-(``search-records`` → ``search_records``, a leading digit gets a ``_`` prefix, a Python
-keyword, ``self`` or ``tools`` a ``_`` suffix), and names that collide inside one
+(``search-records`` → ``search_records``, a leading digit gets a ``_`` prefix, then any
+leading ``_`` a ``t`` prefix, since a program cannot reach ``_`` attributes; a Python
+keyword, ``self`` or ``tools`` gets a ``_`` suffix), and names that collide inside one
 level are told apart deterministically: a name that needed no change keeps it, the
 others follow in effective-name order with ``_2``, ``_3``...
 
@@ -29,8 +30,8 @@ def identifier(name: str) -> str:
     text = _NOT_IDENTIFIER.sub("_", name) or "_"
     if text[0].isdigit():
         text = "_" + text
-    if text.startswith("__"):
-        text = "t" + text  # dunder names are the sandbox's own (``__call__``, ...)
+    if text.startswith("_"):
+        text = "t" + text  # the sandbox hides ``_`` attributes of host objects from programs
     if keyword.iskeyword(text) or keyword.issoftkeyword(text) or text in ("self", "tools"):
         text += "_"
     return text

@@ -156,6 +156,7 @@ def outcome(tool_, text: str, received: list[dict[str, Any]]) -> tuple[Any, ...]
     return shown, [sorted((k, repr(v)) for k, v in call.items()) for call in received]
 
 
+@pytest.mark.slow
 @settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(functions())
 def test_the_fast_path_gives_what_the_general_path_gives(generated):

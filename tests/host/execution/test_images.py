@@ -12,6 +12,16 @@ import textwrap
 import pytest
 from PIL import Image
 
+from tooldeck import (
+    ConfigError,
+    Location,
+    Tool,
+    ToolCall,
+    ToolResult,
+    ToolService,
+    load_config,
+    tool,
+)
 from tooldeck._tool import ImagePart, TextPart
 from tooldeck.errors import ToolDefectError
 from tooldeck.host.execution.content import normalize_content
@@ -327,3 +337,29 @@ def test_without_pillow_in_limit_images_are_kept_and_others_dropped(tmp_path):
             ]
         ],
     ]
+
+
+# --- the Location's [images] limits ----------------------------------------------------
+
+
+def test_a_locations_images_config_bounds_the_images_of_every_call_path(tmp_path):
+    (tmp_path / "tooldeck.toml").write_text("[images]\nmax_dimension = 100\nmax_bytes = 20000\n")
+    data, mime_type = SMALL_IMAGES["png"]
+
+    def picture() -> ToolResult:
+        """A picture."""
+        return ToolResult([ImagePart(data, mime_type)])
+
+    service = ToolService(Location(tmp_path, config=load_config(tmp_path)))
+    executor = Tool(name="executor", description="x", execute=lambda i, c: picture())
+    service.transform(lambda e: (e.add(executor), e.add(tool(picture))), source="test")
+    snapshot = service.snapshot()
+    for name in ("executor", "picture"):
+        (part,) = snapshot.execute_sync(ToolCall("1", name, "{}")).content
+        assert max(decoded(part.data)[1]) == 100, name
+
+
+def test_images_config_refuses_limits_below_one(tmp_path):
+    (tmp_path / "tooldeck.toml").write_text("[images]\nmax_bytes = 0\n")
+    with pytest.raises(ConfigError, match=r"images\.max_bytes"):
+        load_config(tmp_path)

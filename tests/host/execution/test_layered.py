@@ -114,6 +114,7 @@ def outcomes(snapshot):
     hidden=st.sets(st.sampled_from(("a", "b", "edit", "read", "execute"))),
     codemode=st.sampled_from((None, True, False)),
 )
+@pytest.mark.slow
 def test_the_layered_snapshot_equals_the_plain_one(
     tmp_path_factory, location_edits, session_edits, hidden, codemode
 ):

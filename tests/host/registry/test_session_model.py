@@ -13,6 +13,7 @@ from __future__ import annotations
 import tempfile
 
 import hypothesis.strategies as st
+import pytest
 from hypothesis import settings
 from hypothesis.stateful import Bundle, RuleBasedStateMachine, consumes, invariant, rule
 
@@ -257,4 +258,4 @@ class Sessions(RuleBasedStateMachine):
 
 
 Sessions.TestCase.settings = settings(max_examples=150, stateful_step_count=30, deadline=None)
-TestSessions = Sessions.TestCase
+TestSessions = pytest.mark.slow(Sessions.TestCase)

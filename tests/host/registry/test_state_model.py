@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hypothesis.strategies as st
+import pytest
 from hypothesis import settings
 from hypothesis.stateful import Bundle, RuleBasedStateMachine, consumes, invariant, rule
 
@@ -150,4 +151,4 @@ class Registrations(RuleBasedStateMachine):
 
 
 Registrations.TestCase.settings = settings(max_examples=120, stateful_step_count=25, deadline=None)
-TestRegistrations = Registrations.TestCase
+TestRegistrations = pytest.mark.slow(Registrations.TestCase)

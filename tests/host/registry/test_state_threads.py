@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import threading
 
+import pytest
+
 from tooldeck import Location, Tool, ToolResult, ToolService
 
 WRITERS, ROUNDS, READERS = 4, 60, 3
@@ -24,6 +26,7 @@ def pair(writer, round_):
     return tag, lambda editor: [editor.add(t) for t in tools]
 
 
+@pytest.mark.slow
 def test_concurrent_registration_disposal_and_snapshots(tmp_path, join_threads):
     service = ToolService(Location(tmp_path, data_dir=tmp_path / "data"))
     registered: set[str] = set()

@@ -768,6 +768,7 @@ BIG_EXAMPLES = settings(
 
 
 # Drawing a nested schema is slow next to checking it, so each example checks several.
+@pytest.mark.slow
 @settings(BIG_EXAMPLES, max_examples=200)
 @given(st.data())
 def test_agrees_with_jsonschema_on_random_schemas(data):
@@ -789,6 +790,7 @@ CORPUS = [
 # fmt: on
 
 
+@pytest.mark.slow
 @settings(BIG_EXAMPLES, max_examples=200)
 @given(schemas(depth=1, objects_first=False))
 def test_agrees_with_jsonschema_on_shallow_schemas(schema):

@@ -39,6 +39,7 @@ def same(a, b):
     return json.dumps(a) == json.dumps(b)
 
 
+@pytest.mark.slow
 @settings(max_examples=2000)
 @given(json_texts())
 def test_parsing_json_text_agrees_with_json_loads(text):

@@ -22,6 +22,7 @@ from tooldeck.builtin_plugins._run.files import (
     split_lines,
     unified_diff,
 )
+from tooldeck.builtin_plugins._run.format import with_report, write_then_format
 from tooldeck.builtin_plugins._run.writes import Target, writing
 from tooldeck.builtin_plugins.edit import EditInput, EditOutput, MatchKind
 
@@ -42,8 +43,10 @@ async def _edit(services: FileServices, data: EditInput, ctx: ToolContext) -> To
         change = await asyncio.to_thread(_plan, raw, data, target.shown)
         metadata = {"path": str(target.path), **change.diff.metadata()}
         await services.ask(gate, "edit", target.path, metadata)
-        target.replace(raw, change.data)
-    return _result(target.path, target.shown, change)
+        done = await write_then_format(
+            services, gate, [target.path], lambda: target.replace(raw, change.data)
+        )
+    return with_report(_result(target.path, target.shown, change), done)
 
 
 executor = file_executor(_edit)

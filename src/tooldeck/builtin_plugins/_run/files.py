@@ -33,6 +33,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from tooldeck._tool import ToolFailure
+from tooldeck.builtin_plugins._run.lookalikes import lookalikes
 from tooldeck.builtin_plugins.read import MAX_LINE_CHARS
 from tooldeck.errors import PermissionCorrected
 from tooldeck.host.execution.bounding import OUTPUT_DIR
@@ -266,15 +267,17 @@ def not_found(path: Path, shown: str, hint: str) -> ToolFailure:
 
 
 def similar_names(path: Path, limit: int = 3) -> list[str]:
-    """Up to ``limit`` siblings whose names look like ``path``'s (case-insensitive)."""
+    """Up to ``limit`` siblings whose names look like ``path``'s: lookalikes (differing
+    only in normalization or spaces) first, then close ones (case-insensitive)."""
     try:
         with os.scandir(path.parent) as entries:
             names = sorted(entry.name for entry in entries)
     except OSError:
         return []
+    alike = [found.name for found in lookalikes(path) if found.parent == path.parent]
     by_folded = {name.casefold(): name for name in reversed(names)}  # first name wins
     close = difflib.get_close_matches(path.name.casefold(), list(by_folded), n=limit, cutoff=0.6)
-    return [by_folded[name] for name in close]
+    return list(dict.fromkeys([*alike, *(by_folded[name] for name in close)]))[:limit]
 
 
 # -- text ----------------------------------------------------------------------------------

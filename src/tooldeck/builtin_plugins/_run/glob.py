@@ -11,18 +11,20 @@ from pathlib import Path
 from tooldeck._tool import ToolContext, ToolFailure, ToolResult
 from tooldeck.builtin_plugins._run.files import FileServices, file_executor
 from tooldeck.builtin_plugins._run.ignore import GlobError, compile_glob, walk_files
+from tooldeck.builtin_plugins._run.lookalikes import noted, recover
 from tooldeck.builtin_plugins.glob import GlobInput, GlobOutput
 
 
 async def _glob(services: FileServices, params: GlobInput, ctx: ToolContext) -> ToolResult:
     matcher = pattern_matcher(params.pattern)
     gate = services.gate(ctx)
-    directory = await services.resolve(gate, params.path or ".", "directory", reading=True)
+    raw, note = recover(services.lexical(params.path or "."), params.path or ".")
+    directory = await services.resolve(gate, raw, "directory", reading=True)
     metadata = {"pattern": params.pattern, "path": str(directory)}
     await services.ask(gate, "glob", directory, metadata)
     require_directory(directory, services.shown(directory))
     found = await _find(directory, services.location.root, matcher)
-    return _result(found, params, services, directory)
+    return noted(_result(found, params, services, directory), note)
 
 
 executor = file_executor(_glob)

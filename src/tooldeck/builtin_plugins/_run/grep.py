@@ -28,6 +28,7 @@ from tooldeck.builtin_plugins._run.grep_python import (
 )
 from tooldeck.builtin_plugins._run.grep_rg import find_ripgrep, search_rg
 from tooldeck.builtin_plugins._run.ignore import Walked, walk_files
+from tooldeck.builtin_plugins._run.lookalikes import noted, recover
 from tooldeck.builtin_plugins.grep import GrepInput, GrepMatch, GrepOutput
 
 Engine = Literal["ripgrep", "python"]
@@ -36,14 +37,14 @@ Engine = Literal["ripgrep", "python"]
 async def _grep(services: FileServices, params: GrepInput, ctx: ToolContext) -> ToolResult:
     pattern = _pattern(params.pattern)
     include = pattern_matcher(params.include) if params.include else None
-    raw = params.path or "."
+    raw, note = recover(services.lexical(params.path or "."), params.path or ".")
     kind: PathKind = "file" if os.path.isfile(services.lexical(raw)) else "directory"
     gate = services.gate(ctx)
     target = await services.resolve(gate, raw, kind, reading=True)
     await services.ask(gate, "grep", target, {"pattern": params.pattern, "path": str(target)})
     _require(target, services.shown(target))
     found, engine = await _search(target, services.location.root, pattern, include, params)
-    return _result(found, engine, params, services, target)
+    return noted(_result(found, engine, params, services, target), note)
 
 
 executor = file_executor(_grep)

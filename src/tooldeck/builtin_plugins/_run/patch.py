@@ -21,6 +21,7 @@ from tooldeck.builtin_plugins._run.files import (
     os_failure,
     unified_diff,
 )
+from tooldeck.builtin_plugins._run.format import with_report, write_then_format
 from tooldeck.builtin_plugins._run.patch_parse import (
     AddFile,
     DeleteFile,
@@ -47,8 +48,9 @@ async def _patch(services: FileServices, args: PatchInput, ctx: ToolContext) -> 
     async with writing(services.location, *resolver.targets()):
         plan = await asyncio.to_thread(_Planner().plan, targets)
         await _ask(ctx, services, plan.changes, plan.diffs)
-        _apply(plan)
-    return _result(plan.changes, plan.diffs)
+        written = [change.target.path for change in plan.changes if change.after is not None]
+        done = await write_then_format(services, services.gate(ctx), written, lambda: _apply(plan))
+    return with_report(_result(plan.changes, plan.diffs), done)
 
 
 executor = file_executor(_patch)

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
 from tooldeck._tool import ImagePart, TextPart, ToolContext, ToolFailure, ToolResult
+from tooldeck.builtin_plugins._run.attachments import pdf_attachment
 from tooldeck.builtin_plugins._run.files import (
     FileServices,
     PathKind,
@@ -19,6 +20,7 @@ from tooldeck.builtin_plugins._run.files import (
     read_bytes,
     split_lines,
 )
+from tooldeck.builtin_plugins._run.lookalikes import noted, recover
 from tooldeck.builtin_plugins.read import ReadInput, ReadOutput
 from tooldeck.host.execution.images import sniff_image
 
@@ -31,13 +33,14 @@ _IMAGE_NAMES = {"image/png": "PNG", "image/jpeg": "JPEG", "image/gif": "GIF", "i
 
 async def _read(services: FileServices, data: ReadInput, ctx: ToolContext) -> ToolResult:
     gate = services.gate(ctx)
-    kind: PathKind = "directory" if os.path.isdir(services.lexical(data.path)) else "file"
-    path = await services.resolve(gate, data.path, kind, reading=True)
+    raw, note = recover(services.lexical(data.path), data.path)
+    kind: PathKind = "directory" if os.path.isdir(services.lexical(raw)) else "file"
+    path = await services.resolve(gate, raw, kind, reading=True)
     await services.ask(gate, "read", path, {"path": str(path)})
     shown = services.shown(path)
     if path.is_dir():
-        return _directory(services, path, shown, data)
-    return _file(services, path, shown, data)
+        return noted(_directory(services, path, shown, data), note)
+    return noted(_file(services, path, shown, data), note)
 
 
 executor = file_executor(_read)
@@ -50,9 +53,32 @@ def _file(services: FileServices, path: Path, shown: str, data: ReadInput) -> To
     mime_type = sniff_image(raw[:16])
     if mime_type is not None:
         return _image(path, shown, raw, mime_type)
-    lines = split_lines(decode_text(raw, shown, purpose="read as text").text)
+    if raw.startswith(b"%PDF-"):
+        return pdf_attachment(path, shown, raw)
+    text = decode_text(raw, shown, purpose="read as text").text
+    lines = split_lines(text)
     page = _paginate(services, lines, data, shown, ("line", "lines"), numbered_line)
+    if "\0" in text:  # the start was text (decode_text sniffs it); later pages may not be
+        _refuse_binary_rows(lines, page, shown)
     return page.result(path, "text")
+
+
+def _refuse_binary_rows(lines: Sequence[str], page: _Page, shown: str) -> None:
+    """Refuse a page holding a NUL byte, naming the first one and the text before it."""
+    for number in range(page.first, page.last + 1):
+        column = lines[number - 1].find("\0")
+        if column < 0:
+            continue
+        message = (
+            f"{shown} holds binary data: line {number:,} has a NUL byte at column "
+            f"{column + 1:,}, so lines {page.first:,}-{page.last:,} cannot be read as text."
+        )
+        if number > page.first:
+            message += (
+                f" The lines before it can: use offset={page.first} and "
+                f"limit={number - page.first}."
+            )
+        raise ToolFailure(message)
 
 
 def _image(path: Path, shown: str, raw: bytes, mime_type: str) -> ToolResult:

@@ -107,7 +107,7 @@ class _Shell:
         )
         if not tail.cut:
             path.unlink(missing_ok=True)
-        output = _output(finished, tail, path, workdir)
+        output = _output(args.command, finished, tail, path, workdir)
         metadata = {
             "command": args.command,
             "description": args.description,
@@ -163,10 +163,11 @@ def _segments(command: str) -> list[str]:
     return [" ".join(words) for words in segments if words and words != ["$"]]
 
 
-def _output(finished: Finished, tail: Tail, path: Path, workdir: Path) -> ShellOutput:
+def _output(command: str, finished: Finished, tail: Tail, path: Path, workdir: Path) -> ShellOutput:
     code = finished.returncode
     killed = code is not None and code < 0
     return ShellOutput(
+        command=command,
         exit_code=None if killed or code is None else code,
         signal=-code if killed and code is not None else None,
         timed_out=finished.timed_out,

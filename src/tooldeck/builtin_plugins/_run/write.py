@@ -15,6 +15,7 @@ from tooldeck.builtin_plugins._run.files import (
     text_file,
     unified_diff,
 )
+from tooldeck.builtin_plugins._run.format import with_report, write_then_format
 from tooldeck.builtin_plugins._run.writes import Target, writing
 from tooldeck.builtin_plugins.write import WriteInput, WriteOutput
 from tooldeck.host.execution.sizes import count_lines, format_size
@@ -33,10 +34,12 @@ async def _write(services: FileServices, data: WriteInput, ctx: ToolContext) -> 
             text = f"{target.shown} already has this content ({plan.size}); not written."
             return ToolResult(text, {"path": path}, plan.output(path, changed=False))
         await services.ask(gate, "edit", target.path, {"path": path, **plan.diff.metadata()})
-        target.replace(before, plan.data)
+        done = await write_then_format(
+            services, gate, [target.path], lambda: target.replace(before, plan.data)
+        )
     text = f"{'Overwrote' if before is not None else 'Created'} {target.shown} ({plan.size})."
     metadata = {"path": path, "created": before is None, **plan.diff.metadata()}
-    return ToolResult(text, metadata, plan.output(path, changed=True))
+    return with_report(ToolResult(text, metadata, plan.output(path, changed=True)), done)
 
 
 executor = file_executor(_write)

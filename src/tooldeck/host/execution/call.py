@@ -36,6 +36,7 @@ from tooldeck._tool import (
 )
 from tooldeck.errors import ToolDefectError
 from tooldeck.host.execution.content import normalize_content, render_output
+from tooldeck.host.execution.images import ImageBounds
 from tooldeck.host.registry.record import ToolRecord
 from tooldeck.host.schema.validators import SchemaIssues, issues_of
 
@@ -98,12 +99,13 @@ def _executor_path(record: ToolRecord) -> CallPath:
             raise _refused(record, raw, exc) from None
         fields = (location, session_id, message_id, call.id, agent, progress)
         result = execute(value, tuple_new(ToolContext, fields))
+        images = location.config.images
         if result.__class__ is ToolResult:  # what _finish would do, without its frame
             content, metadata, output = result
-            return _finished(record, content, metadata, output)
+            return _finished(record, content, metadata, output, images)
         if inspect.isawaitable(result):
-            return _finish_awaited(record, result)
-        return _finish(record, result)
+            return _finish_awaited(record, result, images)
+        return _finish(record, result, images)
 
     return run
 
@@ -125,30 +127,36 @@ def _function_path(record: ToolRecord, execute: FunctionExecutor) -> CallPath:
             arguments = execute.arguments(raw)
         except (ValidationError, RecursionError) as exc:
             raise _refused(record, raw, exc) from None
-        return finish(record, wrap, function(**arguments))
+        return finish(record, wrap, function(**arguments), location.config.images)
 
     return run
 
 
 def _finish_function(
-    record: ToolRecord, wrap: Callable[[Any], ToolResult], value: Any
+    record: ToolRecord, wrap: Callable[[Any], ToolResult], value: Any, images: ImageBounds
 ) -> ExecutedTool:
     if wrap is not wrap_output or value.__class__ is ToolResult:
-        return _finish(record, wrap(value))
-    return _finished(record, value if value.__class__ is str else None, NO_METADATA, value)
+        return _finish(record, wrap(value), images)
+    content = value if value.__class__ is str else None
+    return _finished(record, content, NO_METADATA, value, images)
 
 
 async def _finish_function_later(
-    record: ToolRecord, wrap: Callable[[Any], ToolResult], awaitable: Awaitable[Any]
+    record: ToolRecord,
+    wrap: Callable[[Any], ToolResult],
+    awaitable: Awaitable[Any],
+    images: ImageBounds,
 ) -> ExecutedTool:
-    return _finish_function(record, wrap, await awaitable)
+    return _finish_function(record, wrap, await awaitable, images)
 
 
-async def _finish_awaited(record: ToolRecord, awaitable: Awaitable[Any]) -> ExecutedTool:
-    return _finish(record, await awaitable)
+async def _finish_awaited(
+    record: ToolRecord, awaitable: Awaitable[Any], images: ImageBounds
+) -> ExecutedTool:
+    return _finish(record, await awaitable, images)
 
 
-def _finish(record: ToolRecord, result: Any) -> ExecutedTool:
+def _finish(record: ToolRecord, result: Any, images: ImageBounds) -> ExecutedTool:
     """What the executor returned, checked: the output contract, then the content."""
     if result.__class__ is not ToolResult:
         raise ToolDefectError(
@@ -156,10 +164,13 @@ def _finish(record: ToolRecord, result: Any) -> ExecutedTool:
             f"executor returned {type(result).__name__}, expected tooldeck.ToolResult",
         )
     content, metadata, output = result
-    return _finished(record, content, metadata, output)
+    return _finished(record, content, metadata, output, images)
 
 
-def _finished(record: ToolRecord, content: Any, metadata: Any, output: Any) -> ExecutedTool:
+def _finished(
+    record: ToolRecord, content: Any, metadata: Any, output: Any, images: ImageBounds
+) -> ExecutedTool:
+    """The output contract, then the content (images within the Location's ``[images]``)."""
     if record.tool.output is not None:
         try:
             output = record.output_validator(output)
@@ -172,7 +183,7 @@ def _finished(record: ToolRecord, content: Any, metadata: Any, output: Any) -> E
     if content is None:  # tool(fn)'s usual shape; normalize_content would do just this
         parts = render_output(output)
     else:
-        parts = normalize_content(record.effective, content, output)
+        parts = normalize_content(record.effective, content, output, limits=images)
     return tuple_new(ExecutedTool, (parts, metadata, output))
 
 

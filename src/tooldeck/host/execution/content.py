@@ -28,7 +28,7 @@ from tooldeck._tool import Content, ContentPart, FilePart, ImagePart, TextPart, 
 from tooldeck.errors import ToolDefectError
 from tooldeck.host.execution.images import (
     DEFAULT_IMAGE_LIMITS,
-    ImageLimits,
+    ImageBounds,
     normalize_image,
     omitted_note,
 )
@@ -37,7 +37,7 @@ _EMPTY_TEXT: tuple[ContentPart, ...] = (TextPart(""),)
 
 
 def normalize_content(
-    tool: str, content: Content, output: Any, *, limits: ImageLimits = DEFAULT_IMAGE_LIMITS
+    tool: str, content: Content, output: Any, *, limits: ImageBounds = DEFAULT_IMAGE_LIMITS
 ) -> tuple[ContentPart, ...]:
     """The model-facing parts for what ``tool``'s executor returned (see the module docstring).
 
@@ -54,7 +54,7 @@ def normalize_content(
 
 
 def _normalize_unusual(
-    tool: str, content: object, output: Any, limits: ImageLimits
+    tool: str, content: object, output: Any, limits: ImageBounds
 ) -> tuple[ContentPart, ...]:
     """The rare shapes: ``str`` subclasses, other sequences, and defects."""
     if isinstance(content, str):
@@ -70,7 +70,7 @@ def _normalize_unusual(
 
 
 def _normalize_parts(
-    tool: str, content: Sequence[object], output: Any, limits: ImageLimits
+    tool: str, content: Sequence[object], output: Any, limits: ImageBounds
 ) -> tuple[ContentPart, ...]:
     """Kept parts in order, then one note for the dropped images; a new tuple always."""
     if not content:

@@ -13,13 +13,24 @@ import io
 import struct
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from tooldeck._tool import ImagePart
 from tooldeck.host.execution.sizes import format_size
 
 if TYPE_CHECKING:
     from PIL import Image
+
+
+class ImageBounds(Protocol):
+    """What ``normalize_image`` reads of its limits: an ``ImageLimits``, or a Location's
+    ``[images]`` config as it is (no value is built per call)."""
+
+    @property
+    def max_bytes(self) -> int: ...
+
+    @property
+    def max_dimension(self) -> int: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -145,7 +156,7 @@ _SIZE_READERS: dict[str, Callable[[bytes], tuple[int, int] | None]] = {
 # --- keep, correct, reduce or drop -----------------------------------------------------
 
 
-def normalize_image(part: ImagePart, limits: ImageLimits) -> tuple[ImagePart | None, str]:
+def normalize_image(part: ImagePart, limits: ImageBounds) -> tuple[ImagePart | None, str]:
     """The usable image for ``part`` and ``""``, or ``None`` and why it was dropped.
 
     ``part.data`` is bytes-like (the caller checked). In-limit images are judged from
@@ -164,12 +175,12 @@ def normalize_image(part: ImagePart, limits: ImageLimits) -> tuple[ImagePart | N
     return _reduce(data, mime_type, size, limits)
 
 
-def _fits(n_bytes: int, size: tuple[int, int], limits: ImageLimits) -> bool:
+def _fits(n_bytes: int, size: tuple[int, int], limits: ImageBounds) -> bool:
     return n_bytes <= limits.max_bytes and max(size) <= limits.max_dimension
 
 
 def _reduce(
-    data: bytes, mime_type: str, size: tuple[int, int] | None, limits: ImageLimits
+    data: bytes, mime_type: str, size: tuple[int, int] | None, limits: ImageBounds
 ) -> tuple[ImagePart | None, str]:
     """Downscale and re-encode with Pillow, or say why the image cannot be kept."""
     try:
@@ -195,7 +206,7 @@ def _too_many_pixels(size: tuple[int, int], max_pixels: int | None) -> bool:
 
 
 def _describe(
-    data: bytes, mime_type: str, size: tuple[int, int] | None, limits: ImageLimits
+    data: bytes, mime_type: str, size: tuple[int, int] | None, limits: ImageBounds
 ) -> str:
     """``a 12 MiB PNG image``, ``a 3000x200 PNG image``, ``a 9000x9000, 12 MiB PNG image``."""
     shown = []
@@ -211,7 +222,7 @@ def _describe(
 _JPEG_QUALITIES = (85, 70, 55, 40)
 
 
-def _reencode(data: bytes, mime_type: str, limits: ImageLimits) -> tuple[bytes, str] | None:
+def _reencode(data: bytes, mime_type: str, limits: ImageBounds) -> tuple[bytes, str] | None:
     """Decode, shrink to ``max_dimension`` and encode within ``max_bytes``, or ``None``."""
     from PIL import Image
 

@@ -94,6 +94,18 @@ class OutputConfig(_Section):
     max_bytes: int = Field(default=50 * 1024, gt=0)
 
 
+class ImagesConfig(_Section):
+    """``[images]``: what an image in a tool result may weigh and measure.
+
+    A larger image is downscaled and re-encoded (with Pillow, the ``images`` extra), one
+    that cannot be brought within both limits is dropped with a note; see
+    ``host/execution/images.py``. Defaults: what the major providers accept.
+    """
+
+    max_bytes: int = Field(default=5 * 1024 * 1024, gt=0)
+    max_dimension: int = Field(default=2000, gt=0)
+
+
 class CodemodeConfig(_Section):
     """``[codemode]``: the ``execute`` tool, its catalog budget and a program's limits."""
 
@@ -112,7 +124,24 @@ class Config(_Section):
     permission: tuple[PermissionRule, ...] = ()
     mcp: McpConfig = Field(default_factory=McpConfig.model_construct)
     output: OutputConfig = Field(default_factory=OutputConfig.model_construct)
+    images: ImagesConfig = Field(default_factory=ImagesConfig.model_construct)
+    format: dict[str, tuple[str, ...]] = Field(default_factory=dict)
+    """``[format]``: glob pattern -> the formatter ``write``, ``edit`` and ``patch`` run on
+    each file they change that matches it (``$FILE`` stands for the file's path)."""
     codemode: CodemodeConfig = Field(default_factory=CodemodeConfig.model_construct)
+
+    @field_validator("format")
+    @classmethod
+    def _formatters(cls, formatters: dict[str, tuple[str, ...]]) -> dict[str, tuple[str, ...]]:
+        for pattern, command in formatters.items():
+            if not pattern:
+                raise ValueError("a formatter's glob pattern must not be empty")
+            if not (command and command[0]):
+                raise ValueError(
+                    f"the formatter for {pattern!r} must start with the program to run, "
+                    f'for example ["ruff", "format", "$FILE"]'
+                )
+        return formatters
 
 
 class Unavailable(NamedTuple):

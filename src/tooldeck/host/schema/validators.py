@@ -163,8 +163,12 @@ _SCALAR_CORE_TYPES = {"int": int, "str": str, "float": float, "bool": bool}
 
 
 def _adapter_output(adapter: TypeAdapter[Any]) -> Validator:
+    """Validate, then encode with the adapter's own serializers (an ``Annotated`` scalar
+    with a ``PlainSerializer``, a ``TypedDict`` field's ``field_serializer``...)."""
     validate_python = adapter.validate_python
-    # A bare int/str/float/bool annotation accepts a value of exactly that class as is.
+    dump_python = adapter.dump_python
+    # A bare int/str/float/bool annotation accepts a value of exactly that class as is:
+    # with no serializer in its schema, dumping it would return it unchanged.
     core = adapter.core_schema
     exact = _SCALAR_CORE_TYPES.get(core["type"]) if set(core) <= {"type", "metadata"} else None
 
@@ -175,9 +179,7 @@ def _adapter_output(adapter: TypeAdapter[Any]) -> Validator:
             checked = validate_python(value)
         except ValidationError as exc:
             raise SchemaIssues(pydantic_issues(exc)) from None
-        if checked.__class__ in _JSON_SCALARS:
-            return checked
-        return to_jsonable_python(checked)
+        return dump_python(checked, mode="json")
 
     return validate
 

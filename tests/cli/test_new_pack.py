@@ -1,0 +1,140 @@
+"""``tooldeck new-pack NAME``: the guide's pack, renamed, and green on its own tests."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+import sysconfig
+from pathlib import Path
+
+import pytest
+
+from tooldeck.cli import main
+from tooldeck.cli.new_pack import render
+
+ROOT = Path(__file__).resolve().parents[2]
+_FENCE = re.compile(
+    r"^<!--\s*file:\s*(?P<path>[^>]*?)\s*-->\n^```[\w-]*\n(?P<code>.*?)^```$", re.S | re.M
+)
+
+
+def guide_files() -> dict[str, str]:
+    """The ``<!-- file: tooldeck-notes/... -->`` blocks of the two pages, by path."""
+    files = {}
+    for doc in ("pack-author-guide.md", "compat-matrix.md"):
+        text = (ROOT / "docs" / doc).read_text(encoding="utf-8")
+        for match in _FENCE.finditer(text):
+            files[match["path"].removeprefix("tooldeck-notes/")] = match["code"]
+    return files
+
+
+def subprocess_env(home: Path, **extra: str) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("TOOLDECK_")}
+    env.update(XDG_CONFIG_HOME=str(home / "xdg-config"), XDG_DATA_HOME=str(home / "xdg-data"))
+    return {**env, "PYTHONDONTWRITEBYTECODE": "1", **extra}
+
+
+def test_notes_renders_exactly_the_guides_pack():
+    assert render("notes") == guide_files()
+
+
+def test_it_writes_the_renamed_pack_and_says_what_to_run_next(tmp_path, capsys):
+    assert main(["new-pack", "weather", "--parent", str(tmp_path)]) == 0
+    folder = tmp_path / "tooldeck-weather"
+    assert sorted(p.relative_to(folder).as_posix() for p in folder.rglob("*") if p.is_file()) == [
+        "README.md",
+        "pyproject.toml",
+        "src/tooldeck_weather/__init__.py",
+        "tests/test_neighbours.py",
+        "tests/test_weather.py",
+        "tox.ini",
+    ]
+    pyproject = (folder / "pyproject.toml").read_text()
+    assert 'name = "tooldeck-weather"' in pyproject
+    assert '[project.entry-points.tooldeck]\nweather = "tooldeck_weather"' in pyproject
+    out = capsys.readouterr().out
+    assert out.startswith(f"created {folder}\n") and ".venv/bin/tooldeck check ." in out
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["new-pack", "Weather"], "pack name 'Weather': use lowercase letters"),
+        (["new-pack", "two__bars"], "pack name 'two__bars'"),
+        (["new-pack", "ok", "--parent", "no-such-dir"], "--parent no-such-dir: not a directory"),
+    ],
+)
+def test_bad_names_and_parents_are_refused(tmp_path, monkeypatch, capsys, args, message):
+    monkeypatch.chdir(tmp_path)
+    assert main(args) == 2
+    assert message in capsys.readouterr().err
+
+
+def test_an_existing_folder_is_left_alone(tmp_path, capsys):
+    (tmp_path / "tooldeck-weather").mkdir()
+    assert main(["new-pack", "weather", "--parent", str(tmp_path)]) == 2
+    assert "tooldeck-weather already exists" in capsys.readouterr().err
+    assert list((tmp_path / "tooldeck-weather").iterdir()) == []
+
+
+@pytest.mark.slow
+def test_the_new_pack_passes_tooldeck_check_and_its_tests(tmp_path):
+    assert main(["new-pack", "weather_log", "--parent", str(tmp_path)]) == 0
+    folder = tmp_path / "tooldeck-weather-log"
+    env = subprocess_env(tmp_path, PYTHONPATH=str(folder / "src"))
+    check = subprocess.run(
+        [sys.executable, "-m", "tooldeck", "check", str(folder)],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert check.stdout.splitlines() == [
+        "tooldeck-weather-log: ok (weather_log_add, weather_log_search)",
+        "no problems found",
+    ], check.stdout + check.stderr
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "-q",
+            "-p",
+            "no:cacheprovider",
+            "tests/test_weather_log.py",
+        ],
+        cwd=folder,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert re.search(r"^8 passed", done.stdout, flags=re.M), done.stdout + done.stderr
+
+
+@pytest.mark.slow
+def test_installed_in_a_venv_the_new_pack_passes_all_its_tests(tmp_path):
+    """The guide's steps for the new pack: a venv that sees this tooldeck (and pytest,
+    setuptools) through a ``.pth`` file, the pack installed editable, then every test of
+    it, the neighbours test (which needs the installed entry point) included."""
+    assert main(["new-pack", "weather", "--parent", str(tmp_path)]) == 0
+    folder = tmp_path / "tooldeck-weather"
+    env = subprocess_env(tmp_path)
+    venv = folder / ".venv"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
+    [site_packages] = venv.glob("lib/python3*/site-packages")
+    ours = sysconfig.get_paths()["purelib"]
+    (site_packages / "_tooldeck_test.pth").write_text(f"import site; site.addsitedir({ours!r})\n")
+    python = str(venv / "bin" / "python")
+    steps = [
+        [python, "-m", "pip", "install", "-q", "--no-deps", "--no-build-isolation", "-e", "."],
+        [python, "-m", "pytest", "-q", "-p", "no:cacheprovider"],
+    ]
+    for step in steps:
+        done = subprocess.run(
+            step, cwd=folder, env=env, capture_output=True, text=True, timeout=600
+        )
+        assert done.returncode == 0, done.stdout + done.stderr
+    assert re.search(r"^9 passed", done.stdout, flags=re.M), done.stdout
