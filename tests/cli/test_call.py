@@ -6,6 +6,8 @@ import io
 
 import pytest
 
+from .conftest import trust
+
 
 class Terminal(io.StringIO):
     """Typed answers on a stdin that says it is a TTY."""
@@ -57,13 +59,16 @@ def test_without_a_terminal_asks_are_declined_saying_no_one_could_be_asked(toold
         "tooldeck: secret: not run: it needs permission (secret on vault) and no one could be "
         "asked (stdin is not a terminal).\n"
         'Allow it for this run with --yes (answers "once" to every ask), or from now on with '
-        "a rule in tooldeck.toml:\n\n"
+        "a rule in tooldeck.toml (a project's allow rules count once the folder is trusted: "
+        "run `tooldeck trust` after adding it):\n\n"
         '[[permission]]\naction = "secret"\nresource = "vault"\neffect = "allow"\n'
     )
 
 
 def test_the_rule_the_message_names_allows_the_call(tooldeck, project):
     (project / "tooldeck.toml").write_text(tooldeck("call", "secret")[2].split("\n\n", 1)[1])
+    assert tooldeck("call", "secret")[0] == 1  # a new allow rule: untrusted until reviewed
+    trust(project)
     assert tooldeck("call", "secret")[:2] == (0, "the secret\n")
 
 

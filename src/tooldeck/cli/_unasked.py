@@ -3,7 +3,8 @@
 Declining such an ask is right (nothing may run unapproved), but "the user declined"
 would be false: nobody was asked. ``NoOneToAsk`` declines every ask and keeps it, so the
 command can say what was needed and the two ways to allow it: ``--yes`` for this run,
-or the ``[[permission]]`` rule that allows it from now on.
+or the ``[[permission]]`` rule that allows it from now on (which, being a project
+allow rule, counts once the folder is trusted again).
 """
 
 from __future__ import annotations
@@ -34,7 +35,8 @@ class NoOneToAsk:
             f"tooldeck: {label}: not run: it needs permission ({request.action} on "
             f"{', '.join(resources)}) and no one could be asked (stdin is not a terminal).\n"
             'Allow it for this run with --yes (answers "once" to every ask), or from now on '
-            "with a rule in tooldeck.toml:\n\n"
+            "with a rule in tooldeck.toml (a project's allow rules count once the folder is "
+            "trusted: run `tooldeck trust` after adding it):\n\n"
             f"{rules}"
         )
 
