@@ -13,7 +13,16 @@ import sys
 
 import pytest
 
-from tooldeck import Host, grant_trust, revoke_trust, trust_status, trusted_folders
+from tooldeck import (
+    Host,
+    ToolCall,
+    grant_trust,
+    revoke_trust,
+    run_tool_call,
+    trust_status,
+    trusted_folders,
+)
+from tooldeck.builtin_plugins import BUILTIN_PLUGINS
 
 pytestmark = pytest.mark.usefixtures("clean_env")
 
@@ -262,3 +271,28 @@ def test_a_plugin_file_linked_from_outside_runs_only_after_trust(tmp_path):
     assert f"-> {outside}" in trust_status(root).describe()
     rows = opened_then_trusted(root, marker)
     assert rows["local:x"].status == "untrusted"
+
+
+async def test_a_project_formatter_runs_only_after_trust(tmp_path, monkeypatch):
+    monkeypatch.setattr("tooldeck.builtin_plugins.BUILTIN_PLUGINS", BUILTIN_PLUGINS)
+    root, marker = tmp_path / "repo", tmp_path / "marker"
+    root.mkdir()
+    code = f"import pathlib; pathlib.Path({str(marker)!r}).write_text('ran')"
+    command = json.dumps([sys.executable, "-c", code])
+    (root / "tooldeck.toml").write_text(f'[format]\n"*.txt" = {command}\n')
+
+    async def write_a_file(name):
+        with Host.open(root, asker=lambda request: "once") as host:
+            call = ToolCall(id="c", name="write", input={"path": name, "content": "x\n"})
+            outcome = await run_tool_call(host.snapshot(), call)
+            assert outcome.status == "completed", outcome
+            return host.trust, outcome.metadata.get("formatted")
+
+    trust, formatted = await write_a_file("a.txt")
+    assert [(i.kind, i.name) for i in trust.items] == [("formatter", "*.txt")]
+    assert not trust.trusted and formatted is None
+    assert not marker.exists(), "the project's formatter ran before the folder was trusted"
+    grant_trust(trust_status(root))
+    trust, formatted = await write_a_file("b.txt")
+    assert trust.trusted and formatted[0]["status"] == "unchanged"
+    assert marker.read_text() == "ran"

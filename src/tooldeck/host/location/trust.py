@@ -1,12 +1,13 @@
 """Trust: what a project would run if tooldeck trusted it, and whether it does (DESIGN §7a).
 
-Opening a folder must never run its code until its user says so. Three things in a
+Opening a folder must never run its code until its user says so. Four things in a
 project run code or widen authority, and only these need trust:
 
 * ``.tooldeck/plugins/*.py`` files, imported as Python;
 * ``[mcp.servers]`` of the project config (``tooldeck.toml`` or ``[tool.tooldeck]``),
   started as processes or connected to;
-* project ``[[permission]]`` rules whose effect is ``allow``.
+* project ``[[permission]]`` rules whose effect is ``allow``;
+* project ``[format]`` commands, run after ``write``/``edit``/``patch`` change a file.
 
 ``TrustItem`` describes one of them with a digest of what would run (the file's bytes,
 the server's entry, the rule). A ``TrustStatus`` is the decision for one folder: the
@@ -31,14 +32,19 @@ from tooldeck.host.location.paths import LOCAL_PLUGIN_DIR
 TRUST_ENV = "TOOLDECK_TRUST"
 """``1`` trusts every folder this process opens; ``0`` opens every folder untrusted."""
 
-TrustKind = Literal["plugin", "server", "allow"]
-"""A plugin file, a project MCP server, a project allow rule."""
+TrustKind = Literal["plugin", "server", "allow", "formatter"]
+"""A plugin file, a project MCP server, a project allow rule, a project formatter."""
 
 TrustSource = Literal["nothing to trust", "store", "argument", "environment", "untrusted"]
 """Why a folder is (un)trusted: nothing needs trust, the user's trust store,
 ``Host.open(trust=...)``, ``TOOLDECK_TRUST``, or no trust recorded for these items."""
 
-KIND_WORDS = {"plugin": "plugin file", "server": "MCP server", "allow": "allow rule"}
+KIND_WORDS = {
+    "plugin": "plugin file",
+    "server": "MCP server",
+    "allow": "allow rule",
+    "formatter": "formatter",
+}
 
 
 @dataclass(frozen=True, slots=True)
@@ -129,13 +135,14 @@ class TrustStatus:
         trust prompt and call ``grant_trust(status)`` on a yes.
         """
         if not self.items:
-            return f"{self.root}: nothing here needs trust (no plugins, servers or allow rules)"
+            return f"{self.root}: nothing here needs trust (no plugins, servers, rules, formatters)"
         state = "trusted" if self.trusted else "not trusted"
         lines = [f"{self.root} ({state}). Trusting it lets tooldeck run, each time it opens it:"]
         groups = (
             ("plugin", "Python files imported into tooldeck:"),
             ("server", "MCP servers started (commands) or connected to (URLs):"),
             ("allow", "permission rules that allow without asking:"),
+            ("formatter", "formatter commands run on files that tools write:"),
         )
         for kind, heading in groups:
             chosen = [i for i in self.items if i.kind == kind]
@@ -152,7 +159,7 @@ class TrustStatus:
         if not self.needed:
             return None
         counts = []
-        for kind in ("plugin", "server", "allow"):
+        for kind in KIND_WORDS:
             n = sum(1 for i in self.items if i.kind == kind)
             if n:
                 counts.append(f"{n} {KIND_WORDS[kind]}{'s' if n > 1 else ''}")
@@ -196,6 +203,7 @@ def project_items(root: Path, project: Mapping[str, Any] | None) -> tuple[TrustI
     if project:
         items += server_items(project)
         items += allow_items(project)
+        items += formatter_items(project)
     return tuple(items)
 
 
@@ -237,6 +245,24 @@ def allow_items(project: Mapping[str, Any]) -> list[TrustItem]:
     return items
 
 
+def formatter_items(project: Mapping[str, Any]) -> list[TrustItem]:
+    formatters = project.get("format", {})
+    if not isinstance(formatters, Mapping):
+        return []  # the config check reports the wrong type
+    import shlex  # only for a project that names formatters
+
+    return [
+        TrustItem(
+            "formatter",
+            str(pattern),
+            _canonical_digest(command),
+            f"{pattern}: {shlex.join(str(a) for a in command)}",
+        )
+        for pattern, command in sorted(formatters.items())
+        if isinstance(command, list | tuple)
+    ]
+
+
 def _canonical_digest(value: Any) -> str:
     text = json.dumps(value, sort_keys=True, separators=(",", ":"), default=list)
     return digest(text.encode())
@@ -250,8 +276,9 @@ def fingerprint(items: Iterable[TrustItem]) -> str:
 
 def narrowed(project: Mapping[str, Any]) -> dict[str, Any]:
     """The project's config table without what needs trust: no ``[mcp.servers]``, no
-    ``allow`` rules. Everything else (limits, plugin selection, ask/deny rules) stays."""
-    table = dict(project)
+    ``allow`` rules, no ``[format]``. Everything else (limits, plugin selection, ask/deny
+    rules) stays."""
+    table = {k: v for k, v in project.items() if k != "format"}
     mcp = table.get("mcp")
     if isinstance(mcp, Mapping) and "servers" in mcp:
         rest = {k: v for k, v in mcp.items() if k != "servers"}
