@@ -16,11 +16,13 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Iterable, Mapping, Sequence
+from functools import cached_property
 from typing import Any
 
 from tooldeck.codemode.naming import Node, ToolTree
 from tooldeck.codemode.pytypes import TypeBook, camel, literal, param_name
 from tooldeck.host.registry.editor import CatalogEntry, NamespaceEntry
+from tooldeck.host.registry.ranking import ToolIndex
 from tooldeck.host.registry.record import record_of
 
 HEADER = "from typing import Any, Literal, NotRequired, TypedDict"
@@ -88,6 +90,11 @@ class StubFile:
                     self.book, entry, "__call__", self.tree.paths
                 )
         self.order = sorted(self.stubs.values(), key=lambda s: (not s.pinned, s.entry.name))
+
+    @cached_property
+    def index(self) -> ToolIndex:
+        """The search index over ``order`` (built on the first ``search``)."""
+        return ToolIndex.of((s.entry for s in self.order), self.namespaces)
 
     def cost(self, stub: ToolStub, seen: set[str]) -> int:
         """Characters ``stub`` adds to a file already holding the classes in ``seen``."""
