@@ -30,6 +30,7 @@ from typing import Any, TypeVar
 
 from tooldeck._tool import AnyTool, ToolFailure
 from tooldeck.host.execution import formats
+from tooldeck.host.execution.deferral import SEARCH_TOOLS
 from tooldeck.host.execution.snapshot import (
     CodeModeProvider,
     Snapshot,
@@ -75,6 +76,7 @@ class LayeredSnapshot(Snapshot):
         self.data_dir = base.data_dir
         self._rendered = {}
         self._definitions = None
+        self._deferral = None
         self._base = base
         self._plan: tuple[_Step, ...] | None = None
         self.codemode_catalog = base.codemode_catalog
@@ -166,11 +168,11 @@ class LayeredSnapshot(Snapshot):
             return self._base.names
         return self._spliced(self._base.names, _effective)
 
-    def definitions_for(self, fmt: str, *, strict: bool = False) -> tuple[Any, ...]:
-        """The advertised tools in a provider format, spliced from the base's (cached)."""
-        base = self._base.definitions_for(fmt, strict=strict)  # type: ignore[call-overload]
+    def _plain_definitions(self, fmt: str, strict: bool) -> tuple[Any, ...]:
+        """Every advertised tool in a provider format, spliced from the base's (cached)."""
+        base = self._base._plain_definitions(fmt, strict)
         if self._unchanged:
-            return base  # type: ignore[no-any-return]
+            return base
         return self._spliced(base, partial(formats.render, fmt=fmt, strict=strict))
 
     def get(self, name: str) -> AnyTool | None:
@@ -187,6 +189,8 @@ class LayeredSnapshot(Snapshot):
         """The base resolves what the session did not change (its tools, its ``execute``,
         its code-mode tools by name); the rest resolves as in any snapshot."""
         # Reached from the hot path when the session's own records lack ``name``.
+        if name == SEARCH_TOOLS and self._deferred_view().names:
+            return self._deferred_view().search_record()  # this session's deferred set
         if name.removeprefix("tools.") not in self._masked:
             base = self._base
             try:
