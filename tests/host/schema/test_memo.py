@@ -66,3 +66,14 @@ def test_the_checked_memo_survives_past_4096_schemas():
         if n % 1000 == 0:
             metaschema.schema_problem(first)  # in use: never evicted
     assert repr(first) in metaschema._CHECKED and repr(tool_schema(0)) in metaschema._CHECKED
+
+
+def test_certification_says_whether_references_need_a_check():
+    plain = tool_schema(1)
+    assert memo.certify(plain, _COMMON, _shape_ok) is False
+    linked = {**plain, "definitions": {"Id": {"type": "string"}}}
+    linked["properties"] = {"a": {"$ref": "#/definitions/Id"}}
+    assert memo.certify(linked, _COMMON, _shape_ok) is True
+    dangling = {"type": "object", "properties": {"a": {"$ref": "#/definitions/Nope"}}}
+    assert memo.certify(dangling, _COMMON, _shape_ok) is True
+    assert "points to nothing" in metaschema.schema_problem(dangling)

@@ -132,11 +132,15 @@ class Deferral:
             if option.defer_loading is not None
         )
         spaces = catalog.namespaces
+        deferred_spaces = {name for name, space in spaces.items() if space.defer_loading}
         entries = []
         for record in records:
-            entry = catalog.tools.get(record.effective)
-            if entry is not None and _deferred(entry, spaces, patterns):
-                entries.append(entry)
+            # Most tools are deferred by nothing: one attribute and one set test each.
+            tool = record.tool
+            if patterns or tool.defer_loading or tool.namespace in deferred_spaces:
+                entry = catalog.tools.get(record.effective)
+                if entry is not None and _deferred(entry, spaces, patterns):
+                    entries.append(entry)
         self.entries: tuple[CatalogEntry, ...] = tuple(entries)
         self.names = frozenset(e.name for e in entries)
         self.namespaces = spaces

@@ -96,24 +96,35 @@ def certified_valid(
     """True when every node uses only ``keywords`` (the common subset) and its shape
     passes ``check_shape`` (the Draft 7 metaschema check of one shallow node); False
     means "not certified", never "invalid"."""
+    return certify(schema, keywords, check_shape) is not None
+
+
+def certify(
+    schema: Any, keywords: frozenset[str], check_shape: Callable[[dict[str, Any]], bool]
+) -> bool | None:
+    """``certified_valid``, saying more: ``None`` when not certified, else whether any
+    node holds a ``$ref`` (the only reference keyword of the common subset), so a
+    schema without one needs no reference check."""
+    refs = False
     stack = [schema]
     while stack:
         node = stack.pop()
         if isinstance(node, bool):
             continue
         if type(node) is not dict:
-            return False
+            return None
         shape = _shape(node, stack, keywords)
         if shape is None:
-            return False
+            return None
+        refs = refs or "$ref" in node
         key = repr(shape)
         found, known = _shapes.find(key)
         if not found:
             known = check_shape(shape)
             _shapes.put(key, known)
         if not known:
-            return False
-    return True
+            return None
+    return refs
 
 
 def _shape(

@@ -16,7 +16,7 @@ from collections.abc import Mapping
 from functools import cache
 from typing import Any
 
-from tooldeck.host.schema.memo import CHECKED_MAX_CHARS, BoundedMemo, certified_valid
+from tooldeck.host.schema.memo import CHECKED_MAX_CHARS, BoundedMemo, certify
 from tooldeck.host.schema.refs import ref_problem
 
 # Keywords whose value is constrained identically by both metaschemas.
@@ -86,8 +86,9 @@ def schema_problem(schema: Mapping[str, Any]) -> str | None:
     found, known = _CHECKED.find(key)
     if found:
         return known
-    if certified_valid(schema, _COMMON, _shape_ok):
-        problem = ref_problem(schema)
+    refs = certify(schema, _COMMON, _shape_ok)
+    if refs is not None:
+        problem = ref_problem(schema) if refs else None
     else:
         problem = check_schema_now(schema) or ref_problem(schema)
     _CHECKED.put(key, problem)
