@@ -30,7 +30,7 @@ from typing import Any, TypeVar
 
 from tooldeck._tool import AnyTool, ToolFailure
 from tooldeck.host.execution import formats
-from tooldeck.host.execution.deferral import SEARCH_TOOLS
+from tooldeck.host.execution.deferral import SEARCH_TOOLS, Deferral
 from tooldeck.host.execution.snapshot import (
     CodeModeProvider,
     Snapshot,
@@ -167,6 +167,22 @@ class LayeredSnapshot(Snapshot):
         if self._unchanged:
             return self._base.names
         return self._spliced(self._base.names, _effective)
+
+    def definitions_for(
+        self, fmt: str, *, strict: bool = False, search: str = "bm25"
+    ) -> tuple[Any, ...]:
+        """The advertised tools in a provider format: the base's (cached there) when the
+        session changed nothing, else spliced from them on each call (a session holds
+        nothing proportional to the Location)."""
+        if self._unchanged:
+            base = self._base.definitions_for(fmt, strict=strict, search=search)  # type: ignore[call-overload]
+            return base  # type: ignore[no-any-return]
+        return self._advertised(fmt, strict, search)
+
+    def _deferred_view(self) -> Deferral:
+        if self._unchanged:
+            return self._base._deferred_view()
+        return super()._deferred_view()
 
     def _plain_definitions(self, fmt: str, strict: bool) -> tuple[Any, ...]:
         """Every advertised tool in a provider format, spliced from the base's (cached)."""

@@ -219,18 +219,19 @@ class Snapshot:
             key = f"{key}+{search}"
         advertised = self._rendered.get(key)
         if advertised is None:
-            if search not in SEARCH_VARIANTS or (search != "bm25" and fmt != "anthropic"):
-                raise ValueError(
-                    f"search={search!r}: expected 'bm25' or 'regex' (Anthropic's tool "
-                    "search tools; other formats take the default)"
-                )
-            plain = self._plain_definitions(fmt, strict)
-            records = tuple(self._records())
-            advertised = advertise(
-                fmt, records, plain, self._deferred_view(), strict=strict, search=search
-            )
-            self._rendered[key] = advertised
+            advertised = self._rendered[key] = self._advertised(fmt, strict, search)
         return advertised
+
+    def _advertised(self, fmt: str, strict: bool, search: str) -> tuple[Any, ...]:
+        """``definitions_for`` computed: the plain rendering, deferral applied."""
+        if search not in SEARCH_VARIANTS or (search != "bm25" and fmt != "anthropic"):
+            raise ValueError(
+                f"search={search!r}: expected 'bm25' or 'regex' (Anthropic's tool "
+                "search tools; other formats take the default)"
+            )
+        plain = self._plain_definitions(fmt, strict)
+        records = tuple(self._records())
+        return advertise(fmt, records, plain, self._deferred_view(), strict=strict, search=search)
 
     def _plain_definitions(self, fmt: str, strict: bool) -> tuple[Any, ...]:
         """Every advertised record rendered in ``fmt``, nothing deferred (cached)."""
