@@ -230,8 +230,11 @@ class Snapshot:
                 "search tools; other formats take the default)"
             )
         plain = self._plain_definitions(fmt, strict)
+        deferral = self._deferred_view()
+        if not deferral.names:
+            return plain  # the common case: no second pass over the records
         records = tuple(self._records())
-        return advertise(fmt, records, plain, self._deferred_view(), strict=strict, search=search)
+        return advertise(fmt, records, plain, deferral, strict=strict, search=search)
 
     def _plain_definitions(self, fmt: str, strict: bool) -> tuple[Any, ...]:
         """Every advertised record rendered in ``fmt``, nothing deferred (cached)."""
