@@ -59,6 +59,7 @@ def test_tools_namespaces_and_function_tools_can_be_deferred(tmp_path):
         spaces=[("gh", "GitHub.", True)],
     )
     snap = service.snapshot()
+    assert tool(lambda: "x", description="X.", defer_loading=True).defer_loading is True
     assert snap.deferred == ("gh_list_issues", "lookup", "weather")
     advertised = names(snap.definitions_for("openai"))
     assert advertised == ["gh_urgent", "ping", "plain", "search_tools"]
