@@ -125,7 +125,17 @@ class Deferral:
 
     __slots__ = ("_index", "_lock", "_tool", "entries", "names", "namespaces")
 
-    def __init__(self, catalog: Catalog, records: Iterable[ToolRecord], location: Location) -> None:
+    def __init__(self, entries: tuple[CatalogEntry, ...], namespaces: Mapping[str, Any]) -> None:
+        self.entries = entries
+        self.names = frozenset(e.name for e in entries)
+        self.namespaces = namespaces
+        self._index: ToolIndex | None = None
+        self._tool: Tool[Any, Any] | None = None
+        self._lock = threading.Lock()
+
+    @classmethod
+    def of(cls, catalog: Catalog, records: Iterable[ToolRecord], location: Location) -> Deferral:
+        """The deferred tools among ``records`` (``NOTHING`` when there are none)."""
         patterns = tuple(
             (pattern, option.defer_loading)
             for pattern, option in location.config.tools.items()
@@ -141,12 +151,8 @@ class Deferral:
                 entry = catalog.tools.get(record.effective)
                 if entry is not None and _deferred(entry, spaces, patterns):
                     entries.append(entry)
-        self.entries: tuple[CatalogEntry, ...] = tuple(entries)
-        self.names = frozenset(e.name for e in entries)
-        self.namespaces = spaces
-        self._index: ToolIndex | None = None
-        self._tool: Tool[Any, Any] | None = None
-        self._lock = threading.Lock()
+        # Shared when empty: a session snapshot then holds nothing for deferral.
+        return cls(tuple(entries), spaces) if entries else NOTHING
 
     def search(self, query: str, limit: int) -> list[CatalogEntry]:
         """The best ``limit`` deferred tools for ``query`` (the one ranking)."""
@@ -181,6 +187,10 @@ class Deferral:
         ]
         loaded = bool(tools) and _load(ctx, [t["name"] for t in tools])
         return ToolResult(content=_text(tools, loaded), output={"tools": tools, "loaded": loaded})
+
+
+NOTHING = Deferral((), {})
+"""The deferral of a snapshot with nothing deferred."""
 
 
 def _deferred(

@@ -255,7 +255,7 @@ class Snapshot:
     def _deferred_view(self) -> Deferral:
         if self._deferral is None:
             self._with_codemode()
-            self._deferral = Deferral(self.catalog, self._records(), self.location)
+            self._deferral = Deferral.of(self.catalog, self._records(), self.location)
         return self._deferral
 
     def _records(self) -> Iterable[ToolRecord]:
