@@ -78,8 +78,10 @@ def main() -> None:
     namespaces.update(spaces)
     tools += generated
     tools.sort(key=lambda t: (t["namespace"] or "", t["name"]))
-    out = {"namespaces": dict(sorted(namespaces.items())), "tools": tools}
-    (HERE / "catalog.json").write_text(json.dumps(out, indent=1, sort_keys=True) + "\n")
+    spaces = json.dumps(dict(sorted(namespaces.items())), indent=1)
+    rows = ",\n".join(json.dumps(t, sort_keys=True) for t in tools)  # one tool a line
+    text = f'{{"namespaces": {spaces},\n"tools": [\n{rows}\n]}}\n'
+    (HERE / "catalog.json").write_text(text)
     print(f"{len(tools)} tools, {len(namespaces)} namespaces -> {HERE / 'catalog.json'}")
 
 
