@@ -418,6 +418,9 @@ def fmt_load(load):
     return "/".join(f"{x:.1f}" for x in load) if load else "-"
 
 
+OWN_SECTIONS = ("search", "W9")
+"""Raw files holding their own Markdown section (``markdown``: a list of lines)."""
+
 METRICS = {
     "W1": ["total", "register", "list", "relist"],
     "W2": ["remove_mid", "remove_last"],
@@ -524,6 +527,11 @@ def main():
             out.append("")
     if w7 is not None:
         out += w7_section(w7)
+    # Workloads that render their own section (tooldeck alone, no peer rows).
+    for name in OWN_SECTIONS:
+        own = load(a.raw, name)
+        if own is not None:
+            out += ["", *own["markdown"]]
     text = "\n".join(out).rstrip() + "\n"
     with open(a.out, "w") as f:
         f.write(text)

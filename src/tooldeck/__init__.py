@@ -62,6 +62,7 @@ if TYPE_CHECKING:
     from tooldeck.host.location.config import OutputConfig as OutputConfig
     from tooldeck.host.location.config import PermissionRule as PermissionRule
     from tooldeck.host.location.config import PluginsConfig as PluginsConfig
+    from tooldeck.host.location.config import ToolConfig as ToolConfig
     from tooldeck.host.location.config_files import load_config as load_config
     from tooldeck.host.location.location import Location as Location
     from tooldeck.host.location.permission import Asker as Asker
@@ -148,6 +149,7 @@ _LOCATIONS = {
     "PluginError": "tooldeck.errors",
     "PluginInfo": "tooldeck.host.plugins.report",
     "PluginStatus": "tooldeck.host.plugins.report",
+    "ToolConfig": "tooldeck.host.location.config",
     "PluginsConfig": "tooldeck.host.location.config",
     "ProgressCallback": "tooldeck._tool",
     "Question": "tooldeck.host.location.questions",
@@ -263,6 +265,7 @@ __all__ = [
     "Tool",
     "ToolCall",
     "ToolCallOutcome",
+    "ToolConfig",
     "ToolContext",
     "ToolDefectError",
     "ToolDefinition",

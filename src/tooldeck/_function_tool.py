@@ -39,7 +39,23 @@ def tool(
     codemode: bool = True,
     permission: str | None = None,
     pinned: bool = False,
+    defer_loading: bool = False,
 ) -> Callable[[Callable[..., Any]], AnyTool]: ...
+
+
+@overload
+def tool(
+    fn: Callable[..., Any],
+    /,
+    *,
+    name: str | None = None,
+    description: str | None = None,
+    namespace: str | None = None,
+    codemode: bool = True,
+    permission: str | None = None,
+    pinned: bool = False,
+    defer_loading: bool = False,
+) -> AnyTool: ...
 
 
 def tool(
@@ -52,6 +68,7 @@ def tool(
     codemode: bool = True,
     permission: str | None = None,
     pinned: bool = False,
+    defer_loading: bool = False,
 ) -> AnyTool | Callable[[Callable[..., Any]], AnyTool]:
     """Build a ``Tool`` from a typed function (``tool(fn)`` or ``@tool(name=...)``)."""
 
@@ -75,6 +92,7 @@ def tool(
             codemode=codemode,
             permission=permission,
             pinned=pinned,
+            defer_loading=defer_loading,
         )
 
     return build(fn) if fn is not None else build

@@ -89,7 +89,7 @@ def test_the_budget_leaves_stubs_out_and_says_how_to_find_them(deck):
     description = deck.snapshot(*many, budget_tokens=300).get("execute").description
     shown = description.count("async def tool")
     assert 0 < shown < 30
-    assert f"{30 - shown} more tools are not listed above" in description
+    assert "more tools are not listed" not in description  # no count: see test_budget.py
     assert 'await search("words")' in description
     assert len(stub_text(deck.snapshot(*many, budget_tokens=300))) <= 300 * 4 + 1200
 

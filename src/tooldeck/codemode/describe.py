@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 GUIDE = """\
 Run a Python program that calls tools as async functions. Use it to chain tool calls, \
 filter or combine their results, and return only what you need.
@@ -20,14 +22,21 @@ as e:`); `str(e)` says what went wrong. Uncaught, it ends the program with the t
 - Limits per program: {limits}."""
 
 
-def description(stubs: str, left_out: int, limits: str) -> str:
-    """The guide, the stubs in a fenced block, and how to find left-out tools."""
-    parts = [GUIDE.format(limits=limits), f"```python\n{stubs}```"]
-    if left_out:
-        noun = "tool is" if left_out == 1 else "tools are"
-        parts.append(
-            f"{left_out} more {noun} not listed above; "
-            '`await search("words")` finds them with their signatures, and they are '
-            "called the same way."
-        )
+SEARCH_HINT = (
+    'Not every tool is listed: `await search("words")` finds the others by words in '
+    "their name, namespace, description or parameters, with their signatures, and they "
+    "are called the same way."
+)
+
+
+def description(stubs: str, namespaces: Sequence[str], limits: str, *, complete: bool) -> str:
+    """The guide, the namespaces (when not every tool is listed), the stubs in a fenced
+    block, and how to find the tools left out. No count: a tool beyond the budget must
+    not change the text."""
+    parts = [GUIDE.format(limits=limits)]
+    if namespaces:
+        parts.append("Namespaces (each holds more tools than listed):\n" + "\n".join(namespaces))
+    parts.append(f"```python\n{stubs}```")
+    if not complete:
+        parts.append(SEARCH_HINT)
     return "\n\n".join(parts)

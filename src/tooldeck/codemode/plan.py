@@ -14,11 +14,12 @@ import threading
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from tooldeck.codemode.budget import choose
 from tooldeck.codemode.describe import description
 from tooldeck.codemode.naming import Node, ToolTree, build_tree
 from tooldeck.codemode.pytypes import param_name
 from tooldeck.codemode.sandbox import SandboxPool
-from tooldeck.codemode.stubs import StubFile, select
+from tooldeck.codemode.stubs import StubFile
 from tooldeck.host.registry.editor import CatalogEntry, NamespaceEntry
 from tooldeck.host.registry.record import record_of
 
@@ -88,9 +89,11 @@ class ProgramPlan:
     def description(self) -> str:
         """The ``execute`` tool's description: the guide, then the stubs that fit."""
         if self._description is None:
-            shown, left_out = select(self.stubs, self.budget_tokens * CHARS_PER_TOKEN)
-            stub_text = self.stubs.render(shown)
-            self._description = description(stub_text, left_out, self.limits_text)
+            shown = choose(self.stubs, self.budget_tokens * CHARS_PER_TOKEN)
+            stub_text = self.stubs.render(shown.names)
+            self._description = description(
+                stub_text, shown.namespaces, self.limits_text, complete=shown.complete
+            )
         return self._description
 
     @property

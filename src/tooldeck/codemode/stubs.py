@@ -8,19 +8,22 @@ returns ``str`` (its text). The model's copy (``StubFile.render(shown)``) and th
 checker's (``StubFile.render()``, every tool) come from the same renderer, so what the
 model reads is what is checked.
 
-Order: pinned tools first, then by effective name, both for the budget and inside
-each class; namespace classes follow the root in the order of their first tool.
+Order: pinned tools first, then by effective name, inside each class; namespace
+classes follow the root in the order of their first tool. Which stubs the budget lets
+into the description is ``budget.py``'s choice.
 """
 
 from __future__ import annotations
 
 import logging
 from collections.abc import Iterable, Mapping, Sequence
+from functools import cached_property
 from typing import Any
 
 from tooldeck.codemode.naming import Node, ToolTree
 from tooldeck.codemode.pytypes import TypeBook, camel, literal, param_name
 from tooldeck.host.registry.editor import CatalogEntry, NamespaceEntry
+from tooldeck.host.registry.ranking import ToolIndex
 from tooldeck.host.registry.record import record_of
 
 HEADER = "from typing import Any, Literal, NotRequired, TypedDict"
@@ -33,8 +36,8 @@ SEARCH = '''class ToolInfo(TypedDict):
     description: str
 
 async def search(query: str, limit: int = 10) -> list[ToolInfo]:
-    """Find tools by words in their name, namespace or description (all tools,
-    including those not listed here); best matches first."""'''
+    """Find tools by words in their name, namespace, description or parameters
+    (all tools, including those not listed here); best matches first."""'''
 
 
 class ToolStub:
@@ -88,6 +91,11 @@ class StubFile:
                     self.book, entry, "__call__", self.tree.paths
                 )
         self.order = sorted(self.stubs.values(), key=lambda s: (not s.pinned, s.entry.name))
+
+    @cached_property
+    def index(self) -> ToolIndex:
+        """The search index over ``order`` (built on the first ``search``)."""
+        return ToolIndex.of((s.entry for s in self.order), self.namespaces)
 
     def cost(self, stub: ToolStub, seen: set[str]) -> int:
         """Characters ``stub`` adds to a file already holding the classes in ``seen``."""
@@ -251,22 +259,6 @@ def _docstring(text: str, indent: str) -> str:
         return f'{indent}"""{lines[0]}"""'
     rest = [f"{indent}{line}" if line.strip() else "" for line in lines[1:]]
     return "\n".join([f'{indent}"""{lines[0]}', *rest, f'{indent}"""'])
-
-
-def select(stubs: StubFile, budget_chars: int) -> tuple[list[str], int]:
-    """The effective names shown within ``budget_chars`` (in stub order) and how many are not."""
-    shown: list[str] = []
-    seen: set[str] = set()
-    used = 0
-    for stub in stubs.order:
-        probe = set(seen)
-        cost = stubs.cost(stub, probe)
-        if used + cost > budget_chars:
-            continue
-        used += cost
-        seen = probe
-        shown.append(stub.entry.name)
-    return shown, len(stubs.order) - len(shown)
 
 
 def signatures(stubs: StubFile) -> Sequence[ToolStub]:

@@ -19,12 +19,13 @@ returns it.
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from tooldeck._tool import AnyTool
 from tooldeck.errors import SessionError
+from tooldeck.host.execution import deferral
 from tooldeck.host.execution.snapshot import CodeModeProvider, Snapshot, Visibility
 from tooldeck.host.registry.catalog import Catalog
 from tooldeck.host.registry.editor import Diagnostic
@@ -197,6 +198,7 @@ class ToolService:
         self._sessions: dict[str, SessionScope] = {}
         self._sessions_lock = threading.Lock()
         self._templates: Templates | None = None  # created with the first session template
+        deferral.set_loader(location, self._load_deferred)
 
     def transform(self, fn: TransformFn, *, source: str = "<anonymous>") -> Registration:
         """Register ``fn(editor)``; it is replayed after every earlier registration."""
@@ -359,6 +361,15 @@ class ToolService:
                 if self._templates is None:
                     self._templates = Templates()
         return self._templates
+
+    def _load_deferred(self, session_id: str, names: Sequence[str]) -> bool:
+        """``search_tools``: advertise ``names`` natively in an open session from its next
+        snapshot on (one session registration); ``False`` when it is not open."""
+        scope = self._sessions.get(session_id)
+        if scope is None or scope.closed:
+            return False
+        scope.transform(deferral.undefer(tuple(names)), source=deferral.LOADED_SOURCE)
+        return True
 
     def _forget(self, scope: SessionScope) -> None:
         with self._sessions_lock:

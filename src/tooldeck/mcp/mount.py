@@ -113,5 +113,6 @@ def _tool(
         output=output,
         namespace=connection.spec.namespace,
         codemode=codemode,
+        defer_loading=bool(connection.spec.config.defer_loading),
         execute=execute,
     )

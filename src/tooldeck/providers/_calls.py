@@ -8,6 +8,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from tooldeck.host.execution.call import ToolCall
+from tooldeck.host.execution.deferral import SEARCH_TOOLS
 from tooldeck.providers._access import field, items
 
 GENERATED_ID_PREFIX = "tooldeck_"
@@ -62,8 +63,26 @@ def _is_message(reply: Any) -> bool:
 
 
 def openai_responses(reply: Any) -> list[ToolCall]:
-    """A ``Response`` (its ``output``) or a list of output items; ``function_call`` ones."""
-    return _typed_calls(reply, "output", "function_call", id_key="call_id", input_key="arguments")
+    """A ``Response`` (its ``output``) or a list of output items: ``function_call`` ones,
+    and client-executed ``tool_search_call`` ones as calls of ``search_tools`` (answered
+    with tooldeck's ranking; ``results_for`` turns them into ``tool_search_output``).
+    Server-executed searches are the provider's own business and are skipped."""
+    inner = field(reply, "output")
+    listed = items(inner if inner is not None and not isinstance(inner, str) else reply)
+    calls = []
+    for item in listed:
+        kind = field(item, "type")
+        if kind == "function_call":
+            call_id, name = field(item, "call_id"), field(item, "name")
+            calls.append(
+                ToolCall(str(call_id or ""), str(name or ""), arguments(field(item, "arguments")))
+            )
+        elif kind == "tool_search_call" and field(item, "execution") == "client":
+            call_id = field(item, "call_id") or field(item, "id")
+            calls.append(
+                ToolCall(str(call_id or ""), SEARCH_TOOLS, arguments(field(item, "arguments")))
+            )
+    return calls
 
 
 def anthropic(reply: Any) -> list[ToolCall]:

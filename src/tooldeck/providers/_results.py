@@ -10,12 +10,13 @@ with ``Error:`` there.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 from urllib.parse import quote
 
 from tooldeck._tool import ContentPart, FilePart, ImagePart
 from tooldeck.host.execution.call import ToolCall
+from tooldeck.host.execution.deferral import SEARCH_TOOLS
 from tooldeck.host.execution.outcome import ToolCallOutcome
 from tooldeck.providers._access import attachment_name, b64, data_url
 from tooldeck.providers._calls import GENERATED_ID_PREFIX
@@ -82,6 +83,8 @@ def openai_responses(pairs: Sequence[Pair]) -> list[Message]:
 
 
 def _responses_item(call: ToolCall, outcome: ToolCallOutcome) -> Message:
+    if call.name == SEARCH_TOOLS and _found_tools(outcome) is not None:
+        return _tool_search_output(call, outcome)
     item: Message = {"type": "function_call_output", "call_id": call.id}
     if all(part.type == "text" for part in outcome.content):
         item["output"] = _error_prefixed(outcome, _texts(outcome))
@@ -91,6 +94,37 @@ def _responses_item(call: ToolCall, outcome: ToolCallOutcome) -> Message:
         output.insert(0, {"type": "input_text", "text": "Error:"})
     item["output"] = output
     return item
+
+
+def _found_tools(outcome: ToolCallOutcome) -> list[Any] | None:
+    """The tools a ``search_tools`` outcome found (``None``: not such an outcome)."""
+    output = outcome.output
+    if isinstance(output, Mapping) and isinstance(output.get("tools"), list):
+        return list(output["tools"])
+    return None
+
+
+def _tool_search_output(call: ToolCall, outcome: ToolCallOutcome) -> Message:
+    """A client-executed ``tool_search_call`` answered: the found tools as deferred
+    functions the model may call from now on."""
+    tools = [
+        {
+            "type": "function",
+            "name": found["name"],
+            "description": found["description"],
+            "parameters": found["input_schema"],
+            "strict": False,
+            "defer_loading": True,
+        }
+        for found in _found_tools(outcome) or ()
+    ]
+    return {
+        "type": "tool_search_output",
+        "call_id": call.id,
+        "execution": "client",
+        "status": "completed",
+        "tools": tools,
+    }
 
 
 def _responses_part(part: ContentPart) -> dict[str, Any]:

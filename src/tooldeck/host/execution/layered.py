@@ -30,6 +30,7 @@ from typing import Any, TypeVar
 
 from tooldeck._tool import AnyTool, ToolFailure
 from tooldeck.host.execution import formats
+from tooldeck.host.execution.deferral import SEARCH_TOOLS, Deferral
 from tooldeck.host.execution.snapshot import (
     CodeModeProvider,
     Snapshot,
@@ -75,6 +76,7 @@ class LayeredSnapshot(Snapshot):
         self.data_dir = base.data_dir
         self._rendered = {}
         self._definitions = None
+        self._deferral = None
         self._base = base
         self._plan: tuple[_Step, ...] | None = None
         self.codemode_catalog = base.codemode_catalog
@@ -166,11 +168,27 @@ class LayeredSnapshot(Snapshot):
             return self._base.names
         return self._spliced(self._base.names, _effective)
 
-    def definitions_for(self, fmt: str, *, strict: bool = False) -> tuple[Any, ...]:
-        """The advertised tools in a provider format, spliced from the base's (cached)."""
-        base = self._base.definitions_for(fmt, strict=strict)  # type: ignore[call-overload]
+    def definitions_for(
+        self, fmt: str, *, strict: bool = False, search: str = "bm25"
+    ) -> tuple[Any, ...]:
+        """The advertised tools in a provider format: the base's (cached there) when the
+        session changed nothing, else spliced from them on each call (a session holds
+        nothing proportional to the Location)."""
         if self._unchanged:
+            base = self._base.definitions_for(fmt, strict=strict, search=search)  # type: ignore[call-overload]
             return base  # type: ignore[no-any-return]
+        return self._advertised(fmt, strict, search)
+
+    def _deferred_view(self) -> Deferral:
+        if self._unchanged:
+            return self._base._deferred_view()
+        return super()._deferred_view()
+
+    def _plain_definitions(self, fmt: str, strict: bool) -> tuple[Any, ...]:
+        """Every advertised tool in a provider format, spliced from the base's (cached)."""
+        base = self._base._plain_definitions(fmt, strict)
+        if self._unchanged:
+            return base
         return self._spliced(base, partial(formats.render, fmt=fmt, strict=strict))
 
     def get(self, name: str) -> AnyTool | None:
@@ -187,6 +205,8 @@ class LayeredSnapshot(Snapshot):
         """The base resolves what the session did not change (its tools, its ``execute``,
         its code-mode tools by name); the rest resolves as in any snapshot."""
         # Reached from the hot path when the session's own records lack ``name``.
+        if name == SEARCH_TOOLS and self._deferred_view().names:
+            return self._deferred_view().search_record()  # this session's deferred set
         if name.removeprefix("tools.") not in self._masked:
             base = self._base
             try:

@@ -18,7 +18,9 @@ from typing import TYPE_CHECKING, Any, Literal, NamedTuple, Protocol, overload
 from tooldeck._tool import AnyTool, ProgressCallback, ToolFailure
 from tooldeck.errors import SessionError, TooldeckError
 from tooldeck.host.execution import formats as formats
+from tooldeck.host.execution.advertised import SEARCH_VARIANTS, SearchVariant, advertise
 from tooldeck.host.execution.call import CallPath, Done, ExecutedTool, ToolCall, call_path
+from tooldeck.host.execution.deferral import SEARCH_TOOLS, Deferral
 from tooldeck.host.execution.definition_types import (
     AnthropicTool,
     GeminiFunctionDeclaration,
@@ -102,6 +104,7 @@ class Snapshot:
 
     __slots__ = (
         "_codemode",
+        "_deferral",
         "_definitions",
         "_hidden",
         "_records_by_name",
@@ -149,6 +152,7 @@ class Snapshot:
         self._codemode = codemode if self.codemode_catalog else None
         self._hidden: dict[str, ToolRecord] | None = None
         self._definitions: tuple[ToolDefinition, ...] | None = None
+        self._deferral: Deferral | None = None
 
     # -- catalog ---------------------------------------------------------------------------
     @property
@@ -187,24 +191,54 @@ class Snapshot:
         self, fmt: Literal["openai-responses"], *, strict: bool = False
     ) -> tuple[OpenAIResponsesTool, ...]: ...
     @overload
-    def definitions_for(self, fmt: Literal["anthropic"]) -> tuple[AnthropicTool, ...]: ...
+    def definitions_for(
+        self, fmt: Literal["anthropic"], *, search: SearchVariant = "bm25"
+    ) -> tuple[AnthropicTool, ...]: ...
     @overload
     def definitions_for(self, fmt: Literal["gemini"]) -> tuple[GeminiFunctionDeclaration, ...]: ...
     @overload
     def definitions_for(self, fmt: Literal["mcp"]) -> tuple[MCPTool, ...]: ...
     @overload
     def definitions_for(
-        self, fmt: DefinitionFormat, *, strict: bool = False
+        self, fmt: DefinitionFormat, *, strict: bool = False, search: SearchVariant = "bm25"
     ) -> tuple[Mapping[str, Any], ...]: ...
-    def definitions_for(self, fmt: str, *, strict: bool = False) -> tuple[Any, ...]:
+    def definitions_for(
+        self, fmt: str, *, strict: bool = False, search: str = "bm25"
+    ) -> tuple[Any, ...]:
         """The advertised tools in a provider format (read-only dicts, shared).
 
         ``fmt``: ``openai`` (Chat Completions), ``openai-responses``, ``anthropic``,
         ``gemini`` or ``mcp``. ``strict=True`` (the OpenAI formats) renders OpenAI strict
         mode for every tool whose schema has a strict form and ``"strict": false`` for
-        the others; ``non_strict()`` says which and why.
+        the others; ``non_strict()`` says which and why. Deferred tools (``deferred``)
+        are advertised behind a tool search (``advertised.py``); ``search`` picks
+        Anthropic's tool search tool: ``"bm25"`` or ``"regex"``.
         """
         key = f"{fmt}+strict" if strict else fmt
+        if fmt == "anthropic":
+            key = f"{key}+{search}"
+        advertised = self._rendered.get(key)
+        if advertised is None:
+            advertised = self._rendered[key] = self._advertised(fmt, strict, search)
+        return advertised
+
+    def _advertised(self, fmt: str, strict: bool, search: str) -> tuple[Any, ...]:
+        """``definitions_for`` computed: the plain rendering, deferral applied."""
+        if search not in SEARCH_VARIANTS or (search != "bm25" and fmt != "anthropic"):
+            raise ValueError(
+                f"search={search!r}: expected 'bm25' or 'regex' (Anthropic's tool "
+                "search tools; other formats take the default)"
+            )
+        plain = self._plain_definitions(fmt, strict)
+        deferral = self._deferred_view()
+        if not deferral.names:
+            return plain  # the common case: no second pass over the records
+        records = tuple(self._records())
+        return advertise(fmt, records, plain, deferral, strict=strict, search=search)
+
+    def _plain_definitions(self, fmt: str, strict: bool) -> tuple[Any, ...]:
+        """Every advertised record rendered in ``fmt``, nothing deferred (cached)."""
+        key = f"{fmt}+strict+plain" if strict else f"{fmt}+plain"
         rendered = self._rendered.get(key)
         if rendered is None:
             self._with_codemode()
@@ -212,6 +246,17 @@ class Snapshot:
             rendered = tuple(formats.render(r, fmt, strict=strict) for r in self._records())
             self._rendered[key] = rendered
         return rendered
+
+    @property
+    def deferred(self) -> tuple[str, ...]:
+        """The native tools advertised behind a tool search, by effective name."""
+        return tuple(sorted(self._deferred_view().names))
+
+    def _deferred_view(self) -> Deferral:
+        if self._deferral is None:
+            self._with_codemode()
+            self._deferral = Deferral.of(self.catalog, self._records(), self.location)
+        return self._deferral
 
     def _records(self) -> Iterable[ToolRecord]:
         """The advertised tools' records in definition order (a session's merges layers)."""
@@ -328,6 +373,8 @@ class Snapshot:
             record = self._hidden.get(name)
             if record is not None:
                 return record
+        if name == SEARCH_TOOLS and self._deferred_view().names:
+            return self._deferred_view().search_record()
         listed = ", ".join(self.names) or "none"
         raise ToolFailure(
             f"Tool '{name}' is not available. Call one of the available tools instead: {listed}."

@@ -40,8 +40,8 @@ class McpServerConfig(_Section):
     """``[mcp.servers.NAME]``: a stdio ``command`` or a streamable-HTTP ``url``.
 
     ``env`` and ``cwd`` belong to a command, ``headers`` to a url; ``timeout_s`` bounds
-    connecting and listing; ``codemode`` sets ``Tool.codemode`` of every mounted tool
-    (unset: the tools' normal default).
+    connecting and listing; ``codemode`` and ``defer_loading`` set ``Tool.codemode``
+    and ``Tool.defer_loading`` of every mounted tool (unset: the tools' defaults).
     """
 
     command: tuple[str, ...] | None = None
@@ -52,6 +52,7 @@ class McpServerConfig(_Section):
     enabled: bool = True
     timeout_s: float = Field(default=10.0, gt=0)
     codemode: bool | None = None
+    defer_loading: bool | None = None
 
     @model_validator(mode="after")
     def _one_transport(self) -> McpServerConfig:
@@ -106,6 +107,14 @@ class ImagesConfig(_Section):
     max_dimension: int = Field(default=2000, gt=0)
 
 
+class ToolConfig(_Section):
+    """``[tools."PATTERN"]``: options for the tools whose effective name matches PATTERN
+    (the permission rules' wildcards); they override what packs declare, and among
+    matching entries the last one wins."""
+
+    defer_loading: bool | None = None
+
+
 class CodemodeConfig(_Section):
     """``[codemode]``: the ``execute`` tool, its catalog budget and a program's limits."""
 
@@ -129,6 +138,7 @@ class Config(_Section):
     """``[format]``: glob pattern -> the formatter ``write``, ``edit`` and ``patch`` run on
     each file they change that matches it (``$FILE`` stands for the file's path)."""
     codemode: CodemodeConfig = Field(default_factory=CodemodeConfig.model_construct)
+    tools: dict[str, ToolConfig] = Field(default_factory=dict)
 
     @field_validator("format")
     @classmethod

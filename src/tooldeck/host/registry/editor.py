@@ -28,10 +28,12 @@ class CatalogEntry(NamedTuple):
 
 
 class NamespaceEntry(NamedTuple):
-    """A namespace description and the source that registered it."""
+    """A namespace description, the source that registered it, and whether its native
+    tools are deferred (advertised behind a tool search)."""
 
     description: str
     source: str
+    defer_loading: bool = False
 
 
 class Diagnostic(NamedTuple):
@@ -158,15 +160,17 @@ class ToolEditor:
             self._missed("remove", name)
         self._log.append((name, None))
 
-    def namespace(self, name: str, description: str) -> None:
-        """Describe namespace ``name`` (tools reference namespaces by name; optional)."""
+    def namespace(self, name: str, description: str, *, defer_loading: bool = False) -> None:
+        """Describe namespace ``name`` (tools reference namespaces by name; optional).
+
+        ``defer_loading=True`` defers its native tools (``Tool.defer_loading``)."""
         problem = names.namespace_problem(name)
         if problem is None and not (isinstance(description, str) and description.strip()):
             problem = "namespace description must be a non-empty string"
         if problem is not None:
             self._diagnostics.append(Diagnostic(self._source, problem, namespace=str(name)))
             return
-        entry = NamespaceEntry(description, self._source)
+        entry = NamespaceEntry(description, self._source, bool(defer_loading))
         self._namespaces[name] = entry
         self._log.append((name, entry))
 

@@ -16,6 +16,7 @@ from collections.abc import Mapping
 from functools import cache
 from typing import Any
 
+from tooldeck.host.schema.memo import CHECKED_MAX_CHARS, BoundedMemo, certify
 from tooldeck.host.schema.refs import ref_problem
 
 # Keywords whose value is constrained identically by both metaschemas.
@@ -69,8 +70,7 @@ _MANY = ("anyOf", "oneOf", "allOf")
 _MAPS = ("properties", "patternProperties", "definitions")
 
 
-_CHECKED: dict[str, str | None] = {}
-_CHECKED_MAX = 4096
+_CHECKED: BoundedMemo[str | None] = BoundedMemo(CHECKED_MAX_CHARS, cost=len)
 
 
 def schema_problem(schema: Mapping[str, Any]) -> str | None:
@@ -80,14 +80,24 @@ def schema_problem(schema: Mapping[str, Any]) -> str | None:
     # same schema, and both checks together cost several times the repr. The repr keeps
     # types apart (a tuple is not a JSON array, 1 is not 1.0), so equal keys mean equal
     # verdicts; tests/host/schema/test_metaschema.py pins this to the unremembered checks.
+    # ``memo.py`` says how much is remembered and how a new schema is certified valid
+    # from the shapes of its nodes instead of a whole metaschema check.
     key = repr(schema)
-    if key in _CHECKED:
-        return _CHECKED[key]
-    problem = check_schema_now(schema) or ref_problem(schema)
-    if len(_CHECKED) >= _CHECKED_MAX:
-        _CHECKED.clear()
-    _CHECKED[key] = problem
+    found, known = _CHECKED.find(key)
+    if found:
+        return known
+    refs = certify(schema, _COMMON, _shape_ok)
+    if refs is not None:
+        problem = ref_problem(schema) if refs else None
+    else:
+        problem = check_schema_now(schema) or ref_problem(schema)
+    _CHECKED.put(key, problem)
     return problem
+
+
+def _shape_ok(shape: dict[str, Any]) -> bool:
+    """One node's shape against the Draft 7 metaschema (``memo.certified_valid``)."""
+    return not any(_draft7().iter_errors(shape))
 
 
 def check_schema_now(schema: Mapping[str, Any]) -> str | None:
