@@ -12,7 +12,7 @@ def test_a_deferred_server_is_found_through_search_tools(tooldeck_env, tmp_path)
         stdio_server("calc", "calc_server.py", extra="codemode = false\ndefer_loading = true")
         + '[[permission]]\naction = "*"\neffect = "allow"\n'
     )
-    with Host.open(make_project(tmp_path / "p", config), plugins=[]) as host:
+    with Host.open(make_project(tmp_path / "p", config), plugins=[], trust=True) as host:
         snapshot = host.snapshot()
         assert "calc_add" in snapshot.deferred and "calc_weather" in snapshot.deferred
         names = [d["name"] for d in snapshot.definitions_for("mcp")]
