@@ -43,6 +43,8 @@ if TYPE_CHECKING:
     from tooldeck.errors import ToolDefectError as ToolDefectError
     from tooldeck.hookspecs import hookimpl as hookimpl
     from tooldeck.hookspecs import hookspec as hookspec
+    from tooldeck.host.execution.call import CallScope as CallScope
+    from tooldeck.host.execution.call import CallVia as CallVia
     from tooldeck.host.execution.call import ExecutedTool as ExecutedTool
     from tooldeck.host.execution.call import ToolCall as ToolCall
     from tooldeck.host.execution.outcome import ErrorType as ErrorType
@@ -104,6 +106,8 @@ _LOCATIONS = {
     "Answers": "tooldeck.host.location.questions",
     "AnyTool": "tooldeck._tool",
     "Asker": "tooldeck.host.location.permission",
+    "CallScope": "tooldeck.host.execution.call",
+    "CallVia": "tooldeck.host.execution.call",
     "Catalog": "tooldeck.host.registry.catalog",
     "CatalogEntry": "tooldeck.host.registry.editor",
     "CodeMode": "tooldeck.codemode.provider",
@@ -187,6 +191,8 @@ __all__ = [
     "Answers",
     "AnyTool",
     "Asker",
+    "CallScope",
+    "CallVia",
     "Catalog",
     "CatalogEntry",
     "CodeMode",

@@ -87,7 +87,8 @@ class CatalogServer:
         snapshot = self._current().snapshot()
         call = ToolCall(f"mcp-{next(self._calls)}", params.name, params.arguments or {})
         with current_request(ctx, answers_of(params)) as asked:
-            outcome = await run_tool_call(snapshot, call, session_id="mcp", message_id=call.id)
+            scope = snapshot.scope("mcp", call.id, via="served")
+            outcome = await run_tool_call(snapshot, call, scope=scope)
         question = asked.input_required() if outcome.status == "declined" else None
         if question is not None:
             return question

@@ -30,6 +30,7 @@ from typing import Any, TypeVar
 
 from tooldeck._tool import AnyTool, ToolFailure
 from tooldeck.host.execution import formats
+from tooldeck.host.execution.call import CallScope
 from tooldeck.host.execution.snapshot import (
     CodeModeProvider,
     Snapshot,
@@ -71,7 +72,8 @@ class LayeredSnapshot(Snapshot):
         self.location = location
         self.session_id = session_id
         self.output_limits = base.output_limits
-        self._text_budget = base._text_budget
+        self.text_budget = base.text_budget
+        self._own_scope = CallScope(session_id)
         self.data_dir = base.data_dir
         self._rendered = {}
         self._definitions = None

@@ -18,7 +18,14 @@ from typing import TYPE_CHECKING, Any, Literal, NamedTuple, Protocol, overload
 from tooldeck._tool import AnyTool, ProgressCallback, ToolFailure
 from tooldeck.errors import SessionError, TooldeckError
 from tooldeck.host.execution import formats as formats
-from tooldeck.host.execution.call import CallPath, Done, ExecutedTool, ToolCall, call_path
+from tooldeck.host.execution.call import (
+    CallPath,
+    CallScope,
+    CallVia,
+    ExecutedTool,
+    ToolCall,
+    call_path,
+)
 from tooldeck.host.execution.definition_types import (
     AnthropicTool,
     GeminiFunctionDeclaration,
@@ -95,24 +102,27 @@ class Snapshot:
 
     ``session_id`` is the session the snapshot belongs to (``""``: the Location's, which
     runs calls of any session); its calls default to it. What bounding the text of a
-    call needs (``output_limits``, ``data_dir``) is read from the Location once, here, so
-    every call against one snapshot is bounded alike (``_text_budget``: see
-    ``run_tool_call``).
+    call needs (``output_limits``, ``data_dir``, ``text_budget``) is read from the
+    Location once, here, so every call against one snapshot is bounded alike.
+
+    ``scope`` and ``start`` are the call boundary's side of the snapshot:
+    ``run_tool_call`` resolves a ``CallScope`` once and starts each call with it.
     """
 
     __slots__ = (
         "_codemode",
         "_definitions",
         "_hidden",
+        "_own_scope",
         "_records_by_name",
         "_rendered",
-        "_text_budget",
         "catalog",
         "codemode_catalog",
         "data_dir",
         "location",
         "output_limits",
         "session_id",
+        "text_budget",
     )
 
     def __init__(
@@ -129,7 +139,10 @@ class Snapshot:
         self.session_id = session_id
         self.output_limits: OutputConfig = location.config.output
         self.data_dir: Path = location.data_dir
-        self._text_budget = text_budget(self.output_limits.max_lines, self.output_limits.max_bytes)
+        self.text_budget = text_budget(self.output_limits.max_lines, self.output_limits.max_bytes)
+        """Text no longer than this many characters is within ``[output]`` limits whatever
+        it holds: the boundary keeps such text as it is without measuring it."""
+        self._own_scope = CallScope(session_id)
         self._rendered: dict[str, tuple[FrozenDict, ...]] = {}
         visible = [
             catalog.tools[name]
@@ -242,7 +255,7 @@ class Snapshot:
         ``session_id`` defaults to the snapshot's session; a session's snapshot refuses
         another session's id (``SessionError``) before anything runs.
         """
-        done = self._run(call, session_id, message_id, agent, progress)
+        done = self.start(call, self.scope(session_id, message_id, agent), progress)
         return done if isinstance(done, ExecutedTool) else await done
 
     def execute_sync(
@@ -264,28 +277,45 @@ class Snapshot:
                 f"execute_sync({call.name!r}) was called from a running event loop; "
                 "use 'await snapshot.execute(...)' there"
             )
-        done = self._run(call, session_id, message_id, agent, progress)
+        done = self.start(call, self.scope(session_id, message_id, agent), progress)
         if isinstance(done, ExecutedTool):
             return done
         return _run_async(done)  # only sync hosts running async executors need it
 
-    def _run(
+    def scope(
         self,
-        call: ToolCall,
-        session_id: str,
-        message_id: str,
-        agent: str | None,
-        progress: ProgressCallback | None,
-    ) -> Done:
-        """Resolve the tool and the session, then run the tool's call path (``call.py``):
-        the ``ExecutedTool``, or a coroutine that finishes the call if it must await."""
+        session_id: str = "",
+        message_id: str = "",
+        agent: str | None = None,
+        *,
+        via: CallVia = "native",
+        parent_id: str = "",
+    ) -> CallScope:
+        """The ``CallScope`` of calls with these ids against this snapshot, resolved once.
+
+        ``session_id`` defaults to the snapshot's session; a session's snapshot refuses
+        another session's id (``SessionError``), before anything runs.
+        """
         if session_id != self.session_id:
             session_id = self._session_of(session_id)
+        if message_id or agent is not None or via != "native" or parent_id:
+            return CallScope(session_id, message_id, agent, via, parent_id)
+        return self._own_scope if session_id == self.session_id else CallScope(session_id)
+
+    def start(
+        self, call: ToolCall, scope: CallScope, progress: ProgressCallback | None = None
+    ) -> ExecutedTool | Coroutine[Any, Any, ExecutedTool]:
+        """Resolve the tool and run its call path (``call.py``) in ``scope`` (from ``scope()``):
+        the ``ExecutedTool``, or a coroutine that finishes the call if it must await.
+
+        ``ToolFailure`` and every other exception propagate: classifying how a call ended
+        is ``run_tool_call``'s job, the one boundary every call crosses.
+        """
         record = self._records_by_name.get(call.name) or self._unavailable(call.name)
         path: CallPath | None = record.call_path
         if path is None:
             path = record.call_path = call_path(record)
-        return path(self.location, call, session_id, message_id, agent, progress)
+        return path(self.location, call, scope, progress)
 
     def _with_codemode(self) -> None:
         """Add ``execute`` (built by the code-mode provider) the first time it is needed."""
