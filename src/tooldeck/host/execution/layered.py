@@ -29,7 +29,6 @@ from operator import attrgetter
 from typing import Any, TypeVar
 
 from tooldeck._tool import AnyTool, ToolFailure
-from tooldeck.host.execution import formats
 from tooldeck.host.execution.call import CallScope
 from tooldeck.host.execution.snapshot import (
     CodeModeProvider,
@@ -38,6 +37,7 @@ from tooldeck.host.execution.snapshot import (
     Visibility,
     codemode_in_use,
     visible,
+    wire_formats,
 )
 from tooldeck.host.registry.catalog import Catalog
 from tooldeck.host.registry.editor import CatalogEntry
@@ -173,7 +173,7 @@ class LayeredSnapshot(Snapshot):
         base = self._base.definitions_for(fmt, strict=strict)  # type: ignore[call-overload]
         if self._unchanged:
             return base  # type: ignore[no-any-return]
-        return self._spliced(base, partial(formats.render, fmt=fmt, strict=strict))
+        return self._spliced(base, partial(wire_formats().render, fmt=fmt, strict=strict))
 
     def get(self, name: str) -> AnyTool | None:
         """The advertised tool called ``name``, or ``None``."""

@@ -17,7 +17,6 @@ from typing import TYPE_CHECKING, Any, Literal, NamedTuple, Protocol, overload
 
 from tooldeck._tool import AnyTool, ProgressCallback, ToolFailure
 from tooldeck.errors import SessionError, TooldeckError
-from tooldeck.host.execution import formats as formats
 from tooldeck.host.execution.call import (
     CallPath,
     CallScope,
@@ -26,14 +25,6 @@ from tooldeck.host.execution.call import (
     ToolCall,
     call_path,
 )
-from tooldeck.host.execution.definition_types import (
-    AnthropicTool,
-    GeminiFunctionDeclaration,
-    MCPTool,
-    OpenAIResponsesTool,
-    OpenAITool,
-)
-from tooldeck.host.execution.formats import DefinitionFormat
 from tooldeck.host.execution.sizes import text_budget
 from tooldeck.host.registry.catalog import Catalog
 from tooldeck.host.registry.editor import CatalogEntry
@@ -42,8 +33,26 @@ from tooldeck.host.registry.record import ToolRecord, record_of
 from tooldeck.host.schema.frozen import FrozenDict
 
 if TYPE_CHECKING:
+    from types import ModuleType
+
     from tooldeck.host.location.config import OutputConfig
     from tooldeck.host.location.location import Location
+    from tooldeck.providers.formats import Format
+    from tooldeck.providers.wire_types import (
+        AnthropicTool,
+        GeminiFunctionDeclaration,
+        MCPTool,
+        OpenAIResponsesTool,
+        OpenAITool,
+    )
+
+
+def wire_formats() -> ModuleType:
+    """``tooldeck.providers.formats``, the renderers of every wire format, imported on
+    first use: a snapshot that only runs calls never loads the provider package."""
+    from tooldeck.providers import formats as module
+
+    return module
 
 
 def _loop_running() -> bool:
@@ -207,7 +216,7 @@ class Snapshot:
     def definitions_for(self, fmt: Literal["mcp"]) -> tuple[MCPTool, ...]: ...
     @overload
     def definitions_for(
-        self, fmt: DefinitionFormat, *, strict: bool = False
+        self, fmt: Format, *, strict: bool = False
     ) -> tuple[Mapping[str, Any], ...]: ...
     def definitions_for(self, fmt: str, *, strict: bool = False) -> tuple[Any, ...]:
         """The advertised tools in a provider format (read-only dicts, shared).
@@ -221,8 +230,9 @@ class Snapshot:
         rendered = self._rendered.get(key)
         if rendered is None:
             self._with_codemode()
-            formats.check_format(fmt, strict=strict)
-            rendered = tuple(formats.render(r, fmt, strict=strict) for r in self._records())
+            render = wire_formats().render
+            wire_formats().check_format(fmt, strict=strict)
+            rendered = tuple(render(r, fmt, strict=strict) for r in self._records())
             self._rendered[key] = rendered
         return rendered
 
@@ -235,7 +245,7 @@ class Snapshot:
         self._with_codemode()
         found = {}
         for record in self._records():
-            reason = formats.strict_problem(record)
+            reason = wire_formats().strict_problem(record)
             if reason is not None:
                 found[record.effective] = reason
         return found
