@@ -16,7 +16,7 @@ from typing import Any, NamedTuple
 
 import anyio
 
-from tooldeck.errors import TooldeckError
+from tooldeck.errors import UsageError
 
 TOKEN_ENV = "TOOLDECK_MCP_TOKEN"
 LOOPBACK = ("127.0.0.1", "localhost", "::1")
@@ -32,7 +32,7 @@ class HttpAddress(NamedTuple):
         host, sep, port = text.rpartition(":")
         host = host.strip("[]") if sep else "127.0.0.1"
         if not port.isdigit() or not 0 < int(port) < 65536:
-            raise TooldeckError(f"--http {text}: expected [HOST:]PORT with a port 1-65535")
+            raise UsageError(f"--http {text}: expected [HOST:]PORT with a port 1-65535")
         return cls(host or "127.0.0.1", int(port))
 
 
@@ -50,7 +50,7 @@ def _token(address: HttpAddress | None, allow_remote: bool) -> str | None:
     if address is None:
         return None
     if address.host not in LOOPBACK and not allow_remote:
-        raise TooldeckError(
+        raise UsageError(
             f"--http {address.host}:{address.port}: refusing to listen on a "
             "non-loopback address without --allow-remote"
         )
@@ -58,7 +58,7 @@ def _token(address: HttpAddress | None, allow_remote: bool) -> str | None:
         return None
     token = os.environ.get(TOKEN_ENV, "")
     if not token:
-        raise TooldeckError(f"--allow-remote needs a bearer token in {TOKEN_ENV}")
+        raise UsageError(f"--allow-remote needs a bearer token in {TOKEN_ENV}")
     return token
 
 

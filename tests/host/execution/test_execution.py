@@ -20,7 +20,7 @@ from tooldeck import (
     ToolResult,
     ToolService,
 )
-from tooldeck.errors import TooldeckError, ToolDefectError
+from tooldeck.errors import TooldeckError, ToolDefectError, UsageError
 from tooldeck.host.registry.record import record_of
 
 
@@ -504,7 +504,7 @@ def test_execute_sync_inside_a_running_loop_is_a_clear_error(tmp_path):
     async def host():
         snapshot.execute_sync(ToolCall("1", "a"))
 
-    with pytest.raises(TooldeckError, match=r"running event loop.*await snapshot\.execute"):
+    with pytest.raises(UsageError, match=r"running event loop.*await snapshot\.execute"):
         asyncio.run(host())
     assert started == []
 
@@ -571,7 +571,7 @@ def test_execute_sync_refuses_a_running_loop_before_calling_any_executor(tmp_pat
     async def inside_a_loop():
         snapshot.execute_sync(ToolCall("1", "sync_tool"))
 
-    with pytest.raises(TooldeckError, match="running event loop"):
+    with pytest.raises(UsageError, match="running event loop"):
         asyncio.run(inside_a_loop())
     assert recorder.received == []
 

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, NamedTuple, Protocol, overload
 
 from tooldeck._tool import AnyTool, ProgressCallback, ToolFailure
-from tooldeck.errors import SessionError, TooldeckError
+from tooldeck.errors import SessionError, UsageError
 from tooldeck.host.execution.call import (
     CallPath,
     CallScope,
@@ -283,7 +283,7 @@ class Snapshot:
         Calling it from a thread whose loop is running is an error: ``await execute``.
         """
         if _loop_running():
-            raise TooldeckError(
+            raise UsageError(
                 f"execute_sync({call.name!r}) was called from a running event loop; "
                 "use 'await snapshot.execute(...)' there"
             )
