@@ -293,7 +293,7 @@ class _Program:
         self._finished(record, start, call_id, status)
         texts: list[str] = []
         for part in content:
-            if part.__class__ is TextPart:
+            if isinstance(part, TextPart):
                 texts.append(part.text)
             else:
                 self.attachments.append(part)

@@ -89,7 +89,7 @@ class McpLayer:
         wanted = self._select()
         if wanted:
             try:
-                import mcp  # noqa: F401  (the SDK; its absence is this row's failure)
+                from tooldeck.mcp import sdk  # noqa: F401  (without the SDK, this row fails)
                 from tooldeck.mcp.connection import Connection
                 from tooldeck.mcp.loop import location_loop
             except ImportError:

@@ -99,8 +99,7 @@ def _open(root: Path, asker: Any, codemode: bool) -> Any:
 
 
 async def _stdio(server: Any) -> None:
-    from mcp.server.lowlevel import NotificationOptions
-    from mcp.server.stdio import stdio_server
+    from tooldeck.mcp.sdk import NotificationOptions, stdio_server
 
     options = server.server.create_initialization_options(NotificationOptions(tools_changed=True))
     async with stdio_server() as (read, write):
@@ -109,7 +108,8 @@ async def _stdio(server: Any) -> None:
 
 async def _http(server: Any, address: HttpAddress, token: str | None) -> None:
     import uvicorn
-    from mcp.server.transport_security import TransportSecuritySettings
+
+    from tooldeck.mcp.sdk import TransportSecuritySettings
 
     host, port = address
     shown = f"[{host}]" if ":" in host else host

@@ -16,10 +16,6 @@ import logging
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-import mcp.types as types
-from mcp.server import Server
-from mcp.server.subscriptions import InMemorySubscriptionBus, ListenHandler, ToolsListChanged
-
 from tooldeck import __version__
 from tooldeck.host.execution.call import ToolCall
 from tooldeck.host.execution.outcome import run_tool_call
@@ -28,6 +24,7 @@ from tooldeck.host.registry.record import record_of
 from tooldeck.host.schema.frozen import thaw
 from tooldeck.mcp.asking import MODERN, ElicitingAsker, answers_of, current_request
 from tooldeck.mcp.results import call_result
+from tooldeck.mcp.sdk import InMemorySubscriptionBus, ListenHandler, Server, ToolsListChanged, types
 
 if TYPE_CHECKING:
     from tooldeck import Host

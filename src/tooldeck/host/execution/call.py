@@ -112,12 +112,12 @@ def _executor_path(record: ToolRecord) -> CallPath:
     ) -> Done:
         raw = call.input
         try:
-            value = record.input_json(raw) if raw.__class__ is str else record.input_python(raw)
+            value = record.input_json(raw) if isinstance(raw, str) else record.input_python(raw)
         except (SchemaIssues, ValidationError, RecursionError) as exc:
             raise _refused(record, raw, exc) from None
         fields = (location, scope.session_id, scope.message_id, call.id, scope.agent, progress)
         result = execute(value, tuple_new(ToolContext, fields))
-        if result.__class__ is ToolResult:  # what _finish would do, without its frame
+        if isinstance(result, ToolResult):  # what _finish would do, without its frame
             content, metadata, output = result
             return _finished(record, content, metadata, output)
         if inspect.isawaitable(result):
@@ -147,9 +147,9 @@ def _function_path(record: ToolRecord, execute: FunctionExecutor) -> CallPath:
 def _finish_function(
     record: ToolRecord, wrap: Callable[[Any], ToolResult], value: Any
 ) -> ExecutedTool:
-    if wrap is not wrap_output or value.__class__ is ToolResult:
+    if wrap is not wrap_output or isinstance(value, ToolResult):
         return _finish(record, wrap(value))
-    return _finished(record, value if value.__class__ is str else None, NO_METADATA, value)
+    return _finished(record, value if isinstance(value, str) else None, NO_METADATA, value)
 
 
 async def _finish_function_later(
@@ -164,7 +164,7 @@ async def _finish_awaited(record: ToolRecord, awaitable: Awaitable[Any]) -> Exec
 
 def _finish(record: ToolRecord, result: Any) -> ExecutedTool:
     """What the executor returned, checked: the output contract, then the content."""
-    if result.__class__ is not ToolResult:
+    if not isinstance(result, ToolResult):
         raise ToolDefectError(
             record.effective,
             f"executor returned {type(result).__name__}, expected tooldeck.ToolResult",

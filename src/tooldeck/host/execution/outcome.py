@@ -145,7 +145,7 @@ async def run_tool_call(
             and scope.via != "nested"
             and not (
                 len(content) == 1
-                and content[0].__class__ is TextPart
+                and isinstance(content[0], TextPart)
                 and len(content[0].text) <= snapshot.text_budget
             )
         ):
