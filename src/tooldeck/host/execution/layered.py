@@ -73,7 +73,7 @@ class LayeredSnapshot(Snapshot):
         self.session_id = session_id
         self.output_limits = base.output_limits
         self.text_budget = base.text_budget
-        self._own_scope = CallScope(session_id)
+        self.default_scope = CallScope(session_id)
         self.data_dir = base.data_dir
         self._rendered = {}
         self._definitions = None

@@ -126,10 +126,9 @@ async def run_tool_call(
     gives the ids resolved once, for many calls; it replaces the three id arguments.
     """
     if scope is None:
+        scope = snapshot.default_scope
         if session_id or message_id or agent is not None:
             scope = snapshot.scope(session_id, message_id, agent)
-        else:
-            scope = snapshot.scope()
     elif session_id or message_id or agent is not None:
         raise ValueError("run_tool_call takes a scope or session_id/message_id/agent, not both")
     try:

@@ -114,20 +114,20 @@ class Snapshot:
     call needs (``output_limits``, ``data_dir``, ``text_budget``) is read from the
     Location once, here, so every call against one snapshot is bounded alike.
 
-    ``scope`` and ``start`` are the call boundary's side of the snapshot:
-    ``run_tool_call`` resolves a ``CallScope`` once and starts each call with it.
+    ``scope``, ``default_scope`` and ``start`` are the call boundary's side of the
+    snapshot: ``run_tool_call`` resolves a ``CallScope`` once and starts each call with it.
     """
 
     __slots__ = (
         "_codemode",
         "_definitions",
         "_hidden",
-        "_own_scope",
         "_records_by_name",
         "_rendered",
         "catalog",
         "codemode_catalog",
         "data_dir",
+        "default_scope",
         "location",
         "output_limits",
         "session_id",
@@ -151,7 +151,8 @@ class Snapshot:
         self.text_budget = text_budget(self.output_limits.max_lines, self.output_limits.max_bytes)
         """Text no longer than this many characters is within ``[output]`` limits whatever
         it holds: the boundary keeps such text as it is without measuring it."""
-        self._own_scope = CallScope(session_id)
+        self.default_scope = CallScope(session_id)
+        """The scope of a call given no ids: ``scope()``'s answer, built once."""
         self._rendered: dict[str, tuple[FrozenDict, ...]] = {}
         visible = [
             catalog.tools[name]
@@ -265,7 +266,10 @@ class Snapshot:
         ``session_id`` defaults to the snapshot's session; a session's snapshot refuses
         another session's id (``SessionError``) before anything runs.
         """
-        done = self.start(call, self.scope(session_id, message_id, agent), progress)
+        scope = self.default_scope
+        if session_id or message_id or agent is not None:
+            scope = self.scope(session_id, message_id, agent)
+        done = self.start(call, scope, progress)
         return done if isinstance(done, ExecutedTool) else await done
 
     def execute_sync(
@@ -287,7 +291,10 @@ class Snapshot:
                 f"execute_sync({call.name!r}) was called from a running event loop; "
                 "use 'await snapshot.execute(...)' there"
             )
-        done = self.start(call, self.scope(session_id, message_id, agent), progress)
+        scope = self.default_scope
+        if session_id or message_id or agent is not None:
+            scope = self.scope(session_id, message_id, agent)
+        done = self.start(call, scope, progress)
         if isinstance(done, ExecutedTool):
             return done
         return _run_async(done)  # only sync hosts running async executors need it
@@ -310,7 +317,7 @@ class Snapshot:
             session_id = self._session_of(session_id)
         if message_id or agent is not None or via != "native" or parent_id:
             return CallScope(session_id, message_id, agent, via, parent_id)
-        return self._own_scope if session_id == self.session_id else CallScope(session_id)
+        return self.default_scope if session_id == self.session_id else CallScope(session_id)
 
     def start(
         self, call: ToolCall, scope: CallScope, progress: ProgressCallback | None = None
