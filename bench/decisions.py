@@ -3,7 +3,10 @@
     .venv/bin/python bench/decisions.py          # prints the Markdown table
 
 Each row times the choice the code made against the plain alternative it avoids, in this
-process (timeit, best of 5) or, for imports, in fresh subprocesses (median of 7).
+process (timeit, best of 5) or, for imports, in fresh subprocesses (median of 7). Rows of
+the call path also say what the difference is worth against one whole W3 call
+(``snap.execute_sync`` of ``tool(add)``, timed in the same run): a trick worth less
+than 3% of its workload is removed rather than kept (``DECISIONS.md``).
 """
 
 from __future__ import annotations
@@ -38,6 +41,106 @@ def fresh(code: str) -> float:
     return statistics.median(float(out) for out in runs)
 
 
+def call_rows() -> list[tuple[str, str, str]]:
+    """The tricks of one call, each against its plain path and a whole W3 call."""
+    import asyncio
+    import json
+    import tempfile
+
+    from pydantic import TypeAdapter
+
+    from tooldeck import Location, ToolCall, ToolService, run_tool_call, tool
+    from tooldeck._function_tool import _model_arguments
+    from tooldeck.host.execution.call import _executor_path
+    from tooldeck.host.execution.content import normalize_content, render_output
+    from tooldeck.host.registry.record import record_of
+    from tooldeck.host.schema.validators import _loads
+
+    def add(a: int, b: int) -> int:
+        """Add two integers."""
+        return a + b
+
+    def snapshot() -> object:
+        service = ToolService(Location(tempfile.gettempdir(), data_dir=tempfile.mkdtemp()))
+        service.transform(lambda editor: editor.add(tool(add)), source="bench")
+        return service.snapshot()
+
+    args = '{"a": 1, "b": 2}'
+    call = ToolCall("c1", "add", args)
+    fast, general = snapshot(), snapshot()
+    record = record_of(general.get("add"))  # type: ignore[attr-defined]
+    record.call_path = _executor_path(record)  # the general path, for this snapshot only
+    whole = best(lambda: fast.execute_sync(call), 20000)  # type: ignore[attr-defined]
+    execute = record.tool.execute
+    core = execute.model.__pydantic_validator__
+    record.output_validator(3)  # derived on first use
+    output = record.output_validator
+    plain_int = TypeAdapter(int).validate_python
+    loop = asyncio.new_event_loop()
+    unbounded = snapshot()
+    unbounded.text_budget = -1  # type: ignore[attr-defined]  # every text is measured
+
+    def per_call(fn: Callable[[], object], number: int = 20000) -> float:
+        return best(fn, number)
+
+    def awaited(snap: object) -> float:
+        async def calls(number: int) -> None:
+            for _ in range(number):
+                await run_tool_call(snap, call)  # type: ignore[arg-type]
+
+        return (
+            min(timeit.repeat(lambda: loop.run_until_complete(calls(20000)), number=1, repeat=5))
+            / 20000
+        )
+
+    def row(choice: str, trick: float, plain: float, plain_name: str) -> tuple[str, str, str]:
+        share = (plain - trick) / whole * 100
+        return (
+            choice,
+            f"{trick * 1e9:.0f} ns",
+            f"{plain_name}: {plain * 1e9:.0f} ns ({share:+.0f}% of a {whole * 1e9:.0f} ns call)",
+        )
+
+    return [
+        row(
+            "`host/execution/call.py` `_function_path`: a whole `tool(add)` call",
+            whole,
+            per_call(lambda: general.execute_sync(call)),  # type: ignore[attr-defined]
+            "the general executor path",
+        ),
+        row(
+            "`_function_tool.py` `arguments`: the call's JSON into keyword arguments",
+            per_call(lambda: execute.arguments(args)),
+            per_call(lambda: _model_arguments(core, args)),
+            "a model instance, fields copied out",
+        ),
+        row(
+            "`host/schema/validators.py` `_loads`: JSON text parsed by pydantic-core",
+            per_call(lambda: _loads(args)),
+            per_call(lambda: json.loads(args)),
+            "`json.loads`",
+        ),
+        row(
+            "`validators.py` exact-class output check: `3` against `int`",
+            per_call(lambda: output(3)),
+            per_call(lambda: plain_int(3)),
+            "`TypeAdapter.validate_python`",
+        ),
+        row(
+            "`call.py` `_finished`: `tool(fn)` output rendered straight to a `TextPart`",
+            per_call(lambda: render_output(3)),
+            per_call(lambda: normalize_content("add", None, 3)),
+            "`normalize_content`",
+        ),
+        row(
+            "`outcome.py`: one short `TextPart` kept unmeasured (`text_budget`)",
+            awaited(fast),
+            awaited(unbounded),
+            "every text measured by `bound_output`",
+        ),
+    ]
+
+
 def rows() -> list[tuple[str, str, str]]:
     from jsonschema import Draft202012Validator
 
@@ -50,6 +153,7 @@ def rows() -> list[tuple[str, str, str]]:
     fast = SchemaValidator(TWO_FIELDS)
     value = {"a": 1, "b": "x"}
     host_open = "import tooldeck; tooldeck.Host.open('.', plugins=[]).snapshot()"
+    every_name = "import tooldeck; [getattr(tooldeck, n) for n in tooldeck.__all__]"
     fields = (None, "session", "message", "call_1", None, None)
     return [
         (
@@ -73,6 +177,12 @@ def rows() -> list[tuple[str, str, str]]:
             f"{fresh(host_open) * 1e3:.0f} ms",
             f"`import asyncio` alone: {fresh('import asyncio') * 1e3:.0f} ms",
         ),
+        (
+            "imports inside functions (`import tooldeck`, names resolved lazily)",
+            f"{fresh('import tooldeck') * 1e3:.0f} ms",
+            f"every public name imported: {fresh(every_name) * 1e3:.0f} ms",
+        ),
+        *call_rows(),
     ]
 
 

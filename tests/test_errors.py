@@ -51,8 +51,11 @@ def exception_classes() -> dict[str, type[BaseException]]:
             continue
         imported = importlib.import_module(module.name)
         for _, cls in inspect.getmembers(imported, inspect.isclass):
-            if issubclass(cls, BaseException) and cls.__module__ == module.name:
-                found[f"{cls.__module__}.{cls.__qualname__}"] = cls
+            home = cls.__module__
+            if home == "tooldeck":  # a public name reports its public home
+                home = tooldeck._LOCATIONS.get(cls.__name__, home)
+            if issubclass(cls, BaseException) and home == module.name:
+                found[f"{home}.{cls.__qualname__}"] = cls
     return found
 
 

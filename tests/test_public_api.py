@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import ast
+import inspect
+import pickle
 import subprocess
 import sys
 
@@ -78,3 +81,36 @@ def test_no_agent_framework_is_imported_until_an_integration_is():
         [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=120
     ).stdout
     assert out.strip() == "[]"
+
+
+def test_public_names_are_listed_once_and_mirrored_for_type_checkers():
+    tree = ast.parse(inspect.getsource(tooldeck))
+    mirrored = {
+        alias.asname or alias.name: node.module
+        for block in tree.body
+        if isinstance(block, ast.If) and ast.unparse(block.test) == "TYPE_CHECKING"
+        for node in block.body
+        if isinstance(node, ast.ImportFrom) and node.module.startswith("tooldeck")
+        for alias in node.names
+    }
+    assert mirrored == tooldeck._LOCATIONS
+    assert tooldeck.__all__ == sorted([*tooldeck._LOCATIONS, "__version__"])
+
+
+def test_public_names_report_their_public_home():
+    private = {
+        name: module
+        for name, module in tooldeck._LOCATIONS.items()
+        if module.startswith(("tooldeck._", "tooldeck.host", "tooldeck.codemode"))
+    }
+    for name, module in private.items():
+        value = getattr(tooldeck, name)
+        defined_here = isinstance(value, type) or inspect.isfunction(value)
+        if defined_here and value.__module__ in (module, "tooldeck"):  # not an alias
+            assert value.__module__ == "tooldeck", name
+    assert repr(tooldeck.Snapshot) == "<class 'tooldeck.Snapshot'>"
+    assert tooldeck.ToolFailure("x").__class__.__module__ == "tooldeck"
+    call = tooldeck.ToolCall("c1", "add", "{}")
+    assert pickle.loads(pickle.dumps(call)) == call  # pickles resolve the public home
+    # Names of a public module keep it: it is their public home already.
+    assert tooldeck.ConfigError.__module__ == "tooldeck.errors"

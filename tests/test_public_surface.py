@@ -82,6 +82,12 @@ class Name(NamedTuple):
 
 
 # -- resolving names through the source ---------------------------------------------------
+def defined_in(obj: Any) -> str:
+    """The module whose source defines ``obj`` (a public name says ``tooldeck``)."""
+    module = obj.__module__
+    return tooldeck._LOCATIONS[obj.__name__] if module == "tooldeck" else module
+
+
 @cache
 def _tree(module: str) -> ast.Module:
     return ast.parse(inspect.getsource(importlib.import_module(module)))
@@ -174,7 +180,7 @@ def mentioned(target: Name) -> Iterator[tuple[str, str]]:
     """``(module, annotation text)`` for everything ``target``'s signature mentions."""
     value = target.value
     if inspect.isfunction(value):
-        yield from ((value.__module__, a) for a in function_annotations(value) if a)
+        yield from ((defined_in(value), a) for a in function_annotations(value) if a)
     elif inspect.isclass(value):
         yield from class_mentions(value)
     else:
@@ -194,22 +200,34 @@ def constant_mentions(node: ast.stmt, module: str) -> Iterator[tuple[str, str]]:
 
 
 def class_mentions(cls: type) -> Iterator[tuple[str, str]]:
-    qualified = f"{cls.__module__}.{cls.__qualname__}"
+    qualified = f"{defined_in(cls)}.{cls.__qualname__}"
     for klass in cls.__mro__:
         if not klass.__module__.startswith("tooldeck"):
             continue
+        module = defined_in(klass)
         if klass is not cls and not klass.__name__.startswith("_"):
-            yield klass.__module__, klass.__name__  # a public base is public too
-        fields = vars(klass).get("__annotations__", {})
-        for field, annotation in fields.items():
-            if not field.startswith("_"):
-                yield klass.__module__, annotation
+            yield module, klass.__name__  # a public base is public too
+        yield from ((module, a) for a in field_annotations(klass, module))
         for member, value in vars(klass).items():
             if member.startswith("_") and member not in SPECIAL_MEMBERS:
                 continue
             if member == "__init__" and qualified in BUILT_FOR_YOU:
                 continue
-            yield from ((klass.__module__, a) for a in function_annotations(value) if a)
+            yield from ((module, a) for a in function_annotations(value) if a)
+
+
+def field_annotations(klass: type, module: str) -> list[str]:
+    """The annotations of ``klass``'s public fields as its source writes them (read from
+    the source: a public class's own ``__annotations__`` are resolved when it moves to
+    ``tooldeck``, and the walk wants the names as written)."""
+    node = definitions(Name(module, klass.__name__))[-1]
+    return [
+        ast.unparse(statement.annotation)
+        for statement in getattr(node, "body", [])
+        if isinstance(statement, ast.AnnAssign)
+        and isinstance(statement.target, ast.Name)
+        and not statement.target.id.startswith("_")
+    ]
 
 
 def reached() -> dict[Name, set[str]]:
@@ -416,7 +434,7 @@ def _members(cls_node: ast.ClassDef) -> dict[str, ast.stmt]:
 def compare_class(doc: ast.ClassDef, target: Name) -> list[str]:
     cls = target.value
     nodes = [
-        definitions(Name(k.__module__, k.__name__))[-1]
+        definitions(Name(defined_in(k), k.__name__))[-1]
         for k in cls.__mro__
         if k.__module__.startswith("tooldeck")
     ]

@@ -1,11 +1,15 @@
 """tooldeck: host LLM tools as pip-installable plugins.
 
-The public API is this curated list (``docs/api.md`` describes every name). Names are
-resolved lazily (PEP 562) so that ``import tooldeck`` — and with it ``tooldeck
---version`` — stays cheap: typing, pydantic, jsonschema and the plugin machinery load
-only when a name that needs them is used. Beside it, the public submodules are
-``tooldeck.errors``, ``tooldeck.hookspecs``, ``tooldeck.paths`` and ``tooldeck.testing``;
-everything under ``tooldeck.host`` is internal.
+The public API is one curated list, ``_LOCATIONS`` (``docs/api.md`` describes every
+name): ``__all__`` is derived from it, and the ``TYPE_CHECKING`` imports mirror it for
+type checkers (a test keeps the two equal). Names are resolved lazily (PEP 562) so that
+``import tooldeck`` — and with it ``tooldeck --version`` — stays cheap: typing,
+pydantic, jsonschema and the plugin machinery load only when a name that needs them is
+used. A class or function defined in a private module reports ``tooldeck`` as its
+module once resolved here, so reprs, tracebacks and pickles name its public home.
+Beside it, the public submodules are ``tooldeck.errors``, ``tooldeck.hookspecs``,
+``tooldeck.paths``, ``tooldeck.providers`` and ``tooldeck.testing``; everything under
+``tooldeck.host`` is internal.
 """
 
 from __future__ import annotations
@@ -33,16 +37,22 @@ if TYPE_CHECKING:
     from tooldeck._tool import ToolResult as ToolResult
     from tooldeck.codemode.provider import CodeMode as CodeMode
     from tooldeck.errors import ConfigError as ConfigError
+    from tooldeck.errors import ExternalError as ExternalError
+    from tooldeck.errors import PackBuildError as PackBuildError
     from tooldeck.errors import PermissionBlocked as PermissionBlocked
     from tooldeck.errors import PermissionCorrected as PermissionCorrected
     from tooldeck.errors import PermissionDeclined as PermissionDeclined
     from tooldeck.errors import PluginError as PluginError
     from tooldeck.errors import QuestionDismissed as QuestionDismissed
+    from tooldeck.errors import ReplyError as ReplyError
     from tooldeck.errors import SessionError as SessionError
     from tooldeck.errors import TooldeckError as TooldeckError
     from tooldeck.errors import ToolDefectError as ToolDefectError
+    from tooldeck.errors import UsageError as UsageError
     from tooldeck.hookspecs import hookimpl as hookimpl
     from tooldeck.hookspecs import hookspec as hookspec
+    from tooldeck.host.execution.call import CallScope as CallScope
+    from tooldeck.host.execution.call import CallVia as CallVia
     from tooldeck.host.execution.call import ExecutedTool as ExecutedTool
     from tooldeck.host.execution.call import ToolCall as ToolCall
     from tooldeck.host.execution.outcome import ErrorType as ErrorType
@@ -114,6 +124,8 @@ _LOCATIONS = {
     "Answers": "tooldeck.host.location.questions",
     "AnyTool": "tooldeck._tool",
     "Asker": "tooldeck.host.location.permission",
+    "CallScope": "tooldeck.host.execution.call",
+    "CallVia": "tooldeck.host.execution.call",
     "Catalog": "tooldeck.host.registry.catalog",
     "CatalogEntry": "tooldeck.host.registry.editor",
     "CodeMode": "tooldeck.codemode.provider",
@@ -126,6 +138,7 @@ _LOCATIONS = {
     "Diagnostic": "tooldeck.host.registry.editor",
     "Effect": "tooldeck.host.location.wildcard",
     "ErrorType": "tooldeck.host.execution.outcome",
+    "ExternalError": "tooldeck.errors",
     "ExecutedTool": "tooldeck.host.execution.call",
     "FilePart": "tooldeck._tool",
     "FrozenDict": "tooldeck.host.schema.frozen",
@@ -138,6 +151,7 @@ _LOCATIONS = {
     "McpServerConfig": "tooldeck.host.location.config",
     "NamespaceEntry": "tooldeck.host.registry.editor",
     "Option": "tooldeck.host.location.questions",
+    "PackBuildError": "tooldeck.errors",
     "OutputConfig": "tooldeck.host.location.config",
     "PermissionBlocked": "tooldeck.errors",
     "PermissionCorrected": "tooldeck.errors",
@@ -159,6 +173,7 @@ _LOCATIONS = {
     "QuestionService": "tooldeck.host.location.questions",
     "Registration": "tooldeck.host.service",
     "Reject": "tooldeck.host.location.permission",
+    "ReplyError": "tooldeck.errors",
     "Reply": "tooldeck.host.location.permission",
     "RuleLike": "tooldeck.host.location.wildcard",
     "Ruleset": "tooldeck.host.location.wildcard",
@@ -189,6 +204,7 @@ _LOCATIONS = {
     "TrustStatus": "tooldeck.host.location.trust",
     "TurnResult": "tooldeck.providers",
     "UpdateFn": "tooldeck.host.registry.editor",
+    "UsageError": "tooldeck.errors",
     "Visibility": "tooldeck.host.execution.snapshot",
     "grant_trust": "tooldeck.host.location.trust_store",
     "hookimpl": "tooldeck.hookspecs",
@@ -202,99 +218,10 @@ _LOCATIONS = {
     "trusted_folders": "tooldeck.host.location.trust_store",
 }
 
-__all__ = [
-    "Answerer",
-    "Answers",
-    "AnyTool",
-    "Asker",
-    "Catalog",
-    "CatalogEntry",
-    "CodeMode",
-    "CodeModeProvider",
-    "CodemodeConfig",
-    "Config",
-    "ConfigError",
-    "Content",
-    "ContentPart",
-    "Diagnostic",
-    "Effect",
-    "ErrorType",
-    "ExecutedTool",
-    "FilePart",
-    "FrozenDict",
-    "FrozenToolError",
-    "Host",
-    "ImagePart",
-    "ImagesConfig",
-    "Location",
-    "McpConfig",
-    "McpServerConfig",
-    "NamespaceEntry",
-    "Option",
-    "OutputConfig",
-    "PermissionBlocked",
-    "PermissionCorrected",
-    "PermissionDeclined",
-    "PermissionGate",
-    "PermissionRequest",
-    "PermissionRule",
-    "PermissionService",
-    "PluginError",
-    "PluginInfo",
-    "PluginStatus",
-    "PluginsConfig",
-    "ProgressCallback",
-    "Question",
-    "QuestionDismissed",
-    "QuestionGate",
-    "QuestionRequest",
-    "QuestionService",
-    "Registration",
-    "Reject",
-    "Reply",
-    "RuleLike",
-    "Ruleset",
-    "SchemaSource",
-    "SessionError",
-    "SessionScope",
-    "SessionTransformFn",
-    "Snapshot",
-    "SourceEffects",
-    "Status",
-    "TextPart",
-    "Tool",
-    "ToolCall",
-    "ToolCallOutcome",
-    "ToolConfig",
-    "ToolContext",
-    "ToolDefectError",
-    "ToolDefinition",
-    "ToolEditor",
-    "ToolError",
-    "ToolFailure",
-    "ToolResult",
-    "ToolService",
-    "TooldeckError",
-    "TransformFn",
-    "TrustItem",
-    "TrustKind",
-    "TrustSource",
-    "TrustStatus",
-    "TurnResult",
-    "UpdateFn",
-    "Visibility",
-    "__version__",
-    "grant_trust",
-    "hookimpl",
-    "hookspec",
-    "load_config",
-    "revoke_trust",
-    "run_tool_call",
-    "run_tool_calls",
-    "tool",
-    "trust_status",
-    "trusted_folders",
-]
+__all__ = sorted([*_LOCATIONS, "__version__"])
+
+
+_PUBLIC_MODULES = frozenset({"tooldeck.errors", "tooldeck.hookspecs", "tooldeck.providers"})
 
 
 def __getattr__(name: str) -> Any:
@@ -304,8 +231,33 @@ def __getattr__(name: str) -> Any:
     import importlib  # here: ``import tooldeck`` alone does not need it
 
     value = getattr(importlib.import_module(module), name)
+    if module not in _PUBLIC_MODULES and getattr(value, "__module__", None) == module:
+        _move_home(value)
     globals()[name] = value
     return value
+
+
+def _move_home(value: Any) -> None:
+    """Make a class or function defined in a private module report its public home:
+    ``tooldeck.Snapshot`` in reprs, tracebacks and pickles (which resolve it here).
+
+    ``typing.get_type_hints`` and pydantic read a class's string annotations in the
+    module its ``__module__`` names, so they are resolved first, where they were
+    written (what cannot be resolved there, a ``TYPE_CHECKING`` name, stays a string,
+    as it was).
+    """
+    if isinstance(value, type) and vars(value).get("__annotations__"):
+        import typing
+
+        try:
+            hints = typing.get_type_hints(value, include_extras=True)
+        except Exception:  # a name only a type checker sees: nothing could resolve it
+            hints = {}
+        own = vars(value)["__annotations__"]
+        own.update((key, hints[key]) for key in own if key in hints)
+        for field in getattr(value, "__dataclass_fields__", {}).values():
+            field.type = hints.get(field.name, field.type)
+    value.__module__ = "tooldeck"
 
 
 def __dir__() -> list[str]:

@@ -273,7 +273,7 @@ def _arguments_validator(
 
     def arguments(raw: Any) -> dict[str, Any]:
         try:
-            return from_json(raw) if raw.__class__ is str else from_python(raw)
+            return from_json(raw) if isinstance(raw, str) else from_python(raw)
         except ValidationError:
             return _model_arguments(core, raw)
 
@@ -303,7 +303,7 @@ def _typed_field(field: FieldInfo, own_default: Any) -> Any:
 
 
 def _model_arguments(core: Any, raw: Any) -> dict[str, Any]:
-    instance = core.validate_json(raw) if raw.__class__ is str else core.validate_python(raw)
+    instance = core.validate_json(raw) if isinstance(raw, str) else core.validate_python(raw)
     return dict(instance.__dict__)
 
 
@@ -312,15 +312,15 @@ NO_METADATA = ToolResult().metadata
 
 def wrap_output(value: Any) -> ToolResult:
     """A tool with a declared output: the value is the output (and the content if a str)."""
-    if value.__class__ is ToolResult:
+    if isinstance(value, ToolResult):
         return value
-    if value.__class__ is str:
+    if isinstance(value, str):
         return tuple_new(ToolResult, (value, NO_METADATA, value))
     return tuple_new(ToolResult, (None, NO_METADATA, value))
 
 
 def _wrap_content(value: Any) -> ToolResult:
-    if value.__class__ is ToolResult:
+    if isinstance(value, ToolResult):
         return value
     if value is None:
         return ToolResult("")

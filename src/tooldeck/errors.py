@@ -1,16 +1,19 @@
 """Every exception a host or a pack author can meet, in one place.
 
-Three families that must never be confused:
+Two kinds that must never be confused:
 
-* **Usage and runtime errors** derive from ``TooldeckError`` (an ``Exception``). They
-  describe a mistake of a host, a pack author or a config file and carry enough context
-  to fix it (who, where, what was expected).
-* **Tool signals** are how a leaf talks to the model: ``ToolFailure`` is the only
-  expected, model-visible failure of a tool call, and ``PermissionCorrected`` is a "no"
-  with feedback that leaves turn into one.
-* **Decline signals** derive from ``BaseException`` on purpose: a leaf's
-  ``except Exception`` blanket cannot swallow them, so a user's "no" always travels to
-  the session boundary and resurfaces there as a typed ``declined`` outcome.
+* **Signals** are how a tool call ends other than with a result, and the call boundary
+  (``run_tool_call``) turns each into an outcome the model reads. ``ToolFailure`` is
+  the expected, model-visible failure; ``PermissionCorrected`` a "no" with feedback
+  (a failure carrying the feedback); ``PermissionBlocked`` a deny rule (a failure). The
+  decline signals derive from ``BaseException`` on purpose: a leaf's ``except
+  Exception`` blanket cannot swallow them, so a user's "no" always travels to the
+  boundary and resurfaces there as a typed ``declined`` outcome.
+* **Errors** derive from ``TooldeckError`` (an ``Exception``; ``PermissionBlocked``
+  is the one signal among them, so ``except TooldeckError`` also sees a deny rule).
+  They describe a mistake of a host, a pack author, a config file or a program tooldeck
+  runs, and carry enough context to fix it (who, where, what was expected). Each is
+  raised as its specific class, never as ``TooldeckError`` itself.
 
 Every class below is exported from ``tooldeck``. ``ToolFailure`` and ``FrozenToolError``
 are defined with ``Tool`` (this module imports nothing, so every layer can raise its
@@ -20,19 +23,23 @@ errors); the others live here. Arguments of the wrong type or value raise Python
 ::
 
     BaseException
-     ├── PermissionDeclined            the user rejected a permission ask
-     ├── QuestionDismissed             the user dismissed a question (or no one can answer)
+     ├── PermissionDeclined            signal: the user rejected a permission ask
+     ├── QuestionDismissed             signal: the user dismissed a question (or no one can answer)
      └── Exception
-          ├── ToolFailure              expected, model-visible failure of a tool call
-          ├── PermissionCorrected      rejected *with feedback*; leaves turn it into a ToolFailure
+          ├── ToolFailure              signal: expected, model-visible failure of a tool call
+          ├── PermissionCorrected      signal: rejected *with feedback*; a failure carrying it
           ├── AttributeError
-          │    └── FrozenToolError     an attempt to change a Tool: use tool.replace(...)
-          └── TooldeckError            root of tooldeck's own errors
+          │    └── FrozenToolError     error: an attempt to change a Tool: use tool.replace(...)
+          └── TooldeckError            root of tooldeck's own errors (never raised itself)
+               ├── PermissionBlocked    signal: a deny rule matched a requested resource
                ├── ConfigError          a config key that is unknown, mistyped or not available yet
                ├── PluginError          a plugin that failed to import, register or run a hook
-               ├── PermissionBlocked    a deny rule matched a requested resource
                ├── SessionError         a closed session used, or a call of another session
-               └── ToolDefectError      a tool broke its own contract: the author's bug
+               ├── ToolDefectError      a tool broke its own contract: the author's bug
+               ├── UsageError           tooldeck called the wrong way or at the wrong time
+               ├── ReplyError           an asker or answerer returned something that is no reply
+               ├── ExternalError        a program or service tooldeck runs failed
+               └── PackBuildError       tooldeck.testing could not build or install a pack
 """
 
 from __future__ import annotations
@@ -45,19 +52,49 @@ if TYPE_CHECKING:
 
 __all__ = [
     "ConfigError",
+    "ExternalError",
+    "PackBuildError",
     "PermissionBlocked",
     "PermissionCorrected",
     "PermissionDeclined",
     "PluginError",
     "QuestionDismissed",
+    "ReplyError",
     "SessionError",
     "ToolDefectError",
     "TooldeckError",
+    "UsageError",
 ]
 
 
 class TooldeckError(Exception):
-    """Root of every error tooldeck raises about its own usage or runtime."""
+    """Root of every error tooldeck raises about its own usage or runtime.
+
+    Catch it to catch them all; tooldeck raises only its subclasses.
+    """
+
+
+class UsageError(TooldeckError):
+    """tooldeck called the wrong way or at the wrong time: ``execute_sync`` inside a
+    running event loop, a resource used after it was closed, options that cannot work
+    together. The message says what to do instead."""
+
+
+class ReplyError(TooldeckError):
+    """A host's asker or answerer returned something that is not a reply: the message
+    shows what it returned and what was expected. The call it answered fails as a
+    defect; the host keeps serving."""
+
+
+class ExternalError(TooldeckError):
+    """A program or service tooldeck runs failed in a way no input explains (ripgrep
+    exiting with an error, the MCP event loop not starting); the message names it and
+    quotes what it said."""
+
+
+class PackBuildError(TooldeckError):
+    """``tooldeck.testing`` could not build or install a pack: the message names the
+    project or wheel and what to change (a missing build requirement, a failed build)."""
 
 
 class ConfigError(TooldeckError):

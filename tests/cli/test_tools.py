@@ -53,7 +53,7 @@ def test_provider_formats(tooldeck, fmt, key):
 
 def test_formats_match_the_renderer():
     from tooldeck.cli.tools import FORMATS
-    from tooldeck.host.execution.formats import FORMATS as RENDERED
+    from tooldeck.providers.formats import FORMATS as RENDERED
 
     assert FORMATS == RENDERED
 

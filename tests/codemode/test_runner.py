@@ -198,8 +198,33 @@ async def test_feedback_is_catchable_and_asks_carry_the_outer_ids(deck):
     snap = deck.snapshot(Tool(name="guarded", description="Asks.", execute=guarded), asker=asker)
     code = "try:\n    await tools.guarded()\nexcept RuntimeError as e:\n    r = str(e)\nr"
     outcome = await deck.run(snap, code)
-    assert outcome.output["result"] == "use the other tool"
+    assert outcome.output["result"] == (
+        "The user rejected this tool call and said: use the other tool\n"
+        "Take this feedback into account before trying again."
+    )
     assert requests[0].source == {"type": "tool", "message_id": "m1", "id": "c1.1"}
+
+
+async def test_feedback_reaches_the_model_when_the_program_does_not_catch_it(deck):
+    """The nested path: a ``Reject("use X instead")`` neither the executor nor the
+    program catches ends the ``execute`` call as a failure carrying the feedback."""
+
+    async def guarded(inp, ctx):
+        await ctx.permission.assert_("guarded", ["x"])
+        return ToolResult("ran")
+
+    from tooldeck import Reject
+
+    snap = deck.snapshot(
+        Tool(name="guarded", description="Asks.", execute=guarded),
+        asker=lambda request: Reject("use X instead"),
+    )
+    outcome = await deck.run(snap, "await tools.guarded()")
+    assert outcome.status == "failed"
+    assert outcome.error.type == "tool.execution"
+    assert "RuntimeError" in outcome.error.message
+    assert "The user rejected this tool call and said: use X instead" in outcome.error.message
+    assert [e["status"] for e in deck.progress if e.get("id") == "c1.1"] == ["running", "failed"]
 
 
 async def test_a_leaf_converting_feedback_gives_its_failure_text(deck):

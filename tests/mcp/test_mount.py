@@ -5,11 +5,12 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import os
 
 import pytest
 
-from tooldeck import Host, ImagePart, ToolCall, run_tool_call
+from tooldeck import Host, ImagePart, Reject, ToolCall, run_tool_call
 from tooldeck.testing import ScriptedAsker
 
 from .conftest import make_project, stdio_server, wait_for
@@ -135,6 +136,23 @@ def test_a_call_asserts_the_effective_name_and_rules_decide(host, asker):
     outcome = call(host, "calc_pid", {})
     assert outcome.status == "declined"
     assert [(r.action, r.resources) for r in asker.requests] == [("calc_pid", ("*",))]
+
+
+def test_feedback_on_a_mounted_tool_reaches_the_model_as_a_failure(host, asker, caplog):
+    """The mounted path: the remote tool's executor asserts the permission and lets a
+    ``Reject("use X instead")`` through; the boundary turns it into a failure."""
+    before = asker.replies.get("calc_pid", asker.default)
+    asker.on("calc_pid", Reject("use X instead"))
+    try:
+        with caplog.at_level(logging.ERROR, logger="tooldeck"):
+            outcome = call(host, "calc_pid", {})
+    finally:
+        asker.on("calc_pid", before)
+    assert outcome.status == "failed"
+    assert outcome.error.type == "permission.rejected"
+    assert "The user rejected this tool call and said: use X instead" in outcome.error.message
+    assert outcome.content[0].text == outcome.error.message
+    assert caplog.records == []  # a signal, not a defect
 
 
 def test_the_server_gets_only_the_safe_environment_plus_env(host):

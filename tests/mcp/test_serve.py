@@ -204,6 +204,28 @@ def test_a_2026_client_answers_each_question_of_a_call_once(project):
 
 
 @pytest.mark.parametrize("mode", ["auto", "legacy"])
+def test_feedback_on_a_served_call_reaches_the_client_as_a_failure(project, mode):
+    """The served path: the client's user rejects with feedback, the executor lets
+    ``Reject("use X instead")`` through, and the client reads it as a failed call."""
+
+    async def elicit(ctx, params):
+        return types.ElicitResult(
+            action="accept", content={"decision": "reject", "feedback": "use X instead"}
+        )
+
+    async def scenario():
+        async with served(project, mode=mode, elicitation_callback=elicit) as client:
+            return await client.call_tool("guarded", {})
+
+    result = anyio.run(scenario)
+    assert result.is_error
+    assert result.content[0].text == (
+        "The user rejected this tool call and said: use X instead\n"
+        "Take this feedback into account before trying again."
+    )
+
+
+@pytest.mark.parametrize("mode", ["auto", "legacy"])
 def test_clients_hear_when_a_plugin_file_appears(tooldeck_env, monkeypatch, mode):
     # A file added while serving runs only in a folder trusted for the whole process
     # (a stored trust covers exactly the files that were reviewed).

@@ -10,7 +10,7 @@ import pytest
 
 from tooldeck import Host, Tool, ToolFailure, ToolResult, hookimpl
 from tooldeck.builtin_plugins import BUILTIN_PLUGINS
-from tooldeck.errors import ConfigError, TooldeckError
+from tooldeck.errors import ConfigError, UsageError
 from tooldeck.host.location.config import Config, PermissionRule
 from tooldeck.host.location.location import Location
 from tooldeck.testing import TestHost, text_of
@@ -185,7 +185,7 @@ def test_call_sync_runs_without_a_loop(tooldeck_host):
 
 async def test_call_sync_refuses_a_running_loop(tooldeck_host):
     host = tooldeck_host([GreetPack()], builtins=False)
-    with pytest.raises(TooldeckError, match=r"use 'await host.call\('greet', ...\)'"):
+    with pytest.raises(UsageError, match=r"use 'await host.call\('greet', ...\)'"):
         host.call_sync("greet", name="Bo")
 
 

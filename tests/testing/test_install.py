@@ -7,7 +7,7 @@ import os
 
 import pytest
 
-from tooldeck.errors import TooldeckError
+from tooldeck.errors import PackBuildError
 from tooldeck.testing import Site, WheelCache
 
 from .conftest import make_pack
@@ -38,12 +38,12 @@ def test_install_a_wheel_upgrade_and_uninstall(tmp_path, pack):
     assert sorted(p.name for p in site.path.iterdir()) == []
     assert copy.distributions() == {"tdtest-mini": "2.0"}
     with pytest.raises(
-        TooldeckError,
+        PackBuildError,
         match=r"'tdtest-mini' is not installed in .* "
         r"\(installed: nothing\)",
     ):
         site.uninstall("tdtest-mini")
-    with pytest.raises(TooldeckError, match=r"not a project directory or a \.whl file"):
+    with pytest.raises(PackBuildError, match=r"not a project directory or a \.whl file"):
         site.install(tmp_path / "missing.whl")
 
 

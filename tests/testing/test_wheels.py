@@ -8,7 +8,7 @@ import zipfile
 
 import pytest
 
-from tooldeck.errors import TooldeckError
+from tooldeck.errors import PackBuildError
 from tooldeck.testing import WheelCache
 
 from .conftest import MODULE, make_pack
@@ -58,13 +58,13 @@ def test_the_project_backend_is_used_with_its_backend_path(tmp_path):
 def test_a_failed_build_shows_the_backend_output(tmp_path):
     pack = make_pack(tmp_path / "pack", backend="no_such_backend")
     with pytest.raises(
-        TooldeckError,
+        PackBuildError,
         match=r"(?s)building a wheel of .*pack failed "
         r"\(build_wheel exited 1, 0 wheels\):.*"
         r"No module named 'no_such_backend'",
     ):
         WheelCache(tmp_path / "cache").wheel(pack)
-    with pytest.raises(TooldeckError, match="not a Python project"):
+    with pytest.raises(PackBuildError, match="not a Python project"):
         WheelCache(tmp_path / "cache").wheel(tmp_path)
 
 
@@ -79,7 +79,7 @@ def test_a_missing_build_requirement_says_what_to_install(tmp_path):
     )
     from importlib.metadata import version
 
-    with pytest.raises(TooldeckError) as raised:
+    with pytest.raises(PackBuildError) as raised:
         WheelCache(tmp_path / "cache").wheel(pack)
     assert str(raised.value) == (
         "cannot build pack: its [build-system] requires 'setuptools>=9999', but this "
@@ -91,7 +91,7 @@ def test_a_missing_build_requirement_says_what_to_install(tmp_path):
     (pack / "pyproject.toml").write_text(
         text.replace('requires = ["setuptools>=68"]', 'requires = ["tdtest-absent>=1"]')
     )
-    with pytest.raises(TooldeckError, match=r"this environment has no tdtest-absent\. "):
+    with pytest.raises(PackBuildError, match=r"this environment has no tdtest-absent\. "):
         WheelCache(tmp_path / "cache").wheel(pack)
 
 

@@ -55,7 +55,7 @@ def add_parser(commands: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     try:
-        import mcp  # noqa: F401  (the SDK: without it, say what to install)
+        from tooldeck.mcp import sdk  # noqa: F401  (without the SDK, say what to install)
         from tooldeck.mcp.serve import serve
     except ImportError as exc:
         raise CommandError(

@@ -17,7 +17,7 @@ if TYPE_CHECKING:
     from tooldeck.host.registry.editor import CatalogEntry
 
 FORMATS = ("openai", "openai-responses", "anthropic", "gemini", "mcp")
-"""Mirrors ``tooldeck.host.execution.formats.FORMATS`` (kept here so ``--help`` stays light)."""
+"""Mirrors ``tooldeck.providers.formats.FORMATS`` (kept here so ``--help`` stays light)."""
 
 HEADERS = ("NAME", "MODE", "PLUGIN", "OVERRIDES", "PERMISSION", "DESCRIPTION")
 PERMISSION_HELP = (

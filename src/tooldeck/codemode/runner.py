@@ -1,8 +1,9 @@
 """Run one program: drive its sandbox session and route every tool call through the snapshot.
 
-Each nested call is an ordinary ``snapshot.execute`` call (validation, permission asks
-with the outer call's session and message ids, output contract, content
-normalization). How each way a nested call can end reaches the program:
+Each nested call crosses the one call boundary, ``run_tool_call``, in a scope of its
+own (``via="nested"``, the outer call's session and message ids): validation,
+permission asks, output contract, content normalization. How each way a nested call
+can end reaches the program:
 
 ====================================  ==============================================
 nested call                           inside the program
@@ -10,7 +11,7 @@ nested call                           inside the program
 completed                             the declared output as JSON data, else the text
 ``ToolFailure`` (invalid arguments    ``RuntimeError(message)``: catchable; the message
 too), ``PermissionBlocked``,          is what the model would read from the same call
-``PermissionCorrected``               (for feedback: the feedback)
+``PermissionCorrected``               (for feedback: the feedback and what to do)
 ``PermissionDeclined``,               the program is aborted; ``execute`` ends
 ``QuestionDismissed``                 ``declined`` (the signal propagates)
 any other exception (a defect)        the program is aborted; the defect propagates
@@ -50,8 +51,8 @@ from tooldeck.codemode.sandbox import (
     Wait,
 )
 from tooldeck.codemode.search import search
-from tooldeck.errors import PermissionBlocked, PermissionCorrected
 from tooldeck.host.execution.call import ToolCall
+from tooldeck.host.execution.outcome import run_tool_call
 from tooldeck.host.execution.snapshot import Snapshot
 
 MAX_CODE_BYTES = 256 * 1024
@@ -159,6 +160,9 @@ class _Program:
         self.plan = plan
         self.snapshot = snapshot
         self.ctx = ctx
+        self.scope = snapshot.scope(
+            ctx.session_id, ctx.message_id, ctx.agent, via="nested", parent_id=ctx.call_id
+        )
         self.settings = settings
         self.targets: Mapping[Any, Mapping[str, Target]] = {}
         self.calls: list[dict[str, Any]] = []
@@ -274,29 +278,22 @@ class _Program:
                 }
             )
         start = time.perf_counter()
+        if too_big:
+            return self._failed(record, start, call_id, "RuntimeError", too_big)
         try:
-            if too_big:
-                raise ToolFailure(too_big)
-            content, _, output = await self.snapshot.execute(
-                ToolCall(call_id, "tools." + entry.name, kwargs),
-                session_id=ctx.session_id,
-                message_id=ctx.message_id,
-                agent=ctx.agent,
-                progress=progress,
+            call = ToolCall(call_id, "tools." + entry.name, kwargs)
+            status, content, _, output, error = await run_tool_call(
+                self.snapshot, call, scope=self.scope, progress=progress
             )
-        except ToolFailure as exc:
-            return self._failed(record, start, call_id, "RuntimeError", exc.message)
-        except PermissionBlocked as exc:
-            return self._failed(record, start, call_id, "RuntimeError", str(exc))
-        except PermissionCorrected as exc:
-            return self._failed(record, start, call_id, "RuntimeError", exc.feedback)
-        except BaseException:
+        except BaseException:  # a decline, an interrupt or a defect: the program ends
             self._finished(record, start, call_id, "failed")
             raise
-        self._finished(record, start, call_id, "completed")
+        if error is not None:
+            return self._failed(record, start, call_id, "RuntimeError", error.message)
+        self._finished(record, start, call_id, status)
         texts: list[str] = []
         for part in content:
-            if part.__class__ is TextPart:
+            if isinstance(part, TextPart):
                 texts.append(part.text)
             else:
                 self.attachments.append(part)

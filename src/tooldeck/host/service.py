@@ -243,7 +243,7 @@ class ToolService:
         if session is None:
             return self._snapshot_of(self._state.current(), permissions)
         # An open session's unchanged snapshot: a dictionary hit and identity checks.
-        scope = self._sessions.get(session) if session.__class__ is str else None
+        scope = self._sessions.get(session) if isinstance(session, str) else None
         if scope is not None:
             catalog = scope._state.current()
             cached = scope._cache

@@ -22,9 +22,8 @@ import json
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-import mcp.types as types
-
 from tooldeck.host.location.permission import PermissionRequest, Reject, Reply
+from tooldeck.mcp.sdk import types
 
 
 class Asked:

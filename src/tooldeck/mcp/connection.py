@@ -26,9 +26,7 @@ from tooldeck.mcp.stdio import StdioProcess
 from tooldeck.mcp.transports import StderrLog, open_transport
 
 if TYPE_CHECKING:
-    import mcp.types as types
-
-    from mcp import Client
+    from tooldeck.mcp.sdk import Client, types
 
 log = logging.getLogger("tooldeck.mcp")
 
@@ -115,7 +113,7 @@ class Connection:
             await self._done.wait()
 
     async def _own(self, ready: anyio.Event) -> None:
-        from mcp import Client
+        from tooldeck.mcp.sdk import Client
 
         if self._stderr is None and self.spec.config.command is not None:
             self._stderr = StderrLog()
@@ -184,7 +182,7 @@ class Connection:
         return changed
 
     async def _on_message(self, message: Any) -> None:
-        import mcp.types as types
+        from tooldeck.mcp.sdk import types
 
         if isinstance(message, types.ToolListChangedNotification):
             self._dirty.set()
@@ -291,16 +289,14 @@ class Connection:
 
 
 def _closed_connection(exc: BaseException) -> bool:
-    from mcp_types.jsonrpc import CONNECTION_CLOSED
-
-    from mcp import MCPError
+    from tooldeck.mcp.sdk import CONNECTION_CLOSED, MCPError
 
     exc = _leaf(exc)
     return isinstance(exc, MCPError) and exc.code == CONNECTION_CLOSED
 
 
 def _modern(version: str | None) -> bool:
-    from mcp_types.version import MODERN_PROTOCOL_VERSIONS
+    from tooldeck.mcp.sdk import MODERN_PROTOCOL_VERSIONS
 
     return version in MODERN_PROTOCOL_VERSIONS
 
@@ -309,7 +305,7 @@ def describe(exc: BaseException, spec: ServerSpec) -> str:
     """One line saying how talking to ``spec``'s server failed."""
     from pydantic import ValidationError
 
-    from mcp import MCPError
+    from tooldeck.mcp.sdk import MCPError
 
     exc = _leaf(exc)
     command = spec.config.command

@@ -14,7 +14,7 @@ from __future__ import annotations
 import logging
 import threading
 from collections.abc import Callable, Coroutine
-from typing import TYPE_CHECKING, Any, Literal, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from tooldeck._tool import AnyTool
 from tooldeck.errors import PluginError
@@ -23,6 +23,7 @@ from tooldeck.mcp.specs import ServerSpec, server_specs
 
 if TYPE_CHECKING:
     from tooldeck.host.location.location import Location
+    from tooldeck.host.plugins.report import PluginStatus
     from tooldeck.host.registry.editor import ToolEditor
     from tooldeck.host.service import ToolService
     from tooldeck.mcp.connection import Connection
@@ -37,7 +38,6 @@ INSTALL_HINT = "the MCP extra is not installed: pip install 'tooldeck[mcp]'"
 
 Excluded = Callable[[str], "str | None"]
 """Why selection leaves plugin ``mcp:NAME`` out (``disable``, ...), or None."""
-PluginStatus = Literal["active", "disabled", "failed"]
 
 
 class ServerRow(NamedTuple):
@@ -89,7 +89,7 @@ class McpLayer:
         wanted = self._select()
         if wanted:
             try:
-                import mcp  # noqa: F401  (the SDK; its absence is this row's failure)
+                from tooldeck.mcp import sdk  # noqa: F401  (without the SDK, this row fails)
                 from tooldeck.mcp.connection import Connection
                 from tooldeck.mcp.loop import location_loop
             except ImportError:

@@ -22,7 +22,7 @@ from collections.abc import Awaitable, Callable, Coroutine
 from concurrent.futures import Future
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from tooldeck.errors import TooldeckError
+from tooldeck.errors import ExternalError, UsageError
 
 if TYPE_CHECKING:
     from anyio.abc import TaskGroup
@@ -69,7 +69,7 @@ class LoopThread:
         self._thread.start()
         self._ready.wait()
         if self._failure is not None:
-            raise TooldeckError(f"cannot start the MCP event loop: {self._failure}")
+            raise ExternalError(f"cannot start the MCP event loop: {self._failure}")
 
     def _main(self) -> None:
         import anyio
@@ -104,19 +104,19 @@ class LoopThread:
     def submit(self, fn: Callable[..., Awaitable[T]], *args: Any) -> Future[T]:
         """Start ``fn(*args)`` on the loop; cancelling the future cancels the task."""
         if self._closed or self._portal is None:
-            raise TooldeckError("the MCP event loop of this Location is closed")
+            raise UsageError("the MCP event loop of this Location is closed")
         return self._portal.start_task_soon(fn, *args)
 
     def spawn(self, fn: Callable[..., Coroutine[Any, Any, Any]], *args: Any) -> None:
         """Start a long-lived task (a connection's owner) from the loop's own thread."""
         if self._group is None or not self.in_loop:
-            raise TooldeckError("LoopThread.spawn must be called on the loop")
+            raise UsageError("LoopThread.spawn must be called on the loop")
         self._group.start_soon(fn, *args)
 
     def call(self, fn: Callable[..., Awaitable[T]], *args: Any) -> T:
         """Run ``fn(*args)`` on the loop and block until it returns (not from the loop)."""
         if self.in_loop:
-            raise TooldeckError("LoopThread.call from the loop's own thread would deadlock")
+            raise UsageError("LoopThread.call from the loop's own thread would deadlock")
         return self.submit(fn, *args).result()
 
     async def run(self, fn: Callable[..., Awaitable[T]], *args: Any) -> T:

@@ -20,10 +20,9 @@ from tooldeck.host.registry.names import effective_name
 from tooldeck.mcp.results import tool_result
 
 if TYPE_CHECKING:
-    import mcp.types as types
-
     from tooldeck.mcp.connection import Connection
     from tooldeck.mcp.loop import LoopThread
+    from tooldeck.mcp.sdk import types
 
 
 class RemoteCall:

@@ -22,9 +22,8 @@ from typing import TYPE_CHECKING, Any
 from tooldeck._tool import ContentPart, FilePart, ImagePart, TextPart, ToolFailure, ToolResult
 
 if TYPE_CHECKING:
-    import mcp.types as types
-
     from tooldeck.host.execution.outcome import ToolCallOutcome
+    from tooldeck.mcp.sdk import types
 
 _FAILURE_TEXT_LIMIT = 20_000
 
@@ -105,9 +104,8 @@ def call_result(
     conversion hosts use too; failed, declined and interrupted outcomes are errors.
     ``structured``: the advertised tool declares an object output (only then is the
     output its ``structured_content``)."""
-    import mcp.types as types
-
     from tooldeck.host.execution.call import ToolCall
+    from tooldeck.mcp.sdk import types
     from tooldeck.providers import results_for
 
     [result] = results_for("mcp", [(ToolCall(call_id), outcome)])

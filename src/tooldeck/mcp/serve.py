@@ -18,7 +18,7 @@ from typing import Any, NamedTuple
 
 import anyio
 
-from tooldeck.errors import TooldeckError
+from tooldeck.errors import UsageError
 from tooldeck.mcp.auth import DEFAULT_PRINCIPAL, TOKEN_ENV, BearerCheck
 
 LOOPBACK = ("127.0.0.1", "localhost", "::1")
@@ -34,7 +34,7 @@ class HttpAddress(NamedTuple):
         host, sep, port = text.rpartition(":")
         host = host.strip("[]") if sep else "127.0.0.1"
         if not port.isdigit() or not 0 < int(port) < 65536:
-            raise TooldeckError(f"--http {text}: expected [HOST:]PORT with a port 1-65535")
+            raise UsageError(f"--http {text}: expected [HOST:]PORT with a port 1-65535")
         return cls(host or "127.0.0.1", int(port))
 
     @property
@@ -68,13 +68,13 @@ def _token(address: HttpAddress | None, allow_remote: bool) -> str | None:
     if address is None:
         return None
     if address.host not in LOOPBACK and not allow_remote:
-        raise TooldeckError(
+        raise UsageError(
             f"--http {address.host}:{address.port}: refusing to listen on a "
             "non-loopback address without --allow-remote"
         )
     token = os.environ.get(TOKEN_ENV, "")
     if allow_remote and not token:
-        raise TooldeckError(f"--allow-remote needs a bearer token in {TOKEN_ENV}")
+        raise UsageError(f"--allow-remote needs a bearer token in {TOKEN_ENV}")
     return token or None
 
 
@@ -118,8 +118,7 @@ def _open(root: Path, asker: Any, codemode: bool) -> Any:
 
 
 async def _stdio(server: Any) -> None:
-    from mcp.server.lowlevel import NotificationOptions
-    from mcp.server.stdio import stdio_server
+    from tooldeck.mcp.sdk import NotificationOptions, stdio_server
 
     options = server.server.create_initialization_options(NotificationOptions(tools_changed=True))
     async with stdio_server() as (read, write):
@@ -128,7 +127,8 @@ async def _stdio(server: Any) -> None:
 
 async def _http(server: Any, address: HttpAddress, token: str | None) -> None:
     import uvicorn
-    from mcp.server.transport_security import TransportSecuritySettings
+
+    from tooldeck.mcp.sdk import TransportSecuritySettings
 
     host, port = address
     shown = f"[{host}]" if ":" in host else host

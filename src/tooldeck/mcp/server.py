@@ -16,10 +16,6 @@ import logging
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-import mcp.types as types
-from mcp.server import Server
-from mcp.server.subscriptions import InMemorySubscriptionBus, ListenHandler, ToolsListChanged
-
 from tooldeck import __version__
 from tooldeck.host.execution.call import ToolCall
 from tooldeck.host.execution.outcome import run_tool_call
@@ -28,6 +24,7 @@ from tooldeck.host.registry.record import record_of
 from tooldeck.host.schema.frozen import thaw
 from tooldeck.mcp.asking import MODERN, ElicitingAsker, answers_of, current_request
 from tooldeck.mcp.results import call_result
+from tooldeck.mcp.sdk import InMemorySubscriptionBus, ListenHandler, Server, ToolsListChanged, types
 
 if TYPE_CHECKING:
     from tooldeck import Host
@@ -87,7 +84,8 @@ class CatalogServer:
         snapshot = self._current().snapshot()
         call = ToolCall(f"mcp-{next(self._calls)}", params.name, params.arguments or {})
         with current_request(ctx, answers_of(params)) as asked:
-            outcome = await run_tool_call(snapshot, call, session_id="mcp", message_id=call.id)
+            scope = snapshot.scope("mcp", call.id, via="served")
+            outcome = await run_tool_call(snapshot, call, scope=scope)
         question = asked.input_required() if outcome.status == "declined" else None
         if question is not None:
             return question

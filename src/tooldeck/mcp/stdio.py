@@ -25,8 +25,8 @@ import anyio
 
 if TYPE_CHECKING:
     from anyio.abc import Process
-    from mcp.shared.message import SessionMessage
 
+    from tooldeck.mcp.sdk import SessionMessage
     from tooldeck.mcp.specs import ServerSpec
 
 MAX_MESSAGE_BYTES = 32 * 1024 * 1024
@@ -57,7 +57,7 @@ async def stdio_transport(
     spec: ServerSpec, errlog: TextIO, on_start: Callable[[StdioProcess], None]
 ) -> AsyncIterator[tuple[Any, Any]]:
     """Spawn ``spec``'s command; yield the SDK's (read stream, write stream) pair."""
-    from mcp.client.stdio import get_default_environment
+    from tooldeck.mcp.sdk import get_default_environment
 
     command = spec.config.command or ("",)
     process = await anyio.open_process(
@@ -118,8 +118,7 @@ async def _read(process: Process, incoming: Any) -> None:
 
 def _parse(line: bytes) -> SessionMessage | Exception:
     """One message, or the parse error as a value (the session logs and skips it)."""
-    import mcp_types as types
-    from mcp.shared.message import SessionMessage
+    from tooldeck.mcp.sdk import SessionMessage, types
 
     try:
         return SessionMessage(types.jsonrpc_message_adapter.validate_json(line, by_name=False))
@@ -131,9 +130,7 @@ async def _too_large(head: bytearray, incoming: Any) -> None:
     """Fail the request a too-large message answers (its id comes early in the JSON)."""
     import json
 
-    from mcp.shared.message import SessionMessage
-    from mcp_types import ErrorData
-    from mcp_types.jsonrpc import INTERNAL_ERROR, JSONRPCError
+    from tooldeck.mcp.sdk import INTERNAL_ERROR, SessionMessage, types
 
     found = _ID.search(bytes(head[:512]))
     message = (
@@ -143,9 +140,11 @@ async def _too_large(head: bytearray, incoming: Any) -> None:
     if found is None:
         await incoming.send(ValueError(message))
         return
-    error = ErrorData(code=INTERNAL_ERROR, message=message)
+    error = types.ErrorData(code=INTERNAL_ERROR, message=message)
     await incoming.send(
-        SessionMessage(JSONRPCError(jsonrpc="2.0", id=json.loads(found.group(1)), error=error))
+        SessionMessage(
+            types.JSONRPCError(jsonrpc="2.0", id=json.loads(found.group(1)), error=error)
+        )
     )
 
 
@@ -186,6 +185,6 @@ async def _terminate(process: Process) -> None:
     if sys.platform == "win32":
         process.kill()
         return
-    from mcp.os.posix.utilities import terminate_posix_process_tree as terminate
+    from tooldeck.mcp.sdk import terminate_process_tree as terminate
 
     await terminate(process)

@@ -17,7 +17,7 @@ from tooldeck.mcp.specs import ServerSpec
 from tooldeck.mcp.stdio import StdioProcess, stdio_transport
 
 if TYPE_CHECKING:
-    from mcp.client._transport import TransportStreams
+    from tooldeck.mcp.sdk import TransportStreams
 
 STDERR_TAIL = 2000
 """Characters of a failed stdio server's stderr quoted in its report row."""
@@ -107,7 +107,8 @@ async def open_transport(
 @asynccontextmanager
 async def _http(spec: ServerSpec) -> AsyncIterator[TransportStreams]:
     import httpx2
-    from mcp.client.streamable_http import streamable_http_client
+
+    from tooldeck.mcp.sdk import streamable_http_client
 
     timeout = httpx2.Timeout(30.0, read=300.0)  # the SDK's defaults: a stream may stay open
     http = httpx2.AsyncClient(headers=dict(spec.config.headers), timeout=timeout)

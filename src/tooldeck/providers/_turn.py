@@ -1,16 +1,28 @@
-"""``run_tool_calls``: one model turn's calls, run concurrently, outcomes in call order."""
+"""One model turn: its calls read (``calls_from``), run concurrently through the call
+boundary (``run_tool_calls``), and their results written back (``results_for``)."""
 
 from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import Callable, Mapping, Sequence
-from typing import Any, NamedTuple
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Literal, NamedTuple, TypeAlias, overload
 
 from tooldeck.host.execution.call import ToolCall
 from tooldeck.host.execution.outcome import ToolCallOutcome, run_tool_call
-from tooldeck.host.execution.snapshot import Snapshot
 from tooldeck.host.schema.strict import drop_null_optionals
+from tooldeck.providers._wire import READERS, WRITERS
+from tooldeck.providers.formats import FORMATS, Format
+
+if TYPE_CHECKING:
+    from tooldeck.host.execution.snapshot import Snapshot
+    from tooldeck.providers.wire_types import (
+        AnthropicMessage,
+        GeminiContent,
+        MCPCallToolResult,
+        OpenAIMessage,
+        OpenAIResponsesItem,
+    )
 
 CallProgress = Callable[[ToolCall, Mapping[str, Any]], None]
 """``progress(call, metadata)``: a tool of this turn reported progress."""
@@ -38,19 +50,19 @@ async def run_tool_calls(
 ) -> TurnResult:
     """Run ``calls`` concurrently through ``run_tool_call`` against ``snapshot``.
 
-    Each call's arguments first lose the ``null`` s that stand for optional arguments
-    left out (OpenAI strict mode sends ``null`` for every optional property; a ``null``
-    for a property whose schema takes ``null`` is kept). Cancelling the awaiting task
-    cancels every call and propagates, as ``run_tool_call`` does.
+    The ids are resolved once, into one ``CallScope`` for the turn. Each call's
+    arguments first lose the ``null`` s that stand for optional arguments left out
+    (OpenAI strict mode sends ``null`` for every optional property; a ``null`` for a
+    property whose schema takes ``null`` is kept). Cancelling the awaiting task cancels
+    every call and propagates, as ``run_tool_call`` does.
     """
     schemas = {d.name: d.input_schema for d in snapshot.definitions}
+    scope = snapshot.scope(session_id, message_id, agent)
     runs = [
         run_tool_call(
             snapshot,
             _without_null_optionals(call, schemas.get(call.name)),
-            session_id=session_id,
-            message_id=message_id,
-            agent=agent,
+            scope=scope,
             progress=_bound(progress, call),
         )
         for call in calls
@@ -82,3 +94,61 @@ def _bound(
     if progress is None:
         return None
     return lambda metadata: progress(call, metadata)
+
+
+def calls_from(fmt: Format, reply: Any) -> list[ToolCall]:
+    """The tool calls in ``reply``, in order, as ``ToolCall`` values.
+
+    ``reply`` is what the provider returned, an SDK object or its JSON as a dict:
+
+    * ``openai``: the assistant message, the ``ChatCompletion`` or the ``tool_calls``;
+    * ``openai-responses``: the ``Response`` or its ``output`` items;
+    * ``anthropic``: the ``Message`` or its content blocks;
+    * ``gemini``: the ``GenerateContentResponse``, a ``Content`` or its parts;
+    * ``mcp``: the ``tools/call`` params (or request).
+
+    Arguments stay as the model sent them (JSON text or a mapping), except that empty
+    text and ``null`` mean ``{}``; invalid JSON fails at execution with the usual
+    message. Calls without an id (MCP; Gemini, sometimes) get a unique one.
+    """
+    return READERS[_checked(fmt)](reply)
+
+
+Pairs: TypeAlias = Iterable[tuple[ToolCall, ToolCallOutcome]]
+"""``(call, outcome)`` pairs in call order: ``zip(calls, turn.outcomes)``."""
+
+
+@overload
+def results_for(fmt: Literal["openai"], pairs: Pairs) -> list[OpenAIMessage]: ...
+@overload
+def results_for(fmt: Literal["openai-responses"], pairs: Pairs) -> list[OpenAIResponsesItem]: ...
+@overload
+def results_for(fmt: Literal["anthropic"], pairs: Pairs) -> list[AnthropicMessage]: ...
+@overload
+def results_for(fmt: Literal["gemini"], pairs: Pairs) -> list[GeminiContent]: ...
+@overload
+def results_for(fmt: Literal["mcp"], pairs: Pairs) -> list[MCPCallToolResult]: ...
+@overload
+def results_for(fmt: Format, pairs: Pairs) -> list[Any]: ...
+def results_for(fmt: str, pairs: Pairs) -> list[Any]:
+    """What to append to the next request for ``pairs`` (``(call, outcome)``, in order).
+
+    * ``openai``: a ``role: "tool"`` message per call, then one ``role: "user"``
+      message with the calls' images and files (that API's tool messages take text
+      only; each tool message says an attachment follows);
+    * ``openai-responses``: a ``function_call_output`` item per call;
+    * ``anthropic``: one ``role: "user"`` message of ``tool_result`` blocks;
+    * ``gemini``: one ``role: "user"`` content of ``functionResponse`` parts;
+    * ``mcp``: a ``CallToolResult`` per call.
+
+    Every outcome but ``completed`` (``failed``, ``declined``, ``interrupted``) sets the
+    provider's error flag (``is_error``, ``isError``, ``{"error": ...}``), or starts the
+    text with ``Error:`` where there is none (the OpenAI APIs).
+    """
+    return WRITERS[_checked(fmt)](list(pairs))
+
+
+def _checked(fmt: str) -> str:
+    if fmt not in READERS:
+        raise ValueError(f"unknown provider format {fmt!r}; expected one of {', '.join(FORMATS)}")
+    return fmt

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any, Literal, TypeAlias
 
 from tooldeck._tool import AnyTool, ProgressCallback, TextPart
 from tooldeck.codemode.provider import CodeMode
-from tooldeck.errors import TooldeckError
+from tooldeck.errors import UsageError
 from tooldeck.host.execution.call import ToolCall
 from tooldeck.host.execution.outcome import ToolCallOutcome, run_tool_call
 from tooldeck.host.plugins.discovery import (
@@ -209,7 +209,7 @@ class TestHost:
             asyncio.get_running_loop()
         except RuntimeError:
             return asyncio.run(self.call(name, **input))
-        raise TooldeckError(
+        raise UsageError(
             f"call_sync({name!r}) was called inside a running event loop; "
             f"use 'await host.call({name!r}, ...)' there"
         )

@@ -19,7 +19,7 @@ import sys
 from pathlib import Path
 from typing import IO, TypeAlias
 
-from tooldeck.errors import TooldeckError
+from tooldeck.errors import PackBuildError
 from tooldeck.host.plugins.discovery import normalize_dist, scan_entry_points
 from tooldeck.testing.wheels import TIMEOUT, WheelCache
 
@@ -91,7 +91,7 @@ class Site:
         ]
         done = subprocess.run(command, capture_output=True, text=True, timeout=self.timeout)
         if done.returncode != 0:
-            raise TooldeckError(
+            raise PackBuildError(
                 f"pip install --target {self.path} failed:\n{(done.stdout + done.stderr).strip()}"
             )
         return self
@@ -101,7 +101,7 @@ class Site:
             return pack
         if pack.is_dir():
             return self.wheels.wheel(pack)
-        raise TooldeckError(f"{pack}: not a project directory or a .whl file")
+        raise PackBuildError(f"{pack}: not a project directory or a .whl file")
 
     def distributions(self) -> dict[str, str]:
         """Installed distributions: normalized name → version, sorted by name."""
@@ -132,7 +132,7 @@ class Site:
             if _name_version(info)[0] == normalize_dist(dist):
                 return info
         installed = ", ".join(self.distributions()) or "nothing"
-        raise TooldeckError(f"{dist!r} is not installed in {self.path} (installed: {installed})")
+        raise PackBuildError(f"{dist!r} is not installed in {self.path} (installed: {installed})")
 
     def copy(self, where: str | os.PathLike[str]) -> Site:
         """An independent copy of this site, its installs included, under ``where``.

@@ -18,7 +18,7 @@ import threading
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from tooldeck.errors import TooldeckError
+from tooldeck.errors import PackBuildError
 from tooldeck.host.location.config_files import read_toml
 
 if TYPE_CHECKING:
@@ -129,13 +129,13 @@ class WheelCache:
 def _key(project: Path) -> tuple[Path, str]:
     project = project.resolve()
     if not (project / "pyproject.toml").is_file() and not (project / "setup.py").is_file():
-        raise TooldeckError(f"{project}: not a Python project (no pyproject.toml or setup.py)")
+        raise PackBuildError(f"{project}: not a Python project (no pyproject.toml or setup.py)")
     check_build_requirements(project)
     return project, source_state(project)
 
 
 def check_build_requirements(project: Path) -> None:
-    """Raise ``TooldeckError`` saying what to install when this environment lacks what
+    """Raise ``PackBuildError`` saying what to install when this environment lacks what
     ``project``'s ``[build-system] requires`` asks for.
 
     Builds run without isolation, so the requirements must be installed here; checked
@@ -154,7 +154,7 @@ def check_build_requirements(project: Path) -> None:
         have = _installed_version(requirement.name)
         if have is None or not requirement.specifier.contains(have, prereleases=True):
             found = f"{requirement.name} {have}" if have else f"no {requirement.name}"
-            raise TooldeckError(
+            raise PackBuildError(
                 f"cannot build {project.name}: its [build-system] requires "
                 f"'{requirement}', but this environment has {found}. tooldeck_install builds "
                 f"without isolation, with this environment's packages: install it here "
@@ -169,7 +169,7 @@ def check_build_requirements(project: Path) -> None:
         and _older(setuptools, "70.1")
         and (_installed_version("wheel") is None)
     ):
-        raise TooldeckError(
+        raise PackBuildError(
             f"cannot build {project.name}: setuptools {setuptools} builds wheels only with "
             "the 'wheel' package, which is not installed (setuptools 70.1 and later need "
             "none). Install a newer setuptools here: python -m pip install 'setuptools>=70.1'"
@@ -199,7 +199,7 @@ def _finish(project: Path, build: subprocess.Popen[bytes], out: Path) -> Path:
     wheels = sorted(out.glob("*.whl"))
     if build.returncode != 0 or len(wheels) != 1:
         text = output.decode(errors="replace").strip()
-        raise TooldeckError(
+        raise PackBuildError(
             f"building a wheel of {project} failed (build_wheel exited "
             f"{build.returncode}, {len(wheels)} wheels):\n{text}"
         )

@@ -16,7 +16,7 @@ from pydantic_core import PydanticSerializationError
 
 from tooldeck._tool import FilePart, TextPart
 from tooldeck.errors import ToolDefectError
-from tooldeck.host.execution.content import normalize_content
+from tooldeck.host.execution.content import normalize_content, render_output
 
 # --- text -------------------------------------------------------------------------
 
@@ -173,3 +173,17 @@ def test_a_text_part_whose_text_is_not_a_str_is_a_defect():
 
 def test_a_lone_part_is_one_part():
     assert normalize_content("t", TextPart("lone"), None) == (TextPart("lone"),)
+
+
+JSON_VALUES = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(), inner, max_size=3),
+    max_leaves=8,
+)
+
+
+@given(JSON_VALUES)
+def test_a_missing_content_renders_the_output_as_normalize_content_does(value):
+    """Pins the shortcut in ``call._finished`` (``bench/DECISIONS.md``): a ``tool(fn)``
+    result without content goes straight to ``render_output``."""
+    assert render_output(value) == normalize_content("t", None, value)

@@ -20,7 +20,7 @@ from tooldeck import (
     ToolResult,
     ToolService,
 )
-from tooldeck.errors import TooldeckError, ToolDefectError
+from tooldeck.errors import TooldeckError, ToolDefectError, UsageError
 from tooldeck.host.registry.record import record_of
 
 
@@ -504,7 +504,7 @@ def test_execute_sync_inside_a_running_loop_is_a_clear_error(tmp_path):
     async def host():
         snapshot.execute_sync(ToolCall("1", "a"))
 
-    with pytest.raises(TooldeckError, match=r"running event loop.*await snapshot\.execute"):
+    with pytest.raises(UsageError, match=r"running event loop.*await snapshot\.execute"):
         asyncio.run(host())
     assert started == []
 
@@ -571,7 +571,7 @@ def test_execute_sync_refuses_a_running_loop_before_calling_any_executor(tmp_pat
     async def inside_a_loop():
         snapshot.execute_sync(ToolCall("1", "sync_tool"))
 
-    with pytest.raises(TooldeckError, match="running event loop"):
+    with pytest.raises(UsageError, match="running event loop"):
         asyncio.run(inside_a_loop())
     assert recorder.received == []
 
@@ -586,3 +586,35 @@ def test_none_is_valid_output_when_the_schema_allows_null(tmp_path):
     snapshot = snapshot_of(tmp_path, nullable, strict)
     assert execute(snapshot, "maybe").output is None
     assert "returned no output" in failure_of(snapshot, "count").message
+
+
+class JsonText(str):
+    """A ``str`` subclass, as some frameworks hand arguments over."""
+
+
+@pytest.mark.parametrize("kind", ["model", "schema", "function"])
+def test_a_str_subclass_is_json_text_like_a_str(tmp_path, kind):
+    from tooldeck import tool
+
+    def add(a: int, b: int = 0) -> int:
+        """Add."""
+        return a + b
+
+    tools = {
+        "model": Tool(
+            name="add",
+            description="Add.",
+            input=ReadInput,
+            execute=lambda i, c: ToolResult(i.path),
+        ),
+        "schema": Tool(
+            name="add", description="Add.", input=SCHEMA, execute=lambda i, c: ToolResult("ok")
+        ),
+        "function": tool(add),
+    }
+    service = ToolService(Location(tmp_path, data_dir=tmp_path / "data"))
+    service.transform(lambda editor: editor.add(tools[kind]), source="test")
+    text = {"model": '{"path": "p"}', "schema": '{"a": 1}', "function": '{"a": 1, "b": 2}'}[kind]
+    snapshot = service.snapshot()
+    plain = snapshot.execute_sync(ToolCall("c1", "add", text))
+    assert snapshot.execute_sync(ToolCall("c1", "add", JsonText(text))) == plain

@@ -13,10 +13,10 @@ import pytest
 from hypothesis import given, settings
 
 from tooldeck import Location, Snapshot, Tool, ToolCall, ToolFailure, ToolResult
-from tooldeck.host.execution.formats import FORMATS
 from tooldeck.host.execution.layered import LayeredSnapshot
 from tooldeck.host.registry.session import SessionState, Templates
 from tooldeck.host.registry.state import ToolState
+from tooldeck.providers.formats import FORMATS
 
 NAMES = ("a", "b", "c", "d", "execute")
 ACTIONS = (None, "edit", "read")

@@ -20,7 +20,9 @@ from tooldeck import (
     run_tool_call,
 )
 from tooldeck.errors import PermissionCorrected
+from tooldeck.host.execution.call import CallScope
 from tooldeck.host.execution.outcome import (
+    CORRECTED_TEXT,
     DECLINED_TEXT,
     DISMISSED_TEXT,
     INTERRUPTED_TEXT,
@@ -164,6 +166,48 @@ def test_permission_corrected_turned_into_a_failure_by_the_leaf(tmp_path):
     snapshot = make_snapshot(tmp_path, ("edit", edit), asker=lambda request: Reject("use b"))
     result = run(snapshot, "edit")
     assert result.error == ToolError("tool.execution", "The user said: use b")
+
+
+def test_feedback_the_executor_lets_through_reaches_the_model_as_a_failure(tmp_path, caplog):
+    """The native path: a ``Reject("use X instead")`` the executor does not catch."""
+
+    async def edit(args, ctx):
+        await ctx.permission.assert_("edit", ["a.txt"])
+        return ToolResult("edited")
+
+    from tooldeck import Reject
+
+    snapshot = make_snapshot(
+        tmp_path, ("edit", edit), asker=lambda request: Reject("use X instead")
+    )
+    with caplog.at_level(logging.ERROR, logger="tooldeck"):
+        result = run(snapshot, "edit")
+    assert result.status == "failed"
+    assert result.error == ToolError(
+        "permission.rejected", CORRECTED_TEXT.format(feedback="use X instead")
+    )
+    assert result.content == (TextPart(result.error.message),)
+    assert "The user rejected this tool call and said: use X instead" in result.error.message
+    assert caplog.records == []  # a signal, never a defect
+
+
+def test_one_scope_serves_many_calls_and_reaches_the_context(tmp_path):
+    seen = []
+
+    def probe(args, ctx):
+        seen.append((ctx.session_id, ctx.message_id, ctx.call_id, ctx.agent))
+        return ToolResult("ok")
+
+    snapshot = make_snapshot(tmp_path, ("probe", probe))
+    scope = snapshot.scope("s1", "m1", "planner")
+    assert scope == CallScope("s1", "m1", "planner")
+    for call_id in ("a", "b"):
+        call = ToolCall(call_id, "probe", "{}")
+        assert asyncio.run(run_tool_call(snapshot, call, scope=scope)).status == "completed"
+    assert seen == [("s1", "m1", "a", "planner"), ("s1", "m1", "b", "planner")]
+    assert snapshot.scope() is snapshot.scope()  # the snapshot's own, built once
+    with pytest.raises(ValueError, match="not both"):
+        run(snapshot, "probe", scope=scope, session_id="s1")
 
 
 def test_a_deny_rule_is_failed_permission_rejected(tmp_path):

@@ -13,7 +13,7 @@ from tooldeck.errors import (
     PermissionBlocked,
     PermissionCorrected,
     PermissionDeclined,
-    TooldeckError,
+    ReplyError,
 )
 from tooldeck.host.location.config import Config, PermissionRule
 from tooldeck.host.location.permission import PermissionRequest, PermissionService, Reject
@@ -323,7 +323,7 @@ async def test_without_an_asker_every_ask_is_declined(tmp_path):
 
 async def test_a_nonsense_reply_names_what_was_expected(tmp_path):
     location = make(tmp_path, asker=Script("yes please"))
-    with pytest.raises(TooldeckError, match="expected 'once', 'always', 'reject'"):
+    with pytest.raises(ReplyError, match="expected 'once', 'always', 'reject'"):
         await assert_(location, "edit", ["a.py"])
 
 

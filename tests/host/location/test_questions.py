@@ -5,7 +5,7 @@ import asyncio
 import pytest
 
 from tooldeck import Location, ToolContext
-from tooldeck.errors import QuestionDismissed, TooldeckError
+from tooldeck.errors import QuestionDismissed, ReplyError
 from tooldeck.host.location.questions import Option, Question, QuestionRequest
 
 SOURCE = {"type": "tool", "message_id": "m1", "id": "call_1"}
@@ -117,7 +117,7 @@ async def test_no_questions_asks_nobody(tmp_path):
     ],
 )
 async def test_a_malformed_reply_says_what_was_expected(tmp_path, reply, message):
-    with pytest.raises(TooldeckError, match=message):
+    with pytest.raises(ReplyError, match=message):
         await make(tmp_path, Answers(reply)).question.ask([COLOR], source=SOURCE)
 
 

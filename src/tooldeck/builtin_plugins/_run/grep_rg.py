@@ -25,7 +25,7 @@ import sysconfig
 from collections.abc import Iterator, Sequence
 
 from tooldeck.builtin_plugins._run.grep_python import Found, Pattern, PatternError, sniff_text
-from tooldeck.errors import TooldeckError
+from tooldeck.errors import ExternalError
 
 RIPGREP_ENV = "TOOLDECK_RIPGREP"
 # Output records as `path NUL line-number : text LF`; read every byte as it is; no
@@ -47,7 +47,7 @@ def find_ripgrep() -> str | None:
     if configured is not None:
         found = shutil.which(configured)
         if found is None:
-            raise TooldeckError(f"${RIPGREP_ENV}={configured!r} is not an executable")
+            raise ExternalError(f"${RIPGREP_ENV}={configured!r} is not an executable")
         return found
     return shutil.which("rg") or shutil.which("rg", path=sysconfig.get_path("scripts"))
 
@@ -107,7 +107,7 @@ def _check_exit(status: int, detail: str) -> None:
         return
     if status == 2:
         raise PatternError(f"ripgrep rejected the search: {detail}. Simplify the pattern.")
-    raise TooldeckError(f"ripgrep ended with status {status}: {detail or 'no message'}")
+    raise ExternalError(f"ripgrep ended with status {status}: {detail or 'no message'}")
 
 
 async def _pump(stream: asyncio.StreamReader, records: _Records) -> None:
@@ -117,7 +117,7 @@ async def _pump(stream: asyncio.StreamReader, records: _Records) -> None:
         data = pending + chunk if pending else chunk
         pending = data[records.feed(data) :]
     if pending:
-        raise TooldeckError(f"ripgrep's output ended inside a record: {pending[:80]!r}")
+        raise ExternalError(f"ripgrep's output ended inside a record: {pending[:80]!r}")
 
 
 class _Records:

@@ -18,10 +18,9 @@ definition is fixed, so adding or removing a deferred tool changes no byte befor
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Literal, TypeAlias
 
-from tooldeck.host.execution import formats
 from tooldeck.host.execution.deferral import SEARCH_TOOLS, Deferral
 from tooldeck.host.registry.names import RESERVED_CODEMODE_NAME
 from tooldeck.host.registry.record import ToolRecord
@@ -43,11 +42,13 @@ def advertise(
     records: Sequence[ToolRecord],
     plain: Sequence[Any],
     deferral: Deferral,
+    render: Callable[..., FrozenDict],
     *,
     strict: bool,
     search: str,
 ) -> tuple[Any, ...]:
-    """``plain`` (one rendering per record) as advertised with ``deferral``."""
+    """``plain`` (one rendering per record) as advertised with ``deferral``; ``render``
+    (``providers.formats.render``) renders the ``search_tools`` tool in ``fmt``."""
     names = deferral.names
     if not names:
         return tuple(plain)
@@ -65,7 +66,7 @@ def advertise(
         return (*shown, RESPONSES_SEARCH, *_grouped(hidden, deferral, strict), *tail)
     if any(r.effective == SEARCH_TOOLS for r in records):
         return (*shown, *tail)
-    return (*shown, formats.render(deferral.search_record(), fmt, strict=strict), *tail)
+    return (*shown, render(deferral.search_record(), fmt, strict=strict), *tail)
 
 
 def _marked(record: ToolRecord, definition: Mapping[str, Any], key: str) -> FrozenDict:

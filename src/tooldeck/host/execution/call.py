@@ -21,7 +21,8 @@ from __future__ import annotations
 import inspect
 import json
 from collections.abc import Awaitable, Callable, Coroutine, Mapping
-from typing import TYPE_CHECKING, Any, NamedTuple
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Literal, NamedTuple, TypeAlias
 
 from pydantic import ValidationError
 
@@ -54,6 +55,29 @@ class ToolCall(NamedTuple):
     input: str | Mapping[str, Any] = "{}"
 
 
+CallVia: TypeAlias = Literal["native", "nested", "served"]
+"""How a call reached the boundary: from the host's own loop, from inside a code-mode
+program, or from an MCP client of ``tooldeck mcp serve``. (A mounted MCP tool is a
+property of the tool, its executor, not of how it was called.)"""
+
+
+@dataclass(frozen=True, slots=True)
+class CallScope:
+    """Who a call runs for: resolved once (``Snapshot.scope``), then read below the boundary.
+
+    ``session_id`` and ``message_id`` reach the tool's ``ToolContext``; ``agent`` names the
+    agent making the call. ``via`` says how it arrived and ``parent_id`` is the id of the
+    ``execute`` call a nested call runs in (``""`` otherwise). One scope serves every
+    call of a turn or of a program: it holds nothing that is per call.
+    """
+
+    session_id: str = ""
+    message_id: str = ""
+    agent: str | None = None
+    via: CallVia = "native"
+    parent_id: str = ""
+
+
 class ExecutedTool(NamedTuple):
     """What the execution boundary returns: normalized content, metadata, checked output."""
 
@@ -65,8 +89,8 @@ class ExecutedTool(NamedTuple):
 Done = ExecutedTool | Coroutine[Any, Any, ExecutedTool]
 """A call's end: its ``ExecutedTool``, or a coroutine for it when the call must await."""
 
-CallPath = Callable[["Location", ToolCall, str, str, "str | None", "ProgressCallback | None"], Done]
-"""``path(location, call, session_id, message_id, agent, progress)``: one call of a tool."""
+CallPath = Callable[["Location", ToolCall, CallScope, "ProgressCallback | None"], Done]
+"""``path(location, call, scope, progress)``: one call of a tool."""
 
 
 def call_path(record: ToolRecord) -> CallPath:
@@ -85,22 +109,17 @@ def _executor_path(record: ToolRecord) -> CallPath:
     execute = record.tool.execute
 
     def run(
-        location: Location,
-        call: ToolCall,
-        session_id: str,
-        message_id: str,
-        agent: str | None,
-        progress: ProgressCallback | None,
+        location: Location, call: ToolCall, scope: CallScope, progress: ProgressCallback | None
     ) -> Done:
         raw = call.input
         try:
-            value = record.input_json(raw) if raw.__class__ is str else record.input_python(raw)
+            value = record.input_json(raw) if isinstance(raw, str) else record.input_python(raw)
         except (SchemaIssues, ValidationError, RecursionError) as exc:
             raise _refused(record, raw, exc) from None
-        fields = (location, session_id, message_id, call.id, agent, progress)
+        fields = (location, scope.session_id, scope.message_id, call.id, scope.agent, progress)
         result = execute(value, tuple_new(ToolContext, fields))
         images = location.config.images
-        if result.__class__ is ToolResult:  # what _finish would do, without its frame
+        if isinstance(result, ToolResult):  # what _finish would do, without its frame
             content, metadata, output = result
             return _finished(record, content, metadata, output, images)
         if inspect.isawaitable(result):
@@ -115,12 +134,7 @@ def _function_path(record: ToolRecord, execute: FunctionExecutor) -> CallPath:
     finish = _finish_function_later if execute.is_async else _finish_function
 
     def run(
-        location: Location,
-        call: ToolCall,
-        session_id: str,
-        message_id: str,
-        agent: str | None,
-        progress: ProgressCallback | None,
+        location: Location, call: ToolCall, scope: CallScope, progress: ProgressCallback | None
     ) -> Done:
         raw = call.input
         try:
@@ -135,9 +149,9 @@ def _function_path(record: ToolRecord, execute: FunctionExecutor) -> CallPath:
 def _finish_function(
     record: ToolRecord, wrap: Callable[[Any], ToolResult], value: Any, images: ImageBounds
 ) -> ExecutedTool:
-    if wrap is not wrap_output or value.__class__ is ToolResult:
+    if wrap is not wrap_output or isinstance(value, ToolResult):
         return _finish(record, wrap(value), images)
-    content = value if value.__class__ is str else None
+    content = value if isinstance(value, str) else None
     return _finished(record, content, NO_METADATA, value, images)
 
 
@@ -158,7 +172,7 @@ async def _finish_awaited(
 
 def _finish(record: ToolRecord, result: Any, images: ImageBounds) -> ExecutedTool:
     """What the executor returned, checked: the output contract, then the content."""
-    if result.__class__ is not ToolResult:
+    if not isinstance(result, ToolResult):
         raise ToolDefectError(
             record.effective,
             f"executor returned {type(result).__name__}, expected tooldeck.ToolResult",

@@ -29,7 +29,7 @@ from operator import attrgetter
 from typing import Any, TypeVar
 
 from tooldeck._tool import AnyTool, ToolFailure
-from tooldeck.host.execution import formats
+from tooldeck.host.execution.call import CallScope
 from tooldeck.host.execution.deferral import SEARCH_TOOLS, Deferral
 from tooldeck.host.execution.snapshot import (
     CodeModeProvider,
@@ -38,6 +38,7 @@ from tooldeck.host.execution.snapshot import (
     Visibility,
     codemode_in_use,
     visible,
+    wire_formats,
 )
 from tooldeck.host.registry.catalog import Catalog
 from tooldeck.host.registry.editor import CatalogEntry
@@ -72,7 +73,8 @@ class LayeredSnapshot(Snapshot):
         self.location = location
         self.session_id = session_id
         self.output_limits = base.output_limits
-        self._text_budget = base._text_budget
+        self.text_budget = base.text_budget
+        self.default_scope = CallScope(session_id)
         self.data_dir = base.data_dir
         self._rendered = {}
         self._definitions = None
@@ -189,7 +191,7 @@ class LayeredSnapshot(Snapshot):
         base = self._base._plain_definitions(fmt, strict)
         if self._unchanged:
             return base
-        return self._spliced(base, partial(formats.render, fmt=fmt, strict=strict))
+        return self._spliced(base, partial(wire_formats().render, fmt=fmt, strict=strict))
 
     def get(self, name: str) -> AnyTool | None:
         """The advertised tool called ``name``, or ``None``."""

@@ -1,23 +1,42 @@
-"""``run_tool_call``: the session boundary a host's agent loop calls for every tool call.
+"""``run_tool_call``: the one boundary every tool call crosses.
 
-``Snapshot.execute`` lets every non-``ToolFailure`` exception through unchanged, on
-purpose. This is the one place that turns all of them into a typed, recordable
-``ToolCallOutcome`` (DESIGN §6) and bounds the text the model will read:
+A native call from a host's loop (directly or through ``run_tool_calls``), a call nested
+in a code-mode program, a call to a mounted MCP tool (a native or nested call of a tool
+whose executor is remote) and a call served through ``tooldeck mcp serve`` all run
+through ``run_tool_call``. It owns three things, so nothing else needs to:
 
-=====================================  ==========================================
-raised by the call                     outcome
-=====================================  ==========================================
-nothing                                ``completed`` (text bounded, see bounding)
-``ToolFailure``                        ``failed`` / ``tool.execution``
-``PermissionBlocked`` (a deny rule)    ``failed`` / ``permission.rejected``
-``PermissionDeclined``,                ``declined`` (``BaseException`` signals, so
-``QuestionDismissed``                  no leaf's ``except Exception`` ate them)
-``asyncio.CancelledError``             ``interrupted`` (or re-raised, see below)
-anything else (a defect, including     ``failed`` / ``unknown``, traceback logged
-``GeneratorExit`` and other
-``BaseException`` subclasses)
-``KeyboardInterrupt``, ``SystemExit``  propagate
-=====================================  ==========================================
+* **who the call runs for**: one ``CallScope`` (session, message, agent, how it
+  arrived), resolved once by ``Snapshot.scope`` and passed down unchanged;
+* **how the call ended**, classified in ``_ended`` (DESIGN §6);
+* **the signals**: ``PermissionCorrected`` becomes a failure carrying the user's
+  feedback whether or not the executor caught it.
+
+``Snapshot.start`` lets every exception through unchanged, on purpose:
+
+=====================================  ============  ================================
+raised by the call                     ending        outcome
+=====================================  ============  ================================
+nothing                                completed     ``completed`` (text bounded)
+``ToolFailure``                        failed        ``failed`` / ``tool.execution``
+``PermissionCorrected`` (a "no" with   failed        ``failed`` / ``permission.rejected``,
+feedback the executor let through)                   the feedback as its text
+``PermissionBlocked`` (a deny rule)    failed        ``failed`` / ``permission.rejected``
+``PermissionDeclined``,                declined      ``declined`` (``BaseException``
+``QuestionDismissed``                                signals: no ``except Exception``
+                                                     of a leaf ate them)
+``asyncio.CancelledError``             interrupted   ``interrupted`` (or re-raised)
+anything else, even a ``BaseException``  defect      ``failed`` / ``unknown``, traceback
+(``GeneratorExit``, custom ones)                     logged
+``KeyboardInterrupt``, ``SystemExit``  (none)        propagate
+=====================================  ============  ================================
+
+A nested call (``scope.via == "nested"``) ends its program rather than the model's
+turn, so it differs in two ways: its text is not bounded (the program reads it whole;
+the ``execute`` call's result is bounded), and a decline, an interrupt or a defect
+propagates, so the program stops and the outer call classifies how it ended.
+
+Later work attaches here: execution hooks and tracing spans wrap the ``start`` of a
+call and see its ending; an approval deferred to later is one more ending.
 """
 
 from __future__ import annotations
@@ -30,9 +49,14 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Literal, NamedTuple, TypeAlias
 
 from tooldeck._tool import ContentPart, ProgressCallback, TextPart, ToolFailure, tuple_new
-from tooldeck.errors import PermissionBlocked, PermissionDeclined, QuestionDismissed
+from tooldeck.errors import (
+    PermissionBlocked,
+    PermissionCorrected,
+    PermissionDeclined,
+    QuestionDismissed,
+)
 from tooldeck.host.execution.bounding import bound_output
-from tooldeck.host.execution.call import ExecutedTool
+from tooldeck.host.execution.call import CallScope, ExecutedTool
 
 if TYPE_CHECKING:
     from tooldeck.host.execution.call import ToolCall
@@ -47,6 +71,10 @@ _EMPTY: Mapping[str, Any] = MappingProxyType({})
 DECLINED_TEXT = "The user declined this tool call. Do not retry it; ask the user how to proceed."
 DISMISSED_TEXT = "The user dismissed the question. Do not ask it again; continue without an answer."
 INTERRUPTED_TEXT = "The tool call was interrupted before it finished."
+CORRECTED_TEXT = (
+    "The user rejected this tool call and said: {feedback}\n"
+    "Take this feedback into account before trying again."
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -81,6 +109,7 @@ async def run_tool_call(
     agent: str | None = None,
     progress: ProgressCallback | None = None,
     propagate_cancel: bool = False,
+    scope: CallScope | None = None,
 ) -> ToolCallOutcome:
     """Execute ``call`` against ``snapshot`` and classify how it ended.
 
@@ -93,62 +122,94 @@ async def run_tool_call(
 
     ``session_id`` defaults to the snapshot's session. A session's snapshot given
     another session's id raises ``SessionError`` before anything runs: that is the
-    host's mistake, not an outcome of the call.
+    host's mistake, not an outcome of the call. ``scope`` (from ``snapshot.scope(...)``)
+    gives the ids resolved once, for many calls; it replaces the three id arguments.
     """
-    if session_id != snapshot.session_id:
-        session_id = snapshot._session_of(session_id)
+    if scope is None:
+        scope = snapshot.default_scope
+        if session_id or message_id or agent is not None:
+            scope = snapshot.scope(session_id, message_id, agent)
+    elif session_id or message_id or agent is not None:
+        raise ValueError("run_tool_call takes a scope or session_id/message_id/agent, not both")
     try:
         # What ``await snapshot.execute(call, ...)`` does, without a coroutine around it.
-        done = snapshot._run(call, session_id, message_id, agent, progress)
+        done = snapshot.start(call, scope, progress)
         content, metadata, output = done if isinstance(done, ExecutedTool) else await done
         # Hot: the usual content is one short ``TextPart`` (what ``tool(fn)`` output renders
-        # to); it is decided here by its length, against the snapshot's ``_text_budget``,
+        # to); it is decided here by its length, against the snapshot's ``text_budget``,
         # rather than walked again. Pinned to ``within_limits`` by a hypothesis test in
         # ``tests/host/execution/test_bounding.py``.
-        if content and not (
-            len(content) == 1
-            and content[0].__class__ is TextPart
-            and len(content[0].text) <= snapshot._text_budget
-        ):
-            limits = snapshot.output_limits
-            content, metadata = bound_output(
-                content, metadata, limits=limits, data_dir=snapshot.data_dir, call_id=call.id
+        if (
+            content
+            and scope.via != "nested"
+            and not (
+                len(content) == 1
+                and isinstance(content[0], TextPart)
+                and len(content[0].text) <= snapshot.text_budget
             )
-    except ToolFailure as exc:
-        return _failed(snapshot, call, "tool.execution", exc.message, exc.metadata)
-    except PermissionBlocked as exc:
-        return _failed(snapshot, call, "permission.rejected", str(exc), _EMPTY)
-    except (PermissionDeclined, QuestionDismissed) as exc:
+        ):
+            content, metadata = bound_output(
+                content,
+                metadata,
+                limits=snapshot.output_limits,
+                data_dir=snapshot.data_dir,
+                call_id=call.id,
+            )
+    except BaseException as exc:  # every ending but ``completed``: classified in one place
+        outcome = _ended(snapshot, call, scope, exc, propagate_cancel)
+        if outcome is None:
+            raise
+        return outcome
+    return tuple_new(ToolCallOutcome, ("completed", content, metadata, output, None))
+
+
+def _ended(
+    snapshot: Snapshot, call: ToolCall, scope: CallScope, exc: BaseException, propagate: bool
+) -> ToolCallOutcome | None:
+    """The outcome of a call that raised ``exc``; ``None`` where ``exc`` must travel on."""
+    nested = scope.via == "nested"
+    if isinstance(exc, ToolFailure):
+        return _failed(snapshot, call, scope, "tool.execution", exc.message, exc.metadata)
+    if isinstance(exc, PermissionCorrected):
+        text = CORRECTED_TEXT.format(feedback=exc.feedback)
+        return _failed(snapshot, call, scope, "permission.rejected", text, _EMPTY)
+    if isinstance(exc, PermissionBlocked):
+        return _failed(snapshot, call, scope, "permission.rejected", str(exc), _EMPTY)
+    if isinstance(exc, PermissionDeclined | QuestionDismissed):
+        if nested:
+            return None
         text = DISMISSED_TEXT if isinstance(exc, QuestionDismissed) else DECLINED_TEXT
         return ToolCallOutcome("declined", (TextPart(text),))
-    except asyncio.CancelledError:
-        if propagate_cancel or _cancelling():
-            raise
+    if isinstance(exc, asyncio.CancelledError):
+        if propagate or nested or _cancelling():
+            return None
         return ToolCallOutcome("interrupted", (TextPart(INTERRUPTED_TEXT),))
-    except (KeyboardInterrupt, SystemExit):
-        raise
-    except BaseException as exc:  # a defect, even a custom BaseException or GeneratorExit:
-        # logged with its traceback, never crashes the host
-        log.exception("tool call %r (id %r) failed with a defect", call.name, call.id)
-        return _failed(snapshot, call, "unknown", _defect_message(call, exc), _EMPTY)
-    return tuple_new(ToolCallOutcome, ("completed", content, metadata, output, None))
+    if isinstance(exc, KeyboardInterrupt | SystemExit) or nested:
+        return None
+    # A defect, even a custom BaseException or GeneratorExit: logged with its traceback,
+    # never crashes the host.
+    log.error("tool call %r (id %r) failed with a defect", call.name, call.id, exc_info=exc)
+    return _failed(snapshot, call, scope, "unknown", _defect_message(call, exc), _EMPTY)
 
 
 def _failed(
     snapshot: Snapshot,
     call: ToolCall,
+    scope: CallScope,
     kind: ErrorType,
     message: str,
     metadata: Mapping[str, Any],
 ) -> ToolCallOutcome:
     """A ``failed`` outcome; its text is bounded too (invalid input echoes the arguments)."""
-    content, metadata = bound_output(
-        (TextPart(message),),
-        metadata,
-        limits=snapshot.output_limits,
-        data_dir=snapshot.data_dir,
-        call_id=call.id,
-    )
+    content: tuple[ContentPart, ...] = (TextPart(message),)
+    if scope.via != "nested":
+        content, metadata = bound_output(
+            content,
+            metadata,
+            limits=snapshot.output_limits,
+            data_dir=snapshot.data_dir,
+            call_id=call.id,
+        )
     return ToolCallOutcome("failed", content, metadata, None, ToolError(kind, message))
 
 

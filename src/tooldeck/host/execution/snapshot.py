@@ -16,19 +16,17 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, NamedTuple, Protocol, overload
 
 from tooldeck._tool import AnyTool, ProgressCallback, ToolFailure
-from tooldeck.errors import SessionError, TooldeckError
-from tooldeck.host.execution import formats as formats
+from tooldeck.errors import SessionError, UsageError
 from tooldeck.host.execution.advertised import SEARCH_VARIANTS, SearchVariant, advertise
-from tooldeck.host.execution.call import CallPath, Done, ExecutedTool, ToolCall, call_path
-from tooldeck.host.execution.deferral import SEARCH_TOOLS, Deferral
-from tooldeck.host.execution.definition_types import (
-    AnthropicTool,
-    GeminiFunctionDeclaration,
-    MCPTool,
-    OpenAIResponsesTool,
-    OpenAITool,
+from tooldeck.host.execution.call import (
+    CallPath,
+    CallScope,
+    CallVia,
+    ExecutedTool,
+    ToolCall,
+    call_path,
 )
-from tooldeck.host.execution.formats import DefinitionFormat
+from tooldeck.host.execution.deferral import SEARCH_TOOLS, Deferral
 from tooldeck.host.execution.sizes import text_budget
 from tooldeck.host.registry.catalog import Catalog
 from tooldeck.host.registry.editor import CatalogEntry
@@ -37,8 +35,26 @@ from tooldeck.host.registry.record import ToolRecord, record_of
 from tooldeck.host.schema.frozen import FrozenDict
 
 if TYPE_CHECKING:
+    from types import ModuleType
+
     from tooldeck.host.location.config import OutputConfig
     from tooldeck.host.location.location import Location
+    from tooldeck.providers.formats import Format
+    from tooldeck.providers.wire_types import (
+        AnthropicTool,
+        GeminiFunctionDeclaration,
+        MCPTool,
+        OpenAIResponsesTool,
+        OpenAITool,
+    )
+
+
+def wire_formats() -> ModuleType:
+    """``tooldeck.providers.formats``, the renderers of every wire format, imported on
+    first use: a snapshot that only runs calls never loads the provider package."""
+    from tooldeck.providers import formats as module
+
+    return module
 
 
 def _loop_running() -> bool:
@@ -97,9 +113,11 @@ class Snapshot:
 
     ``session_id`` is the session the snapshot belongs to (``""``: the Location's, which
     runs calls of any session); its calls default to it. What bounding the text of a
-    call needs (``output_limits``, ``data_dir``) is read from the Location once, here, so
-    every call against one snapshot is bounded alike (``_text_budget``: see
-    ``run_tool_call``).
+    call needs (``output_limits``, ``data_dir``, ``text_budget``) is read from the
+    Location once, here, so every call against one snapshot is bounded alike.
+
+    ``scope``, ``default_scope`` and ``start`` are the call boundary's side of the
+    snapshot: ``run_tool_call`` resolves a ``CallScope`` once and starts each call with it.
     """
 
     __slots__ = (
@@ -109,13 +127,14 @@ class Snapshot:
         "_hidden",
         "_records_by_name",
         "_rendered",
-        "_text_budget",
         "catalog",
         "codemode_catalog",
         "data_dir",
+        "default_scope",
         "location",
         "output_limits",
         "session_id",
+        "text_budget",
     )
 
     def __init__(
@@ -132,7 +151,11 @@ class Snapshot:
         self.session_id = session_id
         self.output_limits: OutputConfig = location.config.output
         self.data_dir: Path = location.data_dir
-        self._text_budget = text_budget(self.output_limits.max_lines, self.output_limits.max_bytes)
+        self.text_budget = text_budget(self.output_limits.max_lines, self.output_limits.max_bytes)
+        """Text no longer than this many characters is within ``[output]`` limits whatever
+        it holds: the boundary keeps such text as it is without measuring it."""
+        self.default_scope = CallScope(session_id)
+        """The scope of a call given no ids: ``scope()``'s answer, built once."""
         self._rendered: dict[str, tuple[FrozenDict, ...]] = {}
         visible = [
             catalog.tools[name]
@@ -200,7 +223,7 @@ class Snapshot:
     def definitions_for(self, fmt: Literal["mcp"]) -> tuple[MCPTool, ...]: ...
     @overload
     def definitions_for(
-        self, fmt: DefinitionFormat, *, strict: bool = False, search: SearchVariant = "bm25"
+        self, fmt: Format, *, strict: bool = False, search: SearchVariant = "bm25"
     ) -> tuple[Mapping[str, Any], ...]: ...
     def definitions_for(
         self, fmt: str, *, strict: bool = False, search: str = "bm25"
@@ -234,7 +257,8 @@ class Snapshot:
         if not deferral.names:
             return plain  # the common case: no second pass over the records
         records = tuple(self._records())
-        return advertise(fmt, records, plain, deferral, strict=strict, search=search)
+        render = wire_formats().render
+        return advertise(fmt, records, plain, deferral, render, strict=strict, search=search)
 
     def _plain_definitions(self, fmt: str, strict: bool) -> tuple[Any, ...]:
         """Every advertised record rendered in ``fmt``, nothing deferred (cached)."""
@@ -242,8 +266,9 @@ class Snapshot:
         rendered = self._rendered.get(key)
         if rendered is None:
             self._with_codemode()
-            formats.check_format(fmt, strict=strict)
-            rendered = tuple(formats.render(r, fmt, strict=strict) for r in self._records())
+            render = wire_formats().render
+            wire_formats().check_format(fmt, strict=strict)
+            rendered = tuple(render(r, fmt, strict=strict) for r in self._records())
             self._rendered[key] = rendered
         return rendered
 
@@ -267,7 +292,7 @@ class Snapshot:
         self._with_codemode()
         found = {}
         for record in self._records():
-            reason = formats.strict_problem(record)
+            reason = wire_formats().strict_problem(record)
             if reason is not None:
                 found[record.effective] = reason
         return found
@@ -287,7 +312,10 @@ class Snapshot:
         ``session_id`` defaults to the snapshot's session; a session's snapshot refuses
         another session's id (``SessionError``) before anything runs.
         """
-        done = self._run(call, session_id, message_id, agent, progress)
+        scope = self.default_scope
+        if session_id or message_id or agent is not None:
+            scope = self.scope(session_id, message_id, agent)
+        done = self.start(call, scope, progress)
         return done if isinstance(done, ExecutedTool) else await done
 
     def execute_sync(
@@ -305,32 +333,52 @@ class Snapshot:
         Calling it from a thread whose loop is running is an error: ``await execute``.
         """
         if _loop_running():
-            raise TooldeckError(
+            raise UsageError(
                 f"execute_sync({call.name!r}) was called from a running event loop; "
                 "use 'await snapshot.execute(...)' there"
             )
-        done = self._run(call, session_id, message_id, agent, progress)
+        scope = self.default_scope
+        if session_id or message_id or agent is not None:
+            scope = self.scope(session_id, message_id, agent)
+        done = self.start(call, scope, progress)
         if isinstance(done, ExecutedTool):
             return done
         return _run_async(done)  # only sync hosts running async executors need it
 
-    def _run(
+    def scope(
         self,
-        call: ToolCall,
-        session_id: str,
-        message_id: str,
-        agent: str | None,
-        progress: ProgressCallback | None,
-    ) -> Done:
-        """Resolve the tool and the session, then run the tool's call path (``call.py``):
-        the ``ExecutedTool``, or a coroutine that finishes the call if it must await."""
+        session_id: str = "",
+        message_id: str = "",
+        agent: str | None = None,
+        *,
+        via: CallVia = "native",
+        parent_id: str = "",
+    ) -> CallScope:
+        """The ``CallScope`` of calls with these ids against this snapshot, resolved once.
+
+        ``session_id`` defaults to the snapshot's session; a session's snapshot refuses
+        another session's id (``SessionError``), before anything runs.
+        """
         if session_id != self.session_id:
             session_id = self._session_of(session_id)
+        if message_id or agent is not None or via != "native" or parent_id:
+            return CallScope(session_id, message_id, agent, via, parent_id)
+        return self.default_scope if session_id == self.session_id else CallScope(session_id)
+
+    def start(
+        self, call: ToolCall, scope: CallScope, progress: ProgressCallback | None = None
+    ) -> ExecutedTool | Coroutine[Any, Any, ExecutedTool]:
+        """Resolve the tool and run its call path (``call.py``) in ``scope`` (from ``scope()``):
+        the ``ExecutedTool``, or a coroutine that finishes the call if it must await.
+
+        ``ToolFailure`` and every other exception propagate: classifying how a call ended
+        is ``run_tool_call``'s job, the one boundary every call crosses.
+        """
         record = self._records_by_name.get(call.name) or self._unavailable(call.name)
         path: CallPath | None = record.call_path
         if path is None:
             path = record.call_path = call_path(record)
-        return path(self.location, call, session_id, message_id, agent, progress)
+        return path(self.location, call, scope, progress)
 
     def _with_codemode(self) -> None:
         """Add ``execute`` (built by the code-mode provider) the first time it is needed."""

@@ -36,7 +36,7 @@ from tooldeck.errors import (
     PermissionBlocked,
     PermissionCorrected,
     PermissionDeclined,
-    TooldeckError,
+    ReplyError,
 )
 from tooldeck.host.location.approvals import Approvals
 from tooldeck.host.location.config import PermissionRule
@@ -241,7 +241,7 @@ class PermissionService:
         elif isinstance(reply, Reject):
             raise PermissionCorrected(reply.feedback)
         else:
-            raise TooldeckError(
+            raise ReplyError(
                 f"permission asker returned {reply!r}; expected 'once', 'always', "
                 "'reject' or Reject(feedback)"
             )

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Protocol, TypeAlias
 
-from tooldeck.errors import QuestionDismissed, TooldeckError
+from tooldeck.errors import QuestionDismissed, ReplyError
 
 if TYPE_CHECKING:
     from tooldeck.host.location.location import Location
@@ -104,7 +104,7 @@ class QuestionService:
 def _checked(questions: tuple[Question, ...], reply: object) -> Answers:
     """The answerer's reply as fresh lists, or an error saying what it got wrong."""
     if isinstance(reply, str) or not isinstance(reply, Sequence) or len(reply) != len(questions):
-        raise TooldeckError(
+        raise ReplyError(
             f"answerer returned {reply!r}; expected a list of {len(questions)} label lists"
         )
     return [_labels(question, chosen) for question, chosen in zip(questions, reply, strict=True)]
@@ -112,14 +112,14 @@ def _checked(questions: tuple[Question, ...], reply: object) -> Answers:
 
 def _labels(question: Question, chosen: object) -> list[str]:
     if isinstance(chosen, str) or not isinstance(chosen, Sequence):
-        raise TooldeckError(
+        raise ReplyError(
             f"answerer returned {chosen!r} for {question.header!r}; expected a list of labels"
         )
     labels = list(chosen)
     if not all(isinstance(label, str) for label in labels):
-        raise TooldeckError(f"answerer returned non-text labels for {question.header!r}")
+        raise ReplyError(f"answerer returned non-text labels for {question.header!r}")
     if len(labels) > 1 and not question.multiple:
-        raise TooldeckError(
+        raise ReplyError(
             f"answerer chose {len(labels)} labels for single-choice question {question.header!r}"
         )
     return labels

@@ -23,7 +23,7 @@ from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
-from tooldeck.errors import TooldeckError
+from tooldeck.errors import ConfigError
 from tooldeck.host.location.config_files import ConfigSource, config_sources
 from tooldeck.host.location.trust import (
     TrustItem,
@@ -53,21 +53,21 @@ class TrustStore:
 
     # -- reading ------------------------------------------------------------------------------
     def folders(self) -> dict[str, Entry]:
-        """Every trusted folder's entry, by real path. Raises ``TooldeckError`` naming the
+        """Every trusted folder's entry, by real path. Raises ``ConfigError`` naming the
         file when it is not a trust store (the caller decides whether that is fatal)."""
         try:
             text = self.path.read_text(encoding="utf-8")
         except FileNotFoundError:
             return {}
         except (OSError, UnicodeDecodeError) as exc:
-            raise TooldeckError(f"{self.path}: cannot read the trust store: {exc}") from exc
+            raise ConfigError(str(self.path), "trust store", f"cannot be read: {exc}") from exc
         try:
             data = json.loads(text)
             folders = data["folders"]
             if data.get("version") != STORE_VERSION or not isinstance(folders, dict):
                 raise ValueError(f"expected version {STORE_VERSION} with a folders table")
         except (ValueError, KeyError, TypeError) as exc:
-            raise TooldeckError(f"{self.path}: not a tooldeck trust store ({exc})") from exc
+            raise ConfigError(str(self.path), "trust store", f"not one ({exc})") from exc
         return folders
 
     def entry(self, root: Path) -> Entry | None:
@@ -94,7 +94,7 @@ class TrustStore:
         with _locked(self.path.with_name(self.path.name + ".lock")):
             try:
                 folders = self.folders()
-            except TooldeckError as exc:  # keep the broken file for the user to inspect
+            except ConfigError as exc:  # keep the broken file for the user to inspect
                 aside = self.path.with_name(f"{self.path.name}.broken-{int(time.time())}")
                 os.replace(self.path, aside)
                 import logging  # only for this rare case: most processes never log
@@ -167,7 +167,7 @@ def evaluate(
         return TrustStatus(root, items, printed, True, "nothing to trust")
     try:
         entry = (store or TrustStore()).entry(root)
-    except TooldeckError as exc:
+    except ConfigError as exc:
         return TrustStatus(root, items, printed, False, "untrusted", problem=str(exc))
     if entry is None:
         return TrustStatus(root, items, printed, False, "untrusted")

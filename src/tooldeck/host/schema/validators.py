@@ -54,7 +54,7 @@ def issues_of(exc: SchemaIssues | ValidationError, raw: Any = None) -> list[Issu
     """
     if isinstance(exc, ValidationError):
         errors = exc.errors()
-        if raw.__class__ is str and errors and errors[0]["type"] == "json_invalid":
+        if isinstance(raw, str) and errors and errors[0]["type"] == "json_invalid":
             issue = json_issue(raw)
             if issue is not None:
                 return [issue]
@@ -115,7 +115,7 @@ def _schema_input(schema: Mapping[str, Any]) -> Validator:
 
 
 def _loads(raw: Any) -> Any:
-    if raw.__class__ is not str:
+    if not isinstance(raw, str):
         return raw
     # The fast path: pydantic-core parses JSON text several times faster than json.loads
     # (bench/PROFILE-W3.md). Where it succeeds it returns what json.loads returns

@@ -1,19 +1,21 @@
-"""The types of ``Snapshot.definitions_for``: what each provider SDK takes as ``tools=``.
+"""The typed shapes of each wire format: tool definitions out, tool results back.
 
 For a type checker the OpenAI and Anthropic formats *are* the SDKs' own parameter
 TypedDicts, so ``client.chat.completions.create(tools=snapshot.definitions_for("openai"))``
 type-checks against whichever SDK version is installed (without the SDK they are
-``Any``). At run time no SDK is imported: the same names are TypedDicts of the keys
-tooldeck fills. Gemini's function declarations and MCP's tools are tooldeck's own
-TypedDicts of the wire shape (the Gemini SDK validates dicts at run time; MCP has no
-client-side ``tools=``).
+``Any``), and results append to a typed message list without casts. At run time no SDK
+is imported: the same names are TypedDicts of the keys tooldeck fills, or plain dicts.
+Gemini's function declarations and contents and MCP's tools and results are tooldeck's
+own TypedDicts of the wire (camelCase) shape (the Gemini SDK validates dicts at run time;
+MCP has no client-side ``tools=``).
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Literal, NotRequired, TypedDict
+from typing import TYPE_CHECKING, Any, Literal, NotRequired, TypeAlias, TypedDict
 
 
+# -- definitions (``Snapshot.definitions_for``) ------------------------------------------------
 class GeminiFunctionDeclaration(TypedDict):
     """One Gemini function declaration (``types.Tool(function_declarations=[...])``)."""
 
@@ -66,10 +68,45 @@ else:
         input_schema: dict[str, Any]
 
 
+# -- results (``results_for``) -----------------------------------------------------------------
+class GeminiContent(TypedDict):
+    """A Gemini ``Content`` of ``functionResponse`` parts (REST spelling)."""
+
+    role: Literal["user"]
+    parts: list[dict[str, Any]]
+
+
+class MCPCallToolResult(TypedDict):
+    """An MCP ``CallToolResult``."""
+
+    content: list[dict[str, Any]]
+    isError: bool
+    structuredContent: NotRequired[dict[str, Any]]
+
+
+if TYPE_CHECKING:
+    from anthropic.types import MessageParam
+    from openai.types.chat import ChatCompletionMessageParam
+    from openai.types.responses import ResponseInputItemParam
+
+    OpenAIMessage: TypeAlias = ChatCompletionMessageParam
+    OpenAIResponsesItem: TypeAlias = ResponseInputItemParam
+    AnthropicMessage: TypeAlias = MessageParam
+else:
+    OpenAIMessage: TypeAlias = dict[str, Any]
+    OpenAIResponsesItem: TypeAlias = dict[str, Any]
+    AnthropicMessage: TypeAlias = dict[str, Any]
+
+
 __all__ = [
+    "AnthropicMessage",
     "AnthropicTool",
+    "GeminiContent",
     "GeminiFunctionDeclaration",
+    "MCPCallToolResult",
     "MCPTool",
+    "OpenAIMessage",
+    "OpenAIResponsesItem",
     "OpenAIResponsesTool",
     "OpenAITool",
 ]

@@ -1,4 +1,9 @@
-"""Render tool definitions in each provider's wire format.
+"""The provider wire formats, and tool definitions rendered in each.
+
+``Format`` is the one list of formats: ``Snapshot.definitions_for`` renders them (through
+``render`` here), ``calls_from`` reads them and ``results_for`` writes them. This module
+sits below the snapshot (it needs only the registry's records and the schema layer), so
+the snapshot can render without the rest of ``providers``.
 
 Each tool's rendering is cached on its ``ToolRecord`` record, so re-listing a catalog is a
 list of dictionary hits. Results are frozen: callers share them.
@@ -17,10 +22,10 @@ from tooldeck.host.registry.record import ToolRecord
 from tooldeck.host.schema.frozen import FrozenDict, freeze
 from tooldeck.host.schema.strict import strict_schema
 
-DefinitionFormat: TypeAlias = Literal["openai", "openai-responses", "anthropic", "gemini", "mcp"]
-"""The provider formats ``Snapshot.definitions_for`` renders."""
+Format: TypeAlias = Literal["openai", "openai-responses", "anthropic", "gemini", "mcp"]
+"""A provider wire format."""
 
-FORMATS: tuple[DefinitionFormat, ...] = ("openai", "openai-responses", "anthropic", "gemini", "mcp")
+FORMATS: tuple[Format, ...] = ("openai", "openai-responses", "anthropic", "gemini", "mcp")
 STRICT_FORMATS = frozenset({"openai", "openai-responses"})
 
 # The keywords of Gemini's schema subset (an OpenAPI schema object); others are left out.
