@@ -183,6 +183,7 @@ class Tool(Generic[InT, OutT]):
     codemode: bool = True
     permission: str | None = None
     pinned: bool = False
+    idempotent: bool = False
     # The registry's per-object cache (``tooldeck.host.registry.record``): not a field a
     # caller sets, shows or compares, and a copy made by ``replace`` starts without it.
     _record: Any = field(default=None, init=False, repr=False, compare=False)

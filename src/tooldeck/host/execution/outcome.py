@@ -12,6 +12,9 @@ nothing                                ``completed`` (text bounded, see bounding
 ``PermissionBlocked`` (a deny rule)    ``failed`` / ``permission.rejected``
 ``PermissionDeclined``,                ``declined`` (``BaseException`` signals, so
 ``QuestionDismissed``                  no leaf's ``except Exception`` ate them)
+``PermissionDeferred`` (asks deferred:  ``pending``: the call and its question are
+``on_ask="defer"``)                     saved as a ``PendingCall`` (``output``),
+                                       answered later by ``host.resume``
 ``asyncio.CancelledError``             ``interrupted`` (or re-raised, see below)
 anything else (a defect, including     ``failed`` / ``unknown``, traceback logged
 ``GeneratorExit`` and other
@@ -30,17 +33,24 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Literal, NamedTuple, TypeAlias
 
 from tooldeck._tool import ContentPart, ProgressCallback, TextPart, ToolFailure, tuple_new
-from tooldeck.errors import PermissionBlocked, PermissionDeclined, QuestionDismissed
+from tooldeck.errors import (
+    PermissionBlocked,
+    PermissionDeclined,
+    PermissionDeferred,
+    QuestionDismissed,
+)
 from tooldeck.host.execution.bounding import bound_output
 from tooldeck.host.execution.call import ExecutedTool
 
 if TYPE_CHECKING:
     from tooldeck.host.execution.call import ToolCall
+    from tooldeck.host.execution.pending import PendingCall
     from tooldeck.host.execution.snapshot import Snapshot
+    from tooldeck.host.location.location import OnAsk
 
 log = logging.getLogger("tooldeck")
 
-Status: TypeAlias = Literal["completed", "failed", "declined", "interrupted"]
+Status: TypeAlias = Literal["completed", "failed", "declined", "interrupted", "pending"]
 ErrorType: TypeAlias = Literal["tool.execution", "permission.rejected", "unknown"]
 
 _EMPTY: Mapping[str, Any] = MappingProxyType({})
@@ -71,6 +81,11 @@ class ToolCallOutcome(NamedTuple):
     output: Any = None
     error: ToolError | None = None
 
+    @property
+    def pending(self) -> PendingCall | None:
+        """The ``PendingCall`` of a ``pending`` outcome (kept in ``output``), else ``None``."""
+        return self.output if self.status == "pending" else None
+
 
 async def run_tool_call(
     snapshot: Snapshot,
@@ -81,8 +96,13 @@ async def run_tool_call(
     agent: str | None = None,
     progress: ProgressCallback | None = None,
     propagate_cancel: bool = False,
+    on_ask: OnAsk | None = None,
 ) -> ToolCallOutcome:
     """Execute ``call`` against ``snapshot`` and classify how it ended.
+
+    ``on_ask``: what a permission ask does in this call, ``"ask"`` (await the asker) or
+    ``"defer"`` (end ``pending``, see ``docs/approvals.md``); ``None``: the Location's
+    default (``Host.open(on_ask=...)``).
 
     Cancellation: by default an ``asyncio.CancelledError`` raised by the tool becomes an
     ``interrupted`` outcome, so the agent loop can record it and answer the model. With
@@ -95,6 +115,19 @@ async def run_tool_call(
     another session's id raises ``SessionError`` before anything runs: that is the
     host's mistake, not an outcome of the call.
     """
+    if on_ask is not None:  # set for this task only, around the ordinary call
+        from tooldeck.host.location.permission import asks_deferred
+
+        with asks_deferred(on_ask):
+            return await run_tool_call(
+                snapshot,
+                call,
+                session_id=session_id,
+                message_id=message_id,
+                agent=agent,
+                progress=progress,
+                propagate_cancel=propagate_cancel,
+            )
     if session_id != snapshot.session_id:
         session_id = snapshot._session_of(session_id)
     try:
@@ -118,6 +151,10 @@ async def run_tool_call(
         return _failed(snapshot, call, "tool.execution", exc.message, exc.metadata)
     except PermissionBlocked as exc:
         return _failed(snapshot, call, "permission.rejected", str(exc), _EMPTY)
+    except PermissionDeferred as exc:
+        from tooldeck.host.execution.deferral import deferred_outcome
+
+        return await deferred_outcome(snapshot, call, exc, message_id, agent)
     except (PermissionDeclined, QuestionDismissed) as exc:
         text = DISMISSED_TEXT if isinstance(exc, QuestionDismissed) else DECLINED_TEXT
         return ToolCallOutcome("declined", (TextPart(text),))

@@ -105,6 +105,12 @@ class CodemodeConfig(_Section):
     max_tool_calls: int = Field(default=100, ge=0)
 
 
+class PermissionsConfig(_Section):
+    """``[permissions]``: how long a deferred call waits for its answer (``on_ask="defer"``)."""
+
+    pending_ttl_s: float = Field(default=24 * 3600.0, gt=0)
+
+
 class Config(_Section):
     """The whole configuration of one Location (user file merged under project file)."""
 
@@ -113,6 +119,7 @@ class Config(_Section):
     mcp: McpConfig = Field(default_factory=McpConfig.model_construct)
     output: OutputConfig = Field(default_factory=OutputConfig.model_construct)
     codemode: CodemodeConfig = Field(default_factory=CodemodeConfig.model_construct)
+    permissions: PermissionsConfig = Field(default_factory=PermissionsConfig.model_construct)
 
 
 class Unavailable(NamedTuple):

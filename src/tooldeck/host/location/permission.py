@@ -13,7 +13,13 @@ Three layers decide one resource:
    ``<data_dir>/permissions.json``. They sit above the policy's ``allow``/``ask`` rules
    but never lift a policy ``deny``: a deny is policy, an "always" is a convenience, and
    a broad saved pattern (``git *``) must not undo ``deny "git push *"``;
-3. the **asker** (``Location.asker``) for whatever is still ``ask``.
+3. the **asker** (``Location.asker``) for whatever is still ``ask``, unless asks are
+   deferred (``on_ask="defer"``, per call through ``asks_deferred`` or for the whole
+   Location): then the ask raises ``PermissionDeferred`` and the call ends ``pending``.
+   A resumed call runs inside ``answers_in_place``, whose replies answer the asks they
+   match without asking anyone.
+
+Saved approvals live in the Location's store (``location.store``).
 
 An absolute resource inside the Location is also matched by its root-relative form,
 so a configured ``src/**`` covers ``<root>/src/a.py``.
@@ -23,6 +29,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import contextvars
 import inspect
 import os
 import threading
@@ -36,10 +43,12 @@ from tooldeck.errors import (
     PermissionBlocked,
     PermissionCorrected,
     PermissionDeclined,
+    PermissionDeferred,
     TooldeckError,
 )
 from tooldeck.host.location.approvals import Approvals
 from tooldeck.host.location.config import PermissionRule
+from tooldeck.host.location.location import OnAsk
 from tooldeck.host.location.policy import DEFAULT_RULES
 from tooldeck.host.location.wildcard import Effect, Ruleset
 
@@ -57,6 +66,13 @@ __all__ = [
 
 if TYPE_CHECKING:
     from tooldeck.host.location.location import Location
+
+_on_ask: contextvars.ContextVar[OnAsk | None] = contextvars.ContextVar(
+    "tooldeck_on_ask", default=None
+)
+_answers: contextvars.ContextVar[tuple[tuple[str, frozenset[str], Reply], ...]] = (
+    contextvars.ContextVar("tooldeck_answers", default=())
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -84,6 +100,35 @@ class PermissionRequest:
     metadata: Mapping[str, Any]
     source: Mapping[str, Any]
     session_id: str = ""
+
+
+@contextlib.contextmanager
+def asks_deferred(on_ask: OnAsk) -> Iterator[None]:
+    """Within the block (this task, and the tasks it starts), asks do what ``on_ask``
+    says, whatever the Location's default."""
+    token = _on_ask.set(on_ask)
+    try:
+        yield
+    finally:
+        _on_ask.reset(token)
+
+
+@contextlib.contextmanager
+def answers_in_place(action: str, resources: Sequence[str], reply: Reply) -> Iterator[None]:
+    """Within the block, an ask for ``action`` on some of ``resources`` gets ``reply``
+    without reaching the asker: how a resumed call meets the answer to its question."""
+    token = _answers.set((*_answers.get(), (action, frozenset(resources), reply)))
+    try:
+        yield
+    finally:
+        _answers.reset(token)
+
+
+def _answer_in_place(action: str, asked: tuple[str, ...]) -> Reply | None:
+    for answered_action, answered, reply in _answers.get():
+        if answered_action == action and answered.issuperset(asked):
+            return reply
+    return None
 
 
 class Asker(Protocol):
@@ -141,7 +186,7 @@ class PermissionService:
 
     def __init__(self, location: Location) -> None:
         self._location = location
-        self._approvals = Approvals(location.data_dir / "permissions.json")
+        self._approvals = Approvals(lambda: location.store)
         self._pending: dict[str, list[_Pending]] = {}
         self._pending_lock = threading.Lock()
 
@@ -182,9 +227,6 @@ class PermissionService:
         asked = self._to_ask(action, wanted)
         if not asked:
             return
-        asker = self._location.asker
-        if asker is None:
-            raise PermissionDeclined(action, asked)
         request = PermissionRequest(
             action,
             asked,
@@ -194,9 +236,24 @@ class PermissionService:
             session_id,
         )
         pending = _Pending(request)
+        answer = _answer_in_place(action, asked)
+        if answer is not None:
+            await self._settle(pending, answer, True)
+            return
+        if (_on_ask.get() or self._location.on_ask) == "defer":
+            raise PermissionDeferred(request)
+        asker = self._location.asker
+        if asker is None:
+            raise PermissionDeclined(action, asked)
         with self._tracked(pending):
             reply, from_sibling = await pending.run(asker)
-            self._settle(pending, reply, from_sibling)
+            await self._settle(pending, reply, from_sibling)
+
+    def save(self, action: str, patterns: Sequence[str]) -> None:
+        """Save allow rules for ``action`` as an "always" reply does (blocking I/O)."""
+        self._approvals.add(
+            PermissionRule(action=action, resource=pattern, effect="allow") for pattern in patterns
+        )
 
     def _decide(self, action: str, resource: str) -> PermissionRule | None:
         names = self._names(resource)
@@ -227,13 +284,14 @@ class PermissionService:
             if rule is None or rule.effect == "ask"
         )
 
-    def _settle(self, pending: _Pending, reply: object, from_sibling: bool) -> None:
+    async def _settle(self, pending: _Pending, reply: object, from_sibling: bool) -> None:
         """Act on the reply: return, save and return, or raise the matching signal."""
         request = pending.request
         if reply == "once":
             return
         if reply == "always":
-            self._approve(pending)
+            await asyncio.to_thread(self.save, request.action, request.save)
+            self._settle_covered_siblings(pending)
         elif reply == "reject":
             if not from_sibling:
                 self._settle_siblings(pending, lambda _request: "reject")
@@ -246,13 +304,8 @@ class PermissionService:
                 "'reject' or Reject(feedback)"
             )
 
-    def _approve(self, pending: _Pending) -> None:
-        """Save the request's patterns, then answer the session's asks they now cover."""
-        request = pending.request
-        self._approvals.add(
-            PermissionRule(action=request.action, resource=pattern, effect="allow")
-            for pattern in request.save
-        )
+    def _settle_covered_siblings(self, pending: _Pending) -> None:
+        """Answer the session's asks that the patterns just saved now cover."""
         self._settle_siblings(pending, lambda other: "once" if self._covered(other) else None)
 
     def _covered(self, request: PermissionRequest) -> bool:
