@@ -33,14 +33,16 @@ if TYPE_CHECKING:
     from tooldeck._tool import ToolResult as ToolResult
     from tooldeck.codemode.provider import CodeMode as CodeMode
     from tooldeck.errors import ConfigError as ConfigError
+    from tooldeck.errors import PendingCallError as PendingCallError
     from tooldeck.errors import PermissionBlocked as PermissionBlocked
     from tooldeck.errors import PermissionCorrected as PermissionCorrected
     from tooldeck.errors import PermissionDeclined as PermissionDeclined
+    from tooldeck.errors import PermissionDeferred as PermissionDeferred
     from tooldeck.errors import PluginError as PluginError
     from tooldeck.errors import QuestionDismissed as QuestionDismissed
     from tooldeck.errors import SessionError as SessionError
-    from tooldeck.errors import TooldeckError as TooldeckError
     from tooldeck.errors import ToolDefectError as ToolDefectError
+    from tooldeck.errors import TooldeckError as TooldeckError
     from tooldeck.hookspecs import hookimpl as hookimpl
     from tooldeck.hookspecs import hookspec as hookspec
     from tooldeck.host.execution.call import ExecutedTool as ExecutedTool
@@ -50,6 +52,7 @@ if TYPE_CHECKING:
     from tooldeck.host.execution.outcome import ToolCallOutcome as ToolCallOutcome
     from tooldeck.host.execution.outcome import ToolError as ToolError
     from tooldeck.host.execution.outcome import run_tool_call as run_tool_call
+    from tooldeck.host.execution.pending import PendingCall as PendingCall
     from tooldeck.host.execution.snapshot import CodeModeProvider as CodeModeProvider
     from tooldeck.host.execution.snapshot import Snapshot as Snapshot
     from tooldeck.host.execution.snapshot import ToolDefinition as ToolDefinition
@@ -60,9 +63,11 @@ if TYPE_CHECKING:
     from tooldeck.host.location.config import McpServerConfig as McpServerConfig
     from tooldeck.host.location.config import OutputConfig as OutputConfig
     from tooldeck.host.location.config import PermissionRule as PermissionRule
+    from tooldeck.host.location.config import PermissionsConfig as PermissionsConfig
     from tooldeck.host.location.config import PluginsConfig as PluginsConfig
     from tooldeck.host.location.config_files import load_config as load_config
     from tooldeck.host.location.location import Location as Location
+    from tooldeck.host.location.location import OnAsk as OnAsk
     from tooldeck.host.location.permission import Asker as Asker
     from tooldeck.host.location.permission import PermissionGate as PermissionGate
     from tooldeck.host.location.permission import PermissionRequest as PermissionRequest
@@ -76,6 +81,12 @@ if TYPE_CHECKING:
     from tooldeck.host.location.questions import QuestionGate as QuestionGate
     from tooldeck.host.location.questions import QuestionRequest as QuestionRequest
     from tooldeck.host.location.questions import QuestionService as QuestionService
+    from tooldeck.host.location.store.base import PendingChange as PendingChange
+    from tooldeck.host.location.store.base import PendingEntry as PendingEntry
+    from tooldeck.host.location.store.base import PendingState as PendingState
+    from tooldeck.host.location.store.base import Store as Store
+    from tooldeck.host.location.store.postgres import PostgresStore as PostgresStore
+    from tooldeck.host.location.store.sqlite import SqliteStore as SqliteStore
     from tooldeck.host.location.wildcard import Effect as Effect
     from tooldeck.host.location.wildcard import RuleLike as RuleLike
     from tooldeck.host.location.wildcard import Ruleset as Ruleset
@@ -126,19 +137,28 @@ _LOCATIONS = {
     "McpConfig": "tooldeck.host.location.config",
     "McpServerConfig": "tooldeck.host.location.config",
     "NamespaceEntry": "tooldeck.host.registry.editor",
+    "OnAsk": "tooldeck.host.location.location",
     "Option": "tooldeck.host.location.questions",
     "OutputConfig": "tooldeck.host.location.config",
+    "PendingCall": "tooldeck.host.execution.pending",
+    "PendingCallError": "tooldeck.errors",
+    "PendingChange": "tooldeck.host.location.store.base",
+    "PendingEntry": "tooldeck.host.location.store.base",
+    "PendingState": "tooldeck.host.location.store.base",
     "PermissionBlocked": "tooldeck.errors",
     "PermissionCorrected": "tooldeck.errors",
     "PermissionDeclined": "tooldeck.errors",
+    "PermissionDeferred": "tooldeck.errors",
     "PermissionGate": "tooldeck.host.location.permission",
     "PermissionRequest": "tooldeck.host.location.permission",
     "PermissionRule": "tooldeck.host.location.config",
     "PermissionService": "tooldeck.host.location.permission",
+    "PermissionsConfig": "tooldeck.host.location.config",
     "PluginError": "tooldeck.errors",
     "PluginInfo": "tooldeck.host.plugins.report",
     "PluginStatus": "tooldeck.host.plugins.report",
     "PluginsConfig": "tooldeck.host.location.config",
+    "PostgresStore": "tooldeck.host.location.store.postgres",
     "ProgressCallback": "tooldeck._tool",
     "Question": "tooldeck.host.location.questions",
     "QuestionDismissed": "tooldeck.errors",
@@ -156,7 +176,9 @@ _LOCATIONS = {
     "SessionTransformFn": "tooldeck.host.registry.session",
     "Snapshot": "tooldeck.host.execution.snapshot",
     "SourceEffects": "tooldeck.host.registry.catalog",
+    "SqliteStore": "tooldeck.host.location.store.sqlite",
     "Status": "tooldeck.host.execution.outcome",
+    "Store": "tooldeck.host.location.store.base",
     "TextPart": "tooldeck._tool",
     "Tool": "tooldeck._tool",
     "ToolCall": "tooldeck.host.execution.call",
@@ -169,9 +191,9 @@ _LOCATIONS = {
     "ToolFailure": "tooldeck._tool",
     "ToolResult": "tooldeck._tool",
     "ToolService": "tooldeck.host.service",
-    "TurnResult": "tooldeck.providers",
     "TooldeckError": "tooldeck.errors",
     "TransformFn": "tooldeck.host.registry.state",
+    "TurnResult": "tooldeck.providers",
     "UpdateFn": "tooldeck.host.registry.editor",
     "Visibility": "tooldeck.host.execution.snapshot",
     "hookimpl": "tooldeck.hookspecs",
@@ -209,19 +231,28 @@ __all__ = [
     "McpConfig",
     "McpServerConfig",
     "NamespaceEntry",
+    "OnAsk",
     "Option",
     "OutputConfig",
+    "PendingCall",
+    "PendingCallError",
+    "PendingChange",
+    "PendingEntry",
+    "PendingState",
     "PermissionBlocked",
     "PermissionCorrected",
     "PermissionDeclined",
+    "PermissionDeferred",
     "PermissionGate",
     "PermissionRequest",
     "PermissionRule",
     "PermissionService",
+    "PermissionsConfig",
     "PluginError",
     "PluginInfo",
     "PluginStatus",
     "PluginsConfig",
+    "PostgresStore",
     "ProgressCallback",
     "Question",
     "QuestionDismissed",
@@ -239,7 +270,9 @@ __all__ = [
     "SessionTransformFn",
     "Snapshot",
     "SourceEffects",
+    "SqliteStore",
     "Status",
+    "Store",
     "TextPart",
     "Tool",
     "ToolCall",

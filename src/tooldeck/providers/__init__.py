@@ -86,9 +86,10 @@ def results_for(fmt: str, pairs: Pairs) -> list[Any]:
 
     Every outcome but ``completed`` (``failed``, ``declined``, ``interrupted``) sets the
     provider's error flag (``is_error``, ``isError``, ``{"error": ...}``), or starts the
-    text with ``Error:`` where there is none (the OpenAI APIs).
+    text with ``Error:`` where there is none (the OpenAI APIs). A ``pending`` call gets
+    nothing until it is resumed: pass the outcome ``host.resume`` returns in its place.
     """
-    return WRITERS[_checked(fmt)](list(pairs))
+    return WRITERS[_checked(fmt)]([pair for pair in pairs if pair[1].status != "pending"])
 
 
 def _checked(fmt: str) -> str:

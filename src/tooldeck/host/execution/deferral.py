@@ -50,7 +50,7 @@ from tooldeck.host.location.permission import (
     answers_in_place,
     asks_deferred,
 )
-from tooldeck.host.location.store.base import Change, PendingEntry, State, Store
+from tooldeck.host.location.store.base import PendingChange, PendingEntry, PendingState, Store
 from tooldeck.host.registry.names import RESERVED_CODEMODE_NAME
 
 if TYPE_CHECKING:
@@ -174,9 +174,9 @@ class Resume:
         snapshot = self._checked_snapshot(pending)
         if reply == "reject" or isinstance(reply, Reject):
             outcome = _declined(reply)
-            change = Change("done", reply=reply_to_json(reply), outcome=outcome_to_json(outcome))
+            change = PendingChange("done", reply=reply_to_json(reply), outcome=outcome_to_json(outcome))
             return outcome if await self._move("open", "", change) else None
-        claim = Change("claimed", self.me, _lease(), reply=reply_to_json(reply))
+        claim = PendingChange("claimed", self.me, _lease(), reply=reply_to_json(reply))
         if not await self._move("open", "", claim):
             return None
         return await self._run(snapshot, pending, reply)
@@ -188,14 +188,14 @@ class Resume:
         reply = reply_from_json(entry.reply)  # the answer first recorded stands
         if entry.state == "claimed" or pending.idempotent:
             snapshot = self._checked_snapshot(pending)
-            claim = Change("claimed", self.me, _lease())
+            claim = PendingChange("claimed", self.me, _lease())
             if not await self._move(entry.state, entry.owner, claim):
                 return None
             return await self._run(snapshot, pending, reply)
         outcome = ToolCallOutcome(
             "failed", (TextPart(UNKNOWN_TEXT),), error=ToolError("unknown", UNKNOWN_TEXT)
         )
-        done = Change("done", self.me, outcome=outcome_to_json(outcome))
+        done = PendingChange("done", self.me, outcome=outcome_to_json(outcome))
         return outcome if await self._move("running", entry.owner, done) else None
 
     async def _run(
@@ -203,12 +203,12 @@ class Resume:
     ) -> ToolCallOutcome | None:
         """Hold the claim (renewing it) while the call runs; record its outcome."""
         request = pending.request
-        state: list[State] = ["claimed"]
+        state: list[PendingState] = ["claimed"]
         renewing = asyncio.ensure_future(self._renew(state))
         try:
             if reply == "always":
                 await asyncio.to_thread(self.location.permission.save, request.action, request.save)
-            if not await self._move("claimed", self.me, Change("running", self.me, _lease())):
+            if not await self._move("claimed", self.me, PendingChange("running", self.me, _lease())):
                 return None
             state[0] = "running"
             answer: Reply = "once" if reply == "always" else reply
@@ -220,15 +220,15 @@ class Resume:
                     message_id=pending.message_id,
                     agent=pending.agent,
                 )
-            done = Change("done", self.me, outcome=outcome_to_json(outcome))
+            done = PendingChange("done", self.me, outcome=outcome_to_json(outcome))
             return outcome if await self._move("running", self.me, done) else None
         finally:
             renewing.cancel()
 
-    async def _renew(self, state: list[State]) -> None:
+    async def _renew(self, state: list[PendingState]) -> None:
         while True:
             await asyncio.sleep(LEASE_S / 3)
-            await self._move(state[0], self.me, Change(state[0], self.me, _lease()))
+            await self._move(state[0], self.me, PendingChange(state[0], self.me, _lease()))
 
     def _checked_snapshot(self, pending: PendingCall) -> Snapshot:
         snapshot = self.snapshot_for(pending.session_id)
@@ -243,7 +243,7 @@ class Resume:
             )
         return snapshot
 
-    async def _move(self, expect: State, owner: str, change: Change) -> bool:
+    async def _move(self, expect: PendingState, owner: str, change: PendingChange) -> bool:
         return await self._store(self._db().transition, self.id, expect, owner, change)
 
     def _db(self) -> Store:

@@ -24,11 +24,11 @@ from typing import Literal, Protocol, TypeAlias
 
 from tooldeck.host.location.config import PermissionRule
 
-State: TypeAlias = Literal["open", "claimed", "running", "done"]
+PendingState: TypeAlias = Literal["open", "claimed", "running", "done"]
 """``open``: waiting for a reply; ``claimed``: a resume holds it and has not started the
 tool; ``running``: the tool was started (it may have acted); ``done``: outcome recorded."""
 
-STATES: tuple[State, ...] = ("open", "claimed", "running", "done")
+STATES: tuple[PendingState, ...] = ("open", "claimed", "running", "done")
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,7 +40,7 @@ class PendingEntry:
     created_at: float
     expires_at: float
     data: str
-    state: State = "open"
+    state: PendingState = "open"
     owner: str = ""
     lease_until: float = 0.0
     reply: str | None = None
@@ -48,10 +48,10 @@ class PendingEntry:
 
 
 @dataclass(frozen=True, slots=True)
-class Change:
+class PendingChange:
     """What ``transition`` writes; ``None`` for ``reply``/``outcome`` leaves them as they are."""
 
-    state: State
+    state: PendingState
     owner: str = ""
     lease_until: float = 0.0
     reply: str | None = None
@@ -86,7 +86,7 @@ class Store(Protocol):
         """``open`` entries (of one session, or all), oldest first."""
         ...
 
-    def transition(self, pending_id: str, expect: State, owner: str, change: Change) -> bool:
+    def transition(self, pending_id: str, expect: PendingState, owner: str, change: PendingChange) -> bool:
         """Apply ``change`` if the entry is in state ``expect`` held by ``owner`` (``""``
         for an ``open`` entry); True if it did. Atomic against every other process."""
         ...

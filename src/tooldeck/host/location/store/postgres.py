@@ -16,7 +16,7 @@ from typing import Any
 
 from tooldeck.errors import TooldeckError
 from tooldeck.host.location.config import PermissionRule
-from tooldeck.host.location.store.base import Change, PendingEntry, State, rule_key
+from tooldeck.host.location.store.base import PendingChange, PendingEntry, PendingState, rule_key
 
 _COLUMNS = "id, session_id, created_at, expires_at, data, state, owner, lease_until, reply, outcome"
 _SCHEMA_LOCK = 0x746F6F6C  # one advisory lock id: creating tables concurrently races
@@ -108,7 +108,7 @@ class PostgresStore:
         rows = self._fetch(query + " ORDER BY created_at, id", args)
         return tuple(PendingEntry(*row) for row in rows)
 
-    def transition(self, pending_id: str, expect: State, owner: str, change: Change) -> bool:
+    def transition(self, pending_id: str, expect: PendingState, owner: str, change: PendingChange) -> bool:
         with self._lock, self._db.transaction():
             cursor = self._db.execute(
                 f"UPDATE {self.schema}.pending SET state = %s, owner = %s, lease_until = %s, "

@@ -21,7 +21,7 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 from tooldeck.host.location.config import PermissionRule
-from tooldeck.host.location.store.base import Change, PendingEntry, State, rule_key
+from tooldeck.host.location.store.base import PendingChange, PendingEntry, PendingState, rule_key
 
 _log = logging.getLogger("tooldeck.host.location.store")
 
@@ -100,7 +100,7 @@ class SqliteStore:
             rows = self._db.execute(query + " ORDER BY created_at, id", args).fetchall()
         return tuple(PendingEntry(*row) for row in rows)
 
-    def transition(self, pending_id: str, expect: State, owner: str, change: Change) -> bool:
+    def transition(self, pending_id: str, expect: PendingState, owner: str, change: PendingChange) -> bool:
         with self._transaction() as db:
             cursor = db.execute(
                 "UPDATE pending SET state = ?, owner = ?, lease_until = ?, "
