@@ -47,6 +47,7 @@ from tooldeck.host.location.permission import (
     PermissionRequest,
     Reject,
     Reply,
+    answers_given,
     answers_in_place,
     asks_deferred,
 )
@@ -87,7 +88,17 @@ async def deferred_outcome(
     now = time.time()
     ttl = location.config.permissions.pending_ttl_s
     pending = PendingCall(
-        uuid.uuid4().hex, call, request, source, print_, now, now + ttl, message_id, agent, idempotent
+        uuid.uuid4().hex,
+        call,
+        request,
+        source,
+        print_,
+        now,
+        now + ttl,
+        message_id,
+        agent,
+        idempotent,
+        answers_given(),
     )
     entry = PendingEntry(pending.id, pending.session_id, now, now + ttl, pending.to_json())
     await asyncio.to_thread(_add, location, entry)
@@ -212,7 +223,8 @@ class Resume:
                 return None
             state[0] = "running"
             answer: Reply = "once" if reply == "always" else reply
-            with answers_in_place(request.action, request.resources, answer), asks_deferred("defer"):
+            answers = (*pending.answered, (request.action, request.resources, answer))
+            with answers_in_place(answers), asks_deferred("defer"):
                 outcome = await run_tool_call(
                     snapshot,
                     pending.call,

@@ -23,7 +23,7 @@ from pydantic_core import to_jsonable_python
 from tooldeck._tool import ContentPart, FilePart, ImagePart, TextPart
 from tooldeck.host.execution.call import ToolCall
 from tooldeck.host.execution.outcome import ToolCallOutcome, ToolError
-from tooldeck.host.location.permission import PermissionRequest, Reject, Reply
+from tooldeck.host.location.permission import Answer, PermissionRequest, Reject, Reply
 
 
 @dataclass(frozen=True, slots=True)
@@ -35,7 +35,9 @@ class PendingCall:
     ``fingerprint`` hashes its definition (name, description, schemas, source), so a
     resume under a changed tool is refused. Times are seconds since the epoch.
     ``idempotent`` is the tool's own declaration (``Tool.idempotent``): only such a call
-    is run again when a crash left it unclear whether it ran.
+    is run again when a crash left it unclear whether it ran. ``answered`` are the
+    answers an earlier resume of the same call already gave (a call that asks twice is
+    deferred twice; resuming the second ask runs it with both answers in place).
     """
 
     id: str
@@ -48,6 +50,7 @@ class PendingCall:
     message_id: str = ""
     agent: str | None = None
     idempotent: bool = False
+    answered: tuple[Answer, ...] = ()
 
     @property
     def session_id(self) -> str:
@@ -75,6 +78,10 @@ class PendingCall:
             "message_id": self.message_id,
             "agent": self.agent,
             "idempotent": self.idempotent,
+            "answered": [
+                [action, list(resources), json.loads(reply_to_json(reply))]
+                for action, resources, reply in self.answered
+            ],
         }
 
     @classmethod
@@ -100,6 +107,10 @@ class PendingCall:
                 message_id=str(data.get("message_id", "")),
                 agent=data.get("agent"),
                 idempotent=bool(data.get("idempotent", False)),
+                answered=tuple(
+                    (str(action), tuple(resources), reply_from_json(json.dumps(reply)))
+                    for action, resources, reply in data.get("answered", ())
+                ),
             )
         except (KeyError, TypeError) as exc:
             raise ValueError(f"not a pending call: missing or mistyped {exc}") from exc

@@ -113,15 +113,26 @@ def asks_deferred(on_ask: OnAsk) -> Iterator[None]:
         _on_ask.reset(token)
 
 
+Answer: TypeAlias = tuple[str, tuple[str, ...], "Reply"]
+"""An answer given ahead of its ask: ``(action, resources, reply)``."""
+
+
 @contextlib.contextmanager
-def answers_in_place(action: str, resources: Sequence[str], reply: Reply) -> Iterator[None]:
-    """Within the block, an ask for ``action`` on some of ``resources`` gets ``reply``
-    without reaching the asker: how a resumed call meets the answer to its question."""
-    token = _answers.set((*_answers.get(), (action, frozenset(resources), reply)))
+def answers_in_place(answers: Sequence[Answer]) -> Iterator[None]:
+    """Within the block, an ask for an answer's action on some of its resources gets its
+    reply without reaching the asker: how a resumed call meets the answers to its
+    questions."""
+    added = tuple((action, frozenset(resources), reply) for action, resources, reply in answers)
+    token = _answers.set((*_answers.get(), *added))
     try:
         yield
     finally:
         _answers.reset(token)
+
+
+def answers_given() -> tuple[Answer, ...]:
+    """The answers in place here (a call deferred again carries them to its next resume)."""
+    return tuple((a, tuple(sorted(r)), reply) for a, r, reply in _answers.get())
 
 
 def _answer_in_place(action: str, asked: tuple[str, ...]) -> Reply | None:
