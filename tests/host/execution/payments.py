@@ -4,11 +4,13 @@ their subprocesses count those lines: a payment made twice is two lines.
 
 ``TOOLDECK_TEST_CRASH`` makes the process die (SIGKILL) at one step of a resume:
 ``claimed`` (claimed, the tool not started), ``before-effect`` / ``after-effect``
-(inside the tool), ``recording`` (the tool done, its outcome not recorded).
+(inside the tool), ``recording`` (the tool done, its outcome not recorded). ``TOOLDECK_TEST_DELAY``
+(seconds) makes the tool wait before acting, so two resumes overlap.
 """
 
 from __future__ import annotations
 
+import asyncio
 import os
 import signal
 from pathlib import Path
@@ -46,6 +48,7 @@ class Payments:
 
     async def pay(self, args: dict[str, Any], ctx: Any) -> ToolResult:
         await ctx.permission.assert_("pay", [args["to"]])
+        await asyncio.sleep(float(os.environ.get("TOOLDECK_TEST_DELAY", "0")))
         crash_here("before-effect")
         with open(self.effects, "a") as file:
             file.write(args["to"] + "\n")
