@@ -28,7 +28,7 @@ from tooldeck.host.location.config_files import load_config
 
 ROOT = Path(__file__).resolve().parent.parent
 AGENT_LOOP = ROOT / "examples" / "agent_loop.py"
-DOCS = ("host-embedding.md", "pack-author-guide.md", "codemode.md")
+DOCS = ("host-embedding.md", "pack-author-guide.md", "codemode.md", "approvals.md")
 
 _FENCE = re.compile(
     r"(?:^<!--\s*(?P<marker>[^>]*?)\s*-->\n)?^```(?P<lang>[\w-]*)\n(?P<code>.*?)^```$",

@@ -41,8 +41,8 @@ if TYPE_CHECKING:
     from tooldeck.errors import PluginError as PluginError
     from tooldeck.errors import QuestionDismissed as QuestionDismissed
     from tooldeck.errors import SessionError as SessionError
-    from tooldeck.errors import ToolDefectError as ToolDefectError
     from tooldeck.errors import TooldeckError as TooldeckError
+    from tooldeck.errors import ToolDefectError as ToolDefectError
     from tooldeck.hookspecs import hookimpl as hookimpl
     from tooldeck.hookspecs import hookspec as hookspec
     from tooldeck.host.execution.call import ExecutedTool as ExecutedTool

@@ -33,7 +33,7 @@ errors); the others live here. Arguments of the wrong type or value raise Python
                ├── PluginError          a plugin that failed to import, register or run a hook
                ├── PermissionBlocked    a deny rule matched a requested resource
                ├── SessionError         a closed session used, or a call of another session
-               ├── PendingCallError     a pending call that cannot be resumed (unknown, expired, changed)
+               ├── PendingCallError     a pending call resume refuses: unknown, expired, changed
                └── ToolDefectError      a tool broke its own contract: the author's bug
 """
 
@@ -47,9 +47,9 @@ if TYPE_CHECKING:
 
 __all__ = [
     "ConfigError",
+    "PendingCallError",
     "PermissionBlocked",
     "PermissionCorrected",
-    "PendingCallError",
     "PermissionDeclined",
     "PermissionDeferred",
     "PluginError",

@@ -35,7 +35,9 @@ class Payments:
 
     @hookimpl
     def tool_transform(self, editor: Any) -> None:
-        editor.add(Tool(name="pay", description=self.description, input=PAY_INPUT, execute=self.pay))
+        editor.add(
+            Tool(name="pay", description=self.description, input=PAY_INPUT, execute=self.pay)
+        )
         editor.add(
             Tool(
                 name="refund",

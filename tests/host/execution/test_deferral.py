@@ -114,7 +114,7 @@ async def test_concurrent_resumes_run_the_tool_once(open_host, tmp_path):
 async def test_a_changed_tool_definition_is_refused(open_host, tmp_path):
     pending = await defer(open_host())
     changed = open_host(description="Pay someone, twice.")
-    with pytest.raises(PendingCallError, match="'pay' .from Payments. changed") as caught:
+    with pytest.raises(PendingCallError, match=r"'pay' \(from Payments\) changed") as caught:
         await changed.resume(pending.id, "once")
     assert caught.value.reason == "changed"
     assert effects(tmp_path / "effects") == []
@@ -128,7 +128,7 @@ async def test_an_expired_call_is_refused_and_no_longer_listed(open_host, tmp_pa
     host = open_host()
     pending = await defer(host)
     time.sleep(0.01)
-    with pytest.raises(PendingCallError, match="expired at .*pending_ttl_s") as caught:
+    with pytest.raises(PendingCallError, match=r"expired at .*pending_ttl_s") as caught:
         await host.resume(pending.id, "once")
     assert caught.value.reason == "expired"
     assert host.pending() == []
@@ -158,7 +158,9 @@ async def test_a_resumed_call_that_asks_again_is_pending_again(open_host, tmp_pa
     host = open_host()
     pending = await defer(host, ToolCall("call_1", "pay", {"to": "bob"}))
     # The asks are per resource: answering "bob" leaves "eve" still to ask.
-    twice = ToolCall("c", "execute", {"code": "await tools.pay(to='bob')\nawait tools.pay(to='eve')"})
+    twice = ToolCall(
+        "c", "execute", {"code": "await tools.pay(to='bob')\nawait tools.pay(to='eve')"}
+    )
     program = await defer(host, twice)
     assert program.call.name == "execute" and program.request.resources == ("bob",)
     outcome = await host.resume(program.id, "once")

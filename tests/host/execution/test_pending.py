@@ -46,7 +46,10 @@ PENDING = PendingCall(
 def test_a_pending_call_round_trips_through_json():
     text = PENDING.to_json()
     assert PendingCall.from_json(text) == PENDING
-    assert json.loads(text)["request"]["metadata"] == {"command": "git push", "nested": {"n": [1, 2]}}
+    assert json.loads(text)["request"]["metadata"] == {
+        "command": "git push",
+        "nested": {"n": [1, 2]},
+    }
     assert PENDING.session_id == "chat-1"
 
 

@@ -30,7 +30,7 @@ import socket
 import time
 import uuid
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from tooldeck._tool import TextPart, ToolFailure
 from tooldeck.errors import PendingCallError, PermissionDeferred
@@ -167,7 +167,7 @@ class Resume:
                 return outcome
 
     async def _get(self) -> PendingEntry:
-        entry = await self._store(self._db().get_pending, self.id)
+        entry = await asyncio.to_thread(self._db().get_pending, self.id)
         if entry is None:
             raise PendingCallError(self.id, "unknown", "there is no such pending call in the store")
         return entry
@@ -175,17 +175,20 @@ class Resume:
     async def _answer(self, entry: PendingEntry, reply: Reply) -> ToolCallOutcome | None:
         """Answer an open call: record a decline, or claim it and run it."""
         if time.time() > entry.expires_at:
+            when = time.strftime("%Y-%m-%d %H:%M:%S %Z", time.localtime(entry.expires_at))
             raise PendingCallError(
                 self.id,
                 "expired",
-                f"it expired at {time.strftime('%Y-%m-%d %H:%M:%S %Z', time.localtime(entry.expires_at))} "
-                "([permissions] pending_ttl_s); ask the model to make the call again",
+                f"it expired at {when} ([permissions] pending_ttl_s); ask the model to make "
+                "the call again",
             )
         pending = PendingCall.from_json(entry.data)
         snapshot = self._checked_snapshot(pending)
         if reply == "reject" or isinstance(reply, Reject):
             outcome = _declined(reply)
-            change = PendingChange("done", reply=reply_to_json(reply), outcome=outcome_to_json(outcome))
+            change = PendingChange(
+                "done", reply=reply_to_json(reply), outcome=outcome_to_json(outcome)
+            )
             return outcome if await self._move("open", "", change) else None
         claim = PendingChange("claimed", self.me, _lease(), reply=reply_to_json(reply))
         if not await self._move("open", "", claim):
@@ -219,7 +222,9 @@ class Resume:
         try:
             if reply == "always":
                 await asyncio.to_thread(self.location.permission.save, request.action, request.save)
-            if not await self._move("claimed", self.me, PendingChange("running", self.me, _lease())):
+            if not await self._move(
+                "claimed", self.me, PendingChange("running", self.me, _lease())
+            ):
                 return None
             state[0] = "running"
             answer: Reply = "once" if reply == "always" else reply
@@ -256,15 +261,11 @@ class Resume:
         return snapshot
 
     async def _move(self, expect: PendingState, owner: str, change: PendingChange) -> bool:
-        return await self._store(self._db().transition, self.id, expect, owner, change)
+        return await asyncio.to_thread(self._db().transition, self.id, expect, owner, change)
 
     def _db(self) -> Store:
         assert self.store is not None
         return self.store
-
-    @staticmethod
-    async def _store(method: Callable[..., object], *args: object) -> Any:
-        return await asyncio.to_thread(method, *args)
 
 
 def _check_reply(reply: object) -> None:

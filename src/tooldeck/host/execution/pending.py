@@ -23,7 +23,7 @@ from pydantic_core import to_jsonable_python
 from tooldeck._tool import ContentPart, FilePart, ImagePart, TextPart
 from tooldeck.host.execution.call import ToolCall
 from tooldeck.host.execution.outcome import ToolCallOutcome, ToolError
-from tooldeck.host.location.permission import Answer, PermissionRequest, Reject, Reply
+from tooldeck.host.location.permission import PermissionRequest, Reject, Reply
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,7 +50,7 @@ class PendingCall:
     message_id: str = ""
     agent: str | None = None
     idempotent: bool = False
-    answered: tuple[Answer, ...] = ()
+    answered: tuple[tuple[str, tuple[str, ...], Reply], ...] = ()
 
     @property
     def session_id(self) -> str:

@@ -39,8 +39,8 @@ if TYPE_CHECKING:
     from tooldeck.host.execution.snapshot import Snapshot, Visibility
     from tooldeck.host.location.location import OnAsk
     from tooldeck.host.location.permission import Asker, Reply
-    from tooldeck.host.location.store.base import Store
     from tooldeck.host.location.questions import Answerer
+    from tooldeck.host.location.store.base import Store
     from tooldeck.host.plugins.report import PluginGroup, PluginInfo, PluginStatus
     from tooldeck.host.service import SessionScope
 

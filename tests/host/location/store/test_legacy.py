@@ -64,7 +64,9 @@ def test_a_corrupt_approvals_file_is_set_aside_and_reported_once(tmp_path, caplo
     with caplog.at_level(logging.WARNING, logger="tooldeck"):
         place = location(tmp_path, None)
         place.config = place.config.model_copy(
-            update={"permission": (PermissionRule(action="edit", resource="src/*", effect="allow"),)}
+            update={
+                "permission": (PermissionRule(action="edit", resource="src/*", effect="allow"),)
+            }
         )
         service = place.permission
         again = location(tmp_path).permission

@@ -86,7 +86,9 @@ class Store(Protocol):
         """``open`` entries (of one session, or all), oldest first."""
         ...
 
-    def transition(self, pending_id: str, expect: PendingState, owner: str, change: PendingChange) -> bool:
+    def transition(
+        self, pending_id: str, expect: PendingState, owner: str, change: PendingChange
+    ) -> bool:
         """Apply ``change`` if the entry is in state ``expect`` held by ``owner`` (``""``
         for an ``open`` entry); True if it did. Atomic against every other process."""
         ...

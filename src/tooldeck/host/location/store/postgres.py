@@ -61,7 +61,9 @@ class PostgresStore:
             )
 
     def approvals(self) -> tuple[PermissionRule, ...]:
-        rows = self._fetch(f"SELECT action, resource, effect FROM {self.schema}.approvals ORDER BY seq")
+        rows = self._fetch(
+            f"SELECT action, resource, effect FROM {self.schema}.approvals ORDER BY seq"
+        )
         return tuple(PermissionRule(action=a, resource=r, effect=e) for a, r, e in rows)
 
     def add_approvals(self, rules: Iterable[PermissionRule]) -> tuple[PermissionRule, ...]:
@@ -108,7 +110,9 @@ class PostgresStore:
         rows = self._fetch(query + " ORDER BY created_at, id", args)
         return tuple(PendingEntry(*row) for row in rows)
 
-    def transition(self, pending_id: str, expect: PendingState, owner: str, change: PendingChange) -> bool:
+    def transition(
+        self, pending_id: str, expect: PendingState, owner: str, change: PendingChange
+    ) -> bool:
         with self._lock, self._db.transaction():
             cursor = self._db.execute(
                 f"UPDATE {self.schema}.pending SET state = %s, owner = %s, lease_until = %s, "

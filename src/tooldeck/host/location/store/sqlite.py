@@ -81,7 +81,9 @@ class SqliteStore:
 
     def add_pending(self, entry: PendingEntry) -> None:
         with self._transaction() as db:
-            db.execute(f"INSERT INTO pending ({_COLUMNS}) VALUES (?,?,?,?,?,?,?,?,?,?)", _row(entry))
+            db.execute(
+                f"INSERT INTO pending ({_COLUMNS}) VALUES (?,?,?,?,?,?,?,?,?,?)", _row(entry)
+            )
 
     def get_pending(self, pending_id: str) -> PendingEntry | None:
         with self._lock:
@@ -100,7 +102,9 @@ class SqliteStore:
             rows = self._db.execute(query + " ORDER BY created_at, id", args).fetchall()
         return tuple(PendingEntry(*row) for row in rows)
 
-    def transition(self, pending_id: str, expect: PendingState, owner: str, change: PendingChange) -> bool:
+    def transition(
+        self, pending_id: str, expect: PendingState, owner: str, change: PendingChange
+    ) -> bool:
         with self._transaction() as db:
             cursor = db.execute(
                 "UPDATE pending SET state = ?, owner = ?, lease_until = ?, "
