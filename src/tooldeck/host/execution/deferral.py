@@ -43,14 +43,8 @@ from tooldeck.host.execution.pending import (
     reply_from_json,
     reply_to_json,
 )
-from tooldeck.host.location.permission import (
-    PermissionRequest,
-    Reject,
-    Reply,
-    answers_given,
-    answers_in_place,
-    asks_deferred,
-)
+from tooldeck.host.location.asks import answers_given, answers_in_place, asks_deferred
+from tooldeck.host.location.permission import PermissionRequest, Reject, Reply
 from tooldeck.host.location.store.base import PendingChange, PendingEntry, PendingState, Store
 from tooldeck.host.registry.names import RESERVED_CODEMODE_NAME
 

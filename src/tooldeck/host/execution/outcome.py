@@ -116,7 +116,7 @@ async def run_tool_call(
     host's mistake, not an outcome of the call.
     """
     if on_ask is not None:  # set for this task only, around the ordinary call
-        from tooldeck.host.location.permission import asks_deferred
+        from tooldeck.host.location.asks import asks_deferred
 
         with asks_deferred(on_ask):
             return await run_tool_call(

@@ -29,14 +29,15 @@ class Approvals:
     process and a warning says where saving failed.
     """
 
-    def __init__(self, open_store: Callable[[], Store]) -> None:
+    def __init__(self, open_store: Callable[[], Store], saved: Callable[[], Store | None]) -> None:
         self._open_store = open_store
         self._lock = threading.Lock()
-        self.rules = Ruleset(self._load())
+        self.rules = Ruleset(self._load(saved))
 
-    def _load(self) -> tuple[PermissionRule, ...]:
+    def _load(self, saved: Callable[[], Store | None]) -> tuple[PermissionRule, ...]:
         try:
-            return self._open_store().approvals()
+            store = saved()
+            return store.approvals() if store is not None else ()
         except Exception as exc:  # any store's failure: the configured rules still apply
             _log.warning("could not read permission approvals: %s", exc)
             return ()

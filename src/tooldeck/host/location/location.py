@@ -107,6 +107,17 @@ class Location:
         assert self._store is not None
         return self._store
 
+    def saved_store(self) -> Store | None:
+        """The store if anything may be saved in it, else ``None`` without creating one:
+        reading approvals must not create a data dir and a database in it."""
+        if self._store_ready or self._store is not None:
+            return self.store
+        from tooldeck.host.location.store.legacy import LEGACY_NAME
+        from tooldeck.host.location.store.sqlite import DATABASE_NAME
+
+        names = (DATABASE_NAME, LEGACY_NAME)
+        return self.store if any(os.path.lexists(self.data_dir / n) for n in names) else None
+
     def _open_store(self) -> Store:
         """The given store or the data dir's SQLite one (closed with the Location)."""
         from tooldeck.host.location.store.legacy import migrate_legacy

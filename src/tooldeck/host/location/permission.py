@@ -14,10 +14,9 @@ Three layers decide one resource:
    but never lift a policy ``deny``: a deny is policy, an "always" is a convenience, and
    a broad saved pattern (``git *``) must not undo ``deny "git push *"``;
 3. the **asker** (``Location.asker``) for whatever is still ``ask``, unless asks are
-   deferred (``on_ask="defer"``, per call through ``asks_deferred`` or for the whole
-   Location): then the ask raises ``PermissionDeferred`` and the call ends ``pending``.
-   A resumed call runs inside ``answers_in_place``, whose replies answer the asks they
-   match without asking anyone.
+   deferred (``on_ask="defer"``, see ``asks.py``): then the ask raises
+   ``PermissionDeferred`` and the call ends ``pending``. Answers put in place for a
+   resumed call answer the asks they match without asking anyone.
 
 Saved approvals live in the Location's store (``location.store``).
 
@@ -29,7 +28,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import contextvars
 import inspect
 import os
 import threading
@@ -47,8 +45,8 @@ from tooldeck.errors import (
     TooldeckError,
 )
 from tooldeck.host.location.approvals import Approvals
+from tooldeck.host.location.asks import answer_in_place, deferring
 from tooldeck.host.location.config import PermissionRule
-from tooldeck.host.location.location import OnAsk
 from tooldeck.host.location.policy import DEFAULT_RULES
 from tooldeck.host.location.wildcard import Effect, Ruleset
 
@@ -66,13 +64,6 @@ __all__ = [
 
 if TYPE_CHECKING:
     from tooldeck.host.location.location import Location
-
-_on_ask: contextvars.ContextVar[OnAsk | None] = contextvars.ContextVar(
-    "tooldeck_on_ask", default=None
-)
-_answers: contextvars.ContextVar[tuple[tuple[str, frozenset[str], Reply], ...]] = (
-    contextvars.ContextVar("tooldeck_answers", default=())
-)
 
 
 @dataclass(frozen=True, slots=True)
@@ -100,46 +91,6 @@ class PermissionRequest:
     metadata: Mapping[str, Any]
     source: Mapping[str, Any]
     session_id: str = ""
-
-
-@contextlib.contextmanager
-def asks_deferred(on_ask: OnAsk) -> Iterator[None]:
-    """Within the block (this task, and the tasks it starts), asks do what ``on_ask``
-    says, whatever the Location's default."""
-    token = _on_ask.set(on_ask)
-    try:
-        yield
-    finally:
-        _on_ask.reset(token)
-
-
-Answer: TypeAlias = tuple[str, tuple[str, ...], "Reply"]
-"""An answer given ahead of its ask: ``(action, resources, reply)``."""
-
-
-@contextlib.contextmanager
-def answers_in_place(answers: Sequence[Answer]) -> Iterator[None]:
-    """Within the block, an ask for an answer's action on some of its resources gets its
-    reply without reaching the asker: how a resumed call meets the answers to its
-    questions."""
-    added = tuple((action, frozenset(resources), reply) for action, resources, reply in answers)
-    token = _answers.set((*_answers.get(), *added))
-    try:
-        yield
-    finally:
-        _answers.reset(token)
-
-
-def answers_given() -> tuple[Answer, ...]:
-    """The answers in place here (a call deferred again carries them to its next resume)."""
-    return tuple((a, tuple(sorted(r)), reply) for a, r, reply in _answers.get())
-
-
-def _answer_in_place(action: str, asked: tuple[str, ...]) -> Reply | None:
-    for answered_action, answered, reply in _answers.get():
-        if answered_action == action and answered.issuperset(asked):
-            return reply
-    return None
 
 
 class Asker(Protocol):
@@ -197,7 +148,7 @@ class PermissionService:
 
     def __init__(self, location: Location) -> None:
         self._location = location
-        self._approvals = Approvals(lambda: location.store)
+        self._approvals = Approvals(lambda: location.store, location.saved_store)
         self._pending: dict[str, list[_Pending]] = {}
         self._pending_lock = threading.Lock()
 
@@ -247,11 +198,11 @@ class PermissionService:
             session_id,
         )
         pending = _Pending(request)
-        answer = _answer_in_place(action, asked)
+        answer = answer_in_place(action, asked)
         if answer is not None:
             await self._settle(pending, answer, True)
             return
-        if (_on_ask.get() or self._location.on_ask) == "defer":
+        if deferring(self._location.on_ask):
             raise PermissionDeferred(request)
         asker = self._location.asker
         if asker is None:
