@@ -202,3 +202,15 @@ async def test_a_turn_lists_its_pending_calls_and_renders_none_of_them(open_host
     assert results_for("openai", [(PAY_BOB, resumed)]) == [
         {"role": "tool", "tool_call_id": "call_1", "content": "paid bob"}
     ]
+
+
+async def test_a_call_that_cannot_be_saved_fails_saying_why(tmp_path, caplog):
+    (tmp_path / "data").write_text("a file where the data dir should be")
+    host = Host.open(tmp_path, plugins=[Payments(tmp_path / "effects")], data_dir=tmp_path / "data")
+    outcome = await run_tool_call(host.snapshot(), PAY_BOB, on_ask="defer")
+    assert (outcome.status, outcome.error.type) == ("failed", "unknown")
+    assert outcome.content[0].text.startswith(
+        "The tool call needs the user's approval, but it could not be saved to wait for it"
+    )
+    assert "could not save pending call 'pay'" in caplog.text
+    host.close()

@@ -25,6 +25,7 @@ call ``pending`` again, under a new id, recorded as this id's outcome.
 from __future__ import annotations
 
 import asyncio
+import logging
 import os
 import socket
 import time
@@ -52,6 +53,8 @@ if TYPE_CHECKING:
     from tooldeck.host.execution.call import ToolCall
     from tooldeck.host.execution.snapshot import Snapshot
     from tooldeck.host.location.location import Location
+
+log = logging.getLogger("tooldeck")
 
 LEASE_S = 30.0
 """How long a claim holds without renewal; the holder renews it every third of that."""
@@ -95,7 +98,15 @@ async def deferred_outcome(
         answers_given(),
     )
     entry = PendingEntry(pending.id, pending.session_id, now, now + ttl, pending.to_json())
-    await asyncio.to_thread(_add, location, entry)
+    try:
+        await asyncio.to_thread(_add, location, entry)
+    except Exception as exc:  # no store, no deferral: the call cannot wait, say so
+        log.exception("could not save pending call %r (id %r)", call.name, call.id)
+        text = (
+            "The tool call needs the user's approval, but it could not be saved to wait "
+            f"for it ({exc})."
+        )
+        return ToolCallOutcome("failed", (TextPart(text),), error=ToolError("unknown", text))
     return ToolCallOutcome("pending", (TextPart(PENDING_TEXT),), output=pending)
 
 
@@ -239,7 +250,11 @@ class Resume:
     async def _renew(self, state: list[PendingState]) -> None:
         while True:
             await asyncio.sleep(LEASE_S / 3)
-            await self._move(state[0], self.me, PendingChange(state[0], self.me, _lease()))
+            try:
+                await self._move(state[0], self.me, PendingChange(state[0], self.me, _lease()))
+            except Exception:  # retried next time; a lease that lapses meanwhile only
+                # lets a later resume report the call unknown
+                log.exception("could not renew the claim on pending call %r", self.id)
 
     def _checked_snapshot(self, pending: PendingCall) -> Snapshot:
         snapshot = self.snapshot_for(pending.session_id)
