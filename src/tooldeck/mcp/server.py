@@ -21,12 +21,20 @@ from mcp.server import Server
 from mcp.server.subscriptions import InMemorySubscriptionBus, ListenHandler, ToolsListChanged
 
 from tooldeck import __version__
+from tooldeck.errors import PendingCallError
 from tooldeck.host.execution.call import ToolCall
 from tooldeck.host.execution.outcome import run_tool_call
 from tooldeck.host.execution.snapshot import Snapshot
 from tooldeck.host.registry.record import record_of
 from tooldeck.host.schema.frozen import thaw
-from tooldeck.mcp.asking import MODERN, ElicitingAsker, answers_of, current_request
+from tooldeck.mcp.asking import (
+    MODERN,
+    ElicitingAsker,
+    answered,
+    current_request,
+    elicits_by_round_trip,
+    input_required,
+)
 from tooldeck.mcp.results import call_result
 
 if TYPE_CHECKING:
@@ -86,11 +94,10 @@ class CatalogServer:
     ) -> types.CallToolResult | types.InputRequiredResult:
         snapshot = self._current().snapshot()
         call = ToolCall(f"mcp-{next(self._calls)}", params.name, params.arguments or {})
-        with current_request(ctx, answers_of(params)) as asked:
+        if elicits_by_round_trip(ctx):
+            return await self._round_trip(params, snapshot, call)
+        with current_request(ctx) as asked:
             outcome = await run_tool_call(snapshot, call, session_id="mcp", message_id=call.id)
-        question = asked.input_required() if outcome.status == "declined" else None
-        if question is not None:
-            return question
         if outcome.status == "declined" and asked.unanswerable:
             return types.CallToolResult(
                 content=[
@@ -100,6 +107,28 @@ class CatalogServer:
                 ],
                 is_error=True,
             )
+        return call_result(
+            outcome, structured=_declares_output(snapshot, params.name), call_id=call.id
+        )
+
+    async def _round_trip(
+        self, params: types.CallToolRequestParams, snapshot: Snapshot, call: ToolCall
+    ) -> types.CallToolResult | types.InputRequiredResult:
+        """A 2026-07-28 call: asks are deferred, and a retry carrying the answer resumes
+        the pending call it names (see ``asking``)."""
+        answer = answered(params)
+        if answer is None:
+            outcome = await run_tool_call(
+                snapshot, call, session_id="mcp", message_id=call.id, on_ask="defer"
+            )
+        else:
+            try:
+                outcome = await self._current().resume(*answer)
+            except PendingCallError as exc:
+                text = types.TextContent(type="text", text=str(exc))
+                return types.CallToolResult(content=[text], is_error=True)
+        if outcome.pending is not None:
+            return input_required(outcome.pending)
         return call_result(
             outcome, structured=_declares_output(snapshot, params.name), call_id=call.id
         )
