@@ -107,7 +107,7 @@ class Location:
         assert self._store is not None
         return self._store
 
-    def saved_store(self) -> Store | None:
+    def _saved_store(self) -> Store | None:
         """The store if anything may be saved in it, else ``None`` without creating one:
         reading approvals must not create a data dir and a database in it."""
         if self._store_ready or self._store is not None:

@@ -148,7 +148,7 @@ class PermissionService:
 
     def __init__(self, location: Location) -> None:
         self._location = location
-        self._approvals = Approvals(lambda: location.store, location.saved_store)
+        self._approvals = Approvals(lambda: location.store, location._saved_store)
         self._pending: dict[str, list[_Pending]] = {}
         self._pending_lock = threading.Lock()
 
