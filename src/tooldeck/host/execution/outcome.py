@@ -152,7 +152,7 @@ async def run_tool_call(
     except PermissionBlocked as exc:
         return _failed(snapshot, call, "permission.rejected", str(exc), _EMPTY)
     except PermissionDeferred as exc:
-        from tooldeck.host.execution.deferral import deferred_outcome
+        from tooldeck.host.execution.resume import deferred_outcome
 
         return await deferred_outcome(snapshot, call, exc, message_id, agent)
     except (PermissionDeclined, QuestionDismissed) as exc:

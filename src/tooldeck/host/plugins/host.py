@@ -238,7 +238,7 @@ class Host:
         twice. Raises ``PendingCallError`` for an unknown id, an expired call or a tool
         whose definition changed since the ask.
         """
-        from tooldeck.host.execution.deferral import Resume
+        from tooldeck.host.execution.resume import Resume
 
         return await Resume(self.location, self._snapshot_for, pending_id)(reply)
 
