@@ -14,9 +14,19 @@ from __future__ import annotations
 
 import gc
 import json
+import os
+import pwd
+import shutil
+import signal
+import socket
+import subprocess
+import tempfile
 import threading
+import time
+import uuid
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -122,3 +132,157 @@ def no_gc() -> Iterator[None]:
     finally:
         if was:
             gc.enable()
+
+
+# -- a real PostgreSQL server for the store tests -----------------------------------------
+def _postgres_bin() -> Path:
+    """The newest server installed by Debian's ``postgresql`` package."""
+    found = sorted(
+        (p.parent for p in Path("/usr/lib/postgresql").glob("*/bin/postgres")),
+        key=lambda p: int(p.parent.name) if p.parent.name.isdigit() else 0,
+    )
+    if not found:
+        pytest.fail(
+            "the store tests need a PostgreSQL server: apt-get install -y postgresql "
+            "(.ci/run installs it)"
+        )
+    return found[-1]
+
+
+def _as_server_user() -> tuple[list[str], int | None, int | None]:
+    """PostgreSQL refuses to run as root: as root, run it as the package's ``postgres``."""
+    if os.geteuid() != 0:
+        return [], None, None
+    user = pwd.getpwnam("postgres")
+    prefix = [
+        "setpriv",
+        f"--reuid={user.pw_uid}",
+        f"--regid={user.pw_gid}",
+        "--init-groups",
+        "--reset-env",
+        "--",
+    ]
+    return prefix, user.pw_uid, user.pw_gid
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port: int = probe.getsockname()[1]
+        return port
+
+
+@pytest.fixture(scope="session")
+def postgres_dsn() -> Iterator[str]:
+    """A PostgreSQL server this session starts (``initdb`` + ``postgres``) on a temporary
+    directory and a free port, stopped and removed when the session ends."""
+    import psycopg
+
+    bin_dir = _postgres_bin()
+    prefix, uid, gid = _as_server_user()
+    base = Path(tempfile.mkdtemp(prefix="tooldeck-pg-"))
+    if uid is not None and gid is not None:
+        os.chown(base, uid, gid)
+    data, log = base / "data", base / "server.log"
+    subprocess.run(
+        [
+            *prefix,
+            str(bin_dir / "initdb"),
+            "-D",
+            str(data),
+            "-U",
+            "tooldeck",
+            "-A",
+            "trust",
+            "-E",
+            "UTF8",
+            "--no-sync",
+        ],
+        check=True,
+        capture_output=True,
+    )
+    port = _free_port()
+    with open(log, "wb") as out:
+        server = subprocess.Popen(
+            [
+                *prefix,
+                str(bin_dir / "postgres"),
+                "-D",
+                str(data),
+                "-p",
+                str(port),
+                "-k",
+                str(base),
+                "-c",
+                "listen_addresses=127.0.0.1",
+                "-c",
+                "fsync=off",
+            ],
+            stdout=out,
+            stderr=subprocess.STDOUT,
+        )
+    dsn = f"host=127.0.0.1 port={port} user=tooldeck dbname=postgres connect_timeout=5"
+    try:
+        _wait_for(server, dsn, log, psycopg)
+        yield dsn
+    finally:
+        server.send_signal(signal.SIGINT)  # fast shutdown
+        server.wait(timeout=60)
+        shutil.rmtree(base, ignore_errors=True)
+
+
+def _wait_for(server: subprocess.Popen[bytes], dsn: str, log: Path, psycopg: Any) -> None:
+    for _ in range(600):
+        if server.poll() is not None:
+            pytest.fail(f"postgres exited with {server.returncode}:\n{log.read_text()}")
+        try:
+            psycopg.connect(dsn).close()
+            return
+        except psycopg.OperationalError:
+            time.sleep(0.05)
+    pytest.fail(f"postgres did not accept connections within 30 s:\n{log.read_text()}")
+
+
+@pytest.fixture(params=["sqlite", "postgres"])
+def store_spec(request: pytest.FixtureRequest, tmp_path: Path) -> str:
+    """Where a test's store lives, as text a subprocess can open with ``open_store``:
+    ``sqlite:<path>`` or ``postgres:<schema>:<dsn>`` (a fresh schema per test)."""
+    if request.param == "sqlite":
+        return f"sqlite:{tmp_path / 'store.sqlite3'}"
+    dsn = request.getfixturevalue("postgres_dsn")
+    return f"postgres:t_{uuid.uuid4().hex[:16]}:{dsn}"
+
+
+def open_store(spec: str) -> Any:
+    """The store ``store_spec`` names (also used by the tests' subprocesses)."""
+    kind, _, rest = spec.partition(":")
+    if kind == "sqlite":
+        from tooldeck import SqliteStore
+
+        return SqliteStore(rest)
+    from tooldeck import PostgresStore
+
+    schema, _, dsn = rest.partition(":")
+    return PostgresStore(dsn, schema=schema)
+
+
+@pytest.fixture
+def store(store_spec: str) -> Iterator[Any]:
+    """The same store suite runs on SQLite and on a real PostgreSQL server."""
+    opened = open_store(store_spec)
+    yield opened
+    opened.close()
+
+
+@pytest.fixture
+def reopen(store_spec: str) -> Iterator[Callable[[], Any]]:
+    """Open another store object on the same database (as a second process would)."""
+    opened: list[Any] = []
+
+    def another() -> Any:
+        opened.append(open_store(store_spec))
+        return opened[-1]
+
+    yield another
+    for each in opened:
+        each.close()

@@ -38,7 +38,7 @@ def test_a_failing_step_fails_the_run(tmp_path):
     """The script itself, with every tool it calls replaced by one that fails."""
     fake = tmp_path / "bin"
     fake.mkdir()
-    for name in ("python3", "pyenv"):
+    for name in ("python3", "pyenv", "apt-get"):
         tool = fake / name
         tool.write_text("#!/bin/sh\nexit 3\n")
         tool.chmod(tool.stat().st_mode | stat.S_IEXEC)
@@ -50,3 +50,8 @@ def test_a_failing_step_fails_the_run(tmp_path):
         ["bash", str(checkout / ".ci" / "run")], env=env, capture_output=True, text=True, timeout=60
     )
     assert done.returncode != 0
+
+
+def test_ci_installs_the_postgresql_server_the_store_tests_start():
+    text = RUN.read_text()
+    assert "apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y postgresql" in text

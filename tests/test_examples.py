@@ -34,6 +34,7 @@ DOCS = (
     "codemode.md",
     "integrations.md",
     "tool-search.md",
+    "approvals.md",
 )
 
 _FENCE = re.compile(

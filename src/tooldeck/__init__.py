@@ -39,9 +39,11 @@ if TYPE_CHECKING:
     from tooldeck.errors import ConfigError as ConfigError
     from tooldeck.errors import ExternalError as ExternalError
     from tooldeck.errors import PackBuildError as PackBuildError
+    from tooldeck.errors import PendingCallError as PendingCallError
     from tooldeck.errors import PermissionBlocked as PermissionBlocked
     from tooldeck.errors import PermissionCorrected as PermissionCorrected
     from tooldeck.errors import PermissionDeclined as PermissionDeclined
+    from tooldeck.errors import PermissionDeferred as PermissionDeferred
     from tooldeck.errors import PluginError as PluginError
     from tooldeck.errors import QuestionDismissed as QuestionDismissed
     from tooldeck.errors import ReplyError as ReplyError
@@ -60,6 +62,7 @@ if TYPE_CHECKING:
     from tooldeck.host.execution.outcome import ToolCallOutcome as ToolCallOutcome
     from tooldeck.host.execution.outcome import ToolError as ToolError
     from tooldeck.host.execution.outcome import run_tool_call as run_tool_call
+    from tooldeck.host.execution.pending import PendingCall as PendingCall
     from tooldeck.host.execution.snapshot import CodeModeProvider as CodeModeProvider
     from tooldeck.host.execution.snapshot import Snapshot as Snapshot
     from tooldeck.host.execution.snapshot import ToolDefinition as ToolDefinition
@@ -71,10 +74,12 @@ if TYPE_CHECKING:
     from tooldeck.host.location.config import McpServerConfig as McpServerConfig
     from tooldeck.host.location.config import OutputConfig as OutputConfig
     from tooldeck.host.location.config import PermissionRule as PermissionRule
+    from tooldeck.host.location.config import PermissionsConfig as PermissionsConfig
     from tooldeck.host.location.config import PluginsConfig as PluginsConfig
     from tooldeck.host.location.config import ToolConfig as ToolConfig
     from tooldeck.host.location.config_files import load_config as load_config
     from tooldeck.host.location.location import Location as Location
+    from tooldeck.host.location.location import OnAsk as OnAsk
     from tooldeck.host.location.permission import Asker as Asker
     from tooldeck.host.location.permission import PermissionGate as PermissionGate
     from tooldeck.host.location.permission import PermissionRequest as PermissionRequest
@@ -88,6 +93,12 @@ if TYPE_CHECKING:
     from tooldeck.host.location.questions import QuestionGate as QuestionGate
     from tooldeck.host.location.questions import QuestionRequest as QuestionRequest
     from tooldeck.host.location.questions import QuestionService as QuestionService
+    from tooldeck.host.location.store.base import PendingChange as PendingChange
+    from tooldeck.host.location.store.base import PendingEntry as PendingEntry
+    from tooldeck.host.location.store.base import PendingState as PendingState
+    from tooldeck.host.location.store.base import Store as Store
+    from tooldeck.host.location.store.postgres import PostgresStore as PostgresStore
+    from tooldeck.host.location.store.sqlite import SqliteStore as SqliteStore
     from tooldeck.host.location.trust import TrustItem as TrustItem
     from tooldeck.host.location.trust import TrustKind as TrustKind
     from tooldeck.host.location.trust import TrustSource as TrustSource
@@ -138,8 +149,8 @@ _LOCATIONS = {
     "Diagnostic": "tooldeck.host.registry.editor",
     "Effect": "tooldeck.host.location.wildcard",
     "ErrorType": "tooldeck.host.execution.outcome",
-    "ExternalError": "tooldeck.errors",
     "ExecutedTool": "tooldeck.host.execution.call",
+    "ExternalError": "tooldeck.errors",
     "FilePart": "tooldeck._tool",
     "FrozenDict": "tooldeck.host.schema.frozen",
     "FrozenToolError": "tooldeck._tool",
@@ -150,21 +161,29 @@ _LOCATIONS = {
     "McpConfig": "tooldeck.host.location.config",
     "McpServerConfig": "tooldeck.host.location.config",
     "NamespaceEntry": "tooldeck.host.registry.editor",
+    "OnAsk": "tooldeck.host.location.location",
     "Option": "tooldeck.host.location.questions",
-    "PackBuildError": "tooldeck.errors",
     "OutputConfig": "tooldeck.host.location.config",
+    "PackBuildError": "tooldeck.errors",
+    "PendingCall": "tooldeck.host.execution.pending",
+    "PendingCallError": "tooldeck.errors",
+    "PendingChange": "tooldeck.host.location.store.base",
+    "PendingEntry": "tooldeck.host.location.store.base",
+    "PendingState": "tooldeck.host.location.store.base",
     "PermissionBlocked": "tooldeck.errors",
     "PermissionCorrected": "tooldeck.errors",
     "PermissionDeclined": "tooldeck.errors",
+    "PermissionDeferred": "tooldeck.errors",
     "PermissionGate": "tooldeck.host.location.permission",
     "PermissionRequest": "tooldeck.host.location.permission",
     "PermissionRule": "tooldeck.host.location.config",
     "PermissionService": "tooldeck.host.location.permission",
+    "PermissionsConfig": "tooldeck.host.location.config",
     "PluginError": "tooldeck.errors",
     "PluginInfo": "tooldeck.host.plugins.report",
     "PluginStatus": "tooldeck.host.plugins.report",
-    "ToolConfig": "tooldeck.host.location.config",
     "PluginsConfig": "tooldeck.host.location.config",
+    "PostgresStore": "tooldeck.host.location.store.postgres",
     "ProgressCallback": "tooldeck._tool",
     "Question": "tooldeck.host.location.questions",
     "QuestionDismissed": "tooldeck.errors",
@@ -173,8 +192,8 @@ _LOCATIONS = {
     "QuestionService": "tooldeck.host.location.questions",
     "Registration": "tooldeck.host.service",
     "Reject": "tooldeck.host.location.permission",
-    "ReplyError": "tooldeck.errors",
     "Reply": "tooldeck.host.location.permission",
+    "ReplyError": "tooldeck.errors",
     "RuleLike": "tooldeck.host.location.wildcard",
     "Ruleset": "tooldeck.host.location.wildcard",
     "SchemaSource": "tooldeck._tool",
@@ -183,11 +202,14 @@ _LOCATIONS = {
     "SessionTransformFn": "tooldeck.host.registry.session",
     "Snapshot": "tooldeck.host.execution.snapshot",
     "SourceEffects": "tooldeck.host.registry.catalog",
+    "SqliteStore": "tooldeck.host.location.store.sqlite",
     "Status": "tooldeck.host.execution.outcome",
+    "Store": "tooldeck.host.location.store.base",
     "TextPart": "tooldeck._tool",
     "Tool": "tooldeck._tool",
     "ToolCall": "tooldeck.host.execution.call",
     "ToolCallOutcome": "tooldeck.host.execution.outcome",
+    "ToolConfig": "tooldeck.host.location.config",
     "ToolContext": "tooldeck._tool",
     "ToolDefectError": "tooldeck.errors",
     "ToolDefinition": "tooldeck.host.execution.snapshot",

@@ -186,6 +186,9 @@ class Tool(Generic[InT, OutT]):
     # Advertised behind a tool search instead of in full (never for pinned tools and
     # code-mode tools, which ``execute`` and its budget already cover).
     defer_loading: bool = False
+    # Safe to run twice: a durable approval whose run was cut off may run it again
+    # (``host.resume``) instead of ending ``unknown``.
+    idempotent: bool = False
     # The registry's per-object cache (``tooldeck.host.registry.record``): not a field a
     # caller sets, shows or compares, and a copy made by ``replace`` starts without it.
     _record: Any = field(default=None, init=False, repr=False, compare=False)

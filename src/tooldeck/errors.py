@@ -25,6 +25,7 @@ errors); the others live here. Arguments of the wrong type or value raise Python
     BaseException
      ├── PermissionDeclined            signal: the user rejected a permission ask
      ├── QuestionDismissed             signal: the user dismissed a question (or no one can answer)
+     ├── PermissionDeferred            signal: an ask the host answers later (on_ask="defer")
      └── Exception
           ├── ToolFailure              signal: expected, model-visible failure of a tool call
           ├── PermissionCorrected      signal: rejected *with feedback*; a failure carrying it
@@ -36,6 +37,7 @@ errors); the others live here. Arguments of the wrong type or value raise Python
                ├── PluginError          a plugin that failed to import, register or run a hook
                ├── SessionError         a closed session used, or a call of another session
                ├── ToolDefectError      a tool broke its own contract: the author's bug
+               ├── PendingCallError     a pending call resume refuses: unknown, expired, changed
                ├── UsageError           tooldeck called the wrong way or at the wrong time
                ├── ReplyError           an asker or answerer returned something that is no reply
                ├── ExternalError        a program or service tooldeck runs failed
@@ -54,9 +56,11 @@ __all__ = [
     "ConfigError",
     "ExternalError",
     "PackBuildError",
+    "PendingCallError",
     "PermissionBlocked",
     "PermissionCorrected",
     "PermissionDeclined",
+    "PermissionDeferred",
     "PluginError",
     "QuestionDismissed",
     "ReplyError",
@@ -172,6 +176,29 @@ class PermissionDeclined(BaseException):
         super().__init__(f"permission declined: {action} {', '.join(resources)}".rstrip())
         self.action = action
         self.resources = tuple(resources)
+
+
+class PermissionDeferred(BaseException):
+    """An ask the host defers (``on_ask="defer"``): the call stops at its ask and ends
+    ``pending``. A ``BaseException`` like the decline signals, so no leaf's
+    ``except Exception`` runs on as if the user had said yes. ``request`` is the
+    ``PermissionRequest`` that was not answered."""
+
+    def __init__(self, request: object) -> None:
+        action = getattr(request, "action", "")
+        super().__init__(f"permission ask deferred: {action}".rstrip())
+        self.request = request
+
+
+class PendingCallError(TooldeckError):
+    """``host.resume`` cannot answer a pending call: ``reason`` is ``"unknown"`` (no such
+    id in the store), ``"expired"`` (older than ``[permissions] pending_ttl_s``) or
+    ``"changed"`` (the tool's definition differs from the one the ask was made under)."""
+
+    def __init__(self, pending_id: str, reason: str, message: str) -> None:
+        super().__init__(f"pending call {pending_id!r}: {message}")
+        self.pending_id = pending_id
+        self.reason = reason
 
 
 class QuestionDismissed(BaseException):

@@ -37,6 +37,12 @@ async def twice(input, ctx):
     await ctx.permission.assert_("twice", ["second"])
     return ToolResult("ran twice")
 
+async def counted(input, ctx):
+    await ctx.permission.assert_("counted", [])
+    with open(ctx.location.root / "counted.txt", "a") as file:
+        file.write("ran\\n")
+    return ToolResult("counted")
+
 @tool
 def coded() -> str:
     """A code-mode tool."""
@@ -47,6 +53,8 @@ def tool_transform(editor):
     editor.add(add.replace(codemode=False))
     editor.add(Tool(name="guarded", description="Ask first.", execute=guarded, codemode=False))
     editor.add(Tool(name="twice", description="Ask two questions.", execute=twice,
+                    codemode=False))
+    editor.add(Tool(name="counted", description="Ask, then count.", execute=counted,
                     codemode=False))
     editor.add(coded)
 '''
@@ -201,6 +209,33 @@ def test_a_2026_client_answers_each_question_of_a_call_once(project):
     assert asked == ["Allow 'twice' on first?", "Allow 'twice' on second?"]
     assert result.is_error
     assert "not the second" in result.content[0].text
+
+
+def test_a_2026_answer_sent_twice_runs_the_tool_once(project):
+    async def never(ctx, params):
+        raise AssertionError("the test answers by hand")
+
+    async def scenario():
+        async with served(project, elicitation_callback=never) as client:
+            first = await client.session.call_tool("counted", {}, allow_input_required=True)
+            [key] = first.input_requests
+            answer = {key: types.ElicitResult(action="accept", content={"decision": "once"})}
+            retries = [
+                await client.session.call_tool(
+                    "counted",
+                    {},
+                    input_responses=answer,
+                    request_state=first.request_state,
+                    allow_input_required=True,
+                )
+                for _ in range(2)
+            ]
+            return first, retries
+
+    first, retries = anyio.run(scenario)
+    assert isinstance(first, types.InputRequiredResult)
+    assert [(r.is_error, r.content[0].text) for r in retries] == [(False, "counted")] * 2
+    assert (project / "counted.txt").read_text() == "ran\n"  # the retry replayed the record
 
 
 @pytest.mark.parametrize("mode", ["auto", "legacy"])

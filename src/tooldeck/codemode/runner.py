@@ -14,6 +14,8 @@ too), ``PermissionBlocked``,          is what the model would read from the same
 ``PermissionCorrected``               (for feedback: the feedback and what to do)
 ``PermissionDeclined``,               the program is aborted; ``execute`` ends
 ``QuestionDismissed``                 ``declined`` (the signal propagates)
+``PermissionDeferred``                the program is aborted; ``execute`` ends
+                                      ``pending`` (resuming re-runs the program)
 any other exception (a defect)        the program is aborted; the defect propagates
 ====================================  ==============================================
 

@@ -7,11 +7,13 @@ naming the rule to add.
 
 The two protocol eras elicit differently. A handshake-era client gets an
 ``elicitation/create`` request in the middle of the call. A 2026-07-28 client cannot be
-sent a request: the call ends with an ``input_required`` result carrying the question,
-and the client calls again with the answer, so the call runs again from the start and
-this time finds its answer (``Asked.answers``); answers of earlier rounds travel in the
-result's ``request_state``, which the client echoes back. The state is not sealed: a
-client that rewrites it only gives answers, and answering is what it is asked to do.
+sent a request, so its calls defer their asks (``on_ask="defer"``, docs/approvals.md):
+a call that asks ends ``pending``, the result is ``input_required`` with the question and
+the pending call's id in ``request_state``, and the client's retry carrying the answer
+resumes that pending call, exactly once. A retry sent twice gets the recorded outcome
+and never runs the tool again; a call that asks again is pending again, under a new id
+that carries the answers already given. The state is not sealed: it names a pending
+call by an unguessable id, and answering is what the client is asked to do.
 """
 
 from __future__ import annotations
@@ -19,61 +21,53 @@ from __future__ import annotations
 import contextlib
 import contextvars
 import json
-from collections.abc import Iterator, Mapping
-from typing import Any
+from collections.abc import Iterator
+from typing import TYPE_CHECKING, Any
 
 from tooldeck.host.location.permission import PermissionRequest, Reject, Reply
 from tooldeck.mcp.sdk import types
 
+if TYPE_CHECKING:
+    from tooldeck.host.execution.pending import PendingCall
+
 
 class Asked:
-    """The asks of one call: answers given in earlier rounds, asks still to put to the
-    client (2026-07-28), and asks no one could answer (they were declined)."""
+    """The asks of one handshake-era call that no one could answer (they were declined)."""
 
-    def __init__(self, ctx: Any, answers: Mapping[str, types.ElicitResult] | None = None) -> None:
+    def __init__(self, ctx: Any) -> None:
         self.ctx = ctx
-        self.answers: dict[str, types.ElicitResult] = dict(answers or {})
-        self.pending: dict[str, PermissionRequest] = {}
         self.unanswerable: list[PermissionRequest] = []
 
-    def input_required(self) -> types.InputRequiredResult | None:
-        """The round-trip result asking the client the pending questions, if any."""
-        if not self.pending:
-            return None
-        requests: dict[str, types.InputRequest] = {
-            key: types.ElicitRequest(
-                params=types.ElicitRequestFormParams(
-                    message=_message(request), requested_schema=SCHEMA
-                )
-            )
-            for key, request in self.pending.items()
-        }
-        state = json.dumps(
-            {
-                key: answer.model_dump(mode="json", by_alias=True, exclude_none=True)
-                for key, answer in self.answers.items()
-            }
-        )
-        return types.InputRequiredResult(input_requests=requests, request_state=state)
+
+def input_required(pending: PendingCall) -> types.InputRequiredResult:
+    """The round-trip result asking a 2026-07-28 client the question of ``pending``."""
+    request = pending.request
+    ask = types.ElicitRequest(
+        params=types.ElicitRequestFormParams(message=_message(request), requested_schema=SCHEMA)
+    )
+    state = json.dumps({"pending": pending.id, "tool": pending.call.name})
+    return types.InputRequiredResult(input_requests={_key(request): ask}, request_state=state)
 
 
-def answers_of(params: types.CallToolRequestParams) -> dict[str, types.ElicitResult]:
-    """The answers a retried 2026-07-28 call carries: earlier rounds' (in its
-    ``request_state``) and this round's (its ``input_responses``). Anything else is
-    ignored: a question left unanswered is asked again."""
-    found: dict[str, types.ElicitResult] = {}
+def answered(params: types.CallToolRequestParams) -> tuple[str, Reply] | None:
+    """``(pending id, reply)`` when a retried 2026-07-28 call answers a pending call of
+    the same tool; ``None`` for a first call, or a retry without an answer (the call then
+    runs afresh and asks again)."""
     try:
-        earlier = json.loads(params.request_state) if params.request_state else {}
+        state = json.loads(params.request_state) if params.request_state else None
     except ValueError:
-        earlier = {}
-    if isinstance(earlier, dict):
-        for key, value in earlier.items():
-            with contextlib.suppress(ValueError):
-                found[str(key)] = types.ElicitResult.model_validate(value)
-    for key, response in (params.input_responses or {}).items():
-        if isinstance(response, types.ElicitResult):
-            found[key] = response
-    return found
+        return None
+    if not isinstance(state, dict) or state.get("tool") != params.name:
+        return None
+    pending_id = state.get("pending")
+    responses = [
+        response
+        for response in (params.input_responses or {}).values()
+        if isinstance(response, types.ElicitResult)
+    ]
+    if not isinstance(pending_id, str) or len(responses) != 1:
+        return None
+    return pending_id, _reply(responses[0])
 
 
 MODERN = "2026-07-28"
@@ -102,11 +96,9 @@ SCHEMA: types.ElicitRequestedSchema = {
 
 
 @contextlib.contextmanager
-def current_request(
-    ctx: Any, answers: Mapping[str, types.ElicitResult] | None = None
-) -> Iterator[Asked]:
+def current_request(ctx: Any) -> Iterator[Asked]:
     """Mark the MCP request whose tool call may ask (the asker runs in its task)."""
-    asked = Asked(ctx, answers)
+    asked = Asked(ctx)
     token = _REQUEST.set(asked)
     try:
         yield asked
@@ -119,13 +111,6 @@ class ElicitingAsker:
 
     async def __call__(self, request: PermissionRequest) -> Reply:
         asked = _REQUEST.get()
-        if asked is not None and _elicits_by_round_trip(asked.ctx):
-            key = _key(request)
-            answer = asked.answers.get(key)
-            if answer is not None:
-                return _reply(answer)
-            asked.pending[key] = request  # the call ends; the client asks and calls again
-            return "reject"
         if asked is None or not _can_elicit(asked.ctx):
             if asked is not None:
                 asked.unanswerable.append(request)
@@ -159,7 +144,7 @@ def _can_elicit(ctx: Any) -> bool:
     return _declares_elicitation(session)
 
 
-def _elicits_by_round_trip(ctx: Any) -> bool:
+def elicits_by_round_trip(ctx: Any) -> bool:
     """A 2026-07-28 client that takes questions in an ``input_required`` result."""
     session = ctx.session
     return bool(session.protocol_version == MODERN and _declares_elicitation(session))

@@ -17,12 +17,20 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from tooldeck import __version__
+from tooldeck.errors import PendingCallError
 from tooldeck.host.execution.call import ToolCall
 from tooldeck.host.execution.outcome import run_tool_call
 from tooldeck.host.execution.snapshot import Snapshot
 from tooldeck.host.registry.record import record_of
 from tooldeck.host.schema.frozen import thaw
-from tooldeck.mcp.asking import MODERN, ElicitingAsker, answers_of, current_request
+from tooldeck.mcp.asking import (
+    MODERN,
+    ElicitingAsker,
+    answered,
+    current_request,
+    elicits_by_round_trip,
+    input_required,
+)
 from tooldeck.mcp.results import call_result
 from tooldeck.mcp.sdk import InMemorySubscriptionBus, ListenHandler, Server, ToolsListChanged, types
 
@@ -83,12 +91,11 @@ class CatalogServer:
     ) -> types.CallToolResult | types.InputRequiredResult:
         snapshot = self._current().snapshot()
         call = ToolCall(f"mcp-{next(self._calls)}", params.name, params.arguments or {})
-        with current_request(ctx, answers_of(params)) as asked:
+        if elicits_by_round_trip(ctx):
+            return await self._round_trip(params, snapshot, call)
+        with current_request(ctx) as asked:
             scope = snapshot.scope("mcp", call.id, via="served")
             outcome = await run_tool_call(snapshot, call, scope=scope)
-        question = asked.input_required() if outcome.status == "declined" else None
-        if question is not None:
-            return question
         if outcome.status == "declined" and asked.unanswerable:
             return types.CallToolResult(
                 content=[
@@ -98,6 +105,27 @@ class CatalogServer:
                 ],
                 is_error=True,
             )
+        return call_result(
+            outcome, structured=_declares_output(snapshot, params.name), call_id=call.id
+        )
+
+    async def _round_trip(
+        self, params: types.CallToolRequestParams, snapshot: Snapshot, call: ToolCall
+    ) -> types.CallToolResult | types.InputRequiredResult:
+        """A 2026-07-28 call: asks are deferred, and a retry carrying the answer resumes
+        the pending call it names (see ``asking``)."""
+        answer = answered(params)
+        if answer is None:
+            scope = snapshot.scope("mcp", call.id, via="served")
+            outcome = await run_tool_call(snapshot, call, scope=scope, on_ask="defer")
+        else:
+            try:
+                outcome = await self._current().resume(*answer)
+            except PendingCallError as exc:
+                text = types.TextContent(type="text", text=str(exc))
+                return types.CallToolResult(content=[text], is_error=True)
+        if outcome.pending is not None:
+            return input_required(outcome.pending)
         return call_result(
             outcome, structured=_declares_output(snapshot, params.name), call_id=call.id
         )

@@ -15,7 +15,9 @@ from tooldeck.providers._wire import READERS, WRITERS
 from tooldeck.providers.formats import FORMATS, Format
 
 if TYPE_CHECKING:
+    from tooldeck.host.execution.pending import PendingCall
     from tooldeck.host.execution.snapshot import Snapshot
+    from tooldeck.host.location.location import OnAsk
     from tooldeck.providers.wire_types import (
         AnthropicMessage,
         GeminiContent,
@@ -31,12 +33,16 @@ CallProgress = Callable[[ToolCall, Mapping[str, Any]], None]
 class TurnResult(NamedTuple):
     """The outcomes of one turn's calls, in call order, and whether to stop the turn.
 
-    ``end_turn`` is true when any call was ``declined``: the user said no, so the host
-    hands control back to the user after sending the results.
+    ``end_turn`` is true when any call was ``declined`` or is ``pending``: the user said
+    no, or must answer first, so the host hands control back to the user. ``pending``
+    lists the calls waiting for an answer (``on_ask="defer"``), in call order: answer
+    each with ``host.resume`` and send the turn's results once none is pending
+    (``results_for`` leaves pending calls out).
     """
 
     outcomes: tuple[ToolCallOutcome, ...]
     end_turn: bool
+    pending: tuple[PendingCall, ...] = ()
 
 
 async def run_tool_calls(
@@ -47,6 +53,7 @@ async def run_tool_calls(
     message_id: str = "",
     agent: str | None = None,
     progress: CallProgress | None = None,
+    on_ask: OnAsk | None = None,
 ) -> TurnResult:
     """Run ``calls`` concurrently through ``run_tool_call`` against ``snapshot``.
 
@@ -54,7 +61,8 @@ async def run_tool_calls(
     arguments first lose the ``null`` s that stand for optional arguments left out
     (OpenAI strict mode sends ``null`` for every optional property; a ``null`` for a
     property whose schema takes ``null`` is kept). Cancelling the awaiting task cancels
-    every call and propagates, as ``run_tool_call`` does.
+    every call and propagates, as ``run_tool_call`` does. ``on_ask`` is
+    ``run_tool_call``'s, for every call.
     """
     schemas = {d.name: d.input_schema for d in snapshot.definitions}
     scope = snapshot.scope(session_id, message_id, agent)
@@ -64,11 +72,14 @@ async def run_tool_calls(
             _without_null_optionals(call, schemas.get(call.name)),
             scope=scope,
             progress=_bound(progress, call),
+            on_ask=on_ask,
         )
         for call in calls
     ]
     outcomes = tuple(await asyncio.gather(*runs))
-    return TurnResult(outcomes, any(o.status == "declined" for o in outcomes))
+    pending = tuple(o.output for o in outcomes if o.status == "pending")
+    stop = bool(pending) or any(o.status == "declined" for o in outcomes)
+    return TurnResult(outcomes, stop, pending)
 
 
 def _without_null_optionals(call: ToolCall, schema: Mapping[str, Any] | None) -> ToolCall:
@@ -143,9 +154,10 @@ def results_for(fmt: str, pairs: Pairs) -> list[Any]:
 
     Every outcome but ``completed`` (``failed``, ``declined``, ``interrupted``) sets the
     provider's error flag (``is_error``, ``isError``, ``{"error": ...}``), or starts the
-    text with ``Error:`` where there is none (the OpenAI APIs).
+    text with ``Error:`` where there is none (the OpenAI APIs). A ``pending`` call gets
+    nothing until it is resumed: pass the outcome ``host.resume`` returns in its place.
     """
-    return WRITERS[_checked(fmt)](list(pairs))
+    return WRITERS[_checked(fmt)]([pair for pair in pairs if pair[1].status != "pending"])
 
 
 def _checked(fmt: str) -> str:

@@ -1,7 +1,6 @@
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 import subprocess
 import sys
@@ -135,7 +134,7 @@ async def test_once_allows_this_call_and_saves_nothing(tmp_path, asker_type):
     await assert_(location, "edit", ["a.py"])
     assert len(asker.requests) == 2
     assert location.permission.evaluate("edit", "a.py") == "ask"
-    assert not (tmp_path / "data" / "permissions.json").exists()
+    assert not (tmp_path / "data").exists()  # nothing saved: not even a database
 
 
 async def test_the_asker_is_asked_once_for_the_resources_still_at_ask(tmp_path):
@@ -168,13 +167,11 @@ async def test_always_saves_allow_rules_that_a_fresh_service_reloads(tmp_path, a
     await assert_(location, "edit", ["a.py"])
     await assert_(location, "edit", ["a.py"])
     assert len(asker.requests) == 1
-    saved = json.loads((tmp_path / "data" / "permissions.json").read_text())
-    assert saved == {"rules": [{"action": "edit", "resource": "a.py", "effect": "allow"}]}
+    assert location.store.approvals() == (rule("edit", "a.py", "allow"),)
     fresh = PermissionService(make(tmp_path))
     assert fresh.evaluate("edit", "a.py") == "allow"
     assert fresh.evaluate("edit", "b.py") == "ask"
-    names = sorted(p.name for p in (tmp_path / "data").iterdir())
-    assert names == ["permissions.json", "permissions.json.lock"]  # the lock guards saving
+    assert (tmp_path / "data" / "tooldeck.sqlite3").is_file()
 
 
 async def test_always_saves_the_requested_save_patterns(tmp_path):
@@ -209,41 +206,6 @@ async def test_an_unwritable_data_dir_keeps_the_approval_in_memory(tmp_path, cap
         await assert_(location, "edit", ["a.py"])
     assert "could not save permission approvals" in caplog.text
     assert location.permission.evaluate("edit", "a.py") == "allow"
-
-
-@pytest.mark.parametrize(
-    "content",
-    ["", "{not json", '{"rules": [{"action": "edit", "effect": "sometimes"}]}', "[]"],
-    ids=["empty", "truncated", "invalid-rule", "wrong-shape"],
-)
-def test_a_corrupt_approvals_file_is_set_aside_and_reported_once(tmp_path, caplog, content):
-    (tmp_path / "data").mkdir()
-    path = tmp_path / "data" / "permissions.json"
-    path.write_text(content)
-    with caplog.at_level(logging.WARNING, logger="tooldeck.host.location.approvals"):
-        service = PermissionService(make(tmp_path, rule("edit", "src/*", "allow")))
-        again = PermissionService(make(tmp_path))
-    [warning] = caplog.records
-    assert warning.getMessage().startswith(
-        f"permission approvals in {path} were not valid and are ignored; the file was moved "
-        f"to {path}.corrupt. Tools keep working on the configured rules"
-    )
-    assert (tmp_path / "data" / "permissions.json.corrupt").read_text() == content
-    assert not path.exists()
-    assert service.evaluate("edit", "src/a.py") == "allow"  # configured rules still apply
-    assert service.evaluate("read", "a.py") == "allow"  # and the built-in defaults
-    assert again.evaluate("edit", "a.py") == "ask"
-
-
-async def test_a_file_corrupted_after_loading_is_set_aside_when_saving(tmp_path, caplog):
-    location = make(tmp_path, asker=Script("always"))
-    await assert_(location, "edit", ["a.py"])
-    (tmp_path / "data" / "permissions.json").write_text("{")
-    with caplog.at_level(logging.WARNING, logger="tooldeck.host.location.approvals"):
-        await assert_(location, "edit", ["b.py"])
-    assert "were not valid and are ignored" in caplog.text
-    saved = json.loads((tmp_path / "data" / "permissions.json").read_text())
-    assert [r["resource"] for r in saved["rules"]] == ["a.py", "b.py"]  # this process kept both
 
 
 async def test_builtins_keep_working_over_a_corrupt_approvals_file(tmp_path, caplog):
@@ -290,8 +252,8 @@ def test_approvals_saved_by_several_processes_at_once_are_all_kept(tmp_path):
     ]
     start.touch()
     assert [child.wait(timeout=60) for child in children] == [0] * len(NAMES)
-    saved = json.loads((tmp_path / "data" / "permissions.json").read_text())
-    resources = sorted(r["resource"] for r in saved["rules"])
+    saved = make(tmp_path).store.approvals()
+    resources = sorted(r.resource for r in saved)
     assert resources == sorted(f"{name}-{i}" for name in NAMES for i in range(25))
 
 

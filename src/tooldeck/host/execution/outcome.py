@@ -24,6 +24,9 @@ feedback the executor let through)                   the feedback as its text
 ``PermissionDeclined``,                declined      ``declined`` (``BaseException``
 ``QuestionDismissed``                                signals: no ``except Exception``
                                                      of a leaf ate them)
+``PermissionDeferred`` (an ask under   pending       ``pending``: the call and its question
+``on_ask="defer"``)                                  saved as a ``PendingCall`` (``output``),
+                                                     answered later by ``host.resume``
 ``asyncio.CancelledError``             interrupted   ``interrupted`` (or re-raised)
 anything else, even a ``BaseException``  defect      ``failed`` / ``unknown``, traceback
 (``GeneratorExit``, custom ones)                     logged
@@ -33,7 +36,8 @@ anything else, even a ``BaseException``  defect      ``failed`` / ``unknown``, t
 A nested call (``scope.via == "nested"``) ends its program rather than the model's
 turn, so it differs in two ways: its text is not bounded (the program reads it whole;
 the ``execute`` call's result is bounded), and a decline, an interrupt or a defect
-propagates, so the program stops and the outer call classifies how it ended.
+propagates, so the program stops and the outer call classifies how it ended (a
+deferred ask too: the whole program ends ``pending``).
 
 Later work attaches here: execution hooks and tracing spans wrap the ``start`` of a
 call and see its ending; an approval deferred to later is one more ending.
@@ -53,6 +57,7 @@ from tooldeck.errors import (
     PermissionBlocked,
     PermissionCorrected,
     PermissionDeclined,
+    PermissionDeferred,
     QuestionDismissed,
 )
 from tooldeck.host.execution.bounding import bound_output
@@ -60,11 +65,13 @@ from tooldeck.host.execution.call import CallScope, ExecutedTool
 
 if TYPE_CHECKING:
     from tooldeck.host.execution.call import ToolCall
+    from tooldeck.host.execution.pending import PendingCall
     from tooldeck.host.execution.snapshot import Snapshot
+    from tooldeck.host.location.location import OnAsk
 
 log = logging.getLogger("tooldeck")
 
-Status: TypeAlias = Literal["completed", "failed", "declined", "interrupted"]
+Status: TypeAlias = Literal["completed", "failed", "declined", "interrupted", "pending"]
 ErrorType: TypeAlias = Literal["tool.execution", "permission.rejected", "unknown"]
 
 _EMPTY: Mapping[str, Any] = MappingProxyType({})
@@ -99,6 +106,11 @@ class ToolCallOutcome(NamedTuple):
     output: Any = None
     error: ToolError | None = None
 
+    @property
+    def pending(self) -> PendingCall | None:
+        """The ``PendingCall`` of a ``pending`` outcome (kept in ``output``), else ``None``."""
+        return self.output if self.status == "pending" else None
+
 
 async def run_tool_call(
     snapshot: Snapshot,
@@ -110,8 +122,13 @@ async def run_tool_call(
     progress: ProgressCallback | None = None,
     propagate_cancel: bool = False,
     scope: CallScope | None = None,
+    on_ask: OnAsk | None = None,
 ) -> ToolCallOutcome:
     """Execute ``call`` against ``snapshot`` and classify how it ended.
+
+    ``on_ask``: what a permission ask does in this call, ``"ask"`` (await the asker) or
+    ``"defer"`` (end ``pending``, see ``docs/approvals.md``); ``None``: the Location's
+    default (``Host.open(on_ask=...)``).
 
     Cancellation: by default an ``asyncio.CancelledError`` raised by the tool becomes an
     ``interrupted`` outcome, so the agent loop can record it and answer the model. With
@@ -125,6 +142,20 @@ async def run_tool_call(
     host's mistake, not an outcome of the call. ``scope`` (from ``snapshot.scope(...)``)
     gives the ids resolved once, for many calls; it replaces the three id arguments.
     """
+    if on_ask is not None:  # set for this task only, around the ordinary call
+        from tooldeck.host.location.asks import asks_deferred
+
+        with asks_deferred(on_ask):
+            return await run_tool_call(
+                snapshot,
+                call,
+                session_id=session_id,
+                message_id=message_id,
+                agent=agent,
+                progress=progress,
+                propagate_cancel=propagate_cancel,
+                scope=scope,
+            )
     if scope is None:
         scope = snapshot.default_scope
         if session_id or message_id or agent is not None:
@@ -155,7 +186,13 @@ async def run_tool_call(
                 data_dir=snapshot.data_dir,
                 call_id=call.id,
             )
-    except BaseException as exc:  # every ending but ``completed``: classified in one place
+    except PermissionDeferred as exc:
+        if scope.via == "nested":
+            raise  # the program that made the call ends pending as a whole
+        from tooldeck.host.execution.resume import deferred_outcome
+
+        return await deferred_outcome(snapshot, call, exc, scope.message_id, scope.agent)
+    except BaseException as exc:  # every other ending but ``completed``: classified in one place
         outcome = _ended(snapshot, call, scope, exc, propagate_cancel)
         if outcome is None:
             raise

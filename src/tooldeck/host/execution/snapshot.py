@@ -380,6 +380,14 @@ class Snapshot:
             path = record.call_path = call_path(record)
         return path(self.location, call, scope, progress)
 
+    def record(self, name: str) -> ToolRecord | None:
+        """The record a call of ``name`` runs (``execute`` and code-mode tools by name
+        included), or ``None`` when this snapshot has no such tool."""
+        try:
+            return self._records_by_name.get(name) or self._unavailable(name)
+        except ToolFailure:
+            return None
+
     def _with_codemode(self) -> None:
         """Add ``execute`` (built by the code-mode provider) the first time it is needed."""
         codemode = self._codemode

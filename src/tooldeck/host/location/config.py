@@ -126,6 +126,12 @@ class CodemodeConfig(_Section):
     max_tool_calls: int = Field(default=100, ge=0)
 
 
+class PermissionsConfig(_Section):
+    """``[permissions]``: how long a deferred call waits for its answer (``on_ask="defer"``)."""
+
+    pending_ttl_s: float = Field(default=24 * 3600.0, gt=0)
+
+
 class Config(_Section):
     """The whole configuration of one Location (user file merged under project file)."""
 
@@ -139,6 +145,7 @@ class Config(_Section):
     each file they change that matches it (``$FILE`` stands for the file's path)."""
     codemode: CodemodeConfig = Field(default_factory=CodemodeConfig.model_construct)
     tools: dict[str, ToolConfig] = Field(default_factory=dict)
+    permissions: PermissionsConfig = Field(default_factory=PermissionsConfig.model_construct)
 
     @field_validator("format")
     @classmethod

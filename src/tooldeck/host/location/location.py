@@ -12,7 +12,7 @@ import os
 import threading
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal, TypeAlias
 
 from tooldeck.host.location.config import Config, default_config
 from tooldeck.host.location.policy import policy
@@ -20,7 +20,13 @@ from tooldeck.host.location.policy import policy
 if TYPE_CHECKING:
     from tooldeck.host.location.permission import Asker, PermissionService
     from tooldeck.host.location.questions import Answerer, QuestionService
+    from tooldeck.host.location.store.base import Store
     from tooldeck.host.location.wildcard import Ruleset
+
+
+OnAsk: TypeAlias = Literal["ask", "defer"]
+"""What a permission ask does: ``ask`` awaits the asker; ``defer`` ends the call
+``pending`` (``PermissionDeferred``), to be answered later with ``host.resume``."""
 
 
 def default_data_dir(root: Path) -> Path:
@@ -41,12 +47,20 @@ class Location:
         data_dir: str | os.PathLike[str] | None = None,
         asker: Asker | None = None,
         answerer: Answerer | None = None,
+        store: Store | None = None,
+        on_ask: OnAsk = "ask",
     ) -> None:
+        if on_ask not in ("ask", "defer"):
+            raise ValueError(f"on_ask must be 'ask' or 'defer', got {on_ask!r}")
         self.root = Path(root).expanduser().resolve()
         self.config = config if config is not None else default_config()
         self.data_dir = Path(data_dir) if data_dir is not None else default_data_dir(self.root)
         self.asker = asker
         self.answerer = answerer
+        self.on_ask: OnAsk = on_ask
+        self._store = store
+        self._store_ready = False
+        self._store_lock = threading.Lock()
         self._permission: PermissionService | None = None
         self._question: QuestionService | None = None
         self._policy: tuple[object, Ruleset] | None = None
@@ -76,6 +90,46 @@ class Location:
 
             self._permission = PermissionService(self)
         return self._permission
+
+    @property
+    def store(self) -> Store:
+        """Saved approvals, pending calls and their outcomes (opened on first use).
+
+        The store given to ``Location`` (a ``PostgresStore`` shared by several hosts),
+        else ``<data_dir>/tooldeck.sqlite3``. Opening it moves an existing
+        ``permissions.json`` in, once. Blocking I/O: async code opens it in a thread.
+        """
+        if not self._store_ready:
+            with self._store_lock:
+                if not self._store_ready:
+                    self._store = self._open_store()
+                    self._store_ready = True
+        assert self._store is not None
+        return self._store
+
+    def _saved_store(self) -> Store | None:
+        """The store if anything may be saved in it, else ``None`` without creating one:
+        reading approvals must not create a data dir and a database in it."""
+        if self._store_ready or self._store is not None:
+            return self.store
+        from tooldeck.host.location.store.legacy import LEGACY_NAME
+        from tooldeck.host.location.store.sqlite import DATABASE_NAME
+
+        names = (DATABASE_NAME, LEGACY_NAME)
+        return self.store if any(os.path.lexists(self.data_dir / n) for n in names) else None
+
+    def _open_store(self) -> Store:
+        """The given store or the data dir's SQLite one (closed with the Location)."""
+        from tooldeck.host.location.store.legacy import migrate_legacy
+
+        store = self._store
+        if store is None:
+            from tooldeck.host.location.store.sqlite import SqliteStore
+
+            store = SqliteStore.in_dir(self.data_dir)
+            self.on_close(store.close)
+        migrate_legacy(store, self.data_dir)
+        return store
 
     @property
     def question(self) -> QuestionService:

@@ -13,7 +13,12 @@ Three layers decide one resource:
    ``<data_dir>/permissions.json``. They sit above the policy's ``allow``/``ask`` rules
    but never lift a policy ``deny``: a deny is policy, an "always" is a convenience, and
    a broad saved pattern (``git *``) must not undo ``deny "git push *"``;
-3. the **asker** (``Location.asker``) for whatever is still ``ask``.
+3. the **asker** (``Location.asker``) for whatever is still ``ask``, unless asks are
+   deferred (``on_ask="defer"``, see ``asks.py``): then the ask raises
+   ``PermissionDeferred`` and the call ends ``pending``. Answers put in place for a
+   resumed call answer the asks they match without asking anyone.
+
+Saved approvals live in the Location's store (``location.store``).
 
 An absolute resource inside the Location is also matched by its root-relative form,
 so a configured ``src/**`` covers ``<root>/src/a.py``.
@@ -36,9 +41,11 @@ from tooldeck.errors import (
     PermissionBlocked,
     PermissionCorrected,
     PermissionDeclined,
+    PermissionDeferred,
     ReplyError,
 )
 from tooldeck.host.location.approvals import Approvals
+from tooldeck.host.location.asks import answer_in_place, deferring
 from tooldeck.host.location.config import PermissionRule
 from tooldeck.host.location.policy import DEFAULT_RULES
 from tooldeck.host.location.wildcard import Effect, Ruleset
@@ -141,7 +148,7 @@ class PermissionService:
 
     def __init__(self, location: Location) -> None:
         self._location = location
-        self._approvals = Approvals(location.data_dir / "permissions.json")
+        self._approvals = Approvals(lambda: location.store, location._saved_store)
         self._pending: dict[str, list[_Pending]] = {}
         self._pending_lock = threading.Lock()
 
@@ -182,9 +189,6 @@ class PermissionService:
         asked = self._to_ask(action, wanted)
         if not asked:
             return
-        asker = self._location.asker
-        if asker is None:
-            raise PermissionDeclined(action, asked)
         request = PermissionRequest(
             action,
             asked,
@@ -194,9 +198,24 @@ class PermissionService:
             session_id,
         )
         pending = _Pending(request)
+        answer = answer_in_place(action, asked)
+        if answer is not None:
+            await self._settle(pending, answer, True)
+            return
+        if deferring(self._location.on_ask):
+            raise PermissionDeferred(request)
+        asker = self._location.asker
+        if asker is None:
+            raise PermissionDeclined(action, asked)
         with self._tracked(pending):
             reply, from_sibling = await pending.run(asker)
-            self._settle(pending, reply, from_sibling)
+            await self._settle(pending, reply, from_sibling)
+
+    def save(self, action: str, patterns: Sequence[str]) -> None:
+        """Save allow rules for ``action`` as an "always" reply does (blocking I/O)."""
+        self._approvals.add(
+            PermissionRule(action=action, resource=pattern, effect="allow") for pattern in patterns
+        )
 
     def _decide(self, action: str, resource: str) -> PermissionRule | None:
         names = self._names(resource)
@@ -227,13 +246,14 @@ class PermissionService:
             if rule is None or rule.effect == "ask"
         )
 
-    def _settle(self, pending: _Pending, reply: object, from_sibling: bool) -> None:
+    async def _settle(self, pending: _Pending, reply: object, from_sibling: bool) -> None:
         """Act on the reply: return, save and return, or raise the matching signal."""
         request = pending.request
         if reply == "once":
             return
         if reply == "always":
-            self._approve(pending)
+            await asyncio.to_thread(self.save, request.action, request.save)
+            self._settle_covered_siblings(pending)
         elif reply == "reject":
             if not from_sibling:
                 self._settle_siblings(pending, lambda _request: "reject")
@@ -246,13 +266,8 @@ class PermissionService:
                 "'reject' or Reject(feedback)"
             )
 
-    def _approve(self, pending: _Pending) -> None:
-        """Save the request's patterns, then answer the session's asks they now cover."""
-        request = pending.request
-        self._approvals.add(
-            PermissionRule(action=request.action, resource=pattern, effect="allow")
-            for pattern in request.save
-        )
+    def _settle_covered_siblings(self, pending: _Pending) -> None:
+        """Answer the session's asks that the patterns just saved now cover."""
         self._settle_siblings(pending, lambda other: "once" if self._covered(other) else None)
 
     def _covered(self, request: PermissionRequest) -> bool:

@@ -14,6 +14,7 @@ import gc
 import importlib
 import os
 import threading
+import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from functools import partial
 from pathlib import Path
@@ -38,9 +39,13 @@ from tooldeck.host.plugins.wiring import PluginTransforms, PluginWiring, Selecti
 from tooldeck.host.service import Registration, ToolService
 
 if TYPE_CHECKING:
+    from tooldeck.host.execution.outcome import ToolCallOutcome
+    from tooldeck.host.execution.pending import PendingCall
     from tooldeck.host.execution.snapshot import Snapshot, Visibility
-    from tooldeck.host.location.permission import Asker
+    from tooldeck.host.location.location import OnAsk
+    from tooldeck.host.location.permission import Asker, Reply
     from tooldeck.host.location.questions import Answerer
+    from tooldeck.host.location.store.base import Store
     from tooldeck.host.location.trust import TrustStatus
     from tooldeck.host.plugins.report import PluginGroup, PluginInfo, PluginStatus
     from tooldeck.host.service import SessionScope
@@ -138,6 +143,8 @@ class Host:
         answerer: Answerer | None = None,
         data_dir: str | os.PathLike[str] | None = None,
         trust: bool | None = None,
+        on_ask: OnAsk = "ask",
+        store: Store | None = None,
     ) -> Host:
         """Read the config at ``path``, discover and register every selected plugin.
 
@@ -152,8 +159,15 @@ class Host:
         ``[mcp.servers]``, its ``allow`` rules). ``None`` asks ``TOOLDECK_TRUST``, then
         the user's trust store; ``True`` trusts for this process; ``False`` opens the
         untrusted view. ``host.trust`` says what was decided and what was skipped.
+
+        ``on_ask="defer"``: a permission ask ends its call ``pending`` instead of awaiting
+        ``asker`` (answer it later with ``resume``). ``store``: where approvals and
+        pending calls live (default: SQLite in the data dir; ``PostgresStore`` to share
+        one between hosts). See ``docs/approvals.md``.
         """
-        location, status = open_location(Path(path), trust, data_dir, asker, answerer)
+        location, status = open_location(
+            Path(path), trust, data_dir, asker, answerer, store=store, on_ask=on_ask
+        )
         config = location.config
         names, objects = _split(plugins)
         selection = Selection.build(
@@ -228,6 +242,37 @@ class Host:
         ``ToolService.snapshot``).
         """
         return self.service.snapshot(permissions, session=session)
+
+    # -- deferred asks -----------------------------------------------------------------------
+    def pending(self, session: str | None = None) -> list[PendingCall]:
+        """Calls waiting for an answer (of one session, or all), oldest first; expired
+        ones are left out. Reads the store: blocking I/O, cheap on SQLite."""
+        from tooldeck.host.execution.pending import PendingCall
+
+        now = time.time()
+        entries = self.location.store.list_pending(session)
+        return [PendingCall.from_json(e.data) for e in entries if e.expires_at >= now]
+
+    async def resume(self, pending_id: str, reply: Reply) -> ToolCallOutcome:
+        """Answer a pending call and return its outcome, exactly once across processes.
+
+        ``reject``/``Reject(feedback)`` records the decline; ``once``/``always`` runs the
+        call again from the start with the answer in place (``always`` also saves the
+        approval). Resuming an id again returns the recorded outcome; a call whose tool
+        may have acted before a crash ends ``failed``/``unknown`` instead of running
+        twice. Raises ``PendingCallError`` for an unknown id, an expired call or a tool
+        whose definition changed since the ask.
+        """
+        from tooldeck.host.execution.resume import Resume
+
+        return await Resume(self.location, self._snapshot_for, pending_id)(reply)
+
+    def _snapshot_for(self, session_id: str) -> Snapshot:
+        """The snapshot a resumed call runs against: its session's, opened if needed."""
+        if not session_id:
+            return self.snapshot()
+        self.session(session_id)
+        return self.snapshot(session=session_id)
 
     @property
     def plugins(self) -> list[PluginInfo]:

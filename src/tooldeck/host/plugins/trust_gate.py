@@ -12,13 +12,14 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from tooldeck.host.location.location import Location
+from tooldeck.host.location.location import Location, OnAsk
 from tooldeck.host.location.paths import LOCAL_PLUGIN_DIR
 from tooldeck.host.plugins.discovery import Candidate, member_candidate
 
 if TYPE_CHECKING:
     from tooldeck.host.location.permission import Asker
     from tooldeck.host.location.questions import Answerer
+    from tooldeck.host.location.store.base import Store
     from tooldeck.host.location.trust import TrustStatus
 
 
@@ -46,6 +47,9 @@ def open_location(
     data_dir: str | os.PathLike[str] | None,
     asker: Asker | None,
     answerer: Answerer | None,
+    *,
+    store: Store | None = None,
+    on_ask: OnAsk = "ask",
 ) -> tuple[Location, TrustStatus]:
     """The Location with the config its trust allows, and the trust decision.
 
@@ -60,7 +64,15 @@ def open_location(
     if project is not None and not status.trusted:
         project = project._replace(data=narrowed(project.data))
     config = merged_config(user, project)
-    location = Location(root, config=config, data_dir=data_dir, asker=asker, answerer=answerer)
+    location = Location(
+        root,
+        config=config,
+        data_dir=data_dir,
+        asker=asker,
+        answerer=answerer,
+        store=store,
+        on_ask=on_ask,
+    )
     return location, status
 
 
