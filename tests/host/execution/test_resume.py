@@ -99,7 +99,11 @@ async def test_reject_records_a_decline_without_running(open_host, tmp_path):
     assert declined.status == "declined"
     assert await host.resume(pending.id, "once") == declined
     corrected = await host.resume((await defer(host)).id, Reject("pay eve instead"))
-    assert (corrected.status, corrected.error.message) == ("failed", "pay eve instead")
+    assert (corrected.status, corrected.error.type) == ("failed", "permission.rejected")
+    assert corrected.content[0].text == (  # worded as run_tool_call words a correction
+        "The user rejected this tool call and said: pay eve instead\n"
+        "Take this feedback into account before trying again."
+    )
     assert effects(tmp_path / "effects") == []
 
 

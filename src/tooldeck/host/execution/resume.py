@@ -35,7 +35,13 @@ from typing import TYPE_CHECKING
 
 from tooldeck._tool import TextPart
 from tooldeck.errors import PendingCallError, PermissionDeferred
-from tooldeck.host.execution.outcome import ToolCallOutcome, ToolError, run_tool_call
+from tooldeck.host.execution.outcome import (
+    CORRECTED_TEXT,
+    DECLINED_TEXT,
+    ToolCallOutcome,
+    ToolError,
+    run_tool_call,
+)
 from tooldeck.host.execution.pending import (
     PendingCall,
     fingerprint,
@@ -64,7 +70,6 @@ UNKNOWN_TEXT = (
     "The tool call was approved and started, but the process running it stopped before "
     "its outcome was recorded: it may or may not have taken effect. It was not run again."
 )
-DECLINED_TEXT = "The user declined this tool call. Do not retry it; ask the user how to proceed."
 
 # -- deferring --------------------------------------------------------------------------
 
@@ -281,11 +286,11 @@ def _check_reply(reply: object) -> None:
 
 
 def _declined(reply: Reply) -> ToolCallOutcome:
+    """What a rejection ends as, worded as ``run_tool_call`` words the same signals."""
     if isinstance(reply, Reject):
+        text = CORRECTED_TEXT.format(feedback=reply.feedback)
         return ToolCallOutcome(
-            "failed",
-            (TextPart(reply.feedback),),
-            error=ToolError("tool.execution", reply.feedback),
+            "failed", (TextPart(text),), error=ToolError("permission.rejected", text)
         )
     return ToolCallOutcome("declined", (TextPart(DECLINED_TEXT),))
 
