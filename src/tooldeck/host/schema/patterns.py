@@ -22,9 +22,9 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable, Iterator, Mapping
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass
-from concurrent.futures import ThreadPoolExecutor
 from functools import lru_cache
 from typing import Any, Final
 
@@ -157,9 +157,9 @@ def has_slow_patterns(schema: Any) -> bool:
             for key, value in node.items():
                 if key == "pattern" and isinstance(value, str) and not _is_linear(value):
                     return True
-                if key == "patternProperties" and isinstance(value, Mapping):
-                    if any(not _is_linear(str(p)) for p in value):
-                        return True
+                keys = value if key == "patternProperties" and isinstance(value, Mapping) else ()
+                if any(not _is_linear(str(p)) for p in keys):
+                    return True
                 pending.append(value)
         elif isinstance(node, list | tuple):
             pending.extend(node)

@@ -27,7 +27,7 @@ def bounded(cls: Any) -> Any:
         "additionalProperties": _additional_properties,
     }
     mine = {key: rule for key, rule in replaced.items() if key in cls.VALIDATORS}
-    return validators.extend(cls, mine)
+    return validators.extend(cls, mine)  # type: ignore[no-untyped-call]
 
 
 def _error(message: str) -> Any:
@@ -66,9 +66,7 @@ def _pattern_properties(
                 yield from validator.descend(value, subschema, path=key, schema_path=source)
 
 
-def _additional_properties(
-    validator: Any, extra: Any, instance: Any, schema: Any
-) -> Iterator[Any]:
+def _additional_properties(validator: Any, extra: Any, instance: Any, schema: Any) -> Iterator[Any]:
     if not validator.is_type(instance, "object"):
         return
     extras, problems = _extras(instance, schema)
