@@ -120,6 +120,9 @@ async def run_tool_call(
         return _failed(snapshot, call, "permission.rejected", str(exc), _EMPTY)
     except (PermissionDeclined, QuestionDismissed) as exc:
         text = DISMISSED_TEXT if isinstance(exc, QuestionDismissed) else DECLINED_TEXT
+        notes = getattr(exc, "__notes__", None)  # e.g. the calls a declined program made
+        if notes:
+            text = "\n".join([text, *notes])
         return ToolCallOutcome("declined", (TextPart(text),))
     except asyncio.CancelledError:
         if propagate_cancel or _cancelling():
