@@ -43,7 +43,7 @@ if TYPE_CHECKING:
 try:  # the loop guard is an async fixture: pytest-asyncio runs it, in either of its modes
     from pytest_asyncio import fixture as _async_fixture
 except ImportError:  # pragma: no cover - without pytest-asyncio there is no test loop
-    _async_fixture = None
+    _async_fixture = None  # type: ignore[assignment]
 
 __all__ = [
     "tooldeck_answerer",
