@@ -53,6 +53,7 @@ from tooldeck.codemode.sandbox import (
     Wait,
 )
 from tooldeck.codemode.search import search
+from tooldeck.codemode.values import jsonable_result
 from tooldeck.codemode.workers import ProgramWorker
 from tooldeck.errors import (
     PermissionBlocked,
@@ -361,7 +362,7 @@ class _Program:
         raise ToolFailure(message, metadata={"printed": printed, "tool_calls": self.calls})
 
     def _result(self, value: Any, printed: str, warnings: str) -> ToolResult:
-        result = to_jsonable_python(value, fallback=repr)
+        result = jsonable_result(value)
         parts: list[ContentPart] = []
         if warnings:
             parts.append(TextPart(f"Type checker warnings (the program ran):\n{warnings}"))
@@ -382,7 +383,20 @@ def _render(result: Any) -> str:
 
 
 def _too_big(kwargs: Mapping[str, Any]) -> str:
-    """Why these arguments are too large to pass on, or an empty string."""
+    """Why these arguments are too large (or too deep) to pass on, or an empty string."""
+    try:
+        size = _total_size(kwargs)
+    except RecursionError:
+        return "The arguments nest too deeply; pass flatter values (fewer levels of lists)."
+    if size <= MAX_ARGUMENT_BYTES:
+        return ""
+    return (
+        f"The arguments are larger than {MAX_ARGUMENT_BYTES:,} bytes; "
+        "pass smaller values (or let a tool produce the data instead)."
+    )
+
+
+def _total_size(kwargs: Mapping[str, Any]) -> int:
     size = 0
     for value in kwargs.values():  # scalars and strings without a call: most arguments
         cls = value.__class__
@@ -392,12 +406,7 @@ def _too_big(kwargs: Mapping[str, Any]) -> str:
             size += 8
         else:
             size += _size(value, MAX_ARGUMENT_BYTES + 1)
-    if size <= MAX_ARGUMENT_BYTES:
-        return ""
-    return (
-        f"The arguments are larger than {MAX_ARGUMENT_BYTES:,} bytes; "
-        "pass smaller values (or let a tool produce the data instead)."
-    )
+    return size
 
 
 def _size(value: Any, budget: int) -> int:

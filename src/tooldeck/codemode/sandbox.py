@@ -61,8 +61,12 @@ class SandboxUnavailable(Exception):
 class Namespace:
     """A host object standing for one ``tools.<namespace>`` level inside the sandbox.
 
-    Its class name is what ``type(tools.acme)`` shows in a program.
+    Its class name is what ``type(tools.acme)`` shows in a program; its ``repr`` is what
+    a program returning ``tools`` shows the model (never a host memory address).
     """
+
+    def __repr__(self) -> str:
+        return "<tools namespace: call its functions, e.g. await tools.<name>(...)>"
 
 
 class SandboxPool:
