@@ -77,6 +77,8 @@ def test_invalid_tools_are_refused_with_a_diagnostic_naming_server_and_tool(host
         "odd_bad_output",
         "odd_garbage",
         "odd_undescribed",
+        "odd_hang",
+        "odd_huge",
     }
     notes = "\n".join(odd.diagnostics)
     assert "tool 'bad_schema', namespace 'odd': input schema is not a valid JSON Schema" in notes
@@ -92,7 +94,7 @@ def test_a_tool_without_a_description_gets_one(host):
 def test_10000_tools_are_cut_to_the_limit_with_a_note(host):
     many = row(host, "mcp:many")
     assert many.status == "active"
-    assert "the server lists 10008 tools; only the first 2000 are mounted" in many.diagnostics
+    assert "the server lists 10010 tools; only the first 2000 are mounted" in many.diagnostics
     assert len([n for n in host.service.catalog.tools if n.startswith("many_")]) == 1997
 
 

@@ -19,6 +19,7 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 import anyio
+from pydantic import BaseModel, ConfigDict, Field
 
 from tooldeck._tool import ToolFailure
 from tooldeck.mcp.specs import ServerSpec
@@ -169,8 +170,9 @@ class Connection:
         notes: list[str] = []
         with anyio.fail_after(self.spec.config.timeout_s):
             for _ in range(MAX_PAGES):
-                page = await client.list_tools(cursor=cursor, cache_mode="bypass")
+                page, skipped = await _list_page(client, cursor)
                 tools += page.tools
+                notes += skipped
                 cursor = page.next_cursor
                 if cursor is None or len(tools) > MAX_TOOLS:
                     break
@@ -235,12 +237,25 @@ class Connection:
 
     # -- calls -------------------------------------------------------------------------------
     async def call(self, tool: str, arguments: dict[str, Any]) -> types.CallToolResult:
-        """Call ``tool``; a lost server is reconnected once, then reported as failed."""
+        """Call ``tool``; a lost server is reconnected once, then reported as failed.
+
+        The call is bounded by the server's ``timeout_s``: past it the request is
+        abandoned, which sends ``notifications/cancelled`` to the server (the SDK's
+        default), and the call fails naming the server and the limit.
+        """
         client = self._client if not self._lost.is_set() else None
         if client is None:
             client = await self._reconnected()
+        timeout = self.spec.config.timeout_s
         try:
-            return await client.call_tool(tool, arguments)
+            with anyio.fail_after(timeout):
+                return await client.call_tool(tool, arguments)
+        except TimeoutError:
+            raise ToolFailure(
+                f"MCP server {self.name!r} did not answer the call to {tool!r} within "
+                f"{timeout:g}s (timeout_s = {timeout:g} in [mcp.servers.{self.name}]); the "
+                "request was cancelled on the server."
+            ) from None
         except Exception as exc:
             raise ToolFailure(self._call_failure(tool, exc)) from exc
 
@@ -288,6 +303,50 @@ class Connection:
     def _stderr_suffix(self) -> str:
         tail = self._stderr.tail() if self._stderr is not None else ""
         return f"; its stderr ends with:\n{tail}" if tail else ""
+
+
+async def _list_page(client: Client, cursor: str | None) -> tuple[types.ListToolsResult, list[str]]:
+    """One page of ``tools/list``, each tool validated on its own: a tool the SDK would
+    refuse (an input schema that is not an object, say) is skipped with a note, and the
+    rest of the page is mounted. The SDK validates a whole result at once, so the page is
+    fetched raw (its dispatcher), then the session learns it as its own listing would."""
+    import mcp.types as types
+    from pydantic import ValidationError
+
+    session = client.session
+    request = types.ListToolsRequest(params=types.PaginatedRequestParams(cursor=cursor))
+    data = request.model_dump(by_alias=True, mode="json", exclude_none=True)
+    options: dict[str, Any] = {}
+    try:  # the SDK's private request path: the era's envelope, then the raw result
+        stamp, send = session._stamp, session._dispatcher.send_raw_request
+    except AttributeError:  # another SDK version: its own (all-or-nothing) listing
+        return await client.list_tools(cursor=cursor, cache_mode="bypass"), []
+    stamp(data, options)  # type: ignore[arg-type]
+    raw = _RawPage.model_validate(await send("tools/list", data.get("params"), options))  # type: ignore[arg-type]
+    tools: list[types.Tool] = []
+    notes: list[str] = []
+    for item in raw.tools:
+        try:
+            tools.append(types.Tool.model_validate(item, by_name=False))
+        except ValidationError as exc:
+            name = item.get("name") if isinstance(item, dict) else None
+            error = exc.errors()[0]
+            where = ".".join(str(part) for part in error["loc"]) or "the tool"
+            notes.append(
+                f"tool {name!r} was skipped: {where}: {error['msg']} (the rest are mounted)"
+            )
+    page = types.ListToolsResult(tools=tools, next_cursor=raw.next_cursor)
+    complete = cursor is None and page.next_cursor is None
+    session._absorb_tool_listing(page, complete=complete)  # as session.list_tools does
+    return page, notes
+
+
+class _RawPage(BaseModel):
+    """A ``tools/list`` result with its tools not yet validated."""
+
+    model_config = ConfigDict(extra="ignore")
+    tools: list[Any] = Field(default_factory=list)
+    next_cursor: str | None = Field(default=None, alias="nextCursor")
 
 
 def _closed_connection(exc: BaseException) -> bool:

@@ -21,7 +21,6 @@ the event loop (``host.schema.patterns``).
 
 from __future__ import annotations
 
-import asyncio
 import inspect
 import json
 from collections.abc import Awaitable, Callable, Coroutine, Mapping
@@ -134,6 +133,8 @@ def _threaded_path(record: ToolRecord) -> CallPath:
         agent: str | None,
         progress: ProgressCallback | None,
     ) -> ExecutedTool:
+        import asyncio  # deferred: sync hosts never import it (test_snapshot.py)
+
         raw = call.input
         validate = record.input_json if raw.__class__ is str else record.input_python
         loop = asyncio.get_running_loop()

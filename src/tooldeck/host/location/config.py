@@ -40,8 +40,8 @@ class McpServerConfig(_Section):
     """``[mcp.servers.NAME]``: a stdio ``command`` or a streamable-HTTP ``url``.
 
     ``env`` and ``cwd`` belong to a command, ``headers`` to a url; ``timeout_s`` bounds
-    connecting and listing; ``codemode`` sets ``Tool.codemode`` of every mounted tool
-    (unset: the tools' normal default).
+    connecting, listing and each tool call; ``codemode`` sets ``Tool.codemode`` of every
+    mounted tool (unset: the tools' normal default).
     """
 
     command: tuple[str, ...] | None = None
