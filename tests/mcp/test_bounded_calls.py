@@ -50,6 +50,12 @@ async def test_an_oversized_reply_fails_its_own_call_despite_nested_ids(host):
     assert (await call(host, "stuck_ok")).content[0].text == "ok"
 
 
+async def test_an_output_schema_pattern_is_matched_in_bounded_time(host):
+    outcome = await asyncio.wait_for(call(host, "stuck_evil_output"), 60)
+    assert outcome.status == "failed"
+    assert "does not match '^(a+)+$'" in outcome.error.message
+
+
 def test_a_listing_that_cannot_be_read_is_reported_as_such_not_as_a_timeout(host):
     deep = row(host, "mcp:deep")
     assert deep.status == "failed"

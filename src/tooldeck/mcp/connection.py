@@ -335,10 +335,18 @@ async def _list_page(client: Client, cursor: str | None) -> tuple[types.ListTool
             notes.append(
                 f"tool {name!r} was skipped: {where}: {error['msg']} (the rest are mounted)"
             )
-    page = types.ListToolsResult(tools=tools, next_cursor=raw.next_cursor)
-    complete = cursor is None and page.next_cursor is None
-    session._absorb_tool_listing(page, complete=complete)  # as session.list_tools does
-    return page, notes
+    # The session learns the page without output schemas: tooldeck checks a mounted tool's
+    # output itself, with its patterns matched in bounded time; the SDK would run them
+    # through Python's backtracking ``re`` on the loop (``host/schema/patterns.py``).
+    learned = types.ListToolsResult(
+        tools=[tool.model_copy(update={"output_schema": None}) for tool in tools],
+        next_cursor=raw.next_cursor,
+    )
+    complete = cursor is None and raw.next_cursor is None
+    session._absorb_tool_listing(learned, complete=complete)  # as session.list_tools does
+    kept = {tool.name for tool in learned.tools}  # it may drop some (x-mcp-header rules)
+    page = [tool for tool in tools if tool.name in kept]
+    return types.ListToolsResult(tools=page, next_cursor=raw.next_cursor), notes
 
 
 class _RawPage(BaseModel):

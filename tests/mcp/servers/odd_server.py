@@ -4,7 +4,8 @@
 
 Lists ``ok``, a tool with an invalid input schema, a duplicate, a 200-character name, a
 tool whose structured output breaks its own output schema, one without a description,
-``hang`` (never answers) and
+``evil_output`` (its output schema's pattern backtracks on its output), ``hang``
+(never answers) and
 ``huge`` (answers with a 33 MiB line whose first ``id`` key is nested in the result);
 ``--many N`` lists N more tools; ``--bool-schema`` lists (raw, as the SDK would refuse
 to) one more tool whose input schema is ``true``; ``--garbage`` writes lines that are
@@ -57,6 +58,16 @@ TOOLS = [
     types.Tool(name="undescribed", input_schema=OBJECT),
     types.Tool(name="hang", description="Never answers.", input_schema=OBJECT),
     types.Tool(name="huge", description="Answers 33 MiB.", input_schema=OBJECT),
+    types.Tool(
+        name="evil_output",
+        description="Output whose schema pattern backtracks on it.",
+        input_schema=OBJECT,
+        output_schema={
+            "type": "object",
+            "properties": {"s": {"type": "string", "pattern": "^(a+)+$"}},
+            "required": ["s"],
+        },
+    ),
 ]
 
 
@@ -100,6 +111,8 @@ def build(many: int, deep: int, bool_schema: bool) -> Server[Any]:
         return types.ListToolsResult(tools=tools)
 
     async def call_tool(ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
+        if params.name == "evil_output":
+            return types.CallToolResult(content=[], structured_content={"s": "a" * 40 + "!"})
         if params.name == "bad_output":
             return types.CallToolResult(content=[], structured_content={"n": "not a number"})
         if params.name == "hang":
