@@ -103,6 +103,11 @@ class SandboxPool:
             self._monty, self._pool = pydantic_monty, pool
 
     @property
+    def started(self) -> bool:
+        """Whether ``start`` has run (monty imported, the first worker spawned)."""
+        return self._pool is not None
+
+    @property
     def busy(self) -> bool:
         """True when every worker is checked out, so a new checkout would wait for one."""
         return self.slots.busy
