@@ -22,11 +22,13 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable, Iterator, Mapping
-from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
+
+if TYPE_CHECKING:
+    from concurrent.futures import ThreadPoolExecutor
 
 PATTERN_BUDGET_S: Final = 1.0
 """Seconds one validation may spend matching patterns RE2 cannot run."""
@@ -176,6 +178,9 @@ def _is_linear(source: str) -> bool:
 def pattern_executor() -> ThreadPoolExecutor:
     """The threads that validate schemas with slow patterns, kept apart from the event
     loop's default executor so a burst of them cannot starve other work there."""
+    # Deferred: concurrent.futures loads logging, which opening a host never needs.
+    from concurrent.futures import ThreadPoolExecutor
+
     with _executor_lock:
         if not _executor:
             _executor.append(
