@@ -4,12 +4,24 @@ reply that cannot be read or is too large, and helpers a server leaves behind.""
 from __future__ import annotations
 
 import asyncio
+import sys
 
 import pytest
 
 from tooldeck import Host, ToolCall, run_tool_call
 
-from .conftest import make_project, process_gone, stdio_server, wait_for
+from .conftest import make_project, process_gone, stdio_server, toml_list, wait_for
+
+GARBLED = """
+import json, sys
+for line in sys.stdin:
+    message = json.loads(line)
+    if "id" in message and "method" in message:
+        deep = "[" * 300 + "]" * 300
+        sys.stdout.write('{"jsonrpc": "2.0", "id": %s, "result": %s}\\n'
+                         % (json.dumps(message["id"]), deep))
+        sys.stdout.flush()
+"""
 
 
 @pytest.fixture(scope="module")
@@ -22,6 +34,8 @@ def host(paths, module_env):
     config = (
         stdio_server("stuck", "odd_server.py", "--bool-schema", extra="timeout_s = 5")
         + stdio_server("deep", "odd_server.py", "--deep", "300", extra="timeout_s = 10")
+        + f"[mcp.servers.garbled]\ncommand = {toml_list([sys.executable, '-c', GARBLED])}\n"
+        + "timeout_s = 10\n"
         + '[[permission]]\naction = "*_*"\neffect = "allow"\n'
     )
     with Host.open(make_project(paths / "project", config), plugins=[]) as opened:
@@ -61,6 +75,13 @@ def test_a_listing_that_cannot_be_read_is_reported_as_such_not_as_a_timeout(host
     assert deep.status == "failed"
     assert "reply could not be read" in deep.reason
     assert "timed out" not in deep.reason
+
+
+def test_garbage_in_the_handshake_reply_is_reported_as_such(host):
+    garbled = row(host, "mcp:garbled")
+    assert garbled.status == "failed"
+    assert "reply could not be read" in garbled.reason, garbled.reason
+    assert "timed out" not in garbled.reason
 
 
 def test_a_tool_the_sdk_refuses_is_skipped_and_the_rest_mounted(host):
