@@ -58,9 +58,9 @@ class CodeMode:
             budget_tokens=config.budget_tokens,
             limits_text=limits_text(config.timeout_s, config.memory_mb, config.max_tool_calls),
         )
-        return execute_tool(plan, snapshot, lambda: self.sandbox(snapshot.location))
+        return execute_tool(plan, snapshot, lambda: self._started(snapshot.location))
 
-    async def sandbox(self, location: Location) -> SandboxPool:
+    async def _started(self, location: Location) -> SandboxPool:
         """The Location's sandbox pool, started on first use off the event loop: importing
         monty and spawning the first worker takes seconds on a busy machine."""
         import asyncio
@@ -80,7 +80,7 @@ class CodeMode:
         return pool
 
     def _sandbox(self, location: Location) -> SandboxPool:
-        """The Location's sandbox pool (created on first use; ``sandbox`` starts it)."""
+        """The Location's sandbox pool (created on first use; ``_started`` starts it)."""
         with self._lock:
             if self._pool is None:
                 from tooldeck.codemode.sandbox import SandboxPool
