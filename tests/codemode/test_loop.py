@@ -44,7 +44,7 @@ async def test_cancelling_execute_stops_the_program_and_frees_its_worker(deck):
     running.cancel()
     await asyncio.gather(running, return_exceptions=True)
     assert running.cancelled()
-    await until(lambda: pool.slots.in_use == 0, seconds=5)  # not after the 60 s limit
+    await until(lambda: pool.slots.in_use == 0, seconds=20)  # not after the 60 s limit
     assert (await deck.run(snap, "await tools.add(a=1, b=2)")).output["result"] == 3
 
 
@@ -63,10 +63,18 @@ async def test_waiting_for_a_worker_counts_against_the_limit(deck):
     ]
     try:
         await until(lambda: pool.busy)
+        waiting = [
+            asyncio.ensure_future(deck.run(holding, "await tools.hold()", call_id=f"w{n}"))
+            for n in range(8)
+        ]
+        await asyncio.sleep(0.2)
+        # Waiting programs hold no thread of the loop's default executor: it still serves.
+        assert await asyncio.wait_for(asyncio.to_thread(lambda: "free"), 10) == "free"
         late = deck.snapshot(tool(add), timeout_s=0.5)
         outcome = await deck.run(late, "await tools.add(a=1, b=2)", call_id="late")
     finally:
         gate.set()
+    assert [(await w).output["result"] for w in waiting] == ["held"] * len(waiting)
     assert outcome.status == "failed"
     assert "did not start: every sandbox worker stayed busy" in outcome.error.message
     assert "[codemode] timeout_s = 0.5" in outcome.error.message

@@ -184,7 +184,8 @@ class _Program:
         except TimeoutError:
             if not timeout.expired():
                 raise  # a nested tool's own TimeoutError: a defect, not our limit
-            self._fail("timeout" if held else "busy", session.printed)
+            # Out of time before a worker was free: say so (not while one was starting).
+            self._fail("timeout" if worker.has_slot else "busy", session.printed)
         except LimitExceeded as exc:
             self._fail(exc.kind, session.printed)
         except SandboxFailure as exc:

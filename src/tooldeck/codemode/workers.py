@@ -112,6 +112,11 @@ class ProgramWorker:
         self._done = False
         self._slot = False
 
+    @property
+    def has_slot(self) -> bool:
+        """Whether the program got its worker slot (it may still be entering it)."""
+        return self._slot
+
     def mark_held(self) -> contextvars.Token[frozenset[int]]:
         """Record, for calls nested in this program, that it holds a worker."""
         return self._slots.mark_held()
