@@ -29,7 +29,6 @@ loop (``workers.py``); cancelling ``execute`` kills the program's worker.
 from __future__ import annotations
 
 import asyncio
-import json
 import time
 from collections.abc import Callable, Mapping
 from functools import partial
@@ -53,7 +52,7 @@ from tooldeck.codemode.sandbox import (
     Wait,
 )
 from tooldeck.codemode.search import search
-from tooldeck.codemode.values import jsonable_result
+from tooldeck.codemode.values import argument_problem, jsonable_result, rendered
 from tooldeck.codemode.workers import ProgramWorker
 from tooldeck.errors import (
     PermissionBlocked,
@@ -65,7 +64,6 @@ from tooldeck.host.execution.call import ToolCall
 from tooldeck.host.execution.snapshot import Snapshot
 
 MAX_CODE_BYTES = 256 * 1024
-MAX_ARGUMENT_BYTES = 512 * 1024
 SPARE_SUSPENSIONS = 1000
 """Name lookups a program may make besides its tool and ``search`` calls."""
 
@@ -280,7 +278,7 @@ class _Program:
         renames = target.params
         if renames:
             kwargs = {renames.get(k, k): v for k, v in kwargs.items()}
-        too_big = _too_big(kwargs)
+        too_big = argument_problem(kwargs)
         record = {"name": entry.name, "status": "running", "ms": 0.0}
         self.calls.append(record)
         call_id = f"{ctx.call_id}.{len(self.calls)}"
@@ -369,63 +367,9 @@ class _Program:
             parts.append(TextPart(f"Type checker warnings (the program ran):\n{warnings}"))
         if printed:
             parts.append(TextPart(f"Printed output:\n{printed}"))
-            parts.append(TextPart(f"Result:\n{_render(result)}"))
+            parts.append(TextPart(f"Result:\n{rendered(result)}"))
         else:
-            parts.append(TextPart(_render(result)))
+            parts.append(TextPart(rendered(result)))
         parts += self.attachments
         output = {"result": result, "printed": printed, "tool_calls": self.calls}
         return ToolResult(parts, {"tool_calls": len(self.calls)}, output)
-
-
-def _render(result: Any) -> str:
-    if isinstance(result, str):
-        return result
-    return json.dumps(result, ensure_ascii=False, indent=2)
-
-
-def _too_big(kwargs: Mapping[str, Any]) -> str:
-    """Why these arguments are too large (or too deep) to pass on, or an empty string."""
-    try:
-        size = _total_size(kwargs)
-    except RecursionError:
-        return "The arguments nest too deeply; pass flatter values (fewer levels of lists)."
-    if size <= MAX_ARGUMENT_BYTES:
-        return ""
-    return (
-        f"The arguments are larger than {MAX_ARGUMENT_BYTES:,} bytes; "
-        "pass smaller values (or let a tool produce the data instead)."
-    )
-
-
-def _total_size(kwargs: Mapping[str, Any]) -> int:
-    size = 0
-    for value in kwargs.values():  # scalars and strings without a call: most arguments
-        cls = value.__class__
-        if cls is str:
-            size += len(value)
-        elif cls is int or cls is float or cls is bool or value is None:
-            size += 8
-        else:
-            size += _size(value, MAX_ARGUMENT_BYTES + 1)
-    return size
-
-
-def _size(value: Any, budget: int) -> int:
-    """An estimate of ``value``'s JSON size that stops counting past ``budget``."""
-    if isinstance(value, str | bytes):
-        return len(value) + 2
-    if isinstance(value, Mapping):
-        total = 2
-        for key, item in value.items():
-            total += len(str(key)) + 4 + _size(item, budget - total)
-            if total > budget:
-                break
-        return total
-    if isinstance(value, list | tuple | set | frozenset):
-        total = 2
-        for item in value:
-            total += 1 + _size(item, budget - total)
-            if total > budget:
-                break
-        return total
-    return 8
