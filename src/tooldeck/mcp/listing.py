@@ -13,9 +13,7 @@ from typing import TYPE_CHECKING, Any
 from pydantic import BaseModel, ConfigDict, Field
 
 if TYPE_CHECKING:
-    import mcp.types as types
-
-    from mcp import Client
+    from tooldeck.mcp.sdk import Client, types
 
 
 async def list_page(client: Client, cursor: str | None) -> tuple[types.ListToolsResult, list[str]]:
@@ -23,8 +21,9 @@ async def list_page(client: Client, cursor: str | None) -> tuple[types.ListTools
     refuse (an input schema that is not an object, say) is skipped with a note, and the
     rest of the page is mounted. The SDK validates a whole result at once, so the page is
     fetched raw (its dispatcher), then the session learns it as its own listing would."""
-    import mcp.types as types
     from pydantic import ValidationError
+
+    from tooldeck.mcp.sdk import types
 
     session = client.session
     request = types.ListToolsRequest(params=types.PaginatedRequestParams(cursor=cursor))
