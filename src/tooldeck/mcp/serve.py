@@ -83,18 +83,26 @@ async def _serve(
 ) -> None:
     from tooldeck.mcp.asking import ElicitingAsker
     from tooldeck.mcp.server import CatalogServer
+    from tooldeck.mcp.sessions import ClientSessions
     from tooldeck.mcp.watch import Serving, watch
 
     asker = ElicitingAsker()
     serving = await anyio.to_thread.run_sync(lambda: Serving(lambda: _open(root, asker, codemode)))
-    server = CatalogServer(serving.current, asker)
+    limits = serving.current().location.config.mcp.serve  # read once, at start
+    sessions = ClientSessions(
+        serving.current,
+        idle_timeout_s=limits.idle_timeout_s,
+        max_calls=limits.max_calls_per_session,
+    )
+    server = CatalogServer(serving.current, asker, sessions)
     try:
         async with anyio.create_task_group() as group:
             group.start_soon(watch, serving, server, root)
+            group.start_soon(_reap, sessions)
             if address is None:
                 await _stdio(server)
             else:
-                await _http(server, address, token)
+                await _http(server, address, token, limits)
             group.cancel_scope.cancel()
     finally:
         await anyio.to_thread.run_sync(serving.current().close)
@@ -117,6 +125,13 @@ def _open(root: Path, asker: Any, codemode: bool) -> Any:
     return host
 
 
+async def _reap(sessions: Any) -> None:
+    """Close idle client sessions, forever."""
+    while True:
+        await anyio.sleep(sessions.check_every_s())
+        sessions.reap()
+
+
 async def _stdio(server: Any) -> None:
     from mcp.server.lowlevel import NotificationOptions
     from mcp.server.stdio import stdio_server
@@ -126,9 +141,15 @@ async def _stdio(server: Any) -> None:
         await server.server.run(read, write, options)
 
 
-async def _http(server: Any, address: HttpAddress, token: str | None) -> None:
+async def _http(server: Any, address: HttpAddress, token: str | None, limits: Any) -> None:
+    """Serve over streamable HTTP, every resource bounded by ``[mcp.serve]``: connections
+    (503 past ``max_connections``), sessions, body size (413), slow headers (dropped) and
+    slow bodies (408)."""
     import uvicorn
     from mcp.server.transport_security import TransportSecuritySettings
+
+    from tooldeck.mcp.limits import BodyTimeout, header_deadline
+    from tooldeck.mcp.sessions import SessionEnd
 
     host, port = address
     shown = f"[{host}]" if ":" in host else host
@@ -140,9 +161,24 @@ async def _http(server: Any, address: HttpAddress, token: str | None) -> None:
         allowed_origins=[f"http://{shown}:{port}", f"http://localhost:{port}"],
     )
     app: Any = server.server.streamable_http_app(
-        streamable_http_path="/mcp", host=host, transport_security=security
+        streamable_http_path="/mcp",
+        host=host,
+        transport_security=security,
+        max_request_body_size=limits.max_body_bytes,
+        session_idle_timeout=limits.idle_timeout_s,
+        max_sessions=limits.max_sessions,
     )
+    app = BodyTimeout(SessionEnd(app, server.sessions), limits.body_timeout_s)
     if token is not None:
         app = BearerCheck(app, {token: DEFAULT_PRINCIPAL})
-    config = uvicorn.Config(app, host=host, port=port, log_level="warning", lifespan="on")
+    config = uvicorn.Config(
+        app,
+        host=host,
+        port=port,
+        log_level="warning",
+        lifespan="on",
+        http=header_deadline(limits.header_timeout_s),
+        limit_concurrency=limits.max_connections,
+        backlog=min(2048, limits.max_connections * 2),
+    )
     await uvicorn.Server(config).serve()

@@ -28,6 +28,7 @@ from tooldeck.host.registry.record import record_of
 from tooldeck.host.schema.frozen import thaw
 from tooldeck.mcp.asking import MODERN, ElicitingAsker, answers_of, current_request
 from tooldeck.mcp.results import call_result
+from tooldeck.mcp.sessions import Busy, ClientSessions, client_key
 
 if TYPE_CHECKING:
     from tooldeck import Host
@@ -41,14 +42,21 @@ MAX_SESSIONS = 100
 class CatalogServer:
     """An MCP server over ``current()``: the host serving right now (it may be replaced)."""
 
-    def __init__(self, current: Callable[[], Host], asker: ElicitingAsker) -> None:
+    def __init__(
+        self,
+        current: Callable[[], Host],
+        asker: ElicitingAsker,
+        sessions: ClientSessions | None = None,
+    ) -> None:
         self._current = current
         self._asker = asker
+        self.sessions = sessions or ClientSessions(current, idle_timeout_s=900.0, max_calls=16)
         self._bus = InMemorySubscriptionBus()
         # Handshake-era connections by the identity of their initialize params (one object
         # per connection); the most recent MAX_SESSIONS are kept.
         self._sessions: dict[int, Any] = {}
-        self._listed: tuple[object, Listing] | None = None
+        # MCP tools per definitions tuple (one per snapshot; sessions may differ)
+        self._listed: dict[int, tuple[object, Listing]] = {}
         self._calls = itertools.count(1)
         self.server: Server[Any] = Server(
             "tooldeck",
@@ -71,35 +79,61 @@ class CatalogServer:
         return await call_next(ctx)
 
     async def _list_tools(self, ctx: Any, params: Any) -> types.ListToolsResult:
-        return types.ListToolsResult(tools=list(self.listing()))
+        key = client_key(ctx.request)
+        if key is not None:
+            self.sessions.touch(key)
+        return types.ListToolsResult(tools=list(self.listing(key)))
 
-    def listing(self) -> Listing:
-        """The current definitions as MCP tools (converted once per snapshot)."""
-        definitions = self._current().snapshot().definitions_for("mcp")
-        listed = self._listed
+    def listing(self, key: str | None = None) -> Listing:
+        """The definitions a client's session sees, as MCP tools (converted once per
+        snapshot); ``key=None``: the Location's own."""
+        definitions = self._snapshot(key).definitions_for("mcp")
+        listed = self._listed.get(id(definitions))
         if listed is None or listed[0] is not definitions:
-            listed = self._listed = (definitions, tuple(_tool(d) for d in definitions))
+            if len(self._listed) >= 64:
+                self._listed.clear()
+            listed = (definitions, tuple(_tool(d) for d in definitions))
+            self._listed[id(definitions)] = listed
         return listed[1]
+
+    def _snapshot(self, key: str | None) -> Snapshot:
+        """The snapshot of a client's session (opened on first use), or the Location's."""
+        host = self._current()
+        if key is None:
+            return host.snapshot()
+        host.session(key)
+        return host.snapshot(session=key)
 
     async def _call_tool(
         self, ctx: Any, params: types.CallToolRequestParams
     ) -> types.CallToolResult | types.InputRequiredResult:
-        snapshot = self._current().snapshot()
+        key = client_key(ctx.request)
+        if key is None:  # stateless: the Location's view, asks tracked for this call alone
+            return await self._run(ctx, params, None, self.sessions.stateless_key())
+        try:
+            self.sessions.enter(key)
+        except Busy as busy:
+            return _error(
+                f"This MCP session already has {busy.limit} tool calls in flight "
+                "([mcp.serve] max_calls_per_session); wait for one to finish and call again."
+            )
+        try:
+            return await self._run(ctx, params, key, key)
+        finally:
+            self.sessions.leave(key)
+
+    async def _run(
+        self, ctx: Any, params: types.CallToolRequestParams, key: str | None, session_id: str
+    ) -> types.CallToolResult | types.InputRequiredResult:
+        snapshot = self._snapshot(key)
         call = ToolCall(f"mcp-{next(self._calls)}", params.name, params.arguments or {})
         with current_request(ctx, answers_of(params)) as asked:
-            outcome = await run_tool_call(snapshot, call, session_id="mcp", message_id=call.id)
+            outcome = await run_tool_call(snapshot, call, session_id=session_id, message_id=call.id)
         question = asked.input_required() if outcome.status == "declined" else None
         if question is not None:
             return question
         if outcome.status == "declined" and asked.unanswerable:
-            return types.CallToolResult(
-                content=[
-                    types.TextContent(
-                        type="text", text=self._asker.declined_text(asked.unanswerable)
-                    )
-                ],
-                is_error=True,
-            )
+            return _error(self._asker.declined_text(asked.unanswerable))
         return call_result(
             outcome, structured=_declares_output(snapshot, params.name), call_id=call.id
         )
@@ -114,6 +148,10 @@ class CatalogServer:
             except Exception as exc:  # a client that left: forget it
                 log.debug("could not notify an MCP client: %s", exc)
                 self._sessions.pop(key, None)
+
+
+def _error(text: str) -> types.CallToolResult:
+    return types.CallToolResult(content=[types.TextContent(type="text", text=text)], is_error=True)
 
 
 def _tool(definition: Any) -> types.Tool:
