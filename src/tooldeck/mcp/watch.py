@@ -10,11 +10,12 @@ about it once the advertised definitions differ.
 
 from __future__ import annotations
 
+import errno
 import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING, NamedTuple, TypeGuard
 
 import anyio
 
@@ -76,13 +77,15 @@ class Serving:
     async def reopen(self) -> None:
         """A new host from the changed config; the old one closes (its servers end).
 
-        A config that does not open (being edited, broken, or no descriptors left to
-        read it) is reported and the last good host keeps serving; the next change of
-        the files tries again.
+        A config that does not open (being edited, or broken) is reported and the last
+        good host keeps serving; the next change of the files tries again. An ``OSError``
+        (no descriptors left to read it) propagates: the watcher retries at its next tick.
         """
         try:
             host = await anyio.to_thread.run_sync(self._open)
-        except (TooldeckError, OSError) as exc:
+        except TooldeckError as exc:
+            if _out_of_descriptors(exc.__cause__):
+                raise exc.__cause__ from exc  # not the file's fault: try again
             _report(f"config change not applied, still serving the last good config: {exc}")
             return
         old, self.host = self.host, host
@@ -120,6 +123,10 @@ async def watch(serving: Serving, server: CatalogServer, root: Path) -> None:
         if current is not listed and current != listed:
             listed = current
             await server.tools_changed()
+
+
+def _out_of_descriptors(exc: BaseException | None) -> TypeGuard[OSError]:
+    return isinstance(exc, OSError) and exc.errno in (errno.EMFILE, errno.ENFILE)
 
 
 def _report(message: str) -> None:
