@@ -57,10 +57,12 @@ if TYPE_CHECKING:
     from tooldeck.host.location.config import CodemodeConfig as CodemodeConfig
     from tooldeck.host.location.config import Config as Config
     from tooldeck.host.location.config import McpConfig as McpConfig
+    from tooldeck.host.location.config import McpServeConfig as McpServeConfig
     from tooldeck.host.location.config import McpServerConfig as McpServerConfig
     from tooldeck.host.location.config import OutputConfig as OutputConfig
     from tooldeck.host.location.config import PermissionRule as PermissionRule
     from tooldeck.host.location.config import PluginsConfig as PluginsConfig
+    from tooldeck.host.location.config import PrincipalConfig as PrincipalConfig
     from tooldeck.host.location.config_files import load_config as load_config
     from tooldeck.host.location.location import Location as Location
     from tooldeck.host.location.permission import Asker as Asker
@@ -132,10 +134,12 @@ _LOCATIONS = {
     "ImagePart": "tooldeck._tool",
     "Location": "tooldeck.host.location.location",
     "McpConfig": "tooldeck.host.location.config",
+    "McpServeConfig": "tooldeck.host.location.config",
     "McpServerConfig": "tooldeck.host.location.config",
     "NamespaceEntry": "tooldeck.host.registry.editor",
     "Option": "tooldeck.host.location.questions",
     "OutputConfig": "tooldeck.host.location.config",
+    "PrincipalConfig": "tooldeck.host.location.config",
     "PermissionBlocked": "tooldeck.errors",
     "PermissionCorrected": "tooldeck.errors",
     "PermissionDeclined": "tooldeck.errors",
@@ -223,6 +227,7 @@ __all__ = [
     "ImagePart",
     "Location",
     "McpConfig",
+    "McpServeConfig",
     "McpServerConfig",
     "NamespaceEntry",
     "Option",
@@ -238,6 +243,7 @@ __all__ = [
     "PluginInfo",
     "PluginStatus",
     "PluginsConfig",
+    "PrincipalConfig",
     "ProgressCallback",
     "Question",
     "QuestionDismissed",

@@ -19,7 +19,7 @@ from typing import Any, NamedTuple
 import anyio
 
 from tooldeck.errors import TooldeckError
-from tooldeck.mcp.auth import DEFAULT_PRINCIPAL, TOKEN_ENV, BearerCheck
+from tooldeck.mcp.auth import TOKEN_ENV, BearerCheck
 
 LOOPBACK = ("127.0.0.1", "localhost", "::1")
 
@@ -50,36 +50,41 @@ def serve(root: Path, *, http: str | None, allow_remote: bool, codemode: bool = 
     ``codemode=False`` serves every tool natively, whatever the config says.
     """
     address = HttpAddress.parse(http) if http is not None else None
-    token = _token(address, allow_remote)
-    if address is not None:
-        print(f"tooldeck: serving MCP at {address.url}", file=sys.stderr, flush=True)
-        if token is None:
-            print(
-                f"tooldeck: warning: no {TOKEN_ENV} set: any process on this machine "
-                "can list and call these tools",
-                file=sys.stderr,
-                flush=True,
-            )
-    anyio.run(_serve, root, address, token, codemode)
-
-
-def _token(address: HttpAddress | None, allow_remote: bool) -> str | None:
-    """The bearer token every HTTP request must carry, or None (loopback, none set)."""
-    if address is None:
-        return None
-    if address.host not in LOOPBACK and not allow_remote:
+    if address is not None and address.host not in LOOPBACK and not allow_remote:
         raise TooldeckError(
             f"--http {address.host}:{address.port}: refusing to listen on a "
             "non-loopback address without --allow-remote"
         )
-    token = os.environ.get(TOKEN_ENV, "")
-    if allow_remote and not token:
-        raise TooldeckError(f"--allow-remote needs a bearer token in {TOKEN_ENV}")
-    return token or None
+    if address is not None:
+        print(f"tooldeck: serving MCP at {address.url}", file=sys.stderr, flush=True)
+    anyio.run(_serve, root, address, allow_remote, codemode)
+
+
+def _tokens(address: HttpAddress | None, allow_remote: bool, limits: Any) -> dict[str, str]:
+    """The bearer tokens HTTP requests must carry and their principals (empty: loopback
+    with none configured, which serves anyone on the machine and says so)."""
+    if address is None:
+        return {}
+    from tooldeck.mcp.principals import tokens
+
+    found = tokens(limits, os.environ)
+    if allow_remote and not found:
+        raise TooldeckError(
+            f"--allow-remote needs a bearer token in {TOKEN_ENV} "
+            "or [mcp.serve.principals.NAME] token_env"
+        )
+    if not found:
+        print(
+            f"tooldeck: warning: no {TOKEN_ENV} set: any process on this machine "
+            "can list and call these tools",
+            file=sys.stderr,
+            flush=True,
+        )
+    return found
 
 
 async def _serve(
-    root: Path, address: HttpAddress | None, token: str | None, codemode: bool
+    root: Path, address: HttpAddress | None, allow_remote: bool, codemode: bool
 ) -> None:
     from tooldeck.mcp.asking import ElicitingAsker
     from tooldeck.mcp.server import CatalogServer
@@ -89,6 +94,11 @@ async def _serve(
     asker = ElicitingAsker()
     serving = await anyio.to_thread.run_sync(lambda: Serving(lambda: _open(root, asker, codemode)))
     limits = serving.current().location.config.mcp.serve  # read once, at start
+    try:
+        tokens = _tokens(address, allow_remote, limits)
+    except TooldeckError:
+        await anyio.to_thread.run_sync(serving.current().close)
+        raise
     sessions = ClientSessions(
         serving.current,
         idle_timeout_s=limits.idle_timeout_s,
@@ -102,7 +112,7 @@ async def _serve(
             if address is None:
                 await _stdio(server)
             else:
-                await _http(server, address, token, limits)
+                await _http(server, address, tokens, limits)
             group.cancel_scope.cancel()
     finally:
         await anyio.to_thread.run_sync(serving.current().close)
@@ -141,7 +151,7 @@ async def _stdio(server: Any) -> None:
         await server.server.run(read, write, options)
 
 
-async def _http(server: Any, address: HttpAddress, token: str | None, limits: Any) -> None:
+async def _http(server: Any, address: HttpAddress, tokens: dict[str, str], limits: Any) -> None:
     """Serve over streamable HTTP, every resource bounded by ``[mcp.serve]``: connections
     (503 past ``max_connections``), sessions, body size (413), slow headers (dropped) and
     slow bodies (408)."""
@@ -169,8 +179,8 @@ async def _http(server: Any, address: HttpAddress, token: str | None, limits: An
         max_sessions=limits.max_sessions,
     )
     app = BodyTimeout(SessionEnd(app, server.sessions), limits.body_timeout_s)
-    if token is not None:
-        app = BearerCheck(app, {token: DEFAULT_PRINCIPAL})
+    if tokens:
+        app = BearerCheck(app, tokens)
     config = uvicorn.Config(
         app,
         host=host,

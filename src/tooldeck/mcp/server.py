@@ -14,7 +14,7 @@ from __future__ import annotations
 import itertools
 import logging
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 import mcp.types as types
 from mcp.server import Server
@@ -24,9 +24,13 @@ from tooldeck import __version__
 from tooldeck.host.execution.call import ToolCall
 from tooldeck.host.execution.outcome import run_tool_call
 from tooldeck.host.execution.snapshot import Snapshot
+from tooldeck.host.location.call_rules import CallRules, applying
+from tooldeck.host.location.wildcard import Ruleset
 from tooldeck.host.registry.record import record_of
 from tooldeck.host.schema.frozen import thaw
 from tooldeck.mcp.asking import MODERN, ElicitingAsker, answers_of, current_request
+from tooldeck.mcp.auth import PRINCIPAL_KEY
+from tooldeck.mcp.principals import Principals
 from tooldeck.mcp.results import call_result
 from tooldeck.mcp.sessions import Busy, ClientSessions, client_key
 
@@ -51,6 +55,7 @@ class CatalogServer:
         self._current = current
         self._asker = asker
         self.sessions = sessions or ClientSessions(current, idle_timeout_s=900.0, max_calls=16)
+        self.principals = Principals()
         self._bus = InMemorySubscriptionBus()
         # Handshake-era connections by the identity of their initialize params (one object
         # per connection); the most recent MAX_SESSIONS are kept.
@@ -82,12 +87,12 @@ class CatalogServer:
         key = client_key(ctx.request)
         if key is not None:
             self.sessions.touch(key)
-        return types.ListToolsResult(tools=list(self.listing(key)))
+        return types.ListToolsResult(tools=list(self.listing(key, self._rules(ctx))))
 
-    def listing(self, key: str | None = None) -> Listing:
-        """The definitions a client's session sees, as MCP tools (converted once per
-        snapshot); ``key=None``: the Location's own."""
-        definitions = self._snapshot(key).definitions_for("mcp")
+    def listing(self, key: str | None = None, rules: CallRules | None = None) -> Listing:
+        """The definitions a client's session sees under its principal's rules, as MCP
+        tools (converted once per snapshot); ``key=None``: no session."""
+        definitions = self._snapshot(key, rules).definitions_for("mcp")
         listed = self._listed.get(id(definitions))
         if listed is None or listed[0] is not definitions:
             if len(self._listed) >= 64:
@@ -96,13 +101,23 @@ class CatalogServer:
             self._listed[id(definitions)] = listed
         return listed[1]
 
-    def _snapshot(self, key: str | None) -> Snapshot:
-        """The snapshot of a client's session (opened on first use), or the Location's."""
+    def _snapshot(self, key: str | None, rules: CallRules | None) -> Snapshot:
+        """The snapshot of a client's session (opened on first use) or the Location's,
+        hiding what its principal's rules deny (the rules its calls run under)."""
         host = self._current()
+        permissions: Ruleset | Literal["location"] = (
+            rules.policy if rules is not None else "location"
+        )
         if key is None:
-            return host.snapshot()
+            return host.snapshot(permissions)
         host.session(key)
-        return host.snapshot(session=key)
+        return host.snapshot(permissions, session=key)
+
+    def _rules(self, ctx: Any) -> CallRules | None:
+        """The rules of the request's principal (None: the Location's own)."""
+        request = ctx.request
+        principal = request.scope.get(PRINCIPAL_KEY) if request is not None else None
+        return self.principals.rules(self._current(), principal)
 
     async def _call_tool(
         self, ctx: Any, params: types.CallToolRequestParams
@@ -125,9 +140,10 @@ class CatalogServer:
     async def _run(
         self, ctx: Any, params: types.CallToolRequestParams, key: str | None, session_id: str
     ) -> types.CallToolResult | types.InputRequiredResult:
-        snapshot = self._snapshot(key)
+        rules = self._rules(ctx)
+        snapshot = self._snapshot(key, rules)
         call = ToolCall(f"mcp-{next(self._calls)}", params.name, params.arguments or {})
-        with current_request(ctx, answers_of(params)) as asked:
+        with current_request(ctx, answers_of(params)) as asked, applying(rules):
             outcome = await run_tool_call(snapshot, call, session_id=session_id, message_id=call.id)
         question = asked.input_required() if outcome.status == "declined" else None
         if question is not None:

@@ -70,6 +70,18 @@ class McpServerConfig(_Section):
         return self
 
 
+class PrincipalConfig(_Section):
+    """``[mcp.serve.principals.NAME]``: a client identity of ``tooldeck mcp serve``.
+
+    ``token_env`` names the environment variable holding its bearer token (never the
+    token itself: the config file may be committed); ``permission`` rules apply after
+    the Location's, for this principal only (last match wins).
+    """
+
+    token_env: str = Field(min_length=1)
+    permission: tuple[PermissionRule, ...] = ()
+
+
 class McpServeConfig(_Section):
     """``[mcp.serve]``: what ``tooldeck mcp serve`` grants each client, and its limits.
 
@@ -85,6 +97,7 @@ class McpServeConfig(_Section):
     max_body_bytes: int = Field(default=4 * 1024 * 1024, gt=0)
     max_calls_per_session: int = Field(default=16, gt=0)
     max_sessions: int = Field(default=1000, gt=0)
+    principals: dict[str, PrincipalConfig] = Field(default_factory=dict)
 
 
 class McpConfig(_Section):

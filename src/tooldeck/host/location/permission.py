@@ -38,6 +38,7 @@ from tooldeck.errors import (
     PermissionDeclined,
     TooldeckError,
 )
+from tooldeck.host.location import call_rules
 from tooldeck.host.location.approvals import Approvals
 from tooldeck.host.location.config import PermissionRule
 from tooldeck.host.location.policy import DEFAULT_RULES
@@ -200,10 +201,13 @@ class PermissionService:
 
     def _decide(self, action: str, resource: str) -> PermissionRule | None:
         names = self._names(resource)
-        policy = self._location.policy.rule_for(action, names)
+        principal = call_rules.current()  # a served principal's rules replace the policy
+        rules = principal.policy if principal is not None else self._location.policy
+        policy = rules.rule_for(action, names)
         if _denies(policy):
             return policy
-        return self._approvals.rules.rule_for(action, names) or policy
+        mine = principal.approved(action, names) if principal is not None else None
+        return mine or self._approvals.rules.rule_for(action, names) or policy
 
     def _names(self, resource: str) -> tuple[str, ...]:
         """The resource, plus its root-relative form when it is a path in the Location."""
@@ -249,10 +253,15 @@ class PermissionService:
     def _approve(self, pending: _Pending) -> None:
         """Save the request's patterns, then answer the session's asks they now cover."""
         request = pending.request
-        self._approvals.add(
+        rules = [
             PermissionRule(action=request.action, resource=pattern, effect="allow")
             for pattern in request.save
-        )
+        ]
+        principal = call_rules.current()
+        if principal is not None:
+            principal.approve(rules)  # that principal's alone
+        else:
+            self._approvals.add(rules)
         self._settle_siblings(pending, lambda other: "once" if self._covered(other) else None)
 
     def _covered(self, request: PermissionRequest) -> bool:
