@@ -96,11 +96,24 @@ def closed_by_peer(sock: socket.socket, trickle: bytes) -> bool:
     return False
 
 
-def test_a_client_trickling_its_headers_is_dropped_and_others_are_served(project):
-    (project / "tooldeck.toml").write_text(CONFIG + "[mcp.serve]\nheader_timeout_s = 0.5\n")
+HEAD = b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+
+
+@pytest.mark.parametrize(
+    ("start", "trickle"),
+    [
+        (HEAD, b"X-Slow: yes\r\n"),
+        (HEAD + b"Content-Type: application/json\r\nContent-Length: 9999\r\n\r\n{", b" "),
+    ],
+    ids=["headers", "body"],
+)
+def test_a_client_trickling_its_request_is_dropped_and_others_are_served(project, start, trickle):
+    (project / "tooldeck.toml").write_text(
+        CONFIG + "[mcp.serve]\nheader_timeout_s = 0.5\nbody_timeout_s = 0.5\n"
+    )
     with served(project) as server, socket.create_connection(("127.0.0.1", server.port)) as slow:
-        slow.sendall(b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\n")
-        assert closed_by_peer(slow, b"X-Slow: yes\r\n")
+        slow.sendall(start)
+        assert closed_by_peer(slow, trickle)
         assert "add" in server.names()
         assert server.process.poll() is None
 

@@ -3,31 +3,31 @@
 uvicorn bounds connections (``limit_concurrency``: a 503 past it) and the idle time
 between requests (keep-alive), but not a request whose headers never finish: a client
 that sends one byte every few seconds holds its connection, and its descriptor, for as
-long as it likes. ``header_deadline`` closes a connection whose request headers are not
-complete ``header_timeout_s`` after it opened (or after its previous response), however
-it trickles. ``BodyTimeout`` answers 408 when a request's body stalls for
-``body_timeout_s`` between two chunks. Neither touches a request being served.
+long as it likes, and one that stops halfway through its body holds it too.
+``read_deadlines`` closes such connections, however they trickle; a request whose body
+has arrived is never touched, however long its call runs.
 """
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable, MutableMapping
-from typing import Any
 
-import anyio
+import h11
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
-Scope = MutableMapping[str, Any]
-Receive = Callable[[], Awaitable[MutableMapping[str, Any]]]
-Send = Callable[[MutableMapping[str, Any]], Awaitable[None]]
 
+def read_deadlines(header_timeout_s: float, body_timeout_s: float) -> type[H11Protocol]:
+    """uvicorn's h11 protocol, closing connections whose request does not arrive in time.
 
-def header_deadline(header_timeout_s: float) -> type[H11Protocol]:
-    """uvicorn's h11 protocol, closing connections whose headers do not arrive in time."""
+    One timer per connection, armed when it opens and after each response: at
+    ``header_timeout_s`` a connection still without a whole request head is closed; one
+    whose body is still arriving gets ``body_timeout_s`` more, then is closed too. Nothing
+    runs per request, so the bound costs the served calls nothing.
+    """
 
-    class HeaderDeadline(H11Protocol):
+    class ReadDeadlines(H11Protocol):
         _deadline: asyncio.TimerHandle | None = None
+        _body_grace = False
 
         def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
             super().connection_made(transport)
@@ -45,74 +45,20 @@ def header_deadline(header_timeout_s: float) -> type[H11Protocol]:
         def _arm(self) -> None:
             if self._deadline is not None:
                 self._deadline.cancel()
+            self._body_grace = False
             self._deadline = self.loop.call_later(header_timeout_s, self._expire)
 
         def _expire(self) -> None:
-            waiting = self.cycle is None or self.cycle.response_complete
-            if waiting and not self.transport.is_closing():
-                self.transport.close()  # no request under way: headers did not come in time
+            if self.transport.is_closing():
+                return
+            cycle = self.cycle
+            if cycle is None or cycle.response_complete:
+                self.transport.close()  # no request under way: its head did not come in time
+            elif self.conn.their_state is h11.SEND_BODY:
+                if self._body_grace:
+                    self.transport.close()  # the body stalled: the app sees a disconnect
+                else:
+                    self._body_grace = True
+                    self._deadline = self.loop.call_later(body_timeout_s, self._expire)
 
-    return HeaderDeadline
-
-
-class BodyTimeout:
-    """ASGI wrapper: a request body that stalls for ``timeout_s`` gets 408 and is dropped."""
-
-    def __init__(self, app: Any, timeout_s: float) -> None:
-        self.app = app
-        self.timeout_s = timeout_s
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
-        started = False
-        body_done = False
-
-        async def sending(message: MutableMapping[str, Any]) -> None:
-            nonlocal started
-            if message["type"] == "http.response.start":
-                started = True
-            await send(message)
-
-        async def receiving() -> MutableMapping[str, Any]:
-            nonlocal body_done
-            if body_done:  # after the body only a disconnect comes: no deadline on it
-                return await receive()
-            with anyio.move_on_after(self.timeout_s) as waited:
-                message = await receive()
-            if waited.cancelled_caught:
-                raise _Stalled
-            if message["type"] != "http.request" or not message.get("more_body", False):
-                body_done = True
-            return message
-
-        try:
-            await self.app(scope, receiving, sending)
-        except Exception as exc:
-            if not _stalled(exc):
-                raise
-            if not started:
-                await _respond(send, 408, "request body too slow: dropped\n")
-
-
-class _Stalled(Exception):
-    """The request body stalled past its timeout."""
-
-
-def _stalled(exc: BaseException) -> bool:
-    """``_Stalled``, or a task group's exception group made of it."""
-    if isinstance(exc, BaseExceptionGroup):
-        return all(_stalled(inner) for inner in exc.exceptions)
-    return isinstance(exc, _Stalled)
-
-
-async def _respond(send: Send, status: int, text: str) -> None:
-    await send(
-        {
-            "type": "http.response.start",
-            "status": status,
-            "headers": [(b"content-type", b"text/plain"), (b"connection", b"close")],
-        }
-    )
-    await send({"type": "http.response.body", "body": text.encode()})
+    return ReadDeadlines

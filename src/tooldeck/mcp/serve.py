@@ -154,11 +154,11 @@ async def _stdio(server: Any) -> None:
 async def _http(server: Any, address: HttpAddress, tokens: dict[str, str], limits: Any) -> None:
     """Serve over streamable HTTP, every resource bounded by ``[mcp.serve]``: connections
     (503 past ``max_connections``), sessions, body size (413), slow headers (dropped) and
-    slow bodies (408)."""
+    slow bodies (dropped)."""
     import uvicorn
     from mcp.server.transport_security import TransportSecuritySettings
 
-    from tooldeck.mcp.limits import BodyTimeout, header_deadline
+    from tooldeck.mcp.limits import read_deadlines
     from tooldeck.mcp.sessions import SessionEnd
 
     host, port = address
@@ -178,7 +178,7 @@ async def _http(server: Any, address: HttpAddress, tokens: dict[str, str], limit
         session_idle_timeout=limits.idle_timeout_s,
         max_sessions=limits.max_sessions,
     )
-    app = BodyTimeout(SessionEnd(app, server.sessions), limits.body_timeout_s)
+    app = SessionEnd(app, server.sessions)
     if tokens:
         app = BearerCheck(app, tokens)
     config = uvicorn.Config(
@@ -187,7 +187,7 @@ async def _http(server: Any, address: HttpAddress, tokens: dict[str, str], limit
         port=port,
         log_level="warning",
         lifespan="on",
-        http=header_deadline(limits.header_timeout_s),
+        http=read_deadlines(limits.header_timeout_s, limits.body_timeout_s),
         limit_concurrency=limits.max_connections,
         backlog=min(2048, limits.max_connections * 2),
     )
