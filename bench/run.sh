@@ -6,7 +6,7 @@
 #   W1_REPS=5 W2_REPS=11 W3_ROUNDS=5 bash bench/run.sh  # fewer repetitions
 #
 # Environment (all optional):
-#   ONLY="W1 W2 W3 W4 W5 micro W7"   what to run (default: all of them; W6 too when named)
+#   ONLY="W1 W2 W3 W4 W5 micro W7"   what to run (default: all of them; W6 and W8 when named)
 #   W1_REPS=11 W2_REPS=21 W3_ROUNDS=10 W4_ROUNDS=21 MICRO_REPEAT=7   (shared defaults)
 #   W7_REPS=11     bench/w7_sessions.py (tooldeck alone: sessions)
 #   GC_ON=0        1 = also run W1-W3 with the cyclic GC on (raw/W?-gc-enabled.json)
@@ -81,7 +81,8 @@ for w in $WHAT; do
     W6) step "W6"; "$PY" "$SHARED/w6_mcp.py" "${AD[@]}" --reps "${W6_REPS:-10}" --out "$RAW/W6.json" ;;
     micro) step "micro"; "$PY" bench/micro.py --repeat "${MICRO_REPEAT:-7}" --out "$RAW/micro.json" ;;
     W7) step "W7"; "$PY" bench/w7_sessions.py --reps "${W7_REPS:-11}" --out "$RAW/w7.json" ;;
-    *) echo "unknown workload in ONLY: $w (W1 W2 W3 W4 W5 W6 micro W7)" >&2; exit 2 ;;
+    W8) step "W8"; "$ROOT/.venv/bin/python" bench/w8_serve.py --shared "$SHARED" --out "$RAW" ;;
+    *) echo "unknown workload in ONLY: $w (W1 W2 W3 W4 W5 W6 micro W7 W8)" >&2; exit 2 ;;
   esac
   if [ "${GC_ON:-0}" != 0 ] && [[ $w == W[123] ]]; then
     step "$w, GC on"
