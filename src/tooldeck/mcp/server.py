@@ -32,7 +32,7 @@ from tooldeck.mcp.asking import MODERN, ElicitingAsker, answers_of, current_requ
 from tooldeck.mcp.auth import PRINCIPAL_KEY
 from tooldeck.mcp.principals import Principals
 from tooldeck.mcp.results import call_result
-from tooldeck.mcp.sessions import Busy, ClientSessions, client_key
+from tooldeck.mcp.sessions import ClientSessions, client_key
 
 if TYPE_CHECKING:
     from tooldeck import Host
@@ -125,11 +125,9 @@ class CatalogServer:
         key = client_key(ctx.request)
         if key is None:  # stateless: the Location's view, asks tracked for this call alone
             return await self._run(ctx, params, None, self.sessions.stateless_key())
-        try:
-            self.sessions.enter(key)
-        except Busy as busy:
+        if not self.sessions.enter(key):
             return _error(
-                f"This MCP session already has {busy.limit} tool calls in flight "
+                f"This MCP session already has {self.sessions.max_calls} tool calls in flight "
                 "([mcp.serve] max_calls_per_session); wait for one to finish and call again."
             )
         try:

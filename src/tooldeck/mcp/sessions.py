@@ -45,14 +45,6 @@ def client_key(request: Any) -> str | None:
     return PREFIX + session_id if session_id else None
 
 
-class Busy(Exception):
-    """A session already has ``limit`` calls in flight."""
-
-    def __init__(self, limit: int) -> None:
-        super().__init__(limit)
-        self.limit = limit
-
-
 class ClientSessions:
     """The client sessions seen lately: when each was last used and its calls in flight.
 
@@ -79,13 +71,14 @@ class ClientSessions:
         """A key for one stateless call's asks (never a scope: nothing opens for it)."""
         return f"{PREFIX}call-{next(self._stateless)}"
 
-    def enter(self, key: str) -> None:
-        """Count a call of ``key`` in; ``Busy`` past ``max_calls`` in flight."""
+    def enter(self, key: str) -> bool:
+        """Count a call of ``key`` in; False (not counted) with ``max_calls`` in flight."""
         count = self._in_flight.get(key, 0)
         if count >= self.max_calls:
-            raise Busy(self.max_calls)
+            return False
         self._in_flight[key] = count + 1
         self._last[key] = self._clock()
+        return True
 
     def leave(self, key: str) -> None:
         """Count a call of ``key`` out (its session counts as used now)."""
