@@ -94,3 +94,30 @@ def test_a_principal_whose_token_variable_is_unset_does_not_start(project):
     )
     assert done.returncode == 2
     assert "[mcp.serve.principals.bob] token_env: BOB_TOKEN is not set" in done.stderr
+
+
+def test_the_sdks_schema_lookup_answers_as_the_requests_principal_was_listed(project):
+    from tooldeck import Host
+    from tooldeck.mcp.asking import ElicitingAsker
+    from tooldeck.mcp.auth import PRINCIPAL_KEY
+    from tooldeck.mcp.server import CatalogServer
+    from tooldeck.mcp.sessions import RequestScope
+
+    with Host.open(project) as host:
+        server = CatalogServer(lambda: host, ElicitingAsker())
+        seen = {}
+
+        async def app(scope, receive, send):
+            seen[scope.get(PRINCIPAL_KEY)] = server.input_schema("add")
+
+        async def scenario():
+            for principal in (None, "alice", "bob"):
+                scope = {"type": "http", "method": "POST", "headers": []}
+                if principal is not None:
+                    scope[PRINCIPAL_KEY] = principal
+                await RequestScope(app, server.sessions)(scope, None, None)
+
+        anyio.run(scenario)
+    assert seen[None]["required"] == ["a", "b"]
+    assert seen["bob"] == seen[None]
+    assert seen["alice"] is None  # hidden from alice: not looked up for her either

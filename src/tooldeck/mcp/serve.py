@@ -159,7 +159,7 @@ async def _http(server: Any, address: HttpAddress, tokens: dict[str, str], limit
     from mcp.server.transport_security import TransportSecuritySettings
 
     from tooldeck.mcp.limits import read_deadlines
-    from tooldeck.mcp.sessions import SessionEnd
+    from tooldeck.mcp.sessions import RequestScope
 
     host, port = address
     shown = f"[{host}]" if ":" in host else host
@@ -178,7 +178,7 @@ async def _http(server: Any, address: HttpAddress, tokens: dict[str, str], limit
         session_idle_timeout=limits.idle_timeout_s,
         max_sessions=limits.max_sessions,
     )
-    app = SessionEnd(app, server.sessions)
+    app = RequestScope(app, server.sessions)
     if tokens:
         app = BearerCheck(app, tokens)
     config = uvicorn.Config(

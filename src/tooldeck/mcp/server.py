@@ -13,11 +13,12 @@ from __future__ import annotations
 
 import itertools
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, Literal
 
 import mcp.types as types
 from mcp.server import Server
+from mcp.server.caching import CacheHint
 from mcp.server.subscriptions import InMemorySubscriptionBus, ListenHandler, ToolsListChanged
 
 from tooldeck import __version__
@@ -32,7 +33,7 @@ from tooldeck.mcp.asking import MODERN, ElicitingAsker, answers_of, current_requ
 from tooldeck.mcp.auth import PRINCIPAL_KEY
 from tooldeck.mcp.principals import Principals
 from tooldeck.mcp.results import call_result
-from tooldeck.mcp.sessions import ClientSessions, client_key
+from tooldeck.mcp.sessions import ClientSessions, client_key, current_principal
 
 if TYPE_CHECKING:
     from tooldeck import Host
@@ -41,6 +42,11 @@ log = logging.getLogger("tooldeck.mcp")
 
 Listing = tuple[types.Tool, ...]
 MAX_SESSIONS = 100
+LIST_FRESH = CacheHint(ttl_ms=1000, scope="private")
+"""How long a 2026-07-28 client may reuse a ``tools/list`` answer: changes are noticed
+about once a second anyway (``watch.POLL_S``), and a change evicts it at once through
+``subscriptions/listen``. Without it the SDK's client lists again before every call to
+check output schemas. ``private``: each principal is listed its own tools."""
 
 
 class CatalogServer:
@@ -62,6 +68,7 @@ class CatalogServer:
         self._sessions: dict[int, Any] = {}
         # MCP tools per definitions tuple (one per snapshot; sessions may differ)
         self._listed: dict[int, tuple[object, Listing]] = {}
+        self._schemas: dict[int, tuple[object, dict[str, Any]]] = {}
         self._calls = itertools.count(1)
         self.server: Server[Any] = Server(
             "tooldeck",
@@ -69,6 +76,8 @@ class CatalogServer:
             on_list_tools=self._list_tools,
             on_call_tool=self._call_tool,
             on_subscriptions_listen=ListenHandler(self._bus),
+            cache_hints={"tools/list": LIST_FRESH},
+            get_tool_input_schema=self.input_schema,
         )
         self.server.middleware.append(self._remember)
 
@@ -100,6 +109,22 @@ class CatalogServer:
             listed = (definitions, tuple(_tool(d) for d in definitions))
             self._listed[id(definitions)] = listed
         return listed[1]
+
+    def input_schema(self, name: str) -> Mapping[str, Any] | None:
+        """``name``'s input schema as the requesting principal was advertised it, for the
+        SDK's ``Mcp-Param-*`` header check of a 2026-07-28 call (None: not listed, the
+        check is skipped). Without it the SDK runs a whole ``tools/list`` per call to find
+        one schema. The principal comes from the request's ASGI scope (``RequestScope``);
+        a session's own tools are not looked up (stateless requests have none)."""
+        rules = self.principals.rules(self._current(), current_principal())
+        definitions = self._snapshot(None, rules).definitions_for("mcp")
+        schemas = self._schemas.get(id(definitions))
+        if schemas is None or schemas[0] is not definitions:
+            if len(self._schemas) >= 64:
+                self._schemas.clear()
+            schemas = (definitions, {d["name"]: thaw(d["inputSchema"]) for d in definitions})
+            self._schemas[id(definitions)] = schemas
+        return schemas[1].get(name)
 
     def _snapshot(self, key: str | None, rules: CallRules | None) -> Snapshot:
         """The snapshot of a client's session (opened on first use) or the Location's,

@@ -15,14 +15,18 @@ The scope lives on the host being served; when the config changes and a new host
 the old host's scopes close with it and each client's next call opens a fresh one. A
 scope closes when the client ends its session (``DELETE``) or after ``idle_timeout_s``
 without a call. No SDK import here: it works on plain ASGI scopes and keys.
+
 """
 
 from __future__ import annotations
 
+import contextvars
 import itertools
 import time
 from collections.abc import Awaitable, Callable, MutableMapping
 from typing import TYPE_CHECKING, Any
+
+from tooldeck.mcp.auth import PRINCIPAL_KEY
 
 if TYPE_CHECKING:
     from tooldeck import Host
@@ -124,17 +128,39 @@ def _close(host: Host, key: str) -> None:
         host.session(key).close()
 
 
-class SessionEnd:
-    """ASGI wrapper: a client's ``DELETE`` of its session closes the session's scope too."""
+_PRINCIPAL: contextvars.ContextVar[str | None] = contextvars.ContextVar(
+    "tooldeck_mcp_principal", default=None
+)
+
+
+def current_principal() -> str | None:
+    """The principal of the HTTP request being handled in this task (None: none)."""
+    return _PRINCIPAL.get()
+
+
+class RequestScope:
+    """ASGI wrapper: marks the request's principal for code the SDK calls without the
+    request (its tool-schema lookup), and closes a session's scope when the client ends
+    the session with ``DELETE``."""
 
     def __init__(self, app: Any, sessions: ClientSessions) -> None:
         self.app = app
         self._sessions = sessions
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http" or scope.get("method") != "DELETE":
+        if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
+        token = _PRINCIPAL.set(scope.get(PRINCIPAL_KEY))
+        try:
+            if scope.get("method") == "DELETE":
+                await self._delete(scope, receive, send)
+            else:
+                await self.app(scope, receive, send)
+        finally:
+            _PRINCIPAL.reset(token)
+
+    async def _delete(self, scope: Scope, receive: Receive, send: Send) -> None:
         session_id = dict(scope.get("headers") or ()).get(SESSION_HEADER, b"")
         status = 0
 
