@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import json
-
 import pytest
 
 from tooldeck import Location
@@ -53,14 +51,14 @@ async def test_always_answers_are_kept_for_the_principal_alone(tmp_path):
     with applying(bob):
         assert location.permission.evaluate("edit", "a.py") == "ask"
     assert location.permission.evaluate("edit", "a.py") == "ask"
-    assert not (tmp_path / "data" / "permissions.json").exists()
+    assert location.store.approvals() == ()  # the principal's answer stayed its own
 
 
 async def test_location_approvals_apply_to_every_principal_but_never_lift_its_deny(tmp_path):
     location = make(tmp_path)
     await location.permission.assert_("edit", ["a.py"], source=SOURCE)  # saved for all
-    saved = json.loads((tmp_path / "data" / "permissions.json").read_text())
-    assert saved["rules"] == [{"action": "edit", "resource": "a.py", "effect": "allow"}]
+    saved = [(r.action, r.resource, r.effect) for r in location.store.approvals()]
+    assert saved == [("edit", "a.py", "allow")]
     alice = principal(location, "alice")
     carol = principal(location, "carol", rule("edit", "*", "deny"))
     with applying(alice):
