@@ -98,6 +98,28 @@ class Store(Protocol):
         ...
 
 
+PENDING_COLUMNS = (
+    "id, session_id, created_at, expires_at, data, state, owner, lease_until, reply, outcome"
+)
+"""The pending table's columns, in ``PendingEntry``'s field order (``pending_row``)."""
+
+
+def pending_row(entry: PendingEntry) -> tuple[object, ...]:
+    """``entry``'s values in ``PENDING_COLUMNS`` order, for an ``INSERT``."""
+    return (
+        entry.id,
+        entry.session_id,
+        entry.created_at,
+        entry.expires_at,
+        entry.data,
+        entry.state,
+        entry.owner,
+        entry.lease_until,
+        entry.reply,
+        entry.outcome,
+    )
+
+
 def rule_key(rule: PermissionRule) -> tuple[str, str, str]:
     """The identity of an approval row (a rule is its three fields)."""
     return (rule.action, rule.resource, rule.effect)

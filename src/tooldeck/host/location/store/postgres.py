@@ -16,9 +16,15 @@ from typing import Any
 
 from tooldeck.errors import UsageError
 from tooldeck.host.location.config import PermissionRule
-from tooldeck.host.location.store.base import PendingChange, PendingEntry, PendingState, rule_key
+from tooldeck.host.location.store.base import (
+    PENDING_COLUMNS,
+    PendingChange,
+    PendingEntry,
+    PendingState,
+    pending_row,
+    rule_key,
+)
 
-_COLUMNS = "id, session_id, created_at, expires_at, data, state, owner, lease_until, reply, outcome"
 _SCHEMA_LOCK = 0x746F6F6C  # one advisory lock id: creating tables concurrently races
 
 
@@ -79,30 +85,19 @@ class PostgresStore:
     def add_pending(self, entry: PendingEntry) -> None:
         with self._lock, self._db.transaction():
             self._db.execute(
-                f"INSERT INTO {self.schema}.pending ({_COLUMNS}) "
+                f"INSERT INTO {self.schema}.pending ({PENDING_COLUMNS}) "
                 "VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s)",
-                (
-                    entry.id,
-                    entry.session_id,
-                    entry.created_at,
-                    entry.expires_at,
-                    entry.data,
-                    entry.state,
-                    entry.owner,
-                    entry.lease_until,
-                    entry.reply,
-                    entry.outcome,
-                ),
+                pending_row(entry),
             )
 
     def get_pending(self, pending_id: str) -> PendingEntry | None:
         rows = self._fetch(
-            f"SELECT {_COLUMNS} FROM {self.schema}.pending WHERE id = %s", (pending_id,)
+            f"SELECT {PENDING_COLUMNS} FROM {self.schema}.pending WHERE id = %s", (pending_id,)
         )
         return PendingEntry(*rows[0]) if rows else None
 
     def list_pending(self, session_id: str | None = None) -> tuple[PendingEntry, ...]:
-        query = f"SELECT {_COLUMNS} FROM {self.schema}.pending WHERE state = 'open'"
+        query = f"SELECT {PENDING_COLUMNS} FROM {self.schema}.pending WHERE state = 'open'"
         args: tuple[str, ...] = ()
         if session_id is not None:
             query += " AND session_id = %s"

@@ -21,7 +21,14 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 from tooldeck.host.location.config import PermissionRule
-from tooldeck.host.location.store.base import PendingChange, PendingEntry, PendingState, rule_key
+from tooldeck.host.location.store.base import (
+    PENDING_COLUMNS,
+    PendingChange,
+    PendingEntry,
+    PendingState,
+    pending_row,
+    rule_key,
+)
 
 _log = logging.getLogger("tooldeck.host.location.store")
 
@@ -42,8 +49,6 @@ CREATE TABLE IF NOT EXISTS pending (
 );
 CREATE INDEX IF NOT EXISTS pending_open ON pending (state, session_id, created_at);
 """
-
-_COLUMNS = "id, session_id, created_at, expires_at, data, state, owner, lease_until, reply, outcome"
 
 
 class SqliteStore:
@@ -82,18 +87,19 @@ class SqliteStore:
     def add_pending(self, entry: PendingEntry) -> None:
         with self._transaction() as db:
             db.execute(
-                f"INSERT INTO pending ({_COLUMNS}) VALUES (?,?,?,?,?,?,?,?,?,?)", _row(entry)
+                f"INSERT INTO pending ({PENDING_COLUMNS}) VALUES (?,?,?,?,?,?,?,?,?,?)",
+                pending_row(entry),
             )
 
     def get_pending(self, pending_id: str) -> PendingEntry | None:
         with self._lock:
             row = self._db.execute(
-                f"SELECT {_COLUMNS} FROM pending WHERE id = ?", (pending_id,)
+                f"SELECT {PENDING_COLUMNS} FROM pending WHERE id = ?", (pending_id,)
             ).fetchone()
         return PendingEntry(*row) if row is not None else None
 
     def list_pending(self, session_id: str | None = None) -> tuple[PendingEntry, ...]:
-        query = f"SELECT {_COLUMNS} FROM pending WHERE state = 'open'"
+        query = f"SELECT {PENDING_COLUMNS} FROM pending WHERE state = 'open'"
         args: tuple[str, ...] = ()
         if session_id is not None:
             query += " AND session_id = ?"
@@ -143,21 +149,6 @@ class SqliteStore:
 
     def __repr__(self) -> str:
         return f"SqliteStore({str(self.path)!r})"
-
-
-def _row(entry: PendingEntry) -> tuple[object, ...]:
-    return (
-        entry.id,
-        entry.session_id,
-        entry.created_at,
-        entry.expires_at,
-        entry.data,
-        entry.state,
-        entry.owner,
-        entry.lease_until,
-        entry.reply,
-        entry.outcome,
-    )
 
 
 def _open(path: Path) -> sqlite3.Connection:
