@@ -191,6 +191,17 @@ def test_a_list_change_mounts_the_new_tool_and_the_override_keeps_winning(host, 
     assert "calc_crash" not in before.catalog.tools
 
 
+def test_a_tool_named_with_its_servers_prefix_keeps_the_prefix_once(host):
+    """A server whose tools already start with its name (``git_status`` on ``git``)."""
+    assert call(host, "calc_grow", {"name": "calc_prefixed"}).status == "completed"
+    after = wait_for(lambda: "calc_prefixed" in host.snapshot().catalog.tools and host.snapshot())
+    assert "calc_calc_prefixed" not in after.catalog.tools
+    entry = after.catalog.tools["calc_prefixed"]
+    assert (entry.tool.name, entry.tool.namespace) == ("prefixed", "calc")
+    outcome = call(host, "calc_prefixed", {}, snapshot=after)  # the server hears its own name
+    assert outcome.content[0].text == "calc_prefixed grown"
+
+
 @pytest.mark.parametrize("server", ["calc", "legacy"])
 def test_a_notification_storm_is_debounced(host, server):
     layer_connection = host._groups["mcp"].connection(server)

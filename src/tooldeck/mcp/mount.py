@@ -1,7 +1,10 @@
 """One listed MCP tool → one tooldeck ``Tool`` whose executor calls the server.
 
 The tool keeps the server's name (normalized by the registry), description and schemas
-as listed, in the server's namespace, so its effective name is ``<server>_<tool>``.
+as listed, in the server's namespace, so its effective name is ``<server>_<tool>``. A
+tool whose name already starts with ``<server>_`` (a git server's ``git_status``) keeps
+that prefix once: its local name drops it (``status``), so the effective name is
+``git_status``, never ``git_git_status``; the server is still called with its own name.
 Validity (names, schemas) is the registry's job: an invalid tool is refused by
 ``editor.add`` with a diagnostic naming the server's namespace and the tool.
 
@@ -16,7 +19,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from tooldeck._tool import AnyTool, Tool, ToolContext, ToolResult
-from tooldeck.host.registry.names import effective_name
+from tooldeck.host.registry.names import effective_name, normalize
 from tooldeck.mcp.results import tool_result
 
 if TYPE_CHECKING:
@@ -79,7 +82,8 @@ def mounted_tools(
     notes: list[str] = []
     for listed_tool in listed:
         name = listed_tool.name
-        effective = effective_name(name, spec.namespace) if isinstance(name, str) else repr(name)
+        local = local_name(name, spec.namespace) if isinstance(name, str) else name
+        effective = effective_name(local, spec.namespace) if isinstance(name, str) else repr(name)
         if effective in tools:
             notes.append(
                 f"tool {name!r} is listed more than once (as {effective!r}); "
@@ -92,13 +96,28 @@ def mounted_tools(
         else:
             tools[effective] = (
                 listed_tool,
-                _tool(connection, loop, listed_tool, effective, codemode),
+                _tool(connection, loop, listed_tool, local, effective, codemode),
             )
     return tools, tuple(notes)
 
 
+def local_name(name: str, namespace: str) -> str:
+    """``name`` without a leading ``<namespace>_`` (as normalized), when something follows
+    it: the server's prefix is the namespace already."""
+    prefix = f"{namespace.replace('.', '_')}_"
+    normalized = normalize(name)
+    if normalized.startswith(prefix) and len(normalized) > len(prefix):
+        return name[len(prefix) :]
+    return name
+
+
 def _tool(
-    connection: Connection, loop: LoopThread, listed: types.Tool, effective: str, codemode: bool
+    connection: Connection,
+    loop: LoopThread,
+    listed: types.Tool,
+    local: str,
+    effective: str,
+    codemode: bool,
 ) -> AnyTool:
     description = (listed.description or "").strip() or (listed.title or "").strip()
     if not description:
@@ -106,7 +125,7 @@ def _tool(
     output = listed.output_schema
     execute = RemoteCall(connection, loop, listed.name, effective, output is not None)
     return Tool(
-        name=listed.name,
+        name=local,
         description=description,
         input=listed.input_schema,
         output=output,
