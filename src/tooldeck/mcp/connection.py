@@ -325,7 +325,10 @@ def describe(exc: BaseException, spec: ServerSpec) -> str:
     exc = _leaf(exc)
     command = spec.config.command
     if isinstance(exc, FileNotFoundError) and command is not None:
-        return f"command {command[0]!r} not found (configured command: {spec.origin})"
+        return (
+            f"command {command[0]!r} not found on PATH or next to the running interpreter "
+            f"(configured command: {spec.origin})"
+        )
     if isinstance(exc, PermissionError) and command is not None:
         return f"command {command[0]!r} cannot be executed: {exc.strerror}"
     if isinstance(exc, TimeoutError):

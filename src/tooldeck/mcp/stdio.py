@@ -15,11 +15,13 @@ process group, always: a server that exits on stdin close may leave helpers behi
 from __future__ import annotations
 
 import os
+import shutil
 import signal
 import subprocess
 import sys
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from contextlib import asynccontextmanager, suppress
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO, TypeVar
 
 import anyio
@@ -62,13 +64,14 @@ async def stdio_transport(
     """Spawn ``spec``'s command; yield the SDK's (read stream, write stream) pair."""
     from tooldeck.mcp.sdk import get_default_environment
 
-    command = spec.config.command or ("",)
+    env = get_default_environment() | dict(spec.config.env)
+    command = resolved_command(spec.config.command or ("",), env)
     process = await anyio.open_process(
         list(command),
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         stderr=errlog,
-        env=get_default_environment() | dict(spec.config.env),
+        env=env,
         cwd=spec.cwd,
         start_new_session=True,
     )
@@ -88,6 +91,22 @@ async def stdio_transport(
             await _stop(process)
             for stream in (read_stream, write_stream, incoming, outgoing):
                 await stream.aclose()
+
+
+def resolved_command(command: Sequence[str], env: Mapping[str, str]) -> tuple[str, ...]:
+    """``command`` with a bare program name found: on the server's ``PATH`` first, then
+    next to the running interpreter, where a virtual environment that was never
+    activated keeps its console scripts (``.venv/bin/python -m ...`` style). A name with
+    a path separator, or one found nowhere, is left as written (the start then fails
+    with "not found", naming it)."""
+    program = command[0]
+    if not program or os.sep in program:
+        return tuple(command)
+    found = shutil.which(program, path=env.get("PATH"))
+    if found is None:
+        beside = Path(sys.executable).parent / program
+        found = str(beside) if os.access(beside, os.X_OK) and beside.is_file() else None
+    return (found or program, *command[1:])
 
 
 async def _read(process: Process, incoming: Any) -> None:
