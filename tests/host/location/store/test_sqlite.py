@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import sqlite3
 
@@ -10,7 +11,8 @@ from tooldeck import Location, PermissionRule, SqliteStore
 
 def test_the_database_runs_in_wal_mode(tmp_path):
     store = SqliteStore(tmp_path / "s.sqlite3")
-    (mode,) = sqlite3.connect(tmp_path / "s.sqlite3").execute("PRAGMA journal_mode").fetchone()
+    with contextlib.closing(sqlite3.connect(tmp_path / "s.sqlite3")) as db:
+        (mode,) = db.execute("PRAGMA journal_mode").fetchone()
     assert mode == "wal"
     store.close()
 

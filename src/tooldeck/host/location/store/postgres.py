@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 import threading
+import weakref
 from collections.abc import Iterable
 from typing import Any
 
@@ -46,6 +47,7 @@ class PostgresStore:
         self.schema = schema
         self._lock = threading.Lock()
         self._db: Any = psycopg.connect(conninfo, autocommit=False)
+        self._closer = weakref.finalize(self, self._db.close)  # closed even if dropped
         self._create()
 
     def _create(self) -> None:
@@ -128,7 +130,7 @@ class PostgresStore:
 
     def close(self) -> None:
         with self._lock:
-            self._db.close()
+            self._closer()
 
     def _fetch(self, query: str, args: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
         with self._lock, self._db.transaction():

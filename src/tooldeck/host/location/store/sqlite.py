@@ -17,6 +17,7 @@ import logging
 import os
 import sqlite3
 import threading
+import weakref
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
@@ -62,6 +63,9 @@ class SqliteStore:
         self.path = Path(path)
         self._lock = threading.Lock()
         self._db = _open(self.path)
+        # A Location dropped without ``close()`` still closes its database when the store
+        # is collected (an unclosed connection is a ResourceWarning from Python 3.13 on).
+        self._closer = weakref.finalize(self, self._db.close)
 
     @classmethod
     def in_dir(cls, data_dir: Path) -> SqliteStore:
@@ -131,7 +135,7 @@ class SqliteStore:
 
     def close(self) -> None:
         with self._lock:
-            self._db.close()
+            self._closer()
 
     @contextlib.contextmanager
     def _transaction(self) -> Iterator[sqlite3.Connection]:
