@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol
 from tooldeck._tool import AnyTool
 from tooldeck.errors import SessionError
 from tooldeck.host.execution import deferral
+from tooldeck.host.execution.hooks import CallHooks
 from tooldeck.host.execution.snapshot import CodeModeProvider, Snapshot, Visibility
 from tooldeck.host.registry.catalog import Catalog
 from tooldeck.host.registry.editor import Diagnostic
@@ -198,6 +199,8 @@ class ToolService:
         self._sessions: dict[str, SessionScope] = {}
         self._sessions_lock = threading.Lock()
         self._templates: Templates | None = None  # created with the first session template
+        self.call_hooks = CallHooks(self._state.fail)
+        """The plugins' ``tool_call`` hooks, each active while its registration is."""
         deferral.set_loader(location, self._load_deferred)
 
     def transform(self, fn: TransformFn, *, source: str = "<anonymous>") -> Registration:
@@ -261,7 +264,13 @@ class ToolService:
             ) from None
         if cached is not None and cached.catalog is catalog:
             return cached
-        snap = Snapshot(catalog, self.location, permissions=permissions, codemode=self._codemode)
+        snap = Snapshot(
+            catalog,
+            self.location,
+            permissions=permissions,
+            codemode=self._codemode,
+            call_hooks=self.call_hooks.chain(catalog),
+        )
         if len(self._snapshots) > 16:
             self._snapshots.clear()
         self._snapshots[permissions] = snap

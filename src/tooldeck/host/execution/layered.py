@@ -76,6 +76,7 @@ class LayeredSnapshot(Snapshot):
         self.text_budget = base.text_budget
         self.default_scope = CallScope(session_id)
         self.data_dir = base.data_dir
+        self.call_hooks = base.call_hooks  # the Location's plugins wrap a session's calls
         self._rendered = {}
         self._definitions = None
         self._deferral = None

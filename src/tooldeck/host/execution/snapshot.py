@@ -37,6 +37,7 @@ from tooldeck.host.schema.frozen import FrozenDict
 if TYPE_CHECKING:
     from types import ModuleType
 
+    from tooldeck.host.execution.hooks import HookChain
     from tooldeck.host.location.config import OutputConfig
     from tooldeck.host.location.location import Location
     from tooldeck.providers.formats import Format
@@ -127,6 +128,7 @@ class Snapshot:
         "_hidden",
         "_records_by_name",
         "_rendered",
+        "call_hooks",
         "catalog",
         "codemode_catalog",
         "data_dir",
@@ -145,8 +147,12 @@ class Snapshot:
         permissions: Visibility | None = None,
         codemode: CodeModeProvider | None = None,
         session_id: str = "",
+        call_hooks: HookChain | None = None,
     ) -> None:
         self.catalog = catalog
+        self.call_hooks = call_hooks
+        """The plugins' ``tool_call`` wrappers of this catalog; ``None`` when no plugin
+        has one, so ``run_tool_call`` does no hook work at all."""
         self.location = location
         self.session_id = session_id
         self.output_limits: OutputConfig = location.config.output
