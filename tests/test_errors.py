@@ -35,6 +35,8 @@ INTERNAL = {
     "tooldeck.codemode.sandbox.SandboxUnavailable": "execute: a ToolFailure; code mode goes off",
     "tooldeck.codemode.runner.LimitExceeded": "the runner turns it into a ToolFailure",
     "tooldeck.host.schema.strict._NotStrict": "becomes the reason a tool stays non-strict",
+    "tooldeck.host.schema.patterns.PatternError": "an issue of the value it was to match",
+    "tooldeck.host.schema.patterns.PatternTimeout": "an issue of the value it was to match",
 }
 
 WITH_TOOL = ("FrozenToolError", "ToolFailure")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -102,3 +103,10 @@ def text_tool(name: str, reply: Callable[[dict[str, Any]], str], **options: Any)
         execute=lambda i, c: ToolResult(reply(i)),
         **options,
     )
+
+
+@pytest.fixture(autouse=True)
+def loop_guard(request: pytest.FixtureRequest) -> None:
+    """Async tests here fail when their event loop stalls (``tooldeck_loop_guard``)."""
+    if inspect.iscoroutinefunction(request.function):
+        request.getfixturevalue("tooldeck_loop_guard")

@@ -391,6 +391,6 @@ async def test_a_cancelled_wait_for_a_worker_gives_the_worker_back(deck):
     await asyncio.sleep(0.05)
     waiting.cancel()
     assert [(await b).output["result"] for b in busy] == ["slow"] * len(busy)
-    await until(lambda: pool._in_use == 0)
+    await until(lambda: pool.slots.in_use == 0)
     outcome = await deck.run(snap, "await tools.add(a=2, b=2)", call_id="after")
     assert outcome.output["result"] == 4

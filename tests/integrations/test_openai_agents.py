@@ -138,7 +138,10 @@ async def test_a_second_ask_after_an_approval_is_declined(host):
     answer(state, result.interruptions[0], "once")
     await run(agent, state)
     assert LAUNCHED == ["mars"]
-    assert outputs(model) == {"c1": f"Error: {DECLINED}"}
+    assert outputs(model) == {  # the program's decline names the call that took effect
+        "c1": f"Error: {DECLINED}\nTool calls in the program that completed before it was "
+        "declined (their effects stand):\n- land"
+    }
 
 
 def test_answer_refuses_what_is_not_a_reply(host):

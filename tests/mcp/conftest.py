@@ -6,6 +6,7 @@ where the tests only read, and every wait is bounded.
 
 from __future__ import annotations
 
+import inspect
 import json
 import os
 import socket
@@ -114,3 +115,10 @@ def http_calc() -> Iterator[str]:
     finally:
         process.terminate()
         process.wait(timeout=10)
+
+
+@pytest.fixture(autouse=True)
+def loop_guard(request: pytest.FixtureRequest) -> None:
+    """Async tests here fail when their event loop stalls (``tooldeck_loop_guard``)."""
+    if inspect.iscoroutinefunction(request.function):
+        request.getfixturevalue("tooldeck_loop_guard")

@@ -77,6 +77,9 @@ def test_invalid_tools_are_refused_with_a_diagnostic_naming_server_and_tool(host
         "odd_bad_output",
         "odd_garbage",
         "odd_undescribed",
+        "odd_hang",
+        "odd_huge",
+        "odd_evil_output",
     }
     notes = "\n".join(odd.diagnostics)
     assert "tool 'bad_schema', namespace 'odd': input schema is not a valid JSON Schema" in notes
@@ -92,14 +95,14 @@ def test_a_tool_without_a_description_gets_one(host):
 def test_10000_tools_are_cut_to_the_limit_with_a_note(host):
     many = row(host, "mcp:many")
     assert many.status == "active"
-    assert "the server lists 10008 tools; only the first 2000 are mounted" in many.diagnostics
+    assert "the server lists 10011 tools; only the first 2000 are mounted" in many.diagnostics
     assert len([n for n in host.service.catalog.tools if n.startswith("many_")]) == 1997
 
 
 def test_output_that_breaks_its_schema_is_a_failure(host):
     outcome = call(host, "odd_bad_output")
     assert outcome.status == "failed"
-    assert "MCP server 'odd', tool 'bad_output'" in outcome.error.message
+    assert "Tool 'odd_bad_output' returned output that does not match" in outcome.error.message
     assert "'not a number' is not of type 'integer'" in outcome.error.message
 
 

@@ -55,6 +55,11 @@ def test_openai_chat(reply):
     assert calls_from("openai", reply) == EXPECTED
 
 
+def test_a_completion_without_choices_has_no_calls():
+    assert calls_from("openai", {"choices": []}) == []
+    assert calls_from("openai", {"choices": [{"delta": {}}]}) == []
+
+
 def test_openai_chat_without_calls():
     assert calls_from("openai", {"role": "assistant", "content": "Done."}) == []
     text = ChatCompletionMessage.model_validate({"role": "assistant", "content": "Done."})

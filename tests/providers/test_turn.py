@@ -109,3 +109,19 @@ async def test_cancelling_the_turn_cancels_its_calls(service):
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
         await task
+
+
+async def test_arguments_nested_too_deeply_fail_only_their_own_call(service):
+    service.transform(
+        lambda e: e.add(
+            Tool(
+                name="echo", description="x", execute=lambda i, c: ToolResult("ok"), codemode=False
+            )
+        ),
+        source="deep",
+    )
+    deep = '{"a": ' + "[" * 100_000 + "null" + "]" * 100_000 + "}"
+    calls = [ToolCall("d", "echo", deep), ToolCall("o", "echo", "{}")]
+    result = await run_tool_calls(service.snapshot(), calls)
+    assert [o.status for o in result.outcomes] == ["failed", "completed"]
+    assert "nest arrays or objects too deeply" in result.outcomes[0].error.message

@@ -22,6 +22,7 @@ FIXTURES = (
     "tooldeck_location",
     "tooldeck_env",
     "tooldeck_install",
+    "tooldeck_loop_guard",
 )
 
 MESSAGE_TEST = """\

@@ -7,7 +7,7 @@ imports the sandbox.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
 from tooldeck._tool import AnyTool, Tool, ToolContext, ToolFailure, ToolResult
@@ -51,7 +51,8 @@ OUTPUT_SCHEMA: dict[str, Any] = {
     "required": ["result", "printed", "tool_calls"],
 }
 
-PoolFor = Callable[[], "SandboxPool"]
+PoolFor = Callable[[], Awaitable["SandboxPool"]]
+"""The started sandbox pool (started off the event loop on first use)."""
 
 
 def execute_tool(plan: ProgramPlan, snapshot: Snapshot, pool_for: PoolFor) -> AnyTool:
@@ -66,7 +67,7 @@ def execute_tool(plan: ProgramPlan, snapshot: Snapshot, pool_for: PoolFor) -> An
             config.type_check, config.timeout_s, config.memory_mb, config.max_tool_calls
         )
         try:
-            pool = pool_for()
+            pool = await pool_for()
             return await run_program(
                 input["code"], plan=plan, snapshot=snapshot, ctx=ctx, settings=settings, pool=pool
             )

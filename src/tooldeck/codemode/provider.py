@@ -58,10 +58,29 @@ class CodeMode:
             budget_tokens=config.budget_tokens,
             limits_text=limits_text(config.timeout_s, config.memory_mb, config.max_tool_calls),
         )
-        return execute_tool(plan, snapshot, lambda: self._sandbox(snapshot.location))
+        return execute_tool(plan, snapshot, lambda: self._started(snapshot.location))
+
+    async def _started(self, location: Location) -> SandboxPool:
+        """The Location's sandbox pool, started on first use off the event loop: importing
+        monty and spawning the first worker takes seconds on a busy machine."""
+        import asyncio
+
+        pool = self._sandbox(location)
+        if pool.started:
+            return pool
+        try:
+            try:
+                starting = pool.slots.threads.submit(pool.start)
+            except RuntimeError:  # closed with its Location: start says so at once
+                pool.start()
+            await asyncio.wrap_future(starting)
+        except Exception as exc:
+            self._broken = f"code mode is unavailable ({exc})"
+            raise
+        return pool
 
     def _sandbox(self, location: Location) -> SandboxPool:
-        """The Location's sandbox pool, started on first use (imports monty)."""
+        """The Location's sandbox pool (created on first use; ``_started`` starts it)."""
         with self._lock:
             if self._pool is None:
                 from tooldeck.codemode.sandbox import SandboxPool
@@ -74,13 +93,7 @@ class CodeMode:
                 self._pool = pool
                 atexit.register(pool.close)
                 location.on_close(lambda: _close(pool))
-            pool = self._pool
-        try:
-            pool.start()
-        except Exception as exc:
-            self._broken = f"code mode is unavailable ({exc})"
-            raise
-        return pool
+            return self._pool
 
     def close(self) -> None:
         """Stop the sandbox workers now (the Location's close does this too). Idempotent."""

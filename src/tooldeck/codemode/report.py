@@ -12,6 +12,9 @@ from typing import Any, Protocol
 
 from tooldeck.codemode.sandbox import PRINT_LIMIT
 
+MAX_SEARCHES = 100
+"""``search()`` calls one program may make; they are not tool calls and are counted apart."""
+
 
 class _Limits(Protocol):
     @property
@@ -54,11 +57,28 @@ def _headline(kind: str, detail: str, limits: _Limits) -> str:
             f"The program was stopped: it needed more than {limits.memory_mb} MB of memory "
             f"([codemode] memory_mb = {limits.memory_mb})."
         )
-    if kind in ("max_tool_calls", "suspensions"):
+    if kind == "busy":
+        return (
+            f"The program did not start: every sandbox worker stayed busy for "
+            f"{limits.timeout_s:g} seconds, and waiting counts against the program's limit "
+            f"([codemode] timeout_s = {limits.timeout_s:g}). Try again when fewer programs run."
+        )
+    if kind == "max_tool_calls":
         return (
             f"The program was stopped: it made more than {limits.max_tool_calls} tool calls "
             f"([codemode] max_tool_calls = {limits.max_tool_calls}). "
             "Do fewer calls per program, or split the work over several programs."
+        )
+    if kind == "max_searches":
+        return (
+            f"The program was stopped: it called search() more than {MAX_SEARCHES} times "
+            f"(search is not a tool call; a program may search {MAX_SEARCHES} times). "
+            "Search with broader words once, then call the tools it finds."
+        )
+    if kind == "suspensions":
+        return (
+            "The program was stopped: it went back to the host too many times (tool calls, "
+            "search() calls and global name lookups together). Do less per program."
         )
     if kind == "printed":
         return (
@@ -68,3 +88,11 @@ def _headline(kind: str, detail: str, limits: _Limits) -> str:
     if kind == "crashed":
         return f"The sandbox stopped unexpectedly: {detail.strip()}"
     return f"The program raised an exception:\n{detail.strip()}"
+
+
+def completed_note(names: Sequence[str]) -> str:
+    """The note a declined program's decline carries: the calls that ran before it."""
+    lines = [
+        "Tool calls in the program that completed before it was declined (their effects stand):"
+    ]
+    return "\n".join(lines + [f"- {name}" for name in names])

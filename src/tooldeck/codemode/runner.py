@@ -23,24 +23,25 @@ One exception type for every expected failure: monty's type checker does not kno
 ``PermissionError``, so a program catching that name would not type-check.
 
 Calls are started lazily, like Python coroutines: when the program awaits, every call
-still pending runs (concurrently when there are several, as ``asyncio.gather`` wants).
-Sandbox steps run on the calling thread: each is short (one worker round trip) and is
-bounded by the sandbox's own time limit.
+still pending runs (concurrently when there are several, as ``asyncio.gather`` wants);
+when one of them is declined, the others are cancelled and the decline names the calls
+that had completed. Sandbox steps run on the sandbox's own threads, never on the event
+loop (``workers.py``); cancelling ``execute`` kills the program's worker.
 """
 
 from __future__ import annotations
 
 import asyncio
-import json
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+from functools import partial
 from typing import Any, NamedTuple
 
 from pydantic_core import to_jsonable_python
 
 from tooldeck._tool import ContentPart, TextPart, ToolContext, ToolFailure, ToolResult
 from tooldeck.codemode.plan import ProgramPlan, Target
-from tooldeck.codemode.report import failure_text
+from tooldeck.codemode.report import MAX_SEARCHES, completed_note, failure_text
 from tooldeck.codemode.sandbox import (
     Call,
     Done,
@@ -48,19 +49,25 @@ from tooldeck.codemode.sandbox import (
     Lookup,
     SandboxFailure,
     SandboxPool,
+    SandboxSession,
     Settled,
     Step,
     Wait,
 )
 from tooldeck.codemode.search import search
+from tooldeck.codemode.values import argument_problem, jsonable_result, rendered
+from tooldeck.codemode.workers import ProgramWorker
+from tooldeck.errors import (
+    PermissionDeclined,
+    QuestionDismissed,
+)
 from tooldeck.host.execution.call import ToolCall
 from tooldeck.host.execution.outcome import run_tool_call
 from tooldeck.host.execution.snapshot import Snapshot
 
 MAX_CODE_BYTES = 256 * 1024
-MAX_ARGUMENT_BYTES = 512 * 1024
 SPARE_SUSPENSIONS = 1000
-"""Name lookups and ``search`` calls a program may make besides its tool calls."""
+"""Name lookups a program may make besides its tool and ``search`` calls."""
 
 
 class Settings(NamedTuple):
@@ -105,38 +112,28 @@ async def run_program(
 ) -> ToolResult:
     """Run ``code`` against ``snapshot``; ``ToolFailure`` when it does not finish."""
     _check_code(code)
+    if pool.slots.busy and pool.slots.held_here():
+        raise ToolFailure(nested_refusal(pool.slots.size))
     run = _Program(plan, snapshot, ctx, settings)
     values, run.targets = plan.values(pool, _search_value)
     limits = Limits(
         settings.timeout_s,
         settings.memory_mb << 20,
-        2 * settings.max_tool_calls + SPARE_SUSPENSIONS,
+        2 * (settings.max_tool_calls + MAX_SEARCHES) + SPARE_SUSPENSIONS,
     )
     stubs = plan.checked_stubs if settings.type_check else None
     session = pool.session(limits, stubs=stubs, values=values)
-    if pool.busy:  # every worker is taken: wait for one off the event loop
-        await _enter_off_loop(session)
-    else:
-        session.__enter__()
-    try:
-        return await run.drive(session.start, code, session)
-    finally:
-        session.__exit__(None, None, None)
+    return await run.drive(code, session, ProgramWorker(pool.slots, session))
 
 
-async def _enter_off_loop(session: Any) -> None:
-    """Wait for a worker in a thread; if the wait is cancelled, give the worker back."""
-    waiting = asyncio.ensure_future(asyncio.to_thread(session.__enter__))
-    try:
-        await asyncio.shield(waiting)
-    except BaseException:
-
-        def release(done: asyncio.Future[Any]) -> None:
-            if not done.cancelled() and done.exception() is None:
-                session.__exit__(None, None, None)
-
-        waiting.add_done_callback(release)
-        raise
+def nested_refusal(size: int) -> str:
+    """Why ``execute`` run by a tool inside a program cannot get a sandbox worker."""
+    return (
+        f"Refused: this program was started by a tool inside another program, and all {size} "
+        "sandbox workers are held by running programs, including the ones this call is "
+        "nested in; waiting would deadlock. Nested execute is refused beyond the pool: call "
+        "the tools directly from the outer program instead."
+    )
 
 
 def _check_code(code: str) -> None:
@@ -171,52 +168,71 @@ class _Program:
         self.attachments: list[ContentPart] = []
         self.pending: dict[int, _Nested | _Search] = {}
         self.started = 0
+        self.searches = 0
 
-    async def drive(self, start: Any, code: str, session: Any) -> ToolResult:
-        deadline = time.monotonic() + self.settings.timeout_s
+    async def drive(self, code: str, session: SandboxSession, worker: ProgramWorker) -> ToolResult:
+        """Run the program; every sandbox step runs off the event loop (``workers.py``), and
+        the time limit covers waiting for a worker as well as running."""
         timeout = asyncio.timeout(self.settings.timeout_s)
+        held = None
         try:
             async with timeout:
-                step: Step = start(code)
+                await worker.open()
+                held = worker.mark_held()
+                step: Step = await worker.run(session.start, code)
                 warnings = step.warnings
                 while not isinstance(step, Done):
-                    step = await self._answer(step)
-                    if time.monotonic() > deadline:
-                        raise LimitExceeded("timeout")
+                    step = await self._answer(step, worker)
                 output = step.output
         except TimeoutError:
             if not timeout.expired():
                 raise  # a nested tool's own TimeoutError: a defect, not our limit
-            self._fail("timeout", session.printed)
+            # Out of time before a worker was free: say so (not while one was starting).
+            self._fail("timeout" if worker.has_slot else "busy", session.printed)
         except LimitExceeded as exc:
             self._fail(exc.kind, session.printed)
         except SandboxFailure as exc:
             self._fail(exc.kind, exc.printed or session.printed, exc.text)
+        except (PermissionDeclined, QuestionDismissed) as exc:
+            completed = [c["name"] for c in self.calls if c["status"] == "completed"]
+            if completed:
+                exc.add_note(completed_note(completed))
+            raise
+        finally:
+            if held is not None:
+                worker.unmark_held(held)
+            await worker.close()
         return self._result(output, session.printed, warnings)
 
-    async def _answer(self, step: Lookup | Call | Wait) -> Step:
+    async def _answer(self, step: Lookup | Call | Wait, worker: ProgramWorker) -> Step:
         if type(step) is Call:
-            return self._call(step)
+            return await worker.run(self._call(step))
         if type(step) is Wait:
-            return step.settle(await self._settle(step.call_ids))
+            return await worker.run(step.settle, await self._settle(step.call_ids))
         assert type(step) is Lookup
-        return step.answer()
+        return await worker.run(step.answer)
 
-    def _call(self, step: Call) -> Step:
+    def _call(self, step: Call) -> Callable[[], Step]:
+        """How to answer one call (run by the caller off the loop: answering resumes the
+        program)."""
         owner = step.owner
         if owner is None:
             if step.is_os:
-                return step.refuse_os()
+                return step.refuse_os
             if step.name == "search":
+                if self.searches >= MAX_SEARCHES:
+                    raise LimitExceeded("max_searches")
+                self.searches += 1
                 self.pending[step.id] = _Search(tuple(step.args), step.kwargs)
-                return step.defer()
-            return step.fail("NameError", f"name '{step.name}' is not defined")
+                return step.defer
+            return partial(step.fail, "NameError", f"name '{step.name}' is not defined")
         methods = self.targets.get(owner)
         target = methods.get(step.name) if methods is not None else None
         if target is None:
-            return step.fail("AttributeError", self._unknown(owner, step.name))
+            return partial(step.fail, "AttributeError", self._unknown(owner, step.name))
         if step.args:
-            return step.fail(
+            return partial(
+                step.fail,
                 "TypeError",
                 f"{target.path}() takes keyword arguments only; "
                 f"got {len(step.args)} positional (write name=value)",
@@ -225,7 +241,7 @@ class _Program:
             raise LimitExceeded("max_tool_calls")
         self.started += 1
         self.pending[step.id] = _Nested(target, step.kwargs)
-        return step.defer()
+        return step.defer
 
     def _unknown(self, owner: Any, name: str) -> str:
         level = next(
@@ -241,14 +257,18 @@ class _Program:
         if len(jobs) == 1:
             call_id, job = jobs[0]
             return {call_id: await self._run(job)}
-        outcomes = await asyncio.gather(
-            *(self._run(job) for _, job in jobs), return_exceptions=True
-        )
-        for outcome in outcomes:
-            if not isinstance(outcome, Settled):
-                raise outcome  # a decline or a defect: the whole program ends with it
-        settled = [o for o in outcomes if isinstance(o, Settled)]
-        return {call_id: o for (call_id, _), o in zip(jobs, settled, strict=True)}
+        tasks = [asyncio.ensure_future(self._run(job)) for _, job in jobs]
+        try:
+            await asyncio.wait(tasks, return_when=asyncio.FIRST_EXCEPTION)
+        finally:  # a decline or a defect ends the program: its siblings stop with it
+            for task in tasks:
+                task.cancel()
+            await asyncio.wait(tasks)
+        for task in tasks:
+            problem = None if task.cancelled() else task.exception()
+            if problem is not None:
+                raise problem
+        return {call_id: task.result() for (call_id, _), task in zip(jobs, tasks, strict=True)}
 
     async def _run(self, job: _Nested | _Search) -> Settled:
         if isinstance(job, _Search):
@@ -263,7 +283,7 @@ class _Program:
         renames = target.params
         if renames:
             kwargs = {renames.get(k, k): v for k, v in kwargs.items()}
-        too_big = _too_big(kwargs)
+        too_big = argument_problem(kwargs)
         record = {"name": entry.name, "status": "running", "ms": 0.0}
         self.calls.append(record)
         call_id = f"{ctx.call_id}.{len(self.calls)}"
@@ -339,61 +359,15 @@ class _Program:
         raise ToolFailure(message, metadata={"printed": printed, "tool_calls": self.calls})
 
     def _result(self, value: Any, printed: str, warnings: str) -> ToolResult:
-        result = to_jsonable_python(value, fallback=repr)
+        result = jsonable_result(value)
         parts: list[ContentPart] = []
         if warnings:
             parts.append(TextPart(f"Type checker warnings (the program ran):\n{warnings}"))
         if printed:
             parts.append(TextPart(f"Printed output:\n{printed}"))
-            parts.append(TextPart(f"Result:\n{_render(result)}"))
+            parts.append(TextPart(f"Result:\n{rendered(result)}"))
         else:
-            parts.append(TextPart(_render(result)))
+            parts.append(TextPart(rendered(result)))
         parts += self.attachments
         output = {"result": result, "printed": printed, "tool_calls": self.calls}
         return ToolResult(parts, {"tool_calls": len(self.calls)}, output)
-
-
-def _render(result: Any) -> str:
-    if isinstance(result, str):
-        return result
-    return json.dumps(result, ensure_ascii=False, indent=2)
-
-
-def _too_big(kwargs: Mapping[str, Any]) -> str:
-    """Why these arguments are too large to pass on, or an empty string."""
-    size = 0
-    for value in kwargs.values():  # scalars and strings without a call: most arguments
-        cls = value.__class__
-        if cls is str:
-            size += len(value)
-        elif cls is int or cls is float or cls is bool or value is None:
-            size += 8
-        else:
-            size += _size(value, MAX_ARGUMENT_BYTES + 1)
-    if size <= MAX_ARGUMENT_BYTES:
-        return ""
-    return (
-        f"The arguments are larger than {MAX_ARGUMENT_BYTES:,} bytes; "
-        "pass smaller values (or let a tool produce the data instead)."
-    )
-
-
-def _size(value: Any, budget: int) -> int:
-    """An estimate of ``value``'s JSON size that stops counting past ``budget``."""
-    if isinstance(value, str | bytes):
-        return len(value) + 2
-    if isinstance(value, Mapping):
-        total = 2
-        for key, item in value.items():
-            total += len(str(key)) + 4 + _size(item, budget - total)
-            if total > budget:
-                break
-        return total
-    if isinstance(value, list | tuple | set | frozenset):
-        total = 2
-        for item in value:
-            total += 1 + _size(item, budget - total)
-            if total > budget:
-                break
-        return total
-    return 8

@@ -14,10 +14,15 @@ monty at module import: ``SandboxPool.start`` does, on the first program.
 
 from __future__ import annotations
 
+import contextlib
+import os
 import re
+import signal
 import threading
 from collections.abc import Mapping, Sequence
 from typing import Any, Literal, NamedTuple, TypeAlias
+
+from tooldeck.codemode.workers import WorkerSlots
 
 FailureKind: TypeAlias = Literal[
     "syntax", "typing", "runtime", "timeout", "memory", "printed", "suspensions", "crashed"
@@ -56,8 +61,12 @@ class SandboxUnavailable(Exception):
 class Namespace:
     """A host object standing for one ``tools.<namespace>`` level inside the sandbox.
 
-    Its class name is what ``type(tools.acme)`` shows in a program.
+    Its class name is what ``type(tools.acme)`` shows in a program; its ``repr`` is what
+    a program returning ``tools`` shows the model (never a host memory address).
     """
+
+    def __repr__(self) -> str:
+        return "<tools namespace: call its functions, e.g. await tools.<name>(...)>"
 
 
 class SandboxPool:
@@ -69,8 +78,9 @@ class SandboxPool:
         self._pool: Any = None
         self._monty: Any = None
         self._lock = threading.Lock()
-        self._in_use = 0
         self._closed = False
+        self.slots = WorkerSlots(max_processes)
+        """Who holds a worker, and the threads programs' steps run on (``workers.py``)."""
 
     def start(self) -> None:
         """Import monty and spawn the first worker (no-op once started)."""
@@ -93,9 +103,14 @@ class SandboxPool:
             self._monty, self._pool = pydantic_monty, pool
 
     @property
+    def started(self) -> bool:
+        """Whether ``start`` has run (monty imported, the first worker spawned)."""
+        return self._pool is not None
+
+    @property
     def busy(self) -> bool:
         """True when every worker is checked out, so a new checkout would wait for one."""
-        return self._in_use >= self._max_processes
+        return self.slots.busy
 
     def session(
         self, limits: Limits, *, stubs: str | None, values: Mapping[str, Any]
@@ -138,16 +153,9 @@ class SandboxPool:
         with self._lock:
             self._closed = True
             pool, self._pool = self._pool, None
+        self.slots.close()
         if pool is not None:
             pool.__exit__(None, None, None)
-
-    def _acquire(self) -> None:
-        with self._lock:
-            self._in_use += 1
-
-    def _release(self) -> None:
-        with self._lock:
-            self._in_use -= 1
 
 
 class SandboxSession:
@@ -161,21 +169,25 @@ class SandboxSession:
         self._limits = limits
         self._values = values
         self._printed: Any = None
+        self._pid: int | None = None
 
     def __enter__(self) -> SandboxSession:
-        self._pool._acquire()
-        try:
-            self._checkout.__enter__()
-        except BaseException:
-            self._pool._release()
-            raise
+        """Take a worker (blocks until one is free: call it off the event loop)."""
+        self._checkout.__enter__()
+        self._pid = self._checkout.worker_pid
         return self
 
     def __exit__(self, *exc_info: object) -> None:
-        try:
-            self._checkout.__exit__(None, None, None)
-        finally:
-            self._pool._release()
+        self._pid = None
+        self._checkout.__exit__(None, None, None)
+
+    def kill(self) -> None:
+        """Stop the program now: kill its worker, so the step in flight fails with
+        ``crashed`` at once (the pool replaces the worker). Safe from any thread."""
+        pid = self._pid
+        if pid is not None:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
 
     @property
     def printed(self) -> str:

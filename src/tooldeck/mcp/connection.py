@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 import anyio
 
 from tooldeck._tool import ToolFailure
+from tooldeck.mcp.listing import list_page
 from tooldeck.mcp.specs import ServerSpec
 from tooldeck.mcp.stdio import StdioProcess
 from tooldeck.mcp.transports import StderrLog, open_transport
@@ -167,8 +168,9 @@ class Connection:
         notes: list[str] = []
         with anyio.fail_after(self.spec.config.timeout_s):
             for _ in range(MAX_PAGES):
-                page = await client.list_tools(cursor=cursor, cache_mode="bypass")
+                page, skipped = await list_page(client, cursor)
                 tools += page.tools
+                notes += skipped
                 cursor = page.next_cursor
                 if cursor is None or len(tools) > MAX_TOOLS:
                     break
@@ -233,12 +235,25 @@ class Connection:
 
     # -- calls -------------------------------------------------------------------------------
     async def call(self, tool: str, arguments: dict[str, Any]) -> types.CallToolResult:
-        """Call ``tool``; a lost server is reconnected once, then reported as failed."""
+        """Call ``tool``; a lost server is reconnected once, then reported as failed.
+
+        The call is bounded by the server's ``timeout_s``: past it the request is
+        abandoned, which sends ``notifications/cancelled`` to the server (the SDK's
+        default), and the call fails naming the server and the limit.
+        """
         client = self._client if not self._lost.is_set() else None
         if client is None:
             client = await self._reconnected()
+        timeout = self.spec.config.timeout_s
         try:
-            return await client.call_tool(tool, arguments)
+            with anyio.fail_after(timeout):
+                return await client.call_tool(tool, arguments)
+        except TimeoutError:
+            raise ToolFailure(
+                f"MCP server {self.name!r} did not answer the call to {tool!r} within "
+                f"{timeout:g}s (timeout_s = {timeout:g} in [mcp.servers.{self.name}]); the "
+                "request was cancelled on the server."
+            ) from None
         except Exception as exc:
             raise ToolFailure(self._call_failure(tool, exc)) from exc
 

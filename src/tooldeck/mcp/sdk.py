@@ -7,9 +7,8 @@ keeps it so). ``codemode/sandbox.py`` does the same for pydantic-monty.
 Importing this module imports the SDK: ``import mcp`` alone already loads its client
 and server sides, so naming them all here costs nothing more. Modules that need the SDK
 only on a cold path (connecting, serving) import this module there, which keeps
-``Host.open`` without MCP servers free of it. Two names stay out of the import: the
-POSIX process-tree helper (imported when a server is stopped, so the module loads on
-every platform) and the transport stream type (a private SDK module, for type checkers).
+``Host.open`` without MCP servers free of it. The transport stream type stays out of
+the import (a private SDK module, for type checkers).
 """
 
 from __future__ import annotations
@@ -31,15 +30,7 @@ from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from mcp import Client, MCPError
 
 if TYPE_CHECKING:
-    from anyio.abc import Process
     from mcp.client._transport import TransportStreams as TransportStreams
-
-
-async def terminate_process_tree(process: Process) -> None:
-    """End a stdio server's process and its children the SDK's way (POSIX only)."""
-    from mcp.os.posix.utilities import terminate_posix_process_tree
-
-    await terminate_posix_process_tree(process)
 
 
 __all__ = [
@@ -58,6 +49,5 @@ __all__ = [
     "get_default_environment",
     "stdio_server",
     "streamable_http_client",
-    "terminate_process_tree",
     "types",
 ]

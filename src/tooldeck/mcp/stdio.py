@@ -8,20 +8,23 @@ fails with an error saying so, and the connection goes on.
 
 The child gets the SDK's safe environment (``HOME``, ``PATH``, ...) plus the configured
 ``env``, runs in its own process group, and its stderr goes to the caller's log file.
-Stopping follows the MCP shutdown sequence: close stdin, wait, then terminate the
-whole process group.
+Stopping follows the MCP shutdown sequence: close stdin, wait, then end the whole
+process group, always: a server that exits on stdin close may leave helpers behind.
 """
 
 from __future__ import annotations
 
-import re
+import os
+import signal
 import subprocess
 import sys
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager, suppress
-from typing import TYPE_CHECKING, Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO, TypeVar
 
 import anyio
+
+from tooldeck.mcp.reply_id import TAIL_BYTES, last_member_id, read_head
 
 if TYPE_CHECKING:
     from anyio.abc import Process
@@ -29,12 +32,12 @@ if TYPE_CHECKING:
     from tooldeck.mcp.sdk import SessionMessage
     from tooldeck.mcp.specs import ServerSpec
 
+_T = TypeVar("_T")
+
 MAX_MESSAGE_BYTES = 32 * 1024 * 1024
 """The largest message read from a server; a larger one fails the request it answers."""
 EXIT_GRACE_S = 2.0
 """How long a server may take to exit after its stdin closes before it is terminated."""
-
-_ID = re.compile(rb'"id"\s*:\s*("(?:[^"\\]|\\.)*"|-?\d+)')
 
 
 class StdioProcess:
@@ -92,6 +95,7 @@ async def _read(process: Process, incoming: Any) -> None:
     assert process.stdout is not None
     line = bytearray()
     skipping = False
+    tail: bytearray | None = None  # the end of a skipped message whose id is still unknown
     async with incoming:
         try:
             async for chunk in process.stdout:
@@ -103,49 +107,77 @@ async def _read(process: Process, incoming: Any) -> None:
                     if not skipping:
                         line += chunk[start:end]
                         await incoming.send(_parse(bytes(line)))
+                    elif tail is not None:
+                        tail += chunk[start:end]
+                        await incoming.send(_too_large_ended(bytes(tail[-TAIL_BYTES:])))
                     line.clear()
-                    skipping = False
+                    skipping, tail = False, None
                     start = end + 1
                 if not skipping:
                     line += chunk[start:]
                     if len(line) > MAX_MESSAGE_BYTES:
-                        await _too_large(line, incoming)
+                        routed = await _too_large(line, incoming)
+                        tail = None if routed else bytearray(line[-TAIL_BYTES:])
                         line.clear()
                         skipping = True
+                elif tail is not None:
+                    tail += chunk[start:]
+                    del tail[:-TAIL_BYTES]
         except (anyio.ClosedResourceError, anyio.BrokenResourceError, OSError):
             return  # our own shutdown, or the session is gone
 
 
 def _parse(line: bytes) -> SessionMessage | Exception:
-    """One message, or the parse error as a value (the session logs and skips it)."""
+    """One message; a reply that cannot be read fails the request it answers; anything
+    else unreadable is the parse error as a value (the session logs and skips it)."""
     from tooldeck.mcp.sdk import SessionMessage, types
 
     try:
         return SessionMessage(types.jsonrpc_message_adapter.validate_json(line, by_name=False))
-    except ValueError as exc:
-        return exc
+    except (ValueError, RecursionError) as exc:
+        reason = " ".join(str(exc).split())[:200] or type(exc).__name__
+        return _reply_failed(line, f"the server's reply could not be read: {reason}", exc)
 
 
-async def _too_large(head: bytearray, incoming: Any) -> None:
-    """Fail the request a too-large message answers (its id comes early in the JSON)."""
-    import json
+_TOO_LARGE = (
+    f"the server sent a message larger than {MAX_MESSAGE_BYTES // (1024 * 1024)} MiB; "
+    "it was dropped"
+)
 
+
+async def _too_large(head: bytearray, incoming: Any) -> bool:
+    """Fail the request a too-large message answers when its head names it (by the
+    top-level ``id``); False when the id must come from the message's end."""
+    failed = _reply_failed(bytes(head), _TOO_LARGE, None)
+    if failed is None:
+        return False
+    await incoming.send(failed)
+    return True
+
+
+def _too_large_ended(tail: bytes) -> SessionMessage | Exception:
+    """Fail the request a too-large message answers, named by an ``id`` that is the
+    last member of the message; else the error is only logged."""
+    request_id = last_member_id(tail)
+    if request_id is None:
+        return ValueError(_TOO_LARGE)
+    return _error_reply(request_id, _TOO_LARGE)
+
+
+def _reply_failed(data: bytes, message: str, otherwise: _T) -> SessionMessage | _T:
+    """An error reply to the request ``data`` answers, or ``otherwise`` when ``data`` is
+    not a reply (no top-level ``id`` in its head, or it is a request)."""
+    head = read_head(data)
+    if head.id is None or head.is_request:
+        return otherwise
+    return _error_reply(head.id, message)
+
+
+def _error_reply(request_id: str | int, message: str) -> SessionMessage:
     from tooldeck.mcp.sdk import INTERNAL_ERROR, SessionMessage, types
 
-    found = _ID.search(bytes(head[:512]))
-    message = (
-        f"the server sent a message larger than {MAX_MESSAGE_BYTES // (1024 * 1024)} "
-        "MiB; it was dropped"
-    )
-    if found is None:
-        await incoming.send(ValueError(message))
-        return
     error = types.ErrorData(code=INTERNAL_ERROR, message=message)
-    await incoming.send(
-        SessionMessage(
-            types.JSONRPCError(jsonrpc="2.0", id=json.loads(found.group(1)), error=error)
-        )
-    )
+    return SessionMessage(types.JSONRPCError(jsonrpc="2.0", id=request_id, error=error))
 
 
 async def _write(process: Process, outgoing: Any) -> None:
@@ -164,9 +196,9 @@ async def _stop(process: Process) -> None:
     if process.stdin is not None:
         with suppress(OSError, anyio.BrokenResourceError, anyio.ClosedResourceError):
             await process.stdin.aclose()
-    if not await _exited(process, EXIT_GRACE_S):
-        await _terminate(process)
-        await _exited(process, EXIT_GRACE_S)
+    await _exited(process, EXIT_GRACE_S)
+    await _end_group(process)
+    await _exited(process, EXIT_GRACE_S)
     if process.stdout is not None:
         with suppress(OSError, anyio.BrokenResourceError, anyio.ClosedResourceError):
             await process.stdout.aclose()
@@ -180,11 +212,28 @@ async def _exited(process: Process, timeout: float) -> bool:
     return process.returncode is not None
 
 
-async def _terminate(process: Process) -> None:
-    terminate: Callable[[Process], Awaitable[None]]
+async def _end_group(process: Process) -> None:
+    """End every process left in the server's group (its own session, so only its own
+    processes): SIGTERM, then SIGKILL after ``EXIT_GRACE_S`` for any that stay."""
     if sys.platform == "win32":
-        process.kill()
+        if process.returncode is None:
+            process.kill()
         return
-    from tooldeck.mcp.sdk import terminate_process_tree as terminate
+    try:
+        os.killpg(process.pid, signal.SIGTERM)
+    except (ProcessLookupError, PermissionError):
+        return  # the group is empty: nothing was left behind
+    with anyio.move_on_after(EXIT_GRACE_S):
+        while _group_alive(process.pid):
+            await anyio.sleep(0.01)
+    # Whatever is left (a helper ignoring SIGTERM, or a zombie no init reaps) is killed.
+    with suppress(ProcessLookupError, PermissionError):
+        os.killpg(process.pid, signal.SIGKILL)
 
-    await terminate(process)
+
+def _group_alive(pgid: int) -> bool:
+    try:
+        os.killpg(pgid, 0)
+    except (ProcessLookupError, PermissionError):
+        return False
+    return True

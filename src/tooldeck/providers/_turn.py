@@ -83,6 +83,15 @@ async def run_tool_calls(
 
 
 def _without_null_optionals(call: ToolCall, schema: Mapping[str, Any] | None) -> ToolCall:
+    """``call`` without the ``null`` optionals; as it came when its arguments nest too
+    deeply to walk (the boundary then fails that call alone, saying so)."""
+    try:
+        return _cleaned(call, schema)
+    except RecursionError:
+        return call
+
+
+def _cleaned(call: ToolCall, schema: Mapping[str, Any] | None) -> ToolCall:
     raw = call.input
     if schema is None:
         return call

@@ -101,8 +101,11 @@ def arguments(value: Any) -> str | Mapping[str, Any]:
 def openai_chat_calls(reply: Any) -> list[ToolCall]:
     """An assistant message, a ``ChatCompletion`` (its first choice), or the tool calls."""
     choices = field(reply, "choices")
-    if choices:
-        reply = field(items(choices)[0], "message")
+    if choices is not None:  # a completion: its first choice's message, if it has one
+        first = items(choices)[:1]
+        if not first:
+            return []
+        reply = field(first[0], "message")
     tool_calls = field(reply, "tool_calls") if _is_message(reply) else reply
     calls = []
     for tool_call in items(tool_calls):

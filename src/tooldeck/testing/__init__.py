@@ -26,12 +26,14 @@ if TYPE_CHECKING:
     from tooldeck.testing.host import text_of as text_of
     from tooldeck.testing.install import Pack as Pack
     from tooldeck.testing.install import Site as Site
+    from tooldeck.testing.loop_guard import LoopGuard as LoopGuard
     from tooldeck.testing.plugin import write_config as write_config
     from tooldeck.testing.wheels import WheelCache as WheelCache
 
 _LOCATIONS = {
     "AnswerScript": "tooldeck.testing.asker",
     "Builtins": "tooldeck.testing.host",
+    "LoopGuard": "tooldeck.testing.loop_guard",
     "Mode": "tooldeck.testing.host",
     "Pack": "tooldeck.testing.install",
     "ReplyScript": "tooldeck.testing.asker",
@@ -47,6 +49,7 @@ _LOCATIONS = {
 __all__ = [
     "AnswerScript",
     "Builtins",
+    "LoopGuard",
     "Mode",
     "Pack",
     "ReplyScript",

@@ -17,13 +17,16 @@ fixture                       gives
                               a ``TestHost`` on that project
 ``tooldeck_wheels``           (session) the ``WheelCache`` that ``tooldeck_install`` builds with
 ``tooldeck_install``          ``tooldeck_install(*packs)`` → a ``Site`` with the packs installed
+``tooldeck_loop_guard``       (async tests) a ``LoopGuard``: the test fails when its event
+                              loop stalls longer than ``tooldeck_loop_stall_s`` (ini, 2 s)
 ============================  ===============================================================
 """
 
 from __future__ import annotations
 
+import asyncio
 import os
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -34,7 +37,13 @@ if TYPE_CHECKING:
     from tooldeck.testing.asker import ScriptedAnswerer, ScriptedAsker
     from tooldeck.testing.host import Builtins, TestHost
     from tooldeck.testing.install import Pack, Site
+    from tooldeck.testing.loop_guard import LoopGuard
     from tooldeck.testing.wheels import WheelCache
+
+try:  # the loop guard is an async fixture: pytest-asyncio runs it, in either of its modes
+    from pytest_asyncio import fixture as _async_fixture
+except ImportError:  # pragma: no cover - without pytest-asyncio there is no test loop
+    _async_fixture = None  # type: ignore[assignment]
 
 __all__ = [
     "tooldeck_answerer",
@@ -43,10 +52,20 @@ __all__ = [
     "tooldeck_host",
     "tooldeck_install",
     "tooldeck_location",
+    "tooldeck_loop_guard",
     "tooldeck_wheels",
 ]
 
 CONFIG_FILE = "tooldeck.toml"
+STALL_INI = "tooldeck_loop_stall_s"
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addini(
+        STALL_INI,
+        "seconds the event loop may stall before tooldeck_loop_guard fails a test",
+        default="2.0",
+    )
 
 
 @pytest.fixture
@@ -175,3 +194,22 @@ def tooldeck_install(tmp_path: Path, tooldeck_wheels: WheelCache) -> Callable[..
         return sites[0].install(*packs)
 
     return install
+
+
+async def _loop_guard(request: pytest.FixtureRequest) -> AsyncIterator[LoopGuard]:
+    """A ``LoopGuard`` on the test's event loop: the test fails (at teardown) when the
+    loop stopped answering for longer than ``guard.threshold_s`` (ini
+    ``tooldeck_loop_stall_s``, default 2 s; a test may raise it for itself). Use it in
+    async tests: it needs pytest-asyncio."""
+    from tooldeck.testing.loop_guard import LoopGuard
+
+    threshold = float(request.config.getini(STALL_INI))
+    guard = LoopGuard(asyncio.get_running_loop(), threshold_s=threshold).start()
+    yield guard
+    guard.stop()
+    if guard.stalled:
+        pytest.fail(guard.report(), pytrace=False)
+
+
+if _async_fixture is not None:
+    tooldeck_loop_guard = _async_fixture(_loop_guard, name="tooldeck_loop_guard")

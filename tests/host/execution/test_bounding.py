@@ -50,6 +50,20 @@ def bound(content, tmp_path, metadata=None, call_id="call_1", **limits):
     )
 
 
+def test_the_saved_outputs_are_capped_oldest_first(tmp_path):
+    big = [TextPart("x" * 400_000 + "\n" + numbered(5))]
+    first = saved_path(bound(big, tmp_path, call_id="a", max_lines=2, max_saved_mb=1))
+    os.utime(first, (1_000, 1_000))  # clearly the oldest
+    second = saved_path(bound(big, tmp_path, call_id="b", max_lines=2, max_saved_mb=1))
+    third = saved_path(bound(big, tmp_path, call_id="c", max_lines=2, max_saved_mb=1))
+    assert not first.exists()  # three would exceed 1 MiB: the oldest went
+    assert second.exists() and third.exists()
+    huge = [TextPart("y" * (2 << 20) + "\n" + numbered(5))]
+    result = bound(huge, tmp_path, call_id="d", max_lines=2, max_saved_mb=1)
+    assert saved_path(result) is None  # larger than the cap: not saved, the head is shown
+    assert "the full output could not be saved" in result.content[0].text
+
+
 def saved_path(result):
     """The file the full text was saved to, or ``None``."""
     path = result.metadata.get("output_path")

@@ -209,6 +209,27 @@ def test_a_wrong_type_is_reported_before_availability(project, unavailable_outpu
             "tooldeck.toml: codemode.budget_tokens: expected an integer at least 0, got -1",
         ),
         (
+            "[codemode]\ntimeout_s = inf\n",
+            "tooldeck.toml: codemode.timeout_s: expected a finite number, got inf",
+        ),
+        (
+            "[codemode]\ntimeout_s = 1e300\n",
+            "tooldeck.toml: codemode.timeout_s: expected a number at most 86400.0, got 1e+300",
+        ),
+        (
+            "[codemode]\nmemory_mb = 100000000000\n",
+            "tooldeck.toml: codemode.memory_mb: expected an integer at most 1048576, got "
+            "100000000000",
+        ),
+        (
+            "[output]\nmax_saved_mb = 0\n",
+            "tooldeck.toml: output.max_saved_mb: expected an integer greater than 0, got 0",
+        ),
+        (
+            '[mcp.servers.s]\ncommand = ["x"]\ntimeout_s = nan\n',
+            "tooldeck.toml: mcp.servers.s.timeout_s: expected a finite number, got nan",
+        ),
+        (
             '[codemode]\ntype_check = "no"\n',
             "tooldeck.toml: codemode.type_check: expected a boolean, got 'no'",
         ),

@@ -16,6 +16,7 @@ from hypothesis_jsonschema import from_schema
 from jsonschema.validators import Draft202012Validator, validator_for
 
 from tooldeck.host.schema.jsonschema_fast import Issue, SchemaValidationError, SchemaValidator
+from tooldeck.host.schema.jsonschema_fast._bounded import bounded
 
 DRAFT_2020 = "https://json-schema.org/draft/2020-12/schema"
 DRAFT_2019 = "https://json-schema.org/draft/2019-09/schema"
@@ -25,7 +26,9 @@ DRAFT_4 = "http://json-schema.org/draft-04/schema#"
 
 
 def reference(schema):
-    return validator_for(schema, default=Draft202012Validator)(schema)
+    """jsonschema, with its pattern keywords matched the bounded way (RE2 reads ``$`` as
+    the end of the text, where ``re`` also accepts a final newline)."""
+    return bounded(validator_for(schema, default=Draft202012Validator))(schema)
 
 
 def reference_issues(schema, instance, validator=None):

@@ -11,7 +11,9 @@ pages its own output.
 
 The common case (short output) must stay nearly free: ``within_limits`` decides from the
 character counts alone and only counts newlines or encodes when the text is near a limit.
-Saved outputs older than seven days are removed, at most once per process and data dir.
+Saved outputs older than seven days are removed, at most once per process and data dir,
+and the directory is kept under ``[output] max_saved_mb``: each save removes the oldest
+saved outputs until the rest fit (an output larger than the cap is not saved at all).
 """
 
 from __future__ import annotations
@@ -100,7 +102,7 @@ def bound_output(
         return Bounded(content, metadata)
     cut = _cut(content, limits.max_lines, limits.max_bytes)
     full = join_texts(p.text for p in content if isinstance(p, TextPart))
-    path = save_output(full, data_dir, call_id)
+    path = save_output(full, data_dir, call_id, max_saved_bytes=limits.max_saved_mb << 20)
     parts = list(cut.parts)
     parts[cut.at] = TextPart(_with_marker(cut, full, path))
     extra: dict[str, Any] = {"truncated": True}
@@ -213,19 +215,64 @@ def _with_marker(cut: _Cut, full: str, path: Path | None) -> str:
 
 
 # -- saving -----------------------------------------------------------------------------------
-def save_output(text: str, data_dir: str | os.PathLike[str], call_id: str = "") -> Path | None:
-    """Write ``text`` to a new file under ``<data_dir>/tool-output``; ``None`` on I/O error.
+def save_output(
+    text: str,
+    data_dir: str | os.PathLike[str],
+    call_id: str = "",
+    *,
+    max_saved_bytes: int | None = None,
+) -> Path | None:
+    """Write ``text`` to a new file under ``<data_dir>/tool-output``; ``None`` on I/O error
+    or when ``text`` alone is larger than ``max_saved_bytes``. With a cap, the oldest
+    saved outputs are removed until the directory fits it again.
 
     A failed save must not fail the call: the model still gets the head of the output.
     """
     directory = Path(data_dir).absolute() / OUTPUT_DIR
+    if max_saved_bytes is not None and utf8_size(text) > max_saved_bytes:
+        log.warning("tool output not saved: larger than [output] max_saved_mb")
+        return None
     try:
         directory.mkdir(parents=True, exist_ok=True)
         cleanup_once(directory)
-        return _write_new(directory, file_stem(call_id), text)
+        path = _write_new(directory, file_stem(call_id), text)
     except OSError as exc:
         log.warning("could not save truncated tool output under %s: %s", directory, exc)
         return None
+    if max_saved_bytes is not None:
+        try:
+            remove_oldest_outputs(directory, max_saved_bytes, keep=path)
+        except OSError as exc:
+            log.warning("could not cap the saved tool outputs in %s: %s", directory, exc)
+    return path
+
+
+def remove_oldest_outputs(directory: Path, max_bytes: int, *, keep: Path) -> int:
+    """Delete the oldest ``tool_*`` files until the rest total at most ``max_bytes``
+    (``keep``, the output just saved, stays); returns how many were removed."""
+    saved: list[tuple[float, str, int]] = []
+    with os.scandir(directory) as entries:
+        for entry in entries:
+            try:
+                if entry.name.startswith("tool_") and entry.is_file(follow_symlinks=False):
+                    info = entry.stat(follow_symlinks=False)
+                    saved.append((info.st_mtime, entry.path, info.st_size))
+            except OSError:
+                continue
+    total = sum(size for _, _, size in saved)
+    removed = 0
+    for _, path, size in sorted(saved):  # oldest first; ties by name, so the order is fixed
+        if total <= max_bytes:
+            break
+        if path == str(keep):
+            continue
+        try:
+            os.unlink(path)
+        except OSError:
+            continue  # removed concurrently, or not ours to remove
+        total -= size
+        removed += 1
+    return removed
 
 
 def file_stem(call_id: str) -> str:

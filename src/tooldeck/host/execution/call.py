@@ -13,7 +13,10 @@
   ``tests/host/execution/test_function_fast_path.py`` pins it to the general path over
   generated functions and inputs.
 
-Both end in ``_finished``: the output contract, then the content.
+Both end in ``_finished``: the output contract, then the content. A tool whose JSON
+Schema holds a pattern RE2 cannot run takes ``_threaded_path`` instead: its validation
+may spend up to ``PATTERN_BUDGET_S`` matching, so it runs in a worker thread, never on
+the event loop (``host.schema.patterns``).
 """
 
 from __future__ import annotations
@@ -39,6 +42,7 @@ from tooldeck.errors import ToolDefectError
 from tooldeck.host.execution.content import normalize_content, render_output
 from tooldeck.host.execution.images import ImageBounds
 from tooldeck.host.registry.record import ToolRecord
+from tooldeck.host.schema.patterns import has_slow_patterns, pattern_executor
 from tooldeck.host.schema.validators import SchemaIssues, issues_of
 
 if TYPE_CHECKING:
@@ -96,6 +100,8 @@ CallPath = Callable[["Location", ToolCall, CallScope, "ProgressCallback | None"]
 def call_path(record: ToolRecord) -> CallPath:
     """How every call of ``record``'s tool runs (the tool is frozen: decided once)."""
     execute = record.tool.execute
+    if _slow_schemas(record):
+        return _threaded_path(record)
     if (
         execute.__class__ is FunctionExecutor
         and execute.context_parameter is None
@@ -125,6 +131,39 @@ def _executor_path(record: ToolRecord) -> CallPath:
         if inspect.isawaitable(result):
             return _finish_awaited(record, result, images)
         return _finish(record, result, images)
+
+    return run
+
+
+def _slow_schemas(record: ToolRecord) -> bool:
+    tool = record.tool
+    return (isinstance(tool.input, Mapping) and has_slow_patterns(record.input_schema)) or (
+        isinstance(tool.output, Mapping) and has_slow_patterns(record.output_schema)
+    )
+
+
+def _threaded_path(record: ToolRecord) -> CallPath:
+    """The general path with input and output checked in a worker thread."""
+    execute = record.tool.execute
+
+    async def run(
+        location: Location, call: ToolCall, scope: CallScope, progress: ProgressCallback | None
+    ) -> ExecutedTool:
+        import asyncio  # deferred: sync hosts never import it (test_snapshot.py)
+
+        raw = call.input
+        validate = record.input_json if isinstance(raw, str) else record.input_python
+        loop = asyncio.get_running_loop()
+        try:
+            value = await loop.run_in_executor(pattern_executor(), validate, raw)
+        except (SchemaIssues, ValidationError, RecursionError) as exc:
+            raise _refused(record, raw, exc) from None
+        fields = (location, scope.session_id, scope.message_id, call.id, scope.agent, progress)
+        result = execute(value, tuple_new(ToolContext, fields))
+        if inspect.isawaitable(result):
+            result = await result
+        images = location.config.images
+        return await loop.run_in_executor(pattern_executor(), _finish, record, result, images)
 
     return run
 

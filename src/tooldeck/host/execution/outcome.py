@@ -224,6 +224,9 @@ def _ended(
         if nested:
             return None
         text = DISMISSED_TEXT if isinstance(exc, QuestionDismissed) else DECLINED_TEXT
+        notes = getattr(exc, "__notes__", None)  # e.g. the calls a declined program made
+        if notes:
+            text = "\n".join([text, *notes])
         return ToolCallOutcome("declined", (TextPart(text),))
     if isinstance(exc, asyncio.CancelledError):
         if propagate or nested or _cancelling():

@@ -122,7 +122,7 @@ def _add(location: Location, entry: PendingEntry) -> None:
 def describe(snapshot: Snapshot, name: str) -> tuple[str, str, bool] | None:
     """``(source, fingerprint, idempotent)`` of the tool ``name`` runs in ``snapshot``;
     ``None`` when it has no such tool."""
-    record = snapshot.record(name)
+    record = snapshot._record_named(name)  # the one internal lookup resume needs
     if record is None:
         return None
     entry = snapshot.catalog.tools.get(record.effective)

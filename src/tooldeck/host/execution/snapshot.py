@@ -386,7 +386,7 @@ class Snapshot:
             path = record.call_path = call_path(record)
         return path(self.location, call, scope, progress)
 
-    def record(self, name: str) -> ToolRecord | None:
+    def _record_named(self, name: str) -> ToolRecord | None:
         """The record a call of ``name`` runs (``execute`` and code-mode tools by name
         included), or ``None`` when this snapshot has no such tool."""
         try:

@@ -40,8 +40,9 @@ class McpServerConfig(_Section):
     """``[mcp.servers.NAME]``: a stdio ``command`` or a streamable-HTTP ``url``.
 
     ``env`` and ``cwd`` belong to a command, ``headers`` to a url; ``timeout_s`` bounds
-    connecting and listing; ``codemode`` and ``defer_loading`` set ``Tool.codemode``
-    and ``Tool.defer_loading`` of every mounted tool (unset: the tools' defaults).
+    connecting, listing and each tool call; ``codemode`` and ``defer_loading`` set
+    ``Tool.codemode`` and ``Tool.defer_loading`` of every mounted tool (unset: the tools'
+    defaults).
     """
 
     command: tuple[str, ...] | None = None
@@ -50,7 +51,7 @@ class McpServerConfig(_Section):
     url: str | None = None
     headers: dict[str, str] = Field(default_factory=dict)
     enabled: bool = True
-    timeout_s: float = Field(default=10.0, gt=0)
+    timeout_s: float = Field(default=10.0, gt=0, le=86_400.0, allow_inf_nan=False)
     codemode: bool | None = None
     defer_loading: bool | None = None
 
@@ -89,10 +90,16 @@ class McpConfig(_Section):
 
 
 class OutputConfig(_Section):
-    """``[output]``: generic bounding of tool output returned to the model."""
+    """``[output]``: generic bounding of tool output returned to the model, and the cap
+    on the saved full outputs (``max_saved_mb``; the oldest are removed first).
 
-    max_lines: int = Field(default=2000, gt=0)
-    max_bytes: int = Field(default=50 * 1024, gt=0)
+    Every numeric limit in the config is a finite number within a stated range, checked
+    when the config is read, so a typo like ``inf`` or ``1e300`` is a config error that
+    names the key, never a failure of every later call."""
+
+    max_lines: int = Field(default=2000, gt=0, le=1_000_000)
+    max_bytes: int = Field(default=50 * 1024, gt=0, le=64 << 20)
+    max_saved_mb: int = Field(default=512, gt=0, le=1 << 20)
 
 
 class ImagesConfig(_Section):
@@ -119,11 +126,11 @@ class CodemodeConfig(_Section):
     """``[codemode]``: the ``execute`` tool, its catalog budget and a program's limits."""
 
     enabled: bool = True
-    budget_tokens: int = Field(default=2000, ge=0)
+    budget_tokens: int = Field(default=2000, ge=0, le=1_000_000)
     type_check: bool = True
-    timeout_s: float = Field(default=30.0, gt=0.0)
-    memory_mb: int = Field(default=256, gt=0)
-    max_tool_calls: int = Field(default=100, ge=0)
+    timeout_s: float = Field(default=30.0, gt=0.0, le=86_400.0, allow_inf_nan=False)
+    memory_mb: int = Field(default=256, gt=0, le=1 << 20)
+    max_tool_calls: int = Field(default=100, ge=0, le=100_000)
 
 
 class PermissionsConfig(_Section):

@@ -190,6 +190,8 @@ def _message(error: Any, loc: tuple[Any, ...]) -> str:
     expected = describe(_annotation_at(loc))
     if kind == "missing":
         return f"missing; expected {expected}"
+    if kind == "finite_number":  # inf or nan: a limit must be a real number
+        return f"expected a finite number, got {got}"
     ctx = error.get("ctx") or {}
     for bound, words in (
         ("gt", "greater than"),

@@ -19,7 +19,8 @@ Drafts 6, 7, 2019-09 and 2020-12 (the default) are compiled; older drafts always
 The parts, one job each: ``_drafts`` (draft rules, local ``$ref``), ``_compile`` (schema
 → closures), ``_keywords`` (one handler per keyword), ``_checks`` (the closures),
 ``_equality`` (jsonschema's ``enum``/``uniqueItems`` equality), ``_prune``
-(``drop_undeclared``).
+(``drop_undeclared``), ``_bounded`` (jsonschema with its pattern keywords matched in
+bounded time, as the closures match them).
 """
 
 from __future__ import annotations
@@ -28,9 +29,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from tooldeck.host.schema.jsonschema_fast._bounded import bounded
 from tooldeck.host.schema.jsonschema_fast._compile import compile_schema
 from tooldeck.host.schema.jsonschema_fast._drafts import draft_for, validator_class
 from tooldeck.host.schema.jsonschema_fast._prune import compile_prune
+from tooldeck.host.schema.patterns import pattern_budget
 
 __all__ = ["Issue", "SchemaValidationError", "SchemaValidator"]
 
@@ -77,7 +80,14 @@ class SchemaValidator:
 
     def validate(self, instance: Any) -> Any:
         """Return the instance (a pruned copy when ``drop_undeclared`` and something was
-        dropped; never mutate the input) or raise ``SchemaValidationError``."""
+        dropped; never mutate the input) or raise ``SchemaValidationError``.
+
+        Patterns are matched in bounded time (``host.schema.patterns``): a value whose
+        match runs out of time is one of the issues."""
+        with pattern_budget():
+            return self._validate(instance)
+
+    def _validate(self, instance: Any) -> Any:
         check = self._check
         if check is not None:
             try:
@@ -98,7 +108,7 @@ class SchemaValidator:
     def _issues(self, instance: Any) -> tuple[Issue, ...]:
         reference = self._reference
         if reference is None:
-            reference = self._reference = self._cls(self._schema)
+            reference = self._reference = bounded(self._cls)(self._schema)
         found = [Issue(tuple(e.absolute_path), e.message) for e in reference.iter_errors(instance)]
         return tuple(sorted(found, key=_issue_key))
 

@@ -4,7 +4,6 @@ raises ``Unsupported`` for values it does not (the schema then falls back whole)
 from __future__ import annotations
 
 import operator
-import re
 from collections.abc import Callable, Mapping
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any, Final
@@ -12,6 +11,7 @@ from typing import TYPE_CHECKING, Any, Final
 from tooldeck.host.schema.jsonschema_fast._base import TYPES, Check, Unsupported, always, never
 from tooldeck.host.schema.jsonschema_fast._checks import all_of
 from tooldeck.host.schema.jsonschema_fast._equality import enum_check, is_plain, uniq
+from tooldeck.host.schema.patterns import PatternError, compile_pattern
 
 if TYPE_CHECKING:
     from tooldeck.host.schema.jsonschema_fast._compile import Compiler, Parts
@@ -106,10 +106,10 @@ def _kw_pattern(c: Compiler, parts: Parts, key: str, value: Any, schema: Any) ->
     if not isinstance(value, str):
         raise Unsupported(value)
     try:
-        search = re.compile(value).search  # the same cache-free regex as ``re.search``
-    except re.error as exc:
+        # Linear (RE2) or time-bounded: a foreign pattern never backtracks without bound.
+        parts.strs.append(compile_pattern(value).search)
+    except PatternError as exc:
         raise Unsupported(value) from exc
-    parts.strs.append(lambda x: search(x) is not None)
 
 
 def _kw_unique(c: Compiler, parts: Parts, key: str, value: Any, schema: Any) -> None:

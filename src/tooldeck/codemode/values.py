@@ -1,0 +1,99 @@
+"""Values crossing between a program and the host: its result as JSON for the model (or a
+clear failure when JSON cannot hold it), and the size of a nested call's arguments.
+
+Whatever the program's last expression is crosses back from the sandbox as a Python
+value; most are JSON already. The rest are refused with a message the model can act on
+(bytes that are not text, nesting deeper than the serializer goes), and host objects
+that leaked in (``tools`` itself) are shown by their kind, never by their address.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping
+from typing import Any
+
+from pydantic_core import to_jsonable_python
+
+from tooldeck._tool import ToolFailure
+
+_ADDRESS = re.compile(r" at 0x[0-9a-fA-F]+")
+MAX_ARGUMENT_BYTES = 512 * 1024
+"""The JSON size of one nested call's arguments past which the call is refused."""
+
+
+def jsonable_result(value: Any) -> Any:
+    """``value`` as JSON data; ``ToolFailure`` when it cannot be."""
+    try:
+        return to_jsonable_python(value, fallback=shown)
+    except UnicodeDecodeError:
+        raise ToolFailure(
+            "The program's result holds bytes that are not UTF-8 text, which cannot be sent "
+            "back as JSON. Return text (decode the bytes) or a list of numbers instead."
+        ) from None
+    except (ValueError, RecursionError):
+        raise ToolFailure(
+            "The program's result nests too deeply to be sent back as JSON; return flatter "
+            "data (fewer levels of lists and dicts)."
+        ) from None
+
+
+def shown(value: Any) -> str:
+    """How a value JSON cannot hold reads: its ``repr``, without memory addresses."""
+    return _ADDRESS.sub("", repr(value))
+
+
+def rendered(result: Any) -> str:
+    """A result as the model reads it: text as is, anything else as indented JSON."""
+    if isinstance(result, str):
+        return result
+    return json.dumps(result, ensure_ascii=False, indent=2)
+
+
+def argument_problem(kwargs: Mapping[str, Any]) -> str:
+    """Why these arguments are too large (or too deep) to pass on, or an empty string."""
+    try:
+        size = _total_size(kwargs)
+    except RecursionError:
+        return "The arguments nest too deeply; pass flatter values (fewer levels of lists)."
+    if size <= MAX_ARGUMENT_BYTES:
+        return ""
+    return (
+        f"The arguments are larger than {MAX_ARGUMENT_BYTES:,} bytes; "
+        "pass smaller values (or let a tool produce the data instead)."
+    )
+
+
+def _total_size(kwargs: Mapping[str, Any]) -> int:
+    size = 0
+    for value in kwargs.values():  # scalars and strings without a call: most arguments
+        cls = value.__class__
+        if cls is str:
+            size += len(value)
+        elif cls is int or cls is float or cls is bool or value is None:
+            size += 8
+        else:
+            size += _size(value, MAX_ARGUMENT_BYTES + 1)
+    return size
+
+
+def _size(value: Any, budget: int) -> int:
+    """An estimate of ``value``'s JSON size that stops counting past ``budget``."""
+    if isinstance(value, str | bytes):
+        return len(value) + 2
+    if isinstance(value, Mapping):
+        total = 2
+        for key, item in value.items():
+            total += len(str(key)) + 4 + _size(item, budget - total)
+            if total > budget:
+                break
+        return total
+    if isinstance(value, list | tuple | set | frozenset):
+        total = 2
+        for item in value:
+            total += 1 + _size(item, budget - total)
+            if total > budget:
+                break
+        return total
+    return 8

@@ -1,0 +1,69 @@
+"""One page of a server's ``tools/list``, each tool judged on its own.
+
+The SDK validates a listing whole, so one tool it cannot accept (an input schema that is
+``true``, or not an object) would fail the server's whole listing. Here the page is
+fetched raw, each tool is validated alone, and a tool that fails is skipped with a note
+for the server's report row; the rest mount.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+if TYPE_CHECKING:
+    from tooldeck.mcp.sdk import Client, types
+
+
+async def list_page(client: Client, cursor: str | None) -> tuple[types.ListToolsResult, list[str]]:
+    """One page of ``tools/list``, each tool validated on its own: a tool the SDK would
+    refuse (an input schema that is not an object, say) is skipped with a note, and the
+    rest of the page is mounted. The SDK validates a whole result at once, so the page is
+    fetched raw (its dispatcher), then the session learns it as its own listing would."""
+    from pydantic import ValidationError
+
+    from tooldeck.mcp.sdk import types
+
+    session = client.session
+    request = types.ListToolsRequest(params=types.PaginatedRequestParams(cursor=cursor))
+    data = request.model_dump(by_alias=True, mode="json", exclude_none=True)
+    options: dict[str, Any] = {}
+    try:  # the SDK's private request path: the era's envelope, then the raw result
+        stamp, send = session._stamp, session._dispatcher.send_raw_request
+    except AttributeError:  # another SDK version: its own (all-or-nothing) listing
+        return await client.list_tools(cursor=cursor, cache_mode="bypass"), []
+    stamp(data, options)  # type: ignore[arg-type]
+    raw = _RawPage.model_validate(await send("tools/list", data.get("params"), options))  # type: ignore[arg-type]
+    tools: list[types.Tool] = []
+    notes: list[str] = []
+    for item in raw.tools:
+        try:
+            tools.append(types.Tool.model_validate(item, by_name=False))
+        except ValidationError as exc:
+            name = item.get("name") if isinstance(item, dict) else None
+            error = exc.errors()[0]
+            where = ".".join(str(part) for part in error["loc"]) or "the tool"
+            notes.append(
+                f"tool {name!r} was skipped: {where}: {error['msg']} (the rest are mounted)"
+            )
+    # The session learns the page without output schemas: tooldeck checks a mounted tool's
+    # output itself, with its patterns matched in bounded time; the SDK would run them
+    # through Python's backtracking ``re`` on the loop (``host/schema/patterns.py``).
+    learned = types.ListToolsResult(
+        tools=[tool.model_copy(update={"output_schema": None}) for tool in tools],
+        next_cursor=raw.next_cursor,
+    )
+    complete = cursor is None and raw.next_cursor is None
+    session._absorb_tool_listing(learned, complete=complete)  # as session.list_tools does
+    kept = {tool.name for tool in learned.tools}  # it may drop some (x-mcp-header rules)
+    page = [tool for tool in tools if tool.name in kept]
+    return types.ListToolsResult(tools=page, next_cursor=raw.next_cursor), notes
+
+
+class _RawPage(BaseModel):
+    """A ``tools/list`` result with its tools not yet validated."""
+
+    model_config = ConfigDict(extra="ignore")
+    tools: list[Any] = Field(default_factory=list)
+    next_cursor: str | None = Field(default=None, alias="nextCursor")
