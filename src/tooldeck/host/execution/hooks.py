@@ -144,7 +144,7 @@ async def run_hooked(
     progress: ProgressCallback | None,
 ) -> ExecutedTool:
     """Run ``call`` inside every hook of ``chain`` (outermost = last), then the tool."""
-    record = snapshot.record(call.name)
+    record = snapshot._record_named(call.name)
     if record is None:  # not a tool here: the boundary's own ToolFailure says what is
         done = snapshot.start(call, scope, progress)
         return done if isinstance(done, ExecutedTool) else await done
