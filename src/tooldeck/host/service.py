@@ -27,6 +27,7 @@ from tooldeck._tool import AnyTool
 from tooldeck.errors import SessionError
 from tooldeck.host.execution import deferral
 from tooldeck.host.execution.hooks import CallHooks
+from tooldeck.host.execution.limits import CallLimits, Gates
 from tooldeck.host.execution.snapshot import CodeModeProvider, Snapshot, Visibility
 from tooldeck.host.registry.catalog import Catalog
 from tooldeck.host.registry.editor import Diagnostic
@@ -200,6 +201,7 @@ class ToolService:
         self._sessions_lock = threading.Lock()
         self._templates: Templates | None = None  # created with the first session template
         self.call_hooks = CallHooks(self._state.fail)
+        self._gates = Gates()
         """The plugins' ``tool_call`` hooks, each active while its registration is."""
         deferral.set_loader(location, self._load_deferred)
 
@@ -270,6 +272,7 @@ class ToolService:
             permissions=permissions,
             codemode=self._codemode,
             call_hooks=self.call_hooks.chain(catalog),
+            call_limits=CallLimits.of(catalog, self.location.config.tools, self._gates),
         )
         if len(self._snapshots) > 16:
             self._snapshots.clear()

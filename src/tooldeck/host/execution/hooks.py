@@ -17,7 +17,6 @@ call ends with a ``PluginError`` naming it.
 
 from __future__ import annotations
 
-import asyncio
 import traceback
 from collections.abc import Callable, Generator
 from dataclasses import dataclass
@@ -47,11 +46,11 @@ SIGNALS = (
     PermissionDeclined,
     PermissionDeferred,
     QuestionDismissed,
-    asyncio.CancelledError,
     KeyboardInterrupt,
     SystemExit,
 )
-"""What a hook may raise itself: the call ends as these end any call."""
+"""What a hook may raise itself: the call ends as these end any call (and a
+cancellation). ``import tooldeck`` and a snapshot never import asyncio themselves."""
 
 MOUNTED_SOURCE = "mcp"
 """The registration source of mounted MCP tools (``tooldeck.mcp.layer.SOURCE``)."""
@@ -224,7 +223,9 @@ def _own(
     hook: CallHook, chain: HookChain, raised: BaseException, passed: BaseException | None
 ) -> BaseException:
     """What a hook's exception becomes: a signal or what it let through travels on."""
-    if raised is passed or isinstance(raised, SIGNALS):
+    import asyncio  # loaded already: a hook runs inside a coroutine
+
+    if raised is passed or isinstance(raised, (*SIGNALS, asyncio.CancelledError)):
         return raised
     return _defect(hook, chain, raised)
 

@@ -63,7 +63,7 @@ from tooldeck.errors import (
     QuestionDismissed,
 )
 from tooldeck.host.execution.bounding import bound_output
-from tooldeck.host.execution.call import CallScope, ExecutedTool
+from tooldeck.host.execution.call import CallScope, Done, ExecutedTool
 
 if TYPE_CHECKING:
     from tooldeck.host.execution.call import ToolCall
@@ -166,13 +166,18 @@ async def run_tool_call(
         raise ValueError("run_tool_call takes a scope or session_id/message_id/agent, not both")
     try:
         # What ``await snapshot.execute(call, ...)`` does, without a coroutine around it.
-        hooks = snapshot.call_hooks
-        if hooks is None:
+        limits = snapshot.call_limits
+        done: Done
+        if limits is not None:  # per-tool limits (``limits.py``): only when a tool has one
+            from tooldeck.host.execution.limits import run_limited
+
+            done = await run_limited(limits, snapshot, call, scope, progress)
+        elif snapshot.call_hooks is None:
             done = snapshot.start(call, scope, progress)
         else:  # plugins' ``tool_call`` wrappers (``hooks.py``): only when one exists
             from tooldeck.host.execution.hooks import run_hooked
 
-            done = await run_hooked(hooks, snapshot, call, scope, progress)
+            done = await run_hooked(snapshot.call_hooks, snapshot, call, scope, progress)
         content, metadata, output = done if isinstance(done, ExecutedTool) else await done
         # Hot: the usual content is one short ``TextPart`` (what ``tool(fn)`` output renders
         # to); it is decided here by its length, against the snapshot's ``text_budget``,
