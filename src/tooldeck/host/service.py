@@ -303,7 +303,12 @@ class ToolService:
         assert catalog.base is not None
         base = self._snapshot_of(catalog.base, permissions)
         snap = LayeredSnapshot(
-            catalog, base, permissions=permissions, codemode=self._codemode, session_id=session_id
+            catalog,
+            base,
+            permissions=permissions,
+            codemode=self._codemode,
+            session_id=session_id,
+            gates=self._gates,
         )
         scope._cache = (permissions, snap)
         if scope.closed:  # closed meanwhile: hold nothing for it

@@ -127,3 +127,22 @@ def test_an_invalid_limit_in_the_config_is_refused(clean_env):
     (root / "tooldeck.toml").write_text('[tools."x"]\nmax_concurrency = 0\n')
     with pytest.raises(ConfigError, match="max_concurrency"):
         load_config(root)
+
+
+def test_a_sessions_own_tool_keeps_its_limit_across_its_snapshots(tmp_path):
+    probe = Probe()
+    service = ToolService(Location(tmp_path, data_dir=tmp_path / "d"))
+    service.transform(lambda editor: editor.add(probe.tool("free")), source="test")
+    scope = service.session("s")
+    scope.transform(lambda editor: editor.add(probe.tool("mine", max_concurrency=1)), source="s")
+    first = service.snapshot(session="s")
+    service.transform(lambda editor: editor.add(probe.tool("later")), source="more")
+    second = service.snapshot(session="s")
+    assert first is not second and first.call_limits is not None
+
+    async def both():
+        call = ToolCall("c", "mine", {})
+        return await asyncio.gather(run_tool_call(first, call), run_tool_call(second, call))
+
+    assert [o.status for o in asyncio.run(both())] == ["completed"] * 2
+    assert probe.most == 1

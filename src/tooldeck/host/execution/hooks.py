@@ -17,7 +17,6 @@ call ends with a ``PluginError`` naming it.
 
 from __future__ import annotations
 
-import traceback
 from collections.abc import Callable, Generator
 from dataclasses import dataclass
 from functools import cached_property
@@ -268,5 +267,7 @@ class CallHooks:
         return HookChain(found, self._failed) if found else None
 
     def _failed(self, plugin: str, message: str, exc: BaseException) -> None:
+        import traceback  # only for a defect: opening a host never imports it
+
         text = "".join(traceback.format_exception(exc))
         self._fail(Diagnostic(plugin, f"{message}; source disabled", traceback=text))

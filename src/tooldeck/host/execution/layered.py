@@ -65,6 +65,7 @@ class LayeredSnapshot(Snapshot):
         permissions: Visibility | None = None,
         codemode: CodeModeProvider | None = None,
         session_id: str,
+        gates: Gates | None = None,
     ) -> None:
         # ``catalog`` is the session's, replayed on ``base.catalog``; or that catalog itself
         # (a session that is not open sees the Location's view).
@@ -80,7 +81,8 @@ class LayeredSnapshot(Snapshot):
         self.call_hooks = base.call_hooks  # the Location's plugins wrap a session's calls
         self.call_limits = base.call_limits
         if catalog.changes and base.call_limits is None and _limited(catalog.changes):
-            self.call_limits = CallLimits.of(catalog, location.config.tools, Gates())
+            # Limits only the session's own tools declare: waiting at the service's gates.
+            self.call_limits = CallLimits.of(catalog, location.config.tools, gates or Gates())
         self._rendered = {}
         self._definitions = None
         self._deferral = None
