@@ -6,8 +6,8 @@
 #   W1_REPS=5 W2_REPS=11 W3_ROUNDS=5 bash bench/run.sh  # fewer repetitions
 #
 # Environment (all optional):
-#   ONLY="W1 W2 W3 W4 W5 micro W7"   what to run (default: all of them; W6, W9 and search
-#                  too when named; W9 counts o200k tokens with W9_O200K_FILE, see w9_tokens.py)
+#   ONLY="W1 W2 W3 W4 W5 micro W7"   what to run (default: all of them; W6, W8, W9 and
+#                  search too when named; W9 counts o200k tokens with W9_O200K_FILE, see w9_tokens.py)
 #   W1_REPS=11 W2_REPS=21 W3_ROUNDS=10 W4_ROUNDS=21 MICRO_REPEAT=7   (shared defaults)
 #   W7_REPS=11     bench/w7_sessions.py (tooldeck alone: sessions)
 #   W9_REPS=5      bench/w9_tokens.py (tooldeck alone: tokens, deferral, 5,000-tool builds)
@@ -83,9 +83,10 @@ for w in $WHAT; do
     W6) step "W6"; "$PY" "$SHARED/w6_mcp.py" "${AD[@]}" --reps "${W6_REPS:-10}" --out "$RAW/W6.json" ;;
     micro) step "micro"; "$PY" bench/micro.py --repeat "${MICRO_REPEAT:-7}" --out "$RAW/micro.json" ;;
     W7) step "W7"; "$PY" bench/w7_sessions.py --reps "${W7_REPS:-11}" --out "$RAW/w7.json" ;;
+    W8) step "W8"; "$ROOT/.venv/bin/python" bench/w8_serve.py --shared "$SHARED" --out "$RAW" ;;
     W9) step "W9"; "$PY" bench/w9_tokens.py --reps "${W9_REPS:-5}" --out "$RAW/W9.json" ;;
     search) step "search"; "$PY" bench/search/evaluate.py --out "$RAW/search.json" ;;
-    *) echo "unknown workload in ONLY: $w (W1 W2 W3 W4 W5 W6 micro W7 W9 search)" >&2; exit 2 ;;
+    *) echo "unknown workload in ONLY: $w (W1 W2 W3 W4 W5 W6 micro W7 W8 W9 search)" >&2; exit 2 ;;
   esac
   if [ "${GC_ON:-0}" != 0 ] && [[ $w == W[123] ]]; then
     step "$w, GC on"

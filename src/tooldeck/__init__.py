@@ -72,11 +72,13 @@ if TYPE_CHECKING:
     from tooldeck.host.location.config import Config as Config
     from tooldeck.host.location.config import ImagesConfig as ImagesConfig
     from tooldeck.host.location.config import McpConfig as McpConfig
+    from tooldeck.host.location.config import McpServeConfig as McpServeConfig
     from tooldeck.host.location.config import McpServerConfig as McpServerConfig
     from tooldeck.host.location.config import OutputConfig as OutputConfig
     from tooldeck.host.location.config import PermissionRule as PermissionRule
     from tooldeck.host.location.config import PermissionsConfig as PermissionsConfig
     from tooldeck.host.location.config import PluginsConfig as PluginsConfig
+    from tooldeck.host.location.config import PrincipalConfig as PrincipalConfig
     from tooldeck.host.location.config import ToolConfig as ToolConfig
     from tooldeck.host.location.config_files import load_config as load_config
     from tooldeck.host.location.location import Location as Location
@@ -160,6 +162,7 @@ _LOCATIONS = {
     "ImagesConfig": "tooldeck.host.location.config",
     "Location": "tooldeck.host.location.location",
     "McpConfig": "tooldeck.host.location.config",
+    "McpServeConfig": "tooldeck.host.location.config",
     "McpServerConfig": "tooldeck.host.location.config",
     "NamespaceEntry": "tooldeck.host.registry.editor",
     "OnAsk": "tooldeck.host.location.location",
@@ -185,6 +188,7 @@ _LOCATIONS = {
     "PluginStatus": "tooldeck.host.plugins.report",
     "PluginsConfig": "tooldeck.host.location.config",
     "PostgresStore": "tooldeck.host.location.store.postgres",
+    "PrincipalConfig": "tooldeck.host.location.config",
     "ProgressCallback": "tooldeck._tool",
     "Question": "tooldeck.host.location.questions",
     "QuestionDismissed": "tooldeck.errors",

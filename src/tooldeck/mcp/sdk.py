@@ -19,6 +19,7 @@ import mcp.types as types
 from mcp.client.stdio import get_default_environment
 from mcp.client.streamable_http import streamable_http_client
 from mcp.server import Server
+from mcp.server.caching import CacheHint
 from mcp.server.lowlevel import NotificationOptions
 from mcp.server.stdio import stdio_server
 from mcp.server.subscriptions import InMemorySubscriptionBus, ListenHandler, ToolsListChanged
@@ -37,6 +38,7 @@ __all__ = [
     "CONNECTION_CLOSED",
     "INTERNAL_ERROR",
     "MODERN_PROTOCOL_VERSIONS",
+    "CacheHint",
     "Client",
     "InMemorySubscriptionBus",
     "ListenHandler",

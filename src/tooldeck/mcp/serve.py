@@ -19,7 +19,7 @@ from typing import Any, NamedTuple
 import anyio
 
 from tooldeck.errors import UsageError
-from tooldeck.mcp.auth import DEFAULT_PRINCIPAL, TOKEN_ENV, BearerCheck
+from tooldeck.mcp.auth import TOKEN_ENV, BearerCheck
 
 LOOPBACK = ("127.0.0.1", "localhost", "::1")
 
@@ -50,51 +50,69 @@ def serve(root: Path, *, http: str | None, allow_remote: bool, codemode: bool = 
     ``codemode=False`` serves every tool natively, whatever the config says.
     """
     address = HttpAddress.parse(http) if http is not None else None
-    token = _token(address, allow_remote)
-    if address is not None:
-        print(f"tooldeck: serving MCP at {address.url}", file=sys.stderr, flush=True)
-        if token is None:
-            print(
-                f"tooldeck: warning: no {TOKEN_ENV} set: any process on this machine "
-                "can list and call these tools",
-                file=sys.stderr,
-                flush=True,
-            )
-    anyio.run(_serve, root, address, token, codemode)
-
-
-def _token(address: HttpAddress | None, allow_remote: bool) -> str | None:
-    """The bearer token every HTTP request must carry, or None (loopback, none set)."""
-    if address is None:
-        return None
-    if address.host not in LOOPBACK and not allow_remote:
+    if address is not None and address.host not in LOOPBACK and not allow_remote:
         raise UsageError(
             f"--http {address.host}:{address.port}: refusing to listen on a "
             "non-loopback address without --allow-remote"
         )
-    token = os.environ.get(TOKEN_ENV, "")
-    if allow_remote and not token:
-        raise UsageError(f"--allow-remote needs a bearer token in {TOKEN_ENV}")
-    return token or None
+    if address is not None:
+        print(f"tooldeck: serving MCP at {address.url}", file=sys.stderr, flush=True)
+    anyio.run(_serve, root, address, allow_remote, codemode)
+
+
+def _tokens(address: HttpAddress | None, allow_remote: bool, limits: Any) -> dict[str, str]:
+    """The bearer tokens HTTP requests must carry and their principals (empty: loopback
+    with none configured, which serves anyone on the machine and says so)."""
+    if address is None:
+        return {}
+    from tooldeck.mcp.principals import tokens
+
+    found = tokens(limits, os.environ)
+    if allow_remote and not found:
+        raise UsageError(
+            f"--allow-remote needs a bearer token in {TOKEN_ENV} "
+            "or [mcp.serve.principals.NAME] token_env"
+        )
+    if not found:
+        print(
+            f"tooldeck: warning: no {TOKEN_ENV} set: any process on this machine "
+            "can list and call these tools",
+            file=sys.stderr,
+            flush=True,
+        )
+    return found
 
 
 async def _serve(
-    root: Path, address: HttpAddress | None, token: str | None, codemode: bool
+    root: Path, address: HttpAddress | None, allow_remote: bool, codemode: bool
 ) -> None:
     from tooldeck.mcp.asking import ElicitingAsker
     from tooldeck.mcp.server import CatalogServer
+    from tooldeck.mcp.sessions import ClientSessions
     from tooldeck.mcp.watch import Serving, watch
 
     asker = ElicitingAsker()
     serving = await anyio.to_thread.run_sync(lambda: Serving(lambda: _open(root, asker, codemode)))
-    server = CatalogServer(serving.current, asker)
+    limits = serving.current().location.config.mcp.serve  # read once, at start
+    try:
+        tokens = _tokens(address, allow_remote, limits)
+    except UsageError:
+        await anyio.to_thread.run_sync(serving.current().close)
+        raise
+    sessions = ClientSessions(
+        serving.current,
+        idle_timeout_s=limits.idle_timeout_s,
+        max_calls=limits.max_calls_per_session,
+    )
+    server = CatalogServer(serving.current, asker, sessions)
     try:
         async with anyio.create_task_group() as group:
             group.start_soon(watch, serving, server, root)
+            group.start_soon(_reap, sessions)
             if address is None:
                 await _stdio(server)
             else:
-                await _http(server, address, token)
+                await _http(server, address, tokens, limits)
             group.cancel_scope.cancel()
     finally:
         await anyio.to_thread.run_sync(serving.current().close)
@@ -117,6 +135,13 @@ def _open(root: Path, asker: Any, codemode: bool) -> Any:
     return host
 
 
+async def _reap(sessions: Any) -> None:
+    """Close idle client sessions, forever."""
+    while True:
+        await anyio.sleep(sessions.check_every_s())
+        sessions.reap()
+
+
 async def _stdio(server: Any) -> None:
     from tooldeck.mcp.sdk import NotificationOptions, stdio_server
 
@@ -125,10 +150,15 @@ async def _stdio(server: Any) -> None:
         await server.server.run(read, write, options)
 
 
-async def _http(server: Any, address: HttpAddress, token: str | None) -> None:
+async def _http(server: Any, address: HttpAddress, tokens: dict[str, str], limits: Any) -> None:
+    """Serve over streamable HTTP, every resource bounded by ``[mcp.serve]``: connections
+    (503 past ``max_connections``), sessions, body size (413), slow headers (dropped) and
+    slow bodies (dropped)."""
     import uvicorn
 
+    from tooldeck.mcp.limits import read_deadlines
     from tooldeck.mcp.sdk import TransportSecuritySettings
+    from tooldeck.mcp.sessions import RequestScope
 
     host, port = address
     shown = f"[{host}]" if ":" in host else host
@@ -140,9 +170,24 @@ async def _http(server: Any, address: HttpAddress, token: str | None) -> None:
         allowed_origins=[f"http://{shown}:{port}", f"http://localhost:{port}"],
     )
     app: Any = server.server.streamable_http_app(
-        streamable_http_path="/mcp", host=host, transport_security=security
+        streamable_http_path="/mcp",
+        host=host,
+        transport_security=security,
+        max_request_body_size=limits.max_body_bytes,
+        session_idle_timeout=limits.idle_timeout_s,
+        max_sessions=limits.max_sessions,
     )
-    if token is not None:
-        app = BearerCheck(app, {token: DEFAULT_PRINCIPAL})
-    config = uvicorn.Config(app, host=host, port=port, log_level="warning", lifespan="on")
+    app = RequestScope(app, server.sessions)
+    if tokens:
+        app = BearerCheck(app, tokens)
+    config = uvicorn.Config(
+        app,
+        host=host,
+        port=port,
+        log_level="warning",
+        lifespan="on",
+        http=read_deadlines(limits.header_timeout_s, limits.body_timeout_s),
+        limit_concurrency=limits.max_connections,
+        backlog=min(2048, limits.max_connections * 2),
+    )
     await uvicorn.Server(config).serve()

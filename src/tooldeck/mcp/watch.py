@@ -10,11 +10,12 @@ about it once the advertised definitions differ.
 
 from __future__ import annotations
 
-import logging
+import errno
 import os
+import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING, NamedTuple, TypeGuard
 
 import anyio
 
@@ -31,7 +32,6 @@ if TYPE_CHECKING:
     from tooldeck import Host
     from tooldeck.mcp.server import CatalogServer
 
-log = logging.getLogger("tooldeck.mcp")
 
 POLL_S = 0.5
 
@@ -75,11 +75,18 @@ class Serving:
         return self.host
 
     async def reopen(self) -> None:
-        """A new host from the changed config; the old one closes (its servers end)."""
+        """A new host from the changed config; the old one closes (its servers end).
+
+        A config that does not open (being edited, or broken) is reported and the last
+        good host keeps serving; the next change of the files tries again. An ``OSError``
+        (no descriptors left to read it) propagates: the watcher retries at its next tick.
+        """
         try:
             host = await anyio.to_thread.run_sync(self._open)
-        except TooldeckError as exc:  # a config being edited: keep serving the last good one
-            log.error("tooldeck: config change not applied: %s", exc)
+        except TooldeckError as exc:
+            if _out_of_descriptors(exc.__cause__):
+                raise exc.__cause__ from exc  # not the file's fault: try again
+            _report(f"config change not applied, still serving the last good config: {exc}")
             return
         old, self.host = self.host, host
         await anyio.to_thread.run_sync(old.close)
@@ -89,18 +96,39 @@ class Serving:
 
 
 async def watch(serving: Serving, server: CatalogServer, root: Path) -> None:
-    """Poll forever: apply file changes, and notify clients when the listing changed."""
+    """Poll forever: apply file changes, and notify clients when the listing changed.
+
+    A poll that fails for want of descriptors (``EMFILE``: a flood of connections) is
+    reported once and retried at the next tick; the watcher never ends the server.
+    """
     stamps = Stamps.of(root)
     listed = serving.current().snapshot().definitions_for("mcp")
+    failing = False
     while True:
         await anyio.sleep(POLL_S)
-        now = Stamps.of(root)
-        if now.config != stamps.config:
-            await serving.reopen()
-        elif now.plugins != stamps.plugins:
-            await serving.refresh()
-        stamps = now
-        current = serving.current().snapshot().definitions_for("mcp")
+        try:
+            now = Stamps.of(root)
+            if now.config != stamps.config:
+                await serving.reopen()
+            elif now.plugins != stamps.plugins:
+                await serving.refresh()
+            stamps = now
+            current = serving.current().snapshot().definitions_for("mcp")
+        except (OSError, TooldeckError) as exc:
+            if not failing:
+                _report(f"watching the Location failed, retrying: {exc}")
+            failing = True
+            continue
+        failing = False
         if current is not listed and current != listed:
             listed = current
             await server.tools_changed()
+
+
+def _out_of_descriptors(exc: BaseException | None) -> TypeGuard[OSError]:
+    return isinstance(exc, OSError) and exc.errno in (errno.EMFILE, errno.ENFILE)
+
+
+def _report(message: str) -> None:
+    """One line on stderr, where ``tooldeck mcp serve`` says everything it has to say."""
+    print(f"tooldeck: {message}", file=sys.stderr, flush=True)

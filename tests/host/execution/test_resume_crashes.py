@@ -7,13 +7,13 @@ that every later resume returns.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import random
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -112,8 +112,8 @@ async def test_a_crash_at_each_step_of_resume(world):
     world.start.touch()
     children = {point: world.resumer(ids[point], crash=point) for point in EXPECTED}
     children["idempotent"] = world.resumer(ids["idempotent"], crash="after-effect")
-    for child in children.values():
-        assert child.wait(timeout=120) == -signal.SIGKILL
+    for child in children.values():  # waited for off the loop: the guard watches it
+        assert await asyncio.to_thread(child.wait, 120) == -signal.SIGKILL
         child.stdout.close()
     for point, (status, error, paid) in EXPECTED.items():
         outcome = await world.host.resume(ids[point], "once")
@@ -139,9 +139,9 @@ async def test_killed_at_random_moments_nothing_is_paid_twice(world):
     while left:
         child = world.resumer(*(ids[n] for n in left), delay=0.01)
         world.start.touch()
-        time.sleep(rng.uniform(0.0, 0.08))
+        await asyncio.sleep(rng.uniform(0.0, 0.08))
         child.kill()
-        child.wait(timeout=120)
+        await asyncio.to_thread(child.wait, 120)
         for line in child.stdout.read().splitlines():
             pending_id, status = json.loads(line)
             reported[pending_id] = status
@@ -164,7 +164,7 @@ async def test_two_processes_resuming_at_once_run_the_tool_once(world):
     pending_id = await world.defer("dave")
     children = [world.resumer(pending_id, delay=0.3) for _ in range(2)]
     world.start.touch()
-    outputs = [child.communicate(timeout=120)[0] for child in children]
+    outputs = [(await asyncio.to_thread(child.communicate, None, 120))[0] for child in children]
     assert [child.returncode for child in children] == [0, 0]
     assert [json.loads(out) for out in outputs] == [[pending_id, "completed"]] * 2
     assert world.paid("dave") == 1

@@ -142,6 +142,32 @@ def test_invalid_toml(project):
     assert error_of(project).startswith("tooldeck.toml: (toml): invalid TOML: ")
 
 
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        (
+            b"[output]\nmax_lines = 5 # caf\xe9\n",
+            "tooldeck.toml: (file): not UTF-8: byte 0xe9 on line 2",
+        ),
+        (b"x = " + b"[" * 5000 + b"]" * 5000 + b"\n", "tooldeck.toml: (toml): nested too deeply"),
+        (b"x = " + b"[" * 40 + b"]" * 40 + b"\n", "tooldeck.toml: (toml): nested deeper than 32"),
+        (b"x" + b".k" * 40 + b" = 1\n", "tooldeck.toml: (toml): nested deeper than 32"),
+    ],
+    ids=["latin-1", "recursion", "deep-array", "deep-dotted"],
+)
+def test_unreadable_files_are_config_errors_naming_the_file(project, content, message):
+    (project / "tooldeck.toml").write_bytes(content)
+    assert error_of(project).startswith(message)
+
+
+def test_host_open_on_an_unreadable_file_raises_config_error(project):
+    from tooldeck import Host
+
+    (project / "pyproject.toml").write_bytes(b"[tool.tooldeck]\nx = '\xff'\n")
+    with pytest.raises(ConfigError, match=r"pyproject.toml: \(file\): not UTF-8"):
+        Host.open(project)
+
+
 def test_describe_types():
     assert describe(tuple[str, ...]) == "a list of strings"
     assert describe(dict[str, int]) == "a table of integers"

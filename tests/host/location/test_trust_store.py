@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import json
-import multiprocessing
+import os
+import subprocess
+import sys
 import threading
 
 import pytest
@@ -71,25 +73,23 @@ def test_concurrent_writers_lose_nothing(tmp_path, join_threads):
     assert sorted(TrustStore().folders()) == sorted(str(r) for r in roots)
 
 
-def _grant_in_process(path: str, xdg: str) -> None:
-    import os
-    from pathlib import Path
+GRANT = """
+import sys
+from pathlib import Path
+from tooldeck.host.location.trust import project_items
+from tooldeck.host.location.trust_store import TrustStore, evaluate
+root = Path(sys.argv[1])
+TrustStore().grant(evaluate(root, project_items(root, None), environ={}))
+"""
 
-    os.environ["XDG_DATA_HOME"] = xdg
-    root = Path(path)
-    TrustStore().grant(evaluate(root, project_items(root, None), environ={}))
 
-
-def test_concurrent_processes_lose_nothing(tmp_path, monkeypatch):
+def test_concurrent_processes_lose_nothing(tmp_path):
     roots = [folder(tmp_path, f"q{i}") for i in range(4)]
-    xdg = str(trust_store_path().parent.parent)
-    context = multiprocessing.get_context("spawn")
-    processes = [context.Process(target=_grant_in_process, args=(str(r), xdg)) for r in roots]
-    for process in processes:
-        process.start()
-    for process in processes:
-        process.join(60)
-    assert [p.exitcode for p in processes] == [0] * len(roots)
+    env = {**os.environ, "XDG_DATA_HOME": str(trust_store_path().parent.parent)}
+    processes = [
+        subprocess.Popen([sys.executable, "-c", GRANT, str(root)], env=env) for root in roots
+    ]
+    assert [process.wait(timeout=120) for process in processes] == [0] * len(roots)
     assert sorted(TrustStore().folders()) == sorted(str(r) for r in roots)
     leftovers = [p.name for p in trust_store_path().parent.iterdir() if p.name.startswith(".")]
     assert leftovers == []  # no temporary file was left behind

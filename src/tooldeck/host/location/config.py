@@ -72,10 +72,41 @@ class McpServerConfig(_Section):
         return self
 
 
+class PrincipalConfig(_Section):
+    """``[mcp.serve.principals.NAME]``: a client identity of ``tooldeck mcp serve``.
+
+    ``token_env`` names the environment variable holding its bearer token (never the
+    token itself: the config file may be committed); ``permission`` rules apply after
+    the Location's, for this principal only (last match wins).
+    """
+
+    token_env: str = Field(min_length=1)
+    permission: tuple[PermissionRule, ...] = ()
+
+
+class McpServeConfig(_Section):
+    """``[mcp.serve]``: what ``tooldeck mcp serve`` grants each client, and its limits.
+
+    Every limit has a default, so a server with no section is bounded too. The limits are
+    read when the server starts; a client session's scope closes after
+    ``idle_timeout_s`` without a request.
+    """
+
+    idle_timeout_s: float = Field(default=900.0, gt=0)
+    max_connections: int = Field(default=512, gt=0)
+    header_timeout_s: float = Field(default=10.0, gt=0)
+    body_timeout_s: float = Field(default=30.0, gt=0)
+    max_body_bytes: int = Field(default=4 * 1024 * 1024, gt=0)
+    max_calls_per_session: int = Field(default=16, gt=0)
+    max_sessions: int = Field(default=1000, gt=0)
+    principals: dict[str, PrincipalConfig] = Field(default_factory=dict)
+
+
 class McpConfig(_Section):
-    """``[mcp]``: servers whose tools are mounted into the catalog."""
+    """``[mcp]``: servers whose tools are mounted into the catalog, and how it is served."""
 
     servers: dict[str, McpServerConfig] = Field(default_factory=dict)
+    serve: McpServeConfig = Field(default_factory=McpServeConfig.model_construct)
 
     @field_validator("servers")
     @classmethod

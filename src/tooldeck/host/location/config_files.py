@@ -98,17 +98,51 @@ def project_source(root: Path) -> ConfigSource | None:
     return ConfigSource(_shown(pyproject), "tool.tooldeck", table)
 
 
+MAX_DEPTH = 32
+"""Tables and arrays nested deeper than this are refused: no real config needs it, and
+the parser and the merge recurse once per level."""
+
+
 def read_toml(path: Path) -> dict[str, Any]:
-    """Parse one TOML file; syntax errors become a ``ConfigError`` naming the file."""
+    """Parse one TOML file; any unreadable content becomes a ``ConfigError`` naming the file.
+
+    Bad UTF-8, bad syntax and nesting past ``MAX_DEPTH`` are all the file's fault, so none
+    of them may escape as a ``UnicodeDecodeError`` or ``RecursionError`` (a served Location
+    keeps its last good config only when a broken file fails as ``ConfigError``).
+    """
     import tomllib  # here, not at the top: most Locations have no config file to parse
 
+    shown = _shown(path)
     try:
-        with path.open("rb") as file:
-            return tomllib.load(file)
-    except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(_shown(path), "(toml)", f"invalid TOML: {exc}") from exc
+        raw = path.read_bytes()
     except OSError as exc:
-        raise ConfigError(_shown(path), "(file)", f"cannot read: {exc.strerror}") from exc
+        raise ConfigError(shown, "(file)", f"cannot read: {exc.strerror}") from exc
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = raw[: exc.start].count(b"\n") + 1
+        raise ConfigError(
+            shown, "(file)", f"not UTF-8: byte 0x{raw[exc.start]:02x} on line {line}"
+        ) from None
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(shown, "(toml)", f"invalid TOML: {exc}") from exc
+    except RecursionError:
+        raise ConfigError(shown, "(toml)", "nested too deeply to parse") from None
+    if _depth(data) > MAX_DEPTH:
+        raise ConfigError(shown, "(toml)", f"nested deeper than {MAX_DEPTH} levels")
+    return data
+
+
+def _depth(value: object, level: int = 0) -> int:
+    if level > MAX_DEPTH:
+        return level
+    if isinstance(value, dict):
+        return max((_depth(v, level + 1) for v in value.values()), default=level)
+    if isinstance(value, list):
+        return max((_depth(v, level + 1) for v in value), default=level)
+    return level
 
 
 def merge(base: Mapping[str, Any], over: Mapping[str, Any]) -> dict[str, Any]:

@@ -44,6 +44,7 @@ from tooldeck.errors import (
     PermissionDeferred,
     ReplyError,
 )
+from tooldeck.host.location import call_rules
 from tooldeck.host.location.approvals import Approvals
 from tooldeck.host.location.asks import answer_in_place, deferring
 from tooldeck.host.location.config import PermissionRule
@@ -219,10 +220,13 @@ class PermissionService:
 
     def _decide(self, action: str, resource: str) -> PermissionRule | None:
         names = self._names(resource)
-        policy = self._location.policy.rule_for(action, names)
+        principal = call_rules.current()  # a served principal's rules replace the policy
+        rules = principal.policy if principal is not None else self._location.policy
+        policy = rules.rule_for(action, names)
         if _denies(policy):
             return policy
-        return self._approvals.rules.rule_for(action, names) or policy
+        mine = principal.approved(action, names) if principal is not None else None
+        return mine or self._approvals.rules.rule_for(action, names) or policy
 
     def _names(self, resource: str) -> tuple[str, ...]:
         """The resource, plus its root-relative form when it is a path in the Location."""
@@ -252,7 +256,14 @@ class PermissionService:
         if reply == "once":
             return
         if reply == "always":
-            await asyncio.to_thread(self.save, request.action, request.save)
+            principal = call_rules.current()
+            if principal is not None:  # a served principal's answer is that principal's alone
+                principal.approve(
+                    PermissionRule(action=request.action, resource=pattern, effect="allow")
+                    for pattern in request.save
+                )
+            else:
+                await asyncio.to_thread(self.save, request.action, request.save)
             self._settle_covered_siblings(pending)
         elif reply == "reject":
             if not from_sibling:

@@ -276,21 +276,44 @@ def fingerprint(items: Iterable[TrustItem]) -> str:
 
 def narrowed(project: Mapping[str, Any]) -> dict[str, Any]:
     """The project's config table without what needs trust: no ``[mcp.servers]``, no
-    ``allow`` rules, no ``[format]``. Everything else (limits, plugin selection, ask/deny
-    rules) stays."""
+    ``allow`` rules (a served principal's included), no ``[format]``. Everything else
+    (limits, plugin selection, ask/deny rules) stays."""
     table = {k: v for k, v in project.items() if k != "format"}
     mcp = table.get("mcp")
     if isinstance(mcp, Mapping) and "servers" in mcp:
         rest = {k: v for k, v in mcp.items() if k != "servers"}
         if rest:
-            table["mcp"] = rest
+            table["mcp"] = mcp = rest
         else:
             del table["mcp"]
-    rules = table.get("permission")
-    if isinstance(rules, list):
-        table["permission"] = [
-            r for r in rules if not (isinstance(r, Mapping) and r.get("effect") == "allow")
-        ]
+            mcp = None
+    if isinstance(mcp, Mapping):
+        table["mcp"] = _without_principal_allows(mcp)
+    if "permission" in table:
+        table["permission"] = _without_allows(table["permission"])
+    return table
+
+
+def _without_allows(rules: object) -> object:
+    if not isinstance(rules, list):
+        return rules  # not rules at all: validation names the mistake
+    return [r for r in rules if not (isinstance(r, Mapping) and r.get("effect") == "allow")]
+
+
+def _without_principal_allows(mcp: Mapping[str, Any]) -> dict[str, Any]:
+    table = dict(mcp)
+    serve = table.get("serve")
+    principals = serve.get("principals") if isinstance(serve, Mapping) else None
+    if isinstance(serve, Mapping) and isinstance(principals, Mapping):
+        table["serve"] = {
+            **serve,
+            "principals": {
+                name: {**p, "permission": _without_allows(p["permission"])}
+                if isinstance(p, Mapping) and "permission" in p
+                else p
+                for name, p in principals.items()
+            },
+        }
     return table
 
 

@@ -14,7 +14,7 @@ import threading
 from collections.abc import Iterable
 from typing import Any
 
-from tooldeck.errors import TooldeckError
+from tooldeck.errors import UsageError
 from tooldeck.host.location.config import PermissionRule
 from tooldeck.host.location.store.base import PendingChange, PendingEntry, PendingState, rule_key
 
@@ -34,7 +34,7 @@ class PostgresStore:
         try:
             import psycopg
         except ImportError as exc:
-            raise TooldeckError(
+            raise UsageError(
                 "PostgresStore needs psycopg 3: pip install 'tooldeck[postgres]'"
             ) from exc
         self.schema = schema
