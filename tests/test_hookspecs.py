@@ -29,7 +29,12 @@ def test_hooks_are_the_specified_functions_in_call_order():
     manager.add_hookspecs(hookspecs)
     specified = [n for n in dir(manager.hook) if not n.startswith("_")]
     assert sorted(specified) == sorted(hookspecs.HOOKS)
-    assert hookspecs.HOOKS == ("namespace_descriptions", "tool_transform", "session_transform")
+    assert hookspecs.TRANSFORM_HOOKS == (
+        "namespace_descriptions",
+        "tool_transform",
+        "session_transform",
+    )
+    assert (*hookspecs.TRANSFORM_HOOKS, "tool_call") == hookspecs.HOOKS
     assert LOCATION_HOOKS == ("namespace_descriptions", "tool_transform")
 
 
@@ -37,8 +42,8 @@ def parameters(name):
     return list(inspect.signature(spec_functions()[name]).parameters)
 
 
-@pytest.mark.parametrize("name", hookspecs.HOOKS)
-def test_every_hook_takes_editor_first_and_location_last(name):
+@pytest.mark.parametrize("name", hookspecs.TRANSFORM_HOOKS)
+def test_every_transform_hook_takes_editor_first_and_location_last(name):
     assert parameters(name)[0] == "editor" and parameters(name)[-1] == "location"
 
 
@@ -47,8 +52,8 @@ def test_location_hooks_take_editor_and_location_and_the_session_hook_its_id_and
     assert parameters("session_transform") == ["editor", "session_id", "state", "location"]
 
 
-@pytest.mark.parametrize("name", hookspecs.HOOKS)
-def test_every_docstring_states_the_contract(name):
+@pytest.mark.parametrize("name", hookspecs.TRANSFORM_HOOKS)
+def test_every_transform_docstring_states_the_contract(name):
     doc = inspect.getdoc(spec_functions()[name])
     for words in (
         "every replay",
@@ -60,6 +65,22 @@ def test_every_docstring_states_the_contract(name):
         "subset",
     ):
         assert words in doc, f"{name}: the docstring does not say {words!r}"
+
+
+def test_the_call_hook_takes_the_call_and_its_context_and_states_its_contract():
+    assert parameters("tool_call") == ["call", "context"]
+    doc = inspect.getdoc(hookspecs.tool_call)
+    for words in (
+        "wrapper=True",
+        "every call",
+        "Ordering",
+        "outermost",
+        "If it raises",
+        "``call``",
+        "``context``",
+        "subset",
+    ):
+        assert words in doc, f"tool_call: the docstring does not say {words!r}"
 
 
 @pytest.mark.parametrize("name", hookspecs.HOOKS)

@@ -28,6 +28,7 @@ CONTRACT = [
     "Location",
     "Host",
     "run_tool_call",
+    "ToolCallContext",
     "ToolCallOutcome",
     "PermissionDeclined",
     "PermissionCorrected",

@@ -57,6 +57,7 @@ if TYPE_CHECKING:
     from tooldeck.host.execution.call import CallVia as CallVia
     from tooldeck.host.execution.call import ExecutedTool as ExecutedTool
     from tooldeck.host.execution.call import ToolCall as ToolCall
+    from tooldeck.host.execution.hooks import ToolCallContext as ToolCallContext
     from tooldeck.host.execution.outcome import ErrorType as ErrorType
     from tooldeck.host.execution.outcome import Status as Status
     from tooldeck.host.execution.outcome import ToolCallOutcome as ToolCallOutcome
@@ -212,6 +213,7 @@ _LOCATIONS = {
     "TextPart": "tooldeck._tool",
     "Tool": "tooldeck._tool",
     "ToolCall": "tooldeck.host.execution.call",
+    "ToolCallContext": "tooldeck.host.execution.hooks",
     "ToolCallOutcome": "tooldeck.host.execution.outcome",
     "ToolConfig": "tooldeck.host.location.config",
     "ToolContext": "tooldeck._tool",

@@ -189,6 +189,13 @@ class Tool(Generic[InT, OutT]):
     # Safe to run twice: a durable approval whose run was cut off may run it again
     # (``host.resume``) instead of ending ``unknown``.
     idempotent: bool = False
+    # Per-tool limits, enforced at the call boundary (``[tools."NAME"]`` overrides them):
+    # a call longer than ``timeout_s`` fails naming the limit; at most ``max_concurrency``
+    # calls of the tool run at once (the rest wait in order, within their timeout); a
+    # ``sequential`` call never runs concurrently with another call of its session.
+    timeout_s: float | None = None
+    max_concurrency: int | None = None
+    sequential: bool = False
     # The registry's per-object cache (``tooldeck.host.registry.record``): not a field a
     # caller sets, shows or compares, and a copy made by ``replace`` starts without it.
     _record: Any = field(default=None, init=False, repr=False, compare=False)

@@ -1,4 +1,4 @@
-"""The plugin contract: the ``hookimpl``/``hookspec`` markers and the three hookspecs.
+"""The plugin contract: the ``hookimpl``/``hookspec`` markers and the four hookspecs.
 
 A tool pack is any module, class or instance with ``@hookimpl`` functions named after
 the hooks below, published under the ``tooldeck`` entry-point group (or listed in
@@ -6,27 +6,33 @@ the hooks below, published under the ``tooldeck`` entry-point group (or listed i
 Location hooks of one plugin into **one** registration (``ToolService.transform``) and
 its ``session_transform`` into one registration of every session
 (``ToolService.session_transform``), so disabling, uninstalling or failing the plugin
-removes everything it did and reveals what it had overridden. See ``docs/hooks.md`` for
-runnable examples.
+removes everything it did and reveals what it had overridden. Its ``tool_call`` wrapper
+belongs to that same registration. See ``docs/hooks.md`` for runnable examples.
 """
 
 from __future__ import annotations
 
+from collections.abc import Generator
 from typing import TYPE_CHECKING, Any
 
 import pluggy
 
 if TYPE_CHECKING:
+    from tooldeck._tool import ToolResult
+    from tooldeck.host.execution.call import ToolCall
+    from tooldeck.host.execution.hooks import ToolCallContext
     from tooldeck.host.location.location import Location
     from tooldeck.host.registry.editor import ToolEditor
 
 __all__ = [
     "HOOKS",
     "PROJECT",
+    "TRANSFORM_HOOKS",
     "hookimpl",
     "hookspec",
     "namespace_descriptions",
     "session_transform",
+    "tool_call",
     "tool_transform",
 ]
 
@@ -137,5 +143,54 @@ def session_transform(
     """
 
 
-HOOKS: tuple[str, ...] = ("namespace_descriptions", "tool_transform", "session_transform")
-"""Every hook, in the order a plugin's registrations call them."""
+@hookspec
+def tool_call(
+    call: ToolCall, context: ToolCallContext
+) -> Generator[ToolCall | None, ToolResult, ToolResult | None]:
+    """Wrap every tool call: a pluggy **wrapper** (``@hookimpl(wrapper=True)``), a generator.
+
+    When it runs: around **every call** that crosses ``run_tool_call`` (native calls,
+    calls nested in a code-mode program, calls of mounted MCP tools, calls served over
+    MCP), never during a replay. It runs on the event loop of the call, so it must not
+    block: keep it to checks and rewrites of data it holds.
+
+    Arguments (an implementation may accept any subset, by name):
+
+    * ``call`` — the ``ToolCall`` (``id``, ``name``, ``input`` as sent).
+    * ``context`` — a ``ToolCallContext``: the effective ``name``, the ``source`` that
+      supplied the tool and the sources it ``overrides``, ``mounted`` (an MCP server's
+      tool), ``session_id``, ``message_id``, ``agent``, ``via`` (``native``, ``nested`` or
+      ``served``), ``parent_id`` (the ``execute`` call a nested call runs in) and the
+      ``snapshot``.
+
+    The generator: before its ``yield`` it may refuse the call (raise ``ToolFailure``:
+    the call ends ``failed`` with its message; raise ``PermissionDeclined``: it ends
+    ``declined``), answer it without running the tool (``return`` a ``ToolResult``
+    without yielding), or rewrite the input (``yield call._replace(input=...)``; the new
+    input is validated like the model's). ``yield`` (or ``yield None``) runs the next
+    layer unchanged. The ``yield`` evaluates to the ``ToolResult`` of the layers below
+    (or raises what they raised); the hook returns the result: the same object, ``None``
+    (unchanged) or a new ``ToolResult`` (checked against the tool's declared output
+    again).
+
+    Ordering: plugin order; the last loaded plugin's hook is the outermost (it sees the
+    call first and the result last), like its tools win over earlier ones.
+
+    If it raises anything but ``ToolFailure``, the permission signals or what the
+    layers below raised: the call ends ``failed`` naming this plugin, the plugin is
+    reported ``failed`` (its tools and hook leave the catalog) and every other plugin
+    keeps serving. Its hook belongs to its registration: disabling or uninstalling the
+    plugin removes it.
+    """
+    raise NotImplementedError  # a spec: never called
+
+
+TRANSFORM_HOOKS: tuple[str, ...] = (
+    "namespace_descriptions",
+    "tool_transform",
+    "session_transform",
+)
+"""The hooks that edit a catalog, in the order a plugin's registrations call them."""
+
+HOOKS: tuple[str, ...] = (*TRANSFORM_HOOKS, "tool_call")
+"""Every hook: the transform hooks, then the call wrapper."""

@@ -26,6 +26,8 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol
 from tooldeck._tool import AnyTool
 from tooldeck.errors import SessionError
 from tooldeck.host.execution import deferral
+from tooldeck.host.execution.hooks import CallHooks
+from tooldeck.host.execution.limits import CallLimits, Gates
 from tooldeck.host.execution.snapshot import CodeModeProvider, Snapshot, Visibility
 from tooldeck.host.registry.catalog import Catalog
 from tooldeck.host.registry.editor import Diagnostic
@@ -198,6 +200,9 @@ class ToolService:
         self._sessions: dict[str, SessionScope] = {}
         self._sessions_lock = threading.Lock()
         self._templates: Templates | None = None  # created with the first session template
+        self.call_hooks = CallHooks(self._state.fail)
+        self._gates = Gates()
+        """The plugins' ``tool_call`` hooks, each active while its registration is."""
         deferral.set_loader(location, self._load_deferred)
 
     def transform(self, fn: TransformFn, *, source: str = "<anonymous>") -> Registration:
@@ -261,7 +266,14 @@ class ToolService:
             ) from None
         if cached is not None and cached.catalog is catalog:
             return cached
-        snap = Snapshot(catalog, self.location, permissions=permissions, codemode=self._codemode)
+        snap = Snapshot(
+            catalog,
+            self.location,
+            permissions=permissions,
+            codemode=self._codemode,
+            call_hooks=self.call_hooks.chain(catalog),
+            call_limits=CallLimits.of(catalog, self.location.config.tools, self._gates),
+        )
         if len(self._snapshots) > 16:
             self._snapshots.clear()
         self._snapshots[permissions] = snap
@@ -291,7 +303,12 @@ class ToolService:
         assert catalog.base is not None
         base = self._snapshot_of(catalog.base, permissions)
         snap = LayeredSnapshot(
-            catalog, base, permissions=permissions, codemode=self._codemode, session_id=session_id
+            catalog,
+            base,
+            permissions=permissions,
+            codemode=self._codemode,
+            session_id=session_id,
+            gates=self._gates,
         )
         scope._cache = (permissions, snap)
         if scope.closed:  # closed meanwhile: hold nothing for it

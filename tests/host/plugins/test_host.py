@@ -6,13 +6,14 @@ distributions are exercised in ``tests/test_real_distributions.py``.
 
 from __future__ import annotations
 
+import asyncio
 import sys
 import types
 import weakref
 
 import pytest
 
-from tooldeck import Host, Ruleset, Tool, ToolCall, ToolResult, hookimpl
+from tooldeck import Host, Ruleset, Tool, ToolCall, ToolResult, hookimpl, run_tool_call
 from tooldeck.errors import ConfigError
 
 pytestmark = pytest.mark.usefixtures("clean_env")
@@ -110,6 +111,27 @@ def test_hook_tool_transform(tmp_path):
     assert seen == [host.location]
     result = host.snapshot().execute_sync(ToolCall("1", "forecast", "{}"))
     assert result.content[0].text == "ok"
+
+
+def test_hook_tool_call(tmp_path):
+    seen = []
+
+    class Audit:
+        @hookimpl
+        def tool_transform(self, editor):
+            editor.add(make_tool("forecast"))
+
+        @hookimpl(wrapper=True)
+        def tool_call(self, call, context):
+            result = yield
+            seen.append((call.name, context.source, result.content[0].text))
+            return ToolResult(content="audited " + result.content[0].text)
+
+    host = open_host(tmp_path, Audit())
+    outcome = asyncio.run(run_tool_call(host.snapshot(), ToolCall("1", "forecast", "{}")))
+    assert (outcome.status, outcome.content[0].text) == ("completed", "audited ok")
+    assert seen == [("forecast", "Audit", "ok")]
+    assert by_name(host)["Audit"].status == "active"
 
 
 def test_hook_namespace_descriptions(tmp_path):

@@ -240,6 +240,11 @@ def _finished(
     return tuple_new(ExecutedTool, (parts, metadata, output))
 
 
+finish = _finish
+"""``_finish`` for the ``tool_call`` hooks (``hooks.py``): a result a hook returned is
+checked as an executor's is."""
+
+
 def _output_problem(name: str, output: Any, exc: SchemaIssues) -> str:
     if output is None:
         return f"Tool '{name}' declares an output schema but returned no output."

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import heapq
 from bisect import bisect_left
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from functools import partial
 from operator import attrgetter
 from typing import Any, TypeVar
@@ -31,6 +31,7 @@ from typing import Any, TypeVar
 from tooldeck._tool import AnyTool, ToolFailure
 from tooldeck.host.execution.call import CallScope
 from tooldeck.host.execution.deferral import SEARCH_TOOLS, Deferral
+from tooldeck.host.execution.limits import CallLimits, Gates
 from tooldeck.host.execution.snapshot import (
     CodeModeProvider,
     Snapshot,
@@ -64,6 +65,7 @@ class LayeredSnapshot(Snapshot):
         permissions: Visibility | None = None,
         codemode: CodeModeProvider | None = None,
         session_id: str,
+        gates: Gates | None = None,
     ) -> None:
         # ``catalog`` is the session's, replayed on ``base.catalog``; or that catalog itself
         # (a session that is not open sees the Location's view).
@@ -76,6 +78,11 @@ class LayeredSnapshot(Snapshot):
         self.text_budget = base.text_budget
         self.default_scope = CallScope(session_id)
         self.data_dir = base.data_dir
+        self.call_hooks = base.call_hooks  # the Location's plugins wrap a session's calls
+        self.call_limits = base.call_limits
+        if catalog.changes and base.call_limits is None and _limited(catalog.changes):
+            # Limits only the session's own tools declare: waiting at the service's gates.
+            self.call_limits = CallLimits.of(catalog, location.config.tools, gates or Gates())
         self._rendered = {}
         self._definitions = None
         self._deferral = None
@@ -272,3 +279,11 @@ def _merged(
     kept: Sequence[CatalogEntry], added: Sequence[CatalogEntry]
 ) -> tuple[CatalogEntry, ...]:
     return tuple(heapq.merge(kept, sorted(added, key=_name), key=_name))
+
+
+def _limited(changes: Mapping[str, CatalogEntry | None]) -> bool:
+    """Does a session's own tool declare a limit (the Location's declared none)?"""
+    return any(
+        e is not None and (e.tool.timeout_s or e.tool.max_concurrency or e.tool.sequential)
+        for e in changes.values()
+    )

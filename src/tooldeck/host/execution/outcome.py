@@ -39,8 +39,10 @@ the ``execute`` call's result is bounded), and a decline, an interrupt or a defe
 propagates, so the program stops and the outer call classifies how it ended (a
 deferred ask too: the whole program ends ``pending``).
 
-Later work attaches here: execution hooks and tracing spans wrap the ``start`` of a
-call and see its ending; an approval deferred to later is one more ending.
+Plugins' ``tool_call`` wrappers (``hooks.py``) wrap the ``start`` of a call here, inside
+the classification: a hook's refusal, rewrite or replacement ends like the tool's own
+(a hook's defect is a ``PluginError`` naming its plugin). With no such plugin the
+snapshot's ``call_hooks`` is ``None`` and the call does no hook work.
 """
 
 from __future__ import annotations
@@ -61,7 +63,7 @@ from tooldeck.errors import (
     QuestionDismissed,
 )
 from tooldeck.host.execution.bounding import bound_output
-from tooldeck.host.execution.call import CallScope, ExecutedTool
+from tooldeck.host.execution.call import CallScope, Done, ExecutedTool
 
 if TYPE_CHECKING:
     from tooldeck.host.execution.call import ToolCall
@@ -164,7 +166,18 @@ async def run_tool_call(
         raise ValueError("run_tool_call takes a scope or session_id/message_id/agent, not both")
     try:
         # What ``await snapshot.execute(call, ...)`` does, without a coroutine around it.
-        done = snapshot.start(call, scope, progress)
+        limits = snapshot.call_limits
+        done: Done
+        if limits is not None:  # per-tool limits (``limits.py``): only when a tool has one
+            from tooldeck.host.execution.limits import run_limited
+
+            done = await run_limited(limits, snapshot, call, scope, progress)
+        elif snapshot.call_hooks is None:
+            done = snapshot.start(call, scope, progress)
+        else:  # plugins' ``tool_call`` wrappers (``hooks.py``): only when one exists
+            from tooldeck.host.execution.hooks import run_hooked
+
+            done = await run_hooked(snapshot.call_hooks, snapshot, call, scope, progress)
         content, metadata, output = done if isinstance(done, ExecutedTool) else await done
         # Hot: the usual content is one short ``TextPart`` (what ``tool(fn)`` output renders
         # to); it is decided here by its length, against the snapshot's ``text_budget``,

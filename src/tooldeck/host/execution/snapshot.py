@@ -37,6 +37,8 @@ from tooldeck.host.schema.frozen import FrozenDict
 if TYPE_CHECKING:
     from types import ModuleType
 
+    from tooldeck.host.execution.hooks import HookChain
+    from tooldeck.host.execution.limits import CallLimits
     from tooldeck.host.location.config import OutputConfig
     from tooldeck.host.location.location import Location
     from tooldeck.providers.formats import Format
@@ -127,6 +129,8 @@ class Snapshot:
         "_hidden",
         "_records_by_name",
         "_rendered",
+        "call_hooks",
+        "call_limits",
         "catalog",
         "codemode_catalog",
         "data_dir",
@@ -145,8 +149,15 @@ class Snapshot:
         permissions: Visibility | None = None,
         codemode: CodeModeProvider | None = None,
         session_id: str = "",
+        call_hooks: HookChain | None = None,
+        call_limits: CallLimits | None = None,
     ) -> None:
         self.catalog = catalog
+        self.call_hooks = call_hooks
+        """The plugins' ``tool_call`` wrappers of this catalog; ``None`` when no plugin
+        has one, so ``run_tool_call`` does no hook work at all."""
+        self.call_limits = call_limits
+        """The per-tool limits of this catalog (``limits.py``); ``None`` when no tool has any."""
         self.location = location
         self.session_id = session_id
         self.output_limits: OutputConfig = location.config.output

@@ -151,6 +151,9 @@ class ToolConfig(_Section):
     matching entries the last one wins."""
 
     defer_loading: bool | None = None
+    timeout_s: float | None = Field(default=None, gt=0.0, le=86_400.0, allow_inf_nan=False)
+    max_concurrency: int | None = Field(default=None, ge=1, le=100_000)
+    sequential: bool | None = None
 
 
 class CodemodeConfig(_Section):

@@ -39,6 +39,7 @@ from tooldeck.host.plugins.wiring import PluginTransforms, PluginWiring, Selecti
 from tooldeck.host.service import Registration, ToolService
 
 if TYPE_CHECKING:
+    from tooldeck.host.execution.hooks import CallHooks
     from tooldeck.host.execution.outcome import ToolCallOutcome
     from tooldeck.host.execution.pending import PendingCall
     from tooldeck.host.execution.snapshot import Snapshot, Visibility
@@ -55,7 +56,15 @@ class _Record:
     """One plugin's load outcome; kept across refreshes while its candidate is unchanged."""
 
     # A plain class: a dataclass costs a millisecond of every Host.open to create.
-    __slots__ = ("candidate", "reason", "registrations", "status", "traceback", "transform")
+    __slots__ = (
+        "candidate",
+        "hooks",
+        "reason",
+        "registrations",
+        "status",
+        "traceback",
+        "transform",
+    )
 
     def __init__(
         self,
@@ -73,6 +82,7 @@ class _Record:
         self.transform = transform
         # The Location registration, then the session one (if the plugin has the hook).
         self.registrations: tuple[Registration, ...] = ()
+        self.hooks: CallHooks | None = None  # where its ``tool_call`` hook is registered
 
     @property
     def registration(self) -> Registration | None:
@@ -86,7 +96,10 @@ class _Record:
     def register(self, service: ToolService) -> None:
         assert self.transform is not None
         name = self.candidate.name
-        location, session = self.transform
+        location, session, call = self.transform
+        if call is not None:  # before the transform: the catalog it makes has the hook
+            self.hooks = service.call_hooks
+            self.hooks.add(call)
         self.registrations = (service.transform(location, source=name),)
         if session is not None:
             self.registrations += (service.session_transform(session, source=name),)
@@ -94,6 +107,9 @@ class _Record:
     def unregister(self) -> None:
         for registration in self.registrations:
             registration.dispose()
+        if self.hooks is not None:
+            self.hooks.remove(self.candidate.name)
+            self.hooks = None
 
 
 Discover = Callable[[], list[Candidate]]

@@ -9,7 +9,8 @@ The steps are separate on purpose, and each is data until the last:
 3. ``ordered`` sorts them by layer and explicit keys, then applies ``plugins.order``;
 4. ``PluginWiring`` imports a candidate, validates it with pluggy and turns its two
    Location hooks into **one** transform function for ``ToolService.transform``, and
-   its ``session_transform`` into one for ``ToolService.session_transform``.
+   its ``session_transform`` into one for ``ToolService.session_transform``; its
+   ``tool_call`` wrapper, if any, becomes a ``CallHook`` tied to that registration.
 
 Everything that can go wrong with one plugin raises ``PluginError`` naming it, so the
 host can mark that plugin failed and load the rest.
@@ -28,6 +29,7 @@ import pluggy
 from tooldeck import hookspecs
 from tooldeck.errors import PluginError
 from tooldeck.hookspecs import HOOKS
+from tooldeck.host.execution.hooks import CallHook
 from tooldeck.host.plugins.discovery import LAYERS, Candidate, brief, normalize_dist
 from tooldeck.host.registry.editor import ToolEditor
 
@@ -43,10 +45,12 @@ rest (``session_transform``) make its registration of every session."""
 
 
 class PluginTransforms(NamedTuple):
-    """What one plugin registers: its Location transform, and its session transform."""
+    """What one plugin registers: its Location transform, its session transform, and
+    its ``tool_call`` wrapper."""
 
     location: Callable[[ToolEditor], None]
     session: Callable[[ToolEditor, str, dict[str, Any]], None] | None
+    call: CallHook | None = None
 
 
 SELECTED_BY_NAME = frozenset({"entrypoint", "local"})
@@ -195,12 +199,14 @@ class PluginWiring:
             self._pm.unregister(name=name)
             raise
         located = tuple(c for c in calls if c[0] in LOCATION_HOOKS)
-        session = tuple(c for c in calls if c[0] not in LOCATION_HOOKS)
+        session = tuple(c for c in calls if c[0] == "session_transform")
+        wrapper = next((CallHook(name, c[1], c[2]) for c in calls if c[0] == "tool_call"), None)
         return PluginTransforms(
             partial(_transform, name, located, self._location, self._trace),
             partial(_session_transform, name, session, self._location, self._trace)
             if session
             else None,
+            wrapper,
         )
 
     def unregister(self, name: str) -> None:
@@ -227,6 +233,15 @@ class PluginWiring:
 def _check_impls(name: str, hook: str, has_spec: bool, impls: list[Any]) -> None:
     if not has_spec and not all(i.optionalhook for i in impls):
         raise PluginError(name, f"unknown hook {hook!r}; tooldeck's hooks are {', '.join(HOOKS)}")
+    if hook == "tool_call":
+        if len(impls) > 1:
+            raise PluginError(name, "hook 'tool_call': one implementation per plugin")
+        if not all(i.wrapper and inspect.isgeneratorfunction(i.function) for i in impls):
+            raise PluginError(
+                name,
+                "hook 'tool_call' must be a generator marked @tooldeck.hookimpl(wrapper=True)",
+            )
+        return
     if any(i.wrapper or i.hookwrapper for i in impls):
         raise PluginError(name, f"hook {hook!r}: wrappers are not supported")
     if any(inspect.iscoroutinefunction(i.function) for i in impls):

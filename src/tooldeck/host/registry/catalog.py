@@ -69,6 +69,12 @@ class Catalog:
         self._steps = steps
         self._history: tuple[dict[str, _Link], list[tuple[str, str, str]]] | None = None
 
+    @property
+    def sources(self) -> tuple[str, ...]:
+        """The sources replayed into this catalog, in order (a session's after its base's)."""
+        own = tuple(step.transform.source for step in self._steps)
+        return own if self.base is None else self.base.sources + own
+
     def lineage(self, name: str) -> tuple[str, ...]:
         """Sources that defined ``name`` in its current chain, newest first.
 

@@ -124,6 +124,14 @@ def _problem(tool: AnyTool) -> str | None:
         return f"execute must be callable, got {type(tool.execute).__name__}"
     if tool.permission is not None and not (isinstance(tool.permission, str) and tool.permission):
         return "permission must be a non-empty string or None"
+    limit = tool.timeout_s
+    if limit is not None and not (
+        isinstance(limit, int | float) and not isinstance(limit, bool) and 0 < limit < 1e9
+    ):
+        return f"timeout_s must be a positive number of seconds or None, got {limit!r}"
+    most = tool.max_concurrency
+    if most is not None and not (isinstance(most, int) and not isinstance(most, bool) and most > 0):
+        return f"max_concurrency must be a positive int or None, got {most!r}"
     return schema.schema_problem(tool.input, role="input") or schema.schema_problem(
         tool.output, role="output"
     )

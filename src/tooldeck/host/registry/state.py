@@ -120,6 +120,14 @@ class ToolState:
                 del self._failed[source]
             self._commit()
 
+    def fail(self, diagnostic: Diagnostic) -> None:
+        """Disable ``diagnostic.source`` as if its transform had raised (a plugin whose
+        ``tool_call`` hook failed at call time); ``reload()`` retries it."""
+        with self._lock:
+            if diagnostic.source not in self._failed:
+                self._failed[diagnostic.source] = diagnostic
+                self._version += 1
+
     def reload(self) -> None:
         """Replay everything from the sources' current data; retries failed sources."""
         with self._lock:
