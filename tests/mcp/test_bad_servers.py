@@ -64,8 +64,7 @@ def test_a_command_that_does_not_exist_is_named(host):
     missing = row(host, "mcp:missing")
     assert (missing.status, missing.reason.split(" (")[0]) == (
         "failed",
-        "command 'no-such-mcp-server-command' not found on PATH or next to the running "
-        "interpreter",
+        "command 'no-such-mcp-server-command' not found on PATH or next to the running interpreter",
     )
 
 
