@@ -6,8 +6,6 @@ import json
 
 import pytest
 
-from .conftest import trust
-
 
 def test_table(tooldeck):
     code, out, _ = tooldeck("tools")
@@ -96,17 +94,3 @@ def test_help_says_what_the_permission_column_means(tooldeck, monkeypatch):
     assert code == 0
     assert "PERMISSION is the action a [[permission]] rule names to deny" in out
     assert "A tool whose code never asks, like most of your own, runs without asking." in out
-
-
-def test_a_failed_server_says_which_and_why(tooldeck, project, monkeypatch):
-    monkeypatch.setenv("TOOLDECK_LOAD_PLUGINS", "local:a_greet,mcp:gone")
-    (project / "tooldeck.toml").write_text(
-        '[mcp.servers.gone]\ncommand = ["no-such-mcp-server-command"]\n'
-    )
-    trust(project)
-    code, out, err = tooldeck("tools")
-    assert code == 0 and "fun_joke" in out  # the rest of the catalog is listed
-    assert err.startswith(
-        "tooldeck: mcp:gone failed: command 'no-such-mcp-server-command' not found on PATH "
-        "or next to the running interpreter"
-    )

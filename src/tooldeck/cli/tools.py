@@ -52,9 +52,6 @@ def add_parser(commands: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     with open_host(args) as host:  # closing ends mounted MCP servers
-        for plugin in host.plugins:  # a server or pack whose tools are missing says why
-            if plugin.status == "failed":
-                print(f"tooldeck: {plugin.name} failed: {plugin.reason}", file=sys.stderr)
         return _show(args, host.snapshot(), untrusted_rows(host.trust))
 
 
