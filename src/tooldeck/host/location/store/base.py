@@ -120,6 +120,23 @@ def pending_row(entry: PendingEntry) -> tuple[object, ...]:
     )
 
 
+def transition_row(
+    pending_id: str, expect: PendingState, owner: str, change: PendingChange
+) -> tuple[object, ...]:
+    """The values of a ``transition`` update, in the order both stores' ``UPDATE`` takes:
+    the new state, owner, lease, reply and outcome, then the id, state and owner expected."""
+    return (
+        change.state,
+        change.owner,
+        change.lease_until,
+        change.reply,
+        change.outcome,
+        pending_id,
+        expect,
+        owner,
+    )
+
+
 def rule_key(rule: PermissionRule) -> tuple[str, str, str]:
     """The identity of an approval row (a rule is its three fields)."""
     return (rule.action, rule.resource, rule.effect)

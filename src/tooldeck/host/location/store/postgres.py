@@ -24,6 +24,7 @@ from tooldeck.host.location.store.base import (
     PendingState,
     pending_row,
     rule_key,
+    transition_row,
 )
 
 _SCHEMA_LOCK = 0x746F6F6C  # one advisory lock id: creating tables concurrently races
@@ -115,16 +116,7 @@ class PostgresStore:
                 f"UPDATE {self.schema}.pending SET state = %s, owner = %s, lease_until = %s, "
                 "reply = COALESCE(%s, reply), outcome = COALESCE(%s, outcome) "
                 "WHERE id = %s AND state = %s AND owner = %s",
-                (
-                    change.state,
-                    change.owner,
-                    change.lease_until,
-                    change.reply,
-                    change.outcome,
-                    pending_id,
-                    expect,
-                    owner,
-                ),
+                transition_row(pending_id, expect, owner, change),
             )
             return bool(cursor.rowcount == 1)
 

@@ -29,6 +29,7 @@ from tooldeck.host.location.store.base import (
     PendingState,
     pending_row,
     rule_key,
+    transition_row,
 )
 
 _log = logging.getLogger("tooldeck.host.location.store")
@@ -120,16 +121,7 @@ class SqliteStore:
                 "UPDATE pending SET state = ?, owner = ?, lease_until = ?, "
                 "reply = COALESCE(?, reply), outcome = COALESCE(?, outcome) "
                 "WHERE id = ? AND state = ? AND owner = ?",
-                (
-                    change.state,
-                    change.owner,
-                    change.lease_until,
-                    change.reply,
-                    change.outcome,
-                    pending_id,
-                    expect,
-                    owner,
-                ),
+                transition_row(pending_id, expect, owner, change),
             )
             return cursor.rowcount == 1
 
