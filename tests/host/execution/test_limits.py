@@ -146,3 +146,27 @@ def test_a_sessions_own_tool_keeps_its_limit_across_its_snapshots(tmp_path):
 
     assert [o.status for o in asyncio.run(both())] == ["completed"] * 2
     assert probe.most == 1
+
+
+def test_a_nested_call_past_its_timeout_fails_inside_the_program(tmp_path, monkeypatch):
+    """The limit holds at the boundary for a call a code-mode program makes too."""
+    from tooldeck import Host, hookimpl
+
+    monkeypatch.setattr("tooldeck.builtin_plugins.BUILTIN_PLUGINS", ())
+    probe = Probe()
+
+    class Slow:
+        @hookimpl
+        def tool_transform(self, editor):
+            editor.add(probe.tool("slow", timeout_s=0.05).replace(codemode=True))
+
+    code = (
+        "try:\n    await tools.slow(seconds=60)\n    r = 'finished'\n"
+        "except Exception as exc:\n    r = str(exc)\nr"
+    )
+    with Host.open(tmp_path, plugins=[Slow()], trust=True) as host:
+        outcome = asyncio.run(
+            run_tool_call(host.snapshot(), ToolCall("c1", "execute", {"code": code}))
+        )
+    assert outcome.status == "completed"
+    assert "did not finish within its 0.05 s limit (timeout_s)" in outcome.content[0].text
