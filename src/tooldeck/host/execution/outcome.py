@@ -62,7 +62,7 @@ from tooldeck.errors import (
     PermissionDeferred,
     QuestionDismissed,
 )
-from tooldeck.host.execution.bounding import bound_output
+from tooldeck.host.execution.bounding import Bounded, bound_output
 from tooldeck.host.execution.call import CallScope, Done, ExecutedTool
 
 if TYPE_CHECKING:
@@ -192,13 +192,7 @@ async def run_tool_call(
                 and len(content[0].text) <= snapshot.text_budget
             )
         ):
-            content, metadata = bound_output(
-                content,
-                metadata,
-                limits=snapshot.output_limits,
-                data_dir=snapshot.data_dir,
-                call_id=call.id,
-            )
+            content, metadata = _bounded(snapshot, call, content, metadata)
     except PermissionDeferred as exc:
         if scope.via == "nested":
             raise  # the program that made the call ends pending as a whole
@@ -256,14 +250,24 @@ def _failed(
     """A ``failed`` outcome; its text is bounded too (invalid input echoes the arguments)."""
     content: tuple[ContentPart, ...] = (TextPart(message),)
     if scope.via != "nested":
-        content, metadata = bound_output(
-            content,
-            metadata,
-            limits=snapshot.output_limits,
-            data_dir=snapshot.data_dir,
-            call_id=call.id,
-        )
+        content, metadata = _bounded(snapshot, call, content, metadata)
     return ToolCallOutcome("failed", content, metadata, None, ToolError(kind, message))
+
+
+def _bounded(
+    snapshot: Snapshot,
+    call: ToolCall,
+    content: tuple[ContentPart, ...],
+    metadata: Mapping[str, Any],
+) -> Bounded:
+    """``content`` within the snapshot's output limits; the full text saved when cut."""
+    return bound_output(
+        content,
+        metadata,
+        limits=snapshot.output_limits,
+        data_dir=snapshot.data_dir,
+        call_id=call.id,
+    )
 
 
 def _defect_message(call: ToolCall, exc: BaseException) -> str:
