@@ -28,6 +28,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--clients", default="50,200")
     parser.add_argument("--protocol", default="legacy,auto")
+    parser.add_argument("--shared", help="the shared bench folder (its common.py, w6_server.py)")
     parser.add_argument("--seconds", default="5")
     parser.add_argument("--rounds", default="2")
     parser.add_argument(
@@ -38,13 +39,14 @@ def main() -> int:
     driver = os.path.join(HERE, "w8_load.py")
     tooldeck = os.path.join(os.path.dirname(sys.executable), "tooldeck")
     os.makedirs(args.out, exist_ok=True)
+    env = dict(os.environ, W8_SHARED=os.path.abspath(args.shared)) if args.shared else None
     for protocol in args.protocol.split(","):
         for clients in args.clients.split(","):
             out = os.path.join(args.out, f"W8-{clients}-{protocol}.json")
             command = [sys.executable, driver, "--clients", clients, "--seconds", args.seconds]
             command += ["--rounds", args.rounds, "--protocol", protocol]
             command += ["--tooldeck", tooldeck, "--out", out]
-            done = subprocess.run(command, check=False)
+            done = subprocess.run(command, check=False, env=env)
             if done.returncode:
                 return done.returncode
     return 0
