@@ -5,9 +5,8 @@
 rules travel with the call (a context variable, so tools and code-mode programs the call
 runs see them too) rather than through every signature between the server and
 ``PermissionService``. ``always`` answers given under a principal are saved in the
-Location's store under that principal's name (``CallRules.of``):
-they survive a restart, and another principal, and the Location's own approvals, never
-see them.
+Location's store under that principal's name (``CallRules.of``): they survive a
+restart, and neither another principal nor the Location's own approvals see them.
 """
 
 from __future__ import annotations
