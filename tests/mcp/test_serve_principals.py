@@ -121,3 +121,44 @@ def test_the_sdks_schema_lookup_answers_as_the_requests_principal_was_listed(pro
     assert seen[None]["required"] == ["a", "b"]
     assert seen["bob"] == seen[None]
     assert seen["alice"] is None  # hidden from alice: not looked up for her either
+
+
+async def guarded_as(url: str, token: str, answer: str, asked: list[str], mode: str) -> str:
+    """One principal's SDK client calls ``guarded``, answering ``answer`` (a handshake-era
+    client is asked mid-call, a 2026-07-28 one through an ``input_required`` round trip)."""
+    import httpx2
+    import mcp.types as types
+    from mcp.client.streamable_http import streamable_http_client
+
+    async def elicit(ctx, params):
+        asked.append(token)
+        return types.ElicitResult(action="accept", content={"decision": answer})
+
+    async with (
+        httpx2.AsyncClient(headers={"Authorization": f"Bearer {token}"}) as http,
+        Client(
+            streamable_http_client(url, http_client=http), mode=mode, elicitation_callback=elicit
+        ) as client,
+    ):
+        result = await client.call_tool("guarded", {})
+        return result.content[0].text
+
+
+@pytest.mark.parametrize("mode", ["legacy", "auto"])
+def test_a_principals_always_outlives_a_restart_and_stays_its_own(project, mode):
+    port = free_port()
+    url = f"http://127.0.0.1:{port}/mcp"
+    asked: list[str] = []
+
+    async def scenario():
+        async with http_served(project, port, env=TOKENS):
+            first = await guarded_as(url, "alice-secret", "always", asked, mode)
+        async with http_served(project, port, env=TOKENS):  # a new server process
+            again = await guarded_as(url, "alice-secret", "reject", asked, mode)
+            bob = await guarded_as(url, "bob-secret", "reject", asked, mode)
+        return first, again, bob
+
+    first, again, bob = anyio.run(scenario)
+    assert (first, again) == ("ran", "ran")
+    assert asked == ["alice-secret", "bob-secret"]  # alice once, before the restart; bob asked
+    assert bob.startswith("The user declined this tool call")

@@ -150,9 +150,12 @@ def elicits_by_round_trip(ctx: Any) -> bool:
     return bool(session.protocol_version == MODERN and _declares_elicitation(session))
 
 
+_ELICITATION = types.ClientCapabilities(elicitation=types.ElicitationCapability())
+"""The capability asked about on every served call, built once (the SDK only reads it)."""
+
+
 def _declares_elicitation(session: Any) -> bool:
-    capability = types.ClientCapabilities(elicitation=types.ElicitationCapability())
-    return bool(session.check_client_capability(capability))
+    return bool(session.check_client_capability(_ELICITATION))
 
 
 def _key(request: PermissionRequest) -> str:

@@ -5,23 +5,26 @@ the environment variable its ``token_env`` names, once, at start. ``TOOLDECK_MCP
 is the principal ``default``. A principal with rules of its own is served under the
 Location's rules followed by its own (last match wins), and the same ruleset decides
 both what ``tools/list`` shows it and what its calls may do, so the two cannot drift. A
-principal without rules (``default``, or none configured) is served as the Location is.
-The rules follow the config when it is reloaded; the tokens need a restart.
+principal without rules of its own (``default``) is served under the Location's rules.
+A principal's ``always`` answers are saved in the Location's store under its name, so
+they survive a restart and no other principal sees them; with no token configured at
+all, requests have no principal and answers are saved for the Location. The rules
+follow the config when it is reloaded; the tokens need a restart.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING
 
 from tooldeck.errors import UsageError
 from tooldeck.host.location.call_rules import CallRules
-from tooldeck.host.location.config import McpServeConfig, PermissionRule
+from tooldeck.host.location.config import McpServeConfig
 from tooldeck.host.location.wildcard import Ruleset
 from tooldeck.mcp.auth import DEFAULT_PRINCIPAL, TOKEN_ENV
 
 if TYPE_CHECKING:
-    from tooldeck import Host
+    from tooldeck import Host, Location
 
 
 def tokens(config: McpServeConfig, environ: Mapping[str, str]) -> dict[str, str]:
@@ -50,31 +53,38 @@ def tokens(config: McpServeConfig, environ: Mapping[str, str]) -> dict[str, str]
     return found
 
 
+def names(config: McpServeConfig, environ: Mapping[str, str]) -> tuple[str, ...]:
+    """The principals a server with this config and environment may serve."""
+    found = tuple(sorted(config.principals))
+    return (*found, DEFAULT_PRINCIPAL) if environ.get(TOKEN_ENV) else found
+
+
+def load_approvals(host: Host, principals: Iterable[str]) -> None:
+    """Read each principal's saved approvals now (blocking I/O: called in a thread when
+    the served host opens), so no call on the event loop waits on the store."""
+    for name in principals:
+        CallRules.of(host.location, name, host.location.policy)
+
+
 class Principals:
-    """The ``CallRules`` of each principal with rules, kept across config reloads (their
-    ``always`` answers live in them)."""
+    """The ``CallRules`` of each principal, rebuilt when the host or its config changes
+    (the approvals are the store's, so nothing is lost by rebuilding)."""
 
     def __init__(self) -> None:
-        self._rules: dict[str, tuple[object, CallRules]] = {}
+        self._rules: dict[str, tuple[Location, Ruleset, object, CallRules]] = {}
 
     def rules(self, host: Host, name: str | None) -> CallRules | None:
-        """``name``'s rules on ``host``'s Location, or None: the Location's own rules."""
+        """``name``'s rules on ``host``'s Location, or None (no principal: the Location's
+        own rules and approvals)."""
         if name is None:
             return None
-        configured = host.location.config.mcp.serve.principals.get(name)
-        if configured is None or not configured.permission:
-            return None
-        location = host.location.policy
+        location = host.location
+        configured = location.config.mcp.serve.principals.get(name)
+        own = configured.permission if configured is not None else ()
+        policy = location.policy
         kept = self._rules.get(name)
-        key = (location, configured.permission)
-        if kept is None:
-            kept = (key, CallRules(name, _policy(location, configured.permission)))
-            self._rules[name] = kept
-        elif kept[0] != key:  # the config changed: same approvals, new rules
-            kept[1].policy = _policy(location, configured.permission)
-            self._rules[name] = (key, kept[1])
-        return kept[1]
-
-
-def _policy(location: Ruleset, own: tuple[PermissionRule, ...]) -> Ruleset:
-    return Ruleset((*location.rules, *own))
+        if kept is not None and kept[0] is location and kept[1] is policy and kept[2] is own:
+            return kept[3]
+        rules = CallRules.of(location, name, Ruleset((*policy.rules, *own)) if own else policy)
+        self._rules[name] = (location, policy, own, rules)
+        return rules

@@ -122,8 +122,10 @@ def _open(root: Path, asker: Any, codemode: bool) -> Any:
     """The served host; without code mode, its Location's config says code mode is off
     (set before the first snapshot, which reads it)."""
     from tooldeck import Host
+    from tooldeck.mcp.principals import load_approvals, names
 
     host = Host.open(root, asker=asker)
+    load_approvals(host, names(host.location.config.mcp.serve, os.environ))
     notice = host.trust.notice()
     if notice:  # the untrusted view is served; say once per open what it leaves out
         print(notice, file=sys.stderr, flush=True)

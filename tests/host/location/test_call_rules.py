@@ -30,7 +30,7 @@ def make(tmp_path, *rules):
 
 
 def principal(location, name, *own):
-    return CallRules(name, Ruleset((*location.policy.rules, *own)))
+    return CallRules.of(location, name, Ruleset((*location.policy.rules, *own)))
 
 
 async def test_a_principals_rules_come_after_the_locations(tmp_path):
@@ -52,6 +52,22 @@ async def test_always_answers_are_kept_for_the_principal_alone(tmp_path):
         assert location.permission.evaluate("edit", "a.py") == "ask"
     assert location.permission.evaluate("edit", "a.py") == "ask"
     assert location.store.approvals() == ()  # the principal's answer stayed its own
+    saved = [(r.action, r.resource) for r in location.store.approvals("alice")]
+    assert saved == [("edit", "a.py")]  # in the store, under alice's name
+    assert location.store.approvals("bob") == ()
+
+
+async def test_a_principals_saved_answers_are_read_back_by_a_new_location(tmp_path):
+    first = make(tmp_path)
+    with applying(principal(first, "alice")):
+        await first.permission.assert_("edit", ["a.py"], source=SOURCE)
+    first.close()
+    again = make(tmp_path)  # the same data dir, as after a restart
+    with applying(principal(again, "alice")):
+        assert again.permission.evaluate("edit", "a.py") == "allow"
+    with applying(principal(again, "bob")):
+        assert again.permission.evaluate("edit", "a.py") == "ask"
+    again.close()
 
 
 async def test_location_approvals_apply_to_every_principal_but_never_lift_its_deny(tmp_path):

@@ -5,7 +5,8 @@ The rules are read once, when the permission service is created, and kept in mem
 as a ``Ruleset``; saving adds to the store in one transaction and takes back every
 approval the store holds, so approvals other processes saved meanwhile are seen too.
 Two processes approving at once both land: the store, not a read-merge-write of a
-file, orders them.
+file, orders them. A served principal's approvals are the same kind of object keyed by
+its name in the store (``principal``), so they outlive a restart and stay its own.
 """
 
 from __future__ import annotations
@@ -29,15 +30,27 @@ class Approvals:
     process and a warning says where saving failed.
     """
 
-    def __init__(self, open_store: Callable[[], Store], saved: Callable[[], Store | None]) -> None:
+    def __init__(
+        self,
+        open_store: Callable[[], Store],
+        saved: Callable[[], Store | None],
+        principal: str | None = None,
+    ) -> None:
         self._open_store = open_store
+        self._principal = principal
         self._lock = threading.Lock()
         self.rules = Ruleset(self._load(saved))
 
     def _load(self, saved: Callable[[], Store | None]) -> tuple[PermissionRule, ...]:
         try:
             store = saved()
-            return store.approvals() if store is not None else ()
+            if store is None:
+                return ()
+            # the Location's read names no principal, so a store written before
+            # principals existed still serves it
+            if self._principal is None:
+                return store.approvals()
+            return store.approvals(self._principal)
         except Exception as exc:  # any store's failure: the configured rules still apply
             _log.warning("could not read permission approvals: %s", exc)
             return ()
@@ -47,7 +60,11 @@ class Approvals:
         new = tuple(new)
         with self._lock:
             try:
-                stored = self._open_store().add_approvals(new)
+                store = self._open_store()
+                if self._principal is None:
+                    stored = store.add_approvals(new)
+                else:
+                    stored = store.add_approvals(new, self._principal)
                 merged = tuple(dict.fromkeys((*stored, *self.rules.rules)))
             except Exception as exc:  # keep the approval for this process, say why
                 _log.warning("could not save permission approvals: %s", exc)

@@ -4,39 +4,48 @@
 ``[[mcp.serve.principals.NAME.permission]]`` rules evaluated after the Location's. The
 rules travel with the call (a context variable, so tools and code-mode programs the call
 runs see them too) rather than through every signature between the server and
-``PermissionService``. ``always`` answers given under a principal are kept for that
-principal alone, in memory for the life of the server: another principal, and the
-Location's saved approvals, never see them.
+``PermissionService``. ``always`` answers given under a principal are saved in the
+Location's store under that principal's name (``CallRules.of``): they survive a
+restart, and neither another principal nor the Location's own approvals see them.
 """
 
 from __future__ import annotations
 
 import contextlib
 import contextvars
-import threading
 from collections.abc import Iterable, Iterator, Sequence
+from typing import TYPE_CHECKING
 
+from tooldeck.host.location.approvals import Approvals
 from tooldeck.host.location.config import PermissionRule
 from tooldeck.host.location.wildcard import Ruleset
+
+if TYPE_CHECKING:
+    from tooldeck.host.location.location import Location
 
 
 class CallRules:
     """A principal's policy (the Location's rules, then its own) and its approvals."""
 
-    def __init__(self, name: str, policy: Ruleset) -> None:
+    def __init__(self, name: str, policy: Ruleset, approvals: Approvals) -> None:
         self.name = name
         self.policy = policy
-        self._approved = Ruleset()
-        self._lock = threading.Lock()
+        self._approvals = approvals
+
+    @classmethod
+    def of(cls, location: Location, name: str, policy: Ruleset) -> CallRules:
+        """``name``'s rules on ``location``, with the approvals saved for it there (read
+        from the store the first time a Location is asked for them: blocking I/O)."""
+        return cls(name, policy, location.permission._approvals_of(name))
 
     def approved(self, action: str, names: Sequence[str]) -> PermissionRule | None:
         """The principal's saved ``always`` answer matching, if any."""
-        return self._approved.rule_for(action, names)
+        return self._approvals.rules.rule_for(action, names)
 
     def approve(self, rules: Iterable[PermissionRule]) -> None:
-        """Keep ``always`` answers for this principal (not the Location's store)."""
-        with self._lock:
-            self._approved = Ruleset((*self._approved.rules, *rules))
+        """Save ``always`` answers for this principal alone (blocking I/O: async code
+        calls it in a thread)."""
+        self._approvals.add(rules)
 
 
 _CURRENT: contextvars.ContextVar[CallRules | None] = contextvars.ContextVar(

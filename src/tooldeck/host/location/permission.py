@@ -150,8 +150,19 @@ class PermissionService:
     def __init__(self, location: Location) -> None:
         self._location = location
         self._approvals = Approvals(lambda: location.store, location._saved_store)
+        self._principals: dict[str, Approvals] = {}
         self._pending: dict[str, list[_Pending]] = {}
         self._pending_lock = threading.Lock()
+
+    def _approvals_of(self, name: str) -> Approvals:
+        """The approvals saved for one served principal (``CallRules.of``), read from
+        the store on first use (blocking I/O) and kept for the life of this Location."""
+        approvals = self._principals.get(name)
+        if approvals is None:
+            location = self._location
+            approvals = Approvals(lambda: location.store, location._saved_store, name)
+            approvals = self._principals.setdefault(name, approvals)
+        return approvals
 
     def evaluate(self, action: str, resource: str) -> Effect:
         """The effect of the rules (policy and approvals) for one resource."""
@@ -213,10 +224,18 @@ class PermissionService:
             await self._settle(pending, reply, from_sibling)
 
     def save(self, action: str, patterns: Sequence[str]) -> None:
-        """Save allow rules for ``action`` as an "always" reply does (blocking I/O)."""
-        self._approvals.add(
+        """Save allow rules for ``action`` as an "always" reply does (blocking I/O): for
+        the served principal whose call this is (``call_rules``), else for the Location.
+        A resumed call's ``always`` comes through here too, so it lands where an asked
+        one does."""
+        rules = tuple(
             PermissionRule(action=action, resource=pattern, effect="allow") for pattern in patterns
         )
+        principal = call_rules.current()
+        if principal is not None:  # a served principal's answer is that principal's alone
+            principal.approve(rules)
+        else:
+            self._approvals.add(rules)
 
     def _decide(self, action: str, resource: str) -> PermissionRule | None:
         names = self._names(resource)
@@ -256,14 +275,7 @@ class PermissionService:
         if reply == "once":
             return
         if reply == "always":
-            principal = call_rules.current()
-            if principal is not None:  # a served principal's answer is that principal's alone
-                principal.approve(
-                    PermissionRule(action=request.action, resource=pattern, effect="allow")
-                    for pattern in request.save
-                )
-            else:
-                await asyncio.to_thread(self.save, request.action, request.save)
+            await asyncio.to_thread(self.save, request.action, request.save)
             self._settle_covered_siblings(pending)
         elif reply == "reject":
             if not from_sibling:

@@ -22,6 +22,18 @@ def test_approvals_are_a_set_kept_in_saving_order(store):
     assert store.approvals() == (rule("b"), rule("a"), rule("c"))
 
 
+def test_a_principals_approvals_are_its_own_and_apart_from_the_locations(store, reopen):
+    store.add_approvals([rule("loc")])
+    assert store.add_approvals([rule("a"), rule("b")], "alice") == (rule("a"), rule("b"))
+    assert store.add_approvals([rule("b"), rule("c")], "alice") == (rule("a"), rule("b"), rule("c"))
+    assert store.add_approvals([rule("a")], "bob") == (rule("a"),)
+    other = reopen()  # another process sees them, each under its own key
+    assert other.approvals("alice") == (rule("a"), rule("b"), rule("c"))
+    assert other.approvals("bob") == (rule("a"),)
+    assert other.approvals("carol") == ()
+    assert other.approvals() == (rule("loc"),)  # the Location's never mix with a principal's
+
+
 def test_pending_entries_round_trip_and_list_open_ones_by_session(store):
     store.add_pending(entry("p1", "s1", 1.0))
     store.add_pending(entry("p2", "s2", 2.0))

@@ -1,10 +1,13 @@
 """The store interface: a few small, transactional operations any database can offer.
 
 A store keeps two kinds of rows. **Approvals** are ``PermissionRule`` values, kept as a
-set: adding one twice keeps one. **Pending entries** carry a pending call as opaque JSON
-text plus the columns that make "exactly once" checkable: ``state`` (``open`` →
-``claimed`` → ``running`` → ``done``), the ``owner`` holding a claim, the ``lease_until``
-its claim is good for, the ``reply`` that answered it and the recorded ``outcome``.
+set: adding one twice keeps one. They belong to the Location (``principal=None``: saved
+from the CLI or an embedding host, they apply to every caller) or to one principal of
+``tooldeck mcp serve`` (its ``always`` answers, which no other principal may see).
+**Pending entries** carry a pending call as opaque JSON text plus the columns that make
+"exactly once" checkable: ``state`` (``open`` → ``claimed`` → ``running`` → ``done``),
+the ``owner`` holding a claim, the ``lease_until`` its claim is good for, the ``reply``
+that answered it and the recorded ``outcome``.
 
 Every change of a pending entry goes through ``transition``, a compare-and-set: it
 changes the row only if it is still in the expected state with the expected owner, in
@@ -66,12 +69,16 @@ class Store(Protocol):
     process and by every process that opens it; ``close`` releases its connections.
     """
 
-    def approvals(self) -> tuple[PermissionRule, ...]:
-        """Every saved approval, oldest first."""
+    def approvals(self, principal: str | None = None) -> tuple[PermissionRule, ...]:
+        """Every approval saved for the Location (``None``) or for ``principal`` alone,
+        oldest first."""
         ...
 
-    def add_approvals(self, rules: Iterable[PermissionRule]) -> tuple[PermissionRule, ...]:
-        """Save ``rules`` (each once) and return every saved approval, oldest first."""
+    def add_approvals(
+        self, rules: Iterable[PermissionRule], principal: str | None = None
+    ) -> tuple[PermissionRule, ...]:
+        """Save ``rules`` (each once) for the Location or ``principal`` and return every
+        approval saved for it, oldest first."""
         ...
 
     def add_pending(self, entry: PendingEntry) -> None:

@@ -62,6 +62,12 @@ class PostgresStore:
                 "effect TEXT NOT NULL, UNIQUE (action, resource, effect))"
             )
             self._db.execute(
+                f"CREATE TABLE IF NOT EXISTS {s}.principal_approvals ("
+                "seq BIGSERIAL PRIMARY KEY, principal TEXT NOT NULL, action TEXT NOT NULL, "
+                "resource TEXT NOT NULL, effect TEXT NOT NULL, "
+                "UNIQUE (principal, action, resource, effect))"
+            )
+            self._db.execute(
                 f"CREATE TABLE IF NOT EXISTS {s}.pending ("
                 "id TEXT PRIMARY KEY, session_id TEXT NOT NULL, "
                 "created_at DOUBLE PRECISION NOT NULL, expires_at DOUBLE PRECISION NOT NULL, "
@@ -69,21 +75,37 @@ class PostgresStore:
                 "lease_until DOUBLE PRECISION NOT NULL, reply TEXT, outcome TEXT)"
             )
 
-    def approvals(self) -> tuple[PermissionRule, ...]:
-        rows = self._fetch(
-            f"SELECT action, resource, effect FROM {self.schema}.approvals ORDER BY seq"
-        )
+    def approvals(self, principal: str | None = None) -> tuple[PermissionRule, ...]:
+        if principal is None:
+            rows = self._fetch(
+                f"SELECT action, resource, effect FROM {self.schema}.approvals ORDER BY seq"
+            )
+        else:
+            rows = self._fetch(
+                f"SELECT action, resource, effect FROM {self.schema}.principal_approvals "
+                "WHERE principal = %s ORDER BY seq",
+                (principal,),
+            )
         return tuple(PermissionRule(action=a, resource=r, effect=e) for a, r, e in rows)
 
-    def add_approvals(self, rules: Iterable[PermissionRule]) -> tuple[PermissionRule, ...]:
-        rows = [rule_key(rule) for rule in rules]
+    def add_approvals(
+        self, rules: Iterable[PermissionRule], principal: str | None = None
+    ) -> tuple[PermissionRule, ...]:
         with self._lock, self._db.transaction(), self._db.cursor() as cursor:
-            cursor.executemany(
-                f"INSERT INTO {self.schema}.approvals (action, resource, effect) "
-                "VALUES (%s, %s, %s) ON CONFLICT DO NOTHING",
-                rows,
-            )
-        return self.approvals()
+            if principal is None:
+                cursor.executemany(
+                    f"INSERT INTO {self.schema}.approvals (action, resource, effect) "
+                    "VALUES (%s, %s, %s) ON CONFLICT DO NOTHING",
+                    [rule_key(rule) for rule in rules],
+                )
+            else:
+                cursor.executemany(
+                    f"INSERT INTO {self.schema}.principal_approvals "
+                    "(principal, action, resource, effect) "
+                    "VALUES (%s, %s, %s, %s) ON CONFLICT DO NOTHING",
+                    [(principal, *rule_key(rule)) for rule in rules],
+                )
+        return self.approvals(principal)
 
     def add_pending(self, entry: PendingEntry) -> None:
         with self._lock, self._db.transaction():

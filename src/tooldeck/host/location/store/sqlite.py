@@ -43,6 +43,11 @@ CREATE TABLE IF NOT EXISTS approvals (
     action TEXT NOT NULL, resource TEXT NOT NULL, effect TEXT NOT NULL,
     UNIQUE (action, resource, effect)
 );
+CREATE TABLE IF NOT EXISTS principal_approvals (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT, principal TEXT NOT NULL,
+    action TEXT NOT NULL, resource TEXT NOT NULL, effect TEXT NOT NULL,
+    UNIQUE (principal, action, resource, effect)
+);
 CREATE TABLE IF NOT EXISTS pending (
     id TEXT PRIMARY KEY, session_id TEXT NOT NULL,
     created_at REAL NOT NULL, expires_at REAL NOT NULL, data TEXT NOT NULL,
@@ -73,21 +78,36 @@ class SqliteStore:
         """The store of one Location's data dir."""
         return cls(data_dir / DATABASE_NAME)
 
-    def approvals(self) -> tuple[PermissionRule, ...]:
+    def approvals(self, principal: str | None = None) -> tuple[PermissionRule, ...]:
         with self._lock:
-            rows = self._db.execute(
-                "SELECT action, resource, effect FROM approvals ORDER BY seq"
-            ).fetchall()
+            if principal is None:
+                rows = self._db.execute(
+                    "SELECT action, resource, effect FROM approvals ORDER BY seq"
+                ).fetchall()
+            else:
+                rows = self._db.execute(
+                    "SELECT action, resource, effect FROM principal_approvals "
+                    "WHERE principal = ? ORDER BY seq",
+                    (principal,),
+                ).fetchall()
         return tuple(PermissionRule(action=a, resource=r, effect=e) for a, r, e in rows)
 
-    def add_approvals(self, rules: Iterable[PermissionRule]) -> tuple[PermissionRule, ...]:
-        rows = [rule_key(rule) for rule in rules]
+    def add_approvals(
+        self, rules: Iterable[PermissionRule], principal: str | None = None
+    ) -> tuple[PermissionRule, ...]:
         with self._transaction() as db:
-            db.executemany(
-                "INSERT OR IGNORE INTO approvals (action, resource, effect) VALUES (?, ?, ?)",
-                rows,
-            )
-        return self.approvals()
+            if principal is None:
+                db.executemany(
+                    "INSERT OR IGNORE INTO approvals (action, resource, effect) VALUES (?, ?, ?)",
+                    [rule_key(rule) for rule in rules],
+                )
+            else:
+                db.executemany(
+                    "INSERT OR IGNORE INTO principal_approvals "
+                    "(principal, action, resource, effect) VALUES (?, ?, ?, ?)",
+                    [(principal, *rule_key(rule)) for rule in rules],
+                )
+        return self.approvals(principal)
 
     def add_pending(self, entry: PendingEntry) -> None:
         with self._transaction() as db:
