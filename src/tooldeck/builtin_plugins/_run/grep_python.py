@@ -20,6 +20,11 @@ Translated for ripgrep so it means what Python means: a ``{`` that does not star
 a backspace. Known remaining difference: Unicode ``\\w``/``\\d``/``\\b`` and case folding
 can disagree on rare non-ASCII characters (combining marks, superscript digits).
 
+**The Python engine never backtracks without bound** (a pattern such as ``(a+)+$`` would
+hold the GIL for minutes in ``re``, stalling the event loop): the pattern is also
+translated for RE2 (``_run/grep_re2.py``), which matches in linear time and releases the
+GIL. ``re`` only compiles the pattern, for its error messages.
+
 **Lines** are split on ``\\n`` only; a trailing ``\\r`` stays part of the line while
 matching (so ``foo$`` does not match ``foo\\r\\n``) and is dropped when shown. Text is
 read as UTF-8; invalid bytes show as U+FFFD (Python matches against U+FFFD, ripgrep
@@ -34,6 +39,7 @@ import threading
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
+from tooldeck.builtin_plugins._run.grep_re2 import PYTHON_WHITESPACE, Matcher, PatternError
 from tooldeck.builtin_plugins.grep import MAX_LINE_CHARS
 
 SNIFF_BYTES = 8192
@@ -41,8 +47,7 @@ _QUANTIFIER = re.compile(r"\{(\d*)(?:(,)(\d*))?\}")
 _WHITESPACE = r"\s\x1c-\x1f"
 
 
-class PatternError(ValueError):
-    """A pattern outside the shared dialect; the message tells the model what to write."""
+__all__ = ["Found", "Pattern", "PatternError", "parse_pattern", "search_python"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,11 +55,9 @@ class Pattern:
     """One validated pattern, as each engine needs it."""
 
     source: str
-    python: re.Pattern[str]
     rust: str
-    prefilter: re.Pattern[str] | None
-    """Whole-file pre-check (``^``/``$`` at lines): a file it rejects has no matching
-    line. None for ``\\A``, which means the start of each line in a line search."""
+    matcher: Matcher
+    """The Python engine's matcher (RE2, or a time-bounded fallback; ``grep_re2``)."""
 
 
 def parse_pattern(source: str) -> Pattern:
@@ -64,13 +67,15 @@ def parse_pattern(source: str) -> Pattern:
             "The pattern contains a NUL character. Files holding NUL bytes are binary and "
             "are not searched, so it cannot match; remove it."
         )
-    rust = _Translator(source).run()
+    translator = _Translator(source)
+    rust = translator.run()
     try:
-        python = re.compile(source)
+        re.compile(source)  # only compiled, never matched: its errors say what is wrong
     except re.error as exc:
         raise PatternError(f"Invalid regex {source!r}: {exc}. Fix the pattern.") from exc
-    prefilter = None if "\\A" in source else re.compile(source, re.MULTILINE)
-    return Pattern(source, python, rust, prefilter)
+    form = translator.re2_form()
+    matcher = Matcher(source, form, translator.word_boundary, translator.re2_lacks)
+    return Pattern(source, rust, matcher)
 
 
 def _unsupported(what: str, instead: str) -> PatternError:
@@ -87,6 +92,14 @@ class _Translator:
         self.src = source
         self.at = 0
         self.out: list[str] = []
+        self.re2: list[str] = []
+        self.re2_lacks: str | None = None
+        """What RE2 cannot express here (then the Python engine's slow path runs it)."""
+        self.word_boundary = False
+        self.class_start = 0
+        self.complements: list[str] = []
+        """RE2 members of the open class's ``\\W``/``\\S``, each to be negated."""
+        """``\\b`` outside a class: RE2's is ASCII-only, exact on ASCII lines alone."""
         self.in_class = False
         self.quantified = False
 
@@ -94,6 +107,10 @@ class _Translator:
         while self.at < len(self.src):
             self._step(self.src[self.at])
         return "".join(self.out)
+
+    def re2_form(self) -> str | None:
+        """The pattern for RE2 (run ``run`` first), or None with ``re2_lacks`` set."""
+        return None if self.re2_lacks else "".join(self.re2)
 
     def _step(self, char: str) -> None:
         if char == "\n":
@@ -113,10 +130,16 @@ class _Translator:
         else:
             self._emit(char, 1)
 
-    def _emit(self, text: str, width: int, *, quantifier: bool = False) -> None:
+    def _emit(
+        self, text: str, width: int, *, quantifier: bool = False, re2: str | None = None
+    ) -> None:
         self.out.append(text)
+        self.re2.append(text if re2 is None else re2)
         self.at += width
         self.quantified = quantifier
+
+    def _lacks(self, what: str) -> None:
+        self.re2_lacks = self.re2_lacks or what
 
     def _quantifier(self, char: str) -> None:
         if char == "+" and self.quantified:
@@ -150,19 +173,22 @@ class _Translator:
         flags = re.match(r"[aiLmsux-]*", self.src[self.at + 2 :])
         if flags is not None and set(flags[0]) & set("aLx"):
             raise _unsupported("The a, L and x flags", "use only i, m, s and u")
+        if flags is not None and "u" in flags[0]:
+            self._lacks("the u flag")
 
     def _escape(self) -> None:
         pair = self.src[self.at : self.at + 2]
         letter = pair[1:]
         if not letter or letter in "xuU":
-            self._check_hex(letter)
-            self._emit(pair, len(pair))
+            self._hex(pair, letter)
         elif letter.isdigit():
             raise _unsupported(f"{pair} (a backreference or octal escape)", "rewrite it")
         elif letter in "bBnNZ<>":
             self._special_escape(pair)
         elif letter in "sS":
-            self._emit(self._whitespace(letter), 2)
+            self._emit(self._whitespace(letter), 2, re2=self._re2_class(letter))
+        elif letter in "dDwW":
+            self._emit(pair, 2, re2=self._re2_class(letter))
         elif not letter.isascii():
             self._emit(letter, 2)
         else:
@@ -170,6 +196,7 @@ class _Translator:
 
     def _special_escape(self, pair: str) -> None:
         if pair == "\\b":  # a word boundary, but a backspace inside a class
+            self.word_boundary = self.word_boundary or not self.in_class
             self._emit("\\x08" if self.in_class else pair, 2)
             return
         if self.in_class and pair in ("\\<", "\\>"):
@@ -183,11 +210,45 @@ class _Translator:
         }
         raise _unsupported(pair, hints.get(pair, "use \\b for a word boundary"))
 
-    def _check_hex(self, letter: str) -> None:
+    def _hex(self, pair: str, letter: str) -> None:
         width = {"x": 2, "u": 4, "U": 8}.get(letter, 0)
         digits = self.src[self.at + 2 : self.at + 2 + width]
         if width and re.fullmatch(r"0*[aA]", digits):
             raise _unsupported("An escaped newline", "grep matches one line at a time")
+        if letter in "uU" and len(digits) == width and re.fullmatch("[0-9a-fA-F]+", digits):
+            self._emit(pair + digits, 2 + width, re2=f"\\x{{{digits}}}")  # RE2 lacks \\u
+        else:
+            self._emit(pair, len(pair))
+
+    def _re2_class(self, letter: str) -> str:
+        """``\\d \\w \\s`` as Python reads them (Unicode), spelled for RE2 (whose are ASCII)."""
+        members = {"d": "\\p{Nd}", "w": "\\p{L}\\p{N}_", "s": PYTHON_WHITESPACE}[letter.lower()]
+        if letter == "D":
+            return "\\P{Nd}"
+        if letter.islower():
+            return members if self.in_class or letter == "d" else f"[{members}]"
+        if self.in_class:  # RE2 cannot negate inside a class: ``_close_re2_class`` does
+            self.complements.append(members)
+            return ""
+        return f"[^{members}]"
+
+    def _close_re2_class(self) -> None:
+        """Spell a class holding ``\\W`` or ``\\S`` for RE2: ``[x\\W]`` as
+        ``(?:[x]|[^word])``, ``[^\\W]`` as ``[word]``; a negated class with more members
+        than that is left to the slow path."""
+        outside, self.complements = self.complements, []
+        if not outside:
+            return
+        negated = self.re2[self.class_start + 1] == "^"
+        rest = "".join(self.re2[self.class_start + 1 + negated : -1])
+        del self.re2[self.class_start :]
+        if not negated:
+            parts = ([f"[{rest}]"] if rest else []) + [f"[^{each}]" for each in outside]
+            self.re2.append("(?:" + "|".join(parts) + ")")
+        elif not rest and len(outside) == 1:
+            self.re2.append(f"[{outside[0]}]")
+        else:
+            self._lacks("\\W or \\S in a negated class with other members")
 
     def _whitespace(self, letter: str) -> str:
         if letter == "S":
@@ -195,6 +256,7 @@ class _Translator:
         return _WHITESPACE if self.in_class else f"[{_WHITESPACE}]"
 
     def _open_class(self) -> None:
+        self.class_start = len(self.re2)
         self._emit("[", 1)
         self.in_class = True
         if self.src[self.at : self.at + 1] == "^":
@@ -206,6 +268,7 @@ class _Translator:
         if char == "]":
             self.in_class = False
             self._emit("]", 1)
+            self._close_re2_class()
         elif char == "[":
             raise _unsupported(
                 "[ inside a character class (nested or POSIX classes like [:alpha:])",
@@ -300,17 +363,19 @@ def sniff_text(path: str) -> bool:
 def search_python(
     files: Iterable[str], pattern: Pattern, limit: int, stop: threading.Event | None = None
 ) -> Found:
-    """Search ``files`` in order, line by line, as ripgrep would; ``stop`` ends it early."""
+    """Search ``files`` in order, line by line, as ripgrep would; ``stop`` ends it early.
+    Never backtracks without bound (``grep_re2``): a pattern that would raises
+    ``PatternError`` once its slow matches use up their budget."""
     found = Found(limit)
-    search = pattern.python.search
+    matcher = pattern.matcher.start()
     for index, path in enumerate(files):
         if stop is not None and stop.is_set():
             break
         text = _read_text(path)
-        if text is None or (pattern.prefilter and not pattern.prefilter.search(text)):
+        if text is None or not matcher.may_match(text):
             continue
         for number, line in enumerate(_lines(text), 1):
-            if search(line):
+            if matcher.search(line):
                 found.add(index, path, number, line)
     return found
 
