@@ -11,7 +11,6 @@ from __future__ import annotations
 import asyncio
 import itertools
 import os
-import re
 import threading
 from pathlib import Path
 from typing import Literal
@@ -27,7 +26,7 @@ from tooldeck.builtin_plugins._run.grep_python import (
     search_python,
 )
 from tooldeck.builtin_plugins._run.grep_rg import find_ripgrep, search_rg
-from tooldeck.builtin_plugins._run.ignore import Walked, walk_files
+from tooldeck.builtin_plugins._run.ignore import GlobMatcher, Walked, walk_files
 from tooldeck.builtin_plugins._run.lookalikes import noted, recover
 from tooldeck.builtin_plugins.grep import GrepInput, GrepMatch, GrepOutput
 
@@ -69,7 +68,7 @@ async def _search(
     target: Path,
     root: Path,
     pattern: Pattern,
-    include: re.Pattern[str] | None,
+    include: GlobMatcher | None,
     params: GrepInput,
 ) -> tuple[Found, Engine]:
     """List the files, then run the engine there is; a pattern ripgrep refuses fails like
@@ -89,7 +88,7 @@ async def _search(
 
 
 def candidates(
-    target: Path, root: Path, include: re.Pattern[str] | None, stop: threading.Event
+    target: Path, root: Path, include: GlobMatcher | None, stop: threading.Event
 ) -> list[str]:
     """The files to search, in order (binary ones are dropped by the engines)."""
     walked = (
@@ -101,7 +100,7 @@ def candidates(
     return [file.path for file in walked if _wanted(file, include, allowed)]
 
 
-def _wanted(file: Walked, include: re.Pattern[str] | None, allowed: tuple[Path, ...]) -> bool:
+def _wanted(file: Walked, include: GlobMatcher | None, allowed: tuple[Path, ...]) -> bool:
     if include is not None and not include.fullmatch(file.relative):
         return False
     if not file.link:
