@@ -175,3 +175,10 @@ async def test_a_class_that_cannot_compile_fails_clearly(glob, root):
     assert "the glob pattern '[z-a].py' cannot be compiled: bad character range" in (
         outcome.error.message
     )
+
+
+async def test_a_gitignore_line_that_backtracks_is_matched_in_linear_time(glob, root):
+    (root / ".gitignore").write_text("*a" * 12 + "*b\n")
+    make(root, "a" * 200, "a" * 12 + "b")
+    outcome = await glob.call("glob", pattern="a*")
+    assert outcome.output["files"] == ["a" * 200]

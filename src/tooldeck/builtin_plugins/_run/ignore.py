@@ -158,7 +158,8 @@ def _load(directory: str, *, prefix: str = "", strip: str = "") -> _Rules | None
         return None
     from pathspec import GitIgnoreSpec  # deferred: only walks pay for the import
 
-    spec = GitIgnoreSpec.from_lines(text.splitlines())
+    # RE2: a line such as *a*a*a*a*b would backtrack on long names in Python's re.
+    spec = GitIgnoreSpec.from_lines(text.splitlines(), backend="re2")
     return _Rules(spec, prefix, strip) if len(spec) else None
 
 
