@@ -55,9 +55,7 @@ def test_a_read_after_the_connection_dropped_reconnects_and_answers(postgres_dsn
     store.close()
 
 
-def test_a_write_that_meets_the_drop_fails_clearly_and_the_next_one_reconnects(
-    postgres_dsn, admin
-):
+def test_a_write_that_meets_the_drop_fails_clearly_and_the_next_one_reconnects(postgres_dsn, admin):
     from tooldeck import PendingEntry
     from tooldeck.errors import ExternalError
 
@@ -82,7 +80,7 @@ def test_a_server_that_refuses_the_new_connection_is_named(postgres_dsn, admin):
     try:
         admin.execute("ALTER ROLE td_victim NOLOGIN")
         drop(admin, "drop_refused")
-        with pytest.raises(ExternalError, match="could not reconnect: .*not permitted to log in"):
+        with pytest.raises(ExternalError, match=r"could not reconnect: .*not permitted to log in"):
             store.approvals()
         admin.execute("ALTER ROLE td_victim LOGIN")
         assert store.approvals() == ()  # the operation after that tries again
