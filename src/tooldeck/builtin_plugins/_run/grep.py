@@ -2,8 +2,9 @@
 
 Two engines give the same answer: ripgrep when ``_run/grep_rg.find_ripgrep`` finds one,
 the Python engine otherwise. Everything that decides the answer is shared: the files and
-their order (``_run/ignore.py``), the binary rule, line splitting and the regex dialect
-(``_run/grep_python.py``), and the rendering below. ripgrep only does the matching.
+their order (``_run/ignore.py``), the binary rule and line splitting
+(``_run/grep_python.py``), the regex dialect (``_run/grep_dialect.py``), and the
+rendering below. ripgrep only does the matching.
 """
 
 from __future__ import annotations

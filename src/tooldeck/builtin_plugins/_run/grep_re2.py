@@ -4,7 +4,7 @@ The model writes the pattern, and Python's ``re`` backtracks without bound (``(a
 over a line of ``a``s runs for minutes) while holding the GIL, so every coroutine of the
 host would wait. ``re`` therefore never matches here:
 
-* **RE2** (``google-re2``) runs the pattern as ``grep_python._Translator`` spells it for
+* **RE2** (``google-re2``) runs the pattern as ``grep_dialect.Translator`` spells it for
   RE2: Python's Unicode ``\\d``, ``\\w`` and ``\\s`` written out as Unicode classes (RE2's
   are ASCII), ``\\uXXXX`` as ``\\x{XXXX}``. RE2 matches in time linear in the line and
   releases the GIL while it does. Its ``\\b`` is ASCII-only, so a pattern using ``\\b``
