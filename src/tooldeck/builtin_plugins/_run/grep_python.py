@@ -146,28 +146,37 @@ def search_python(
     for index, path in enumerate(files):
         if stop is not None and stop.is_set():
             break
-        text = _read_text(path)
-        if text is None or not matcher.may_match(text):
+        data = _read_utf8(path)
+        if data is None or not matcher.may_match(data):
             continue
-        for number, line in enumerate(_lines(text), 1):
+        for number, line in enumerate(_lines(data), 1):
             if matcher.search(line):
-                found.add(index, path, number, line)
+                found.add(index, path, number, line.decode("utf-8"))
     return found
 
 
-def _read_text(path: str) -> str | None:
-    """The file as text, or None when it is unreadable or binary."""
+def _read_utf8(path: str) -> bytes | None:
+    """The file as valid UTF-8 (invalid bytes as U+FFFD), or None when it is unreadable
+    or binary."""
     try:
         with open(path, "rb") as handle:
             data = handle.read()
     except OSError:
         return None
-    return None if is_binary(data) else data.decode("utf-8", "replace")
+    if is_binary(data):
+        return None
+    if data.isascii():
+        return data
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError:
+        return data.decode("utf-8", "replace").encode("utf-8")
+    return data
 
 
-def _lines(text: str) -> list[str]:
+def _lines(data: bytes) -> list[bytes]:
     """Lines split on ``\\n`` only; a final terminator does not start another line."""
-    lines = text.split("\n")
-    if lines[-1] == "":
+    lines = data.split(b"\n")
+    if lines[-1] == b"":
         lines.pop()
     return lines
