@@ -18,6 +18,7 @@ host would wait. ``re`` therefore never matches here:
 
 from __future__ import annotations
 
+import copy
 import time
 from collections.abc import Callable
 from typing import Any, Final
@@ -69,8 +70,7 @@ class Matcher:
 
     def start(self) -> Matcher:
         """A fresh copy for one search: its slow matches get their own budget."""
-        fresh = object.__new__(Matcher)
-        fresh.__dict__.update(self.__dict__)
+        fresh = copy.copy(self)
         fresh._deadline = None
         return fresh
 
