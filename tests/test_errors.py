@@ -28,7 +28,7 @@ INTERNAL = {
     "tooldeck.host.schema.jsonschema_fast._base.Bail": "falls back to jsonschema",
     "tooldeck.host.registry.state._TransformRaised": "becomes a Diagnostic of the source",
     "tooldeck.builtin_plugins._run.ignore.GlobError": "glob turns it into a ToolFailure",
-    "tooldeck.builtin_plugins._run.grep_python.PatternError": "grep: a ToolFailure",
+    "tooldeck.builtin_plugins._run.grep_re2.PatternError": "grep: a ToolFailure",
     "tooldeck.builtin_plugins._run.patch_parse.PatchSyntaxError": "patch: a ToolFailure",
     "tooldeck.builtin_plugins._run.patch_parse.HunkMismatch": "patch: a ToolFailure",
     "tooldeck.codemode.sandbox.SandboxFailure": "the runner turns it into a ToolFailure",

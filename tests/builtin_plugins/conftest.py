@@ -8,6 +8,7 @@ does the same on another Location (one with a ``Config``, say).
 
 from __future__ import annotations
 
+import inspect
 from typing import Any
 
 import pytest
@@ -71,3 +72,10 @@ def builtins(location) -> Builtins:
 
 
 __all__ = ["Builtins", "Reject", "ScriptedAnswerer", "ScriptedAsker"]
+
+
+@pytest.fixture(autouse=True)
+def loop_guard(request: pytest.FixtureRequest) -> None:
+    """Async tests here fail when their event loop stalls (``tooldeck_loop_guard``)."""
+    if inspect.iscoroutinefunction(request.function):
+        request.getfixturevalue("tooldeck_loop_guard")

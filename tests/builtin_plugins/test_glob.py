@@ -160,3 +160,25 @@ async def test_a_directory_named_with_a_no_break_space_is_found_and_named(builti
     assert "a.md" in found.content[-1].text
     grepped = await builtins.call("grep", pattern="needle", path="My Notes")
     assert grepped.status == "completed" and "a.md" in grepped.content[-1].text
+
+
+async def test_a_pattern_that_backtracks_runs_in_linear_time(glob, root):
+    make(root, "a" * 200, "ab")  # as a backtracking regex: minutes on the 200-character name
+    outcome = await glob.call("glob", pattern="*a" * 12 + "*b")
+    assert outcome.status == "completed" and outcome.output["files"] == []
+    assert (await glob.call("glob", pattern="*a*b")).output["files"] == ["ab"]
+
+
+async def test_a_class_that_cannot_compile_fails_clearly(glob, root):
+    outcome = await glob.call("glob", pattern="[z-a].py")
+    assert outcome.status == "failed"
+    assert "the glob pattern '[z-a].py' cannot be compiled: bad character range" in (
+        outcome.error.message
+    )
+
+
+async def test_a_gitignore_line_that_backtracks_is_matched_in_linear_time(glob, root):
+    (root / ".gitignore").write_text("*a" * 12 + "*b\n")
+    make(root, "a" * 200, "a" * 12 + "b")
+    outcome = await glob.call("glob", pattern="a*")
+    assert outcome.output["files"] == ["a" * 200]

@@ -2,11 +2,13 @@ from __future__ import annotations
 
 import asyncio
 import os
+import re
 from pathlib import Path
 
 import pytest
 
 from tooldeck._tool import TextPart
+from tooldeck.builtin_plugins._run import grep_re2
 from tooldeck.builtin_plugins._run.grep_python import parse_pattern
 from tooldeck.builtin_plugins._run.grep_rg import RIPGREP_ENV, _chunks, find_ripgrep, search_rg
 from tooldeck.host.location.config import Config, PermissionRule
@@ -333,3 +335,57 @@ async def test_a_cancelled_search_kills_ripgrep(root, installed_rg):
     with pytest.raises(asyncio.CancelledError):
         await task
     assert processes_mentioning(str(big)) == []
+
+
+# -- bounded matching (the Python engine never backtracks on the loop's GIL) ---------------
+@pytest.fixture
+def python_grep(builtins, monkeypatch):
+    use_engine(monkeypatch, "python", "")
+    return builtins.load("grep")
+
+
+async def test_a_backtracking_pattern_is_matched_in_linear_time(python_grep, root):
+    make(root, {"a.txt": "a" * 40 + "!\n" + "a" * 8 + "\n"})
+    outcome = await python_grep.call("grep", pattern="(a+)+$")
+    assert outcome.status == "completed"
+    assert outcome.output["matches"] == [{"path": "a.txt", "line": 2, "text": "a" * 8}]
+
+
+@pytest.mark.parametrize(
+    ("pattern", "why"),
+    [
+        (r"\b(a|aa)+$", "\\b on non-ASCII text"),
+        (r"(?u)(a|aa)+$", "the u flag, which RE2 lacks"),
+    ],
+)
+async def test_a_pattern_re2_cannot_run_is_bounded_and_fails_naming_its_limit(
+    python_grep, root, monkeypatch, pattern, why
+):
+    monkeypatch.setattr(grep_re2, "SLOW_MATCH_BUDGET_S", 0.3)
+    make(root, {"a.txt": "ok\né " + "a" * 60 + "!\n"})
+    outcome = await python_grep.call("grep", pattern=pattern)
+    assert outcome.status == "failed" and outcome.error.type == "tool.execution"
+    assert "took more than 0.3 s to match" in outcome.error.message
+    assert why in outcome.error.message
+
+
+@pytest.mark.parametrize(
+    "pattern",
+    [
+        r"\bfoo\b",  # RE2 on ASCII lines, the bounded engine on the others
+        r"\w+é",
+        r"[\W]b",
+        r"[^\W\d]+ ",  # RE2 cannot spell it: the bounded engine
+        r"[x\S]\s",
+        r"\d+",
+        r"\s\u00e9",
+        r"(?u)\d",
+    ],
+)
+async def test_both_paths_of_the_python_engine_agree_with_python(python_grep, root, pattern):
+    lines = ["foo bar", "café ٣", "foo bé", "x\u3000é", "\u2028 9"]
+    make(root, {"u.txt": "\n".join(lines) + "\n"})
+    outcome = await python_grep.call("grep", pattern=pattern)
+    expected = [n for n, line in enumerate(lines, 1) if re.search(pattern, line)]
+    assert [m["line"] for m in outcome.output["matches"]] == expected
+    assert expected

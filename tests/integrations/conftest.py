@@ -3,6 +3,7 @@ tool, a tool that fails, one that asks permission and one that returns an image.
 
 from __future__ import annotations
 
+import inspect
 import io
 
 import pytest
@@ -87,3 +88,10 @@ BUILTINS = [
     f"builtin:{name}"
     for name in ("edit", "glob", "grep", "patch", "question", "read", "shell", "webfetch", "write")
 ]
+
+
+@pytest.fixture(autouse=True)
+def loop_guard(request: pytest.FixtureRequest) -> None:
+    """Async tests here fail when their event loop stalls (``tooldeck_loop_guard``)."""
+    if inspect.iscoroutinefunction(request.function):
+        request.getfixturevalue("tooldeck_loop_guard")

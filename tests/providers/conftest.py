@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import collections.abc
+import inspect
 import io
 import types
 import typing
@@ -174,3 +175,10 @@ def accepted_fixture():
 def media():
     """The bytes the tools attach: ``media.png``, ``media.pdf``."""
     return type("Media", (), {"png": PNG, "pdf": PDF})
+
+
+@pytest.fixture(autouse=True)
+def loop_guard(request: pytest.FixtureRequest) -> None:
+    """Async tests here fail when their event loop stalls (``tooldeck_loop_guard``)."""
+    if inspect.iscoroutinefunction(request.function):
+        request.getfixturevalue("tooldeck_loop_guard")

@@ -28,9 +28,9 @@ def add_parser(commands: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     with open_host(args) as host:  # closing ends mounted MCP servers
         infos = host.plugins
-        # Load the Location's saved approvals: a corrupt file is reported (a warning on
+        # Read the Location's saved approvals: a corrupt file is reported (a warning on
         # stderr) and set aside here, where a user checks the setup, not at the next call.
-        host.location.permission  # noqa: B018
+        host.location.permission.evaluate("edit", "*")
     if args.json:
         print_json([info.to_json() for info in infos])
         return 0

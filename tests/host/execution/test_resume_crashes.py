@@ -74,7 +74,14 @@ class World:
         assert outcome.status == "pending"
         return outcome.pending.id
 
-    def resumer(self, *ids: str, crash: str = "", delay: float = 0.0) -> subprocess.Popen[str]:
+    async def resumer(
+        self, *ids: str, crash: str = "", delay: float = 0.0
+    ) -> subprocess.Popen[str]:
+        """A resuming child process, started and awaited "ready" off the event loop (its
+        start takes seconds on a loaded machine: the loop guard would see a stall)."""
+        return await asyncio.to_thread(self._resumer, ids, crash, delay)
+
+    def _resumer(self, ids: tuple[str, ...], crash: str, delay: float) -> subprocess.Popen[str]:
         env = {**os.environ, "TOOLDECK_TEST_CRASH": crash, "TOOLDECK_TEST_DELAY": str(delay)}
         args = [str(HERE), self.spec, str(self.root), str(self.tmp / "data")]
         child = subprocess.Popen(
@@ -110,8 +117,8 @@ async def test_a_crash_at_each_step_of_resume(world):
     ids = {point: await world.defer(point) for point in EXPECTED}
     ids["idempotent"] = await world.defer("idempotent", tool="refund")
     world.start.touch()
-    children = {point: world.resumer(ids[point], crash=point) for point in EXPECTED}
-    children["idempotent"] = world.resumer(ids["idempotent"], crash="after-effect")
+    children = {point: await world.resumer(ids[point], crash=point) for point in EXPECTED}
+    children["idempotent"] = await world.resumer(ids["idempotent"], crash="after-effect")
     for child in children.values():  # waited for off the loop: the guard watches it
         assert await asyncio.to_thread(child.wait, 120) == -signal.SIGKILL
         child.stdout.close()
@@ -137,7 +144,7 @@ async def test_killed_at_random_moments_nothing_is_paid_twice(world):
     left = list(names)
     reported: dict[str, str] = {}
     while left:
-        child = world.resumer(*(ids[n] for n in left), delay=0.01)
+        child = await world.resumer(*(ids[n] for n in left), delay=0.01)
         world.start.touch()
         await asyncio.sleep(rng.uniform(0.0, 0.08))
         child.kill()
@@ -162,7 +169,7 @@ async def test_killed_at_random_moments_nothing_is_paid_twice(world):
 
 async def test_two_processes_resuming_at_once_run_the_tool_once(world):
     pending_id = await world.defer("dave")
-    children = [world.resumer(pending_id, delay=0.3) for _ in range(2)]
+    children = [await world.resumer(pending_id, delay=0.3) for _ in range(2)]
     world.start.touch()
     outputs = [(await asyncio.to_thread(child.communicate, None, 120))[0] for child in children]
     assert [child.returncode for child in children] == [0, 0]

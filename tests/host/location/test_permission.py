@@ -424,3 +424,44 @@ def test_snapshots_leave_out_wholly_denied_tools(tmp_path):
     )
     snapshot = service.snapshot(permissions=location.permission.visibility())
     assert snapshot.names == ("read",)
+
+
+# --- the store is opened off the event loop -----------------------------------------------
+_HOLDER = """
+import sqlite3, sys
+db = sqlite3.connect(sys.argv[1], isolation_level=None)
+db.execute("PRAGMA locking_mode = EXCLUSIVE")
+db.execute("BEGIN EXCLUSIVE")
+db.execute("INSERT INTO approvals (action, resource, effect) VALUES ('edit', 'held', 'allow')")
+print("locked", flush=True)
+sys.stdin.read()
+"""
+
+
+async def test_a_database_locked_by_another_process_never_stalls_the_loop(
+    tmp_path, monkeypatch, caplog, tooldeck_loop_guard
+):
+    from tooldeck.host.location import approvals
+
+    first = make(tmp_path)
+    first.permission.save("edit", ["saved.py"])  # the database exists, with a row
+    first.close()
+    holder = await asyncio.create_subprocess_exec(
+        sys.executable,
+        "-c",
+        _HOLDER,
+        str(tmp_path / "data" / "tooldeck.sqlite3"),
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+    )
+    try:
+        assert await holder.stdout.readline() == b"locked\n"
+        monkeypatch.setattr(approvals, "LOAD_WAIT_S", 0.5)
+        asker = Script("once")
+        location = make(tmp_path, asker=asker)
+        with caplog.at_level(logging.WARNING, logger="tooldeck.host.location.approvals"):
+            await assert_(location, "edit", ["saved.py"])  # the store is locked: it asks
+        assert [r.resources for r in asker.requests] == [("saved.py",)]
+        assert "could not read permission approvals within 0.5 s" in caplog.text
+    finally:
+        await holder.communicate(b"")

@@ -147,3 +147,17 @@ def test_from_rules_validates_plain_dicts():
     with pytest.raises(pydantic.ValidationError):
         Ruleset.from_rules([{"action": "edit", "resource": "*", "effect": "maybe"}])
     assert Ruleset.from_rules([{"action": "edit", "effect": "deny"}]).hidden("edit")
+
+
+def test_a_pattern_that_backtracks_is_matched_in_linear_time(join_threads):
+    import threading
+
+    from tooldeck.host.location.wildcard import match
+
+    found: list[bool] = []
+    pattern = "*a" * 10 + "*b"  # a backtracking regex takes ages on 200 a's
+    thread = threading.Thread(target=lambda: found.append(match(pattern, "a" * 200)))
+    thread.start()
+    join_threads(thread)
+    assert found == [False]
+    assert match(pattern, "a" * 10 + "b")

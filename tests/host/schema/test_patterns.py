@@ -125,3 +125,76 @@ async def test_slow_pattern_validation_runs_off_the_event_loop(tmp_path):
         ticker.cancel()
     done = await snapshot.execute(ToolCall("c2", "greet", {"name": "aaa"}))
     assert done.content[0].text == "hello aaa"
+
+
+def test_unevaluated_properties_match_pattern_properties_in_bounded_time(join_threads):
+    schema = {
+        "allOf": [{"patternProperties": {EVIL: {"type": "integer"}}}],
+        "unevaluatedProperties": False,
+    }
+    found = validate_in_thread(SchemaValidator(schema), {VICTIM: 1, "aa": 2}, join_threads)
+    assert isinstance(found, SchemaValidationError)
+    (issue,) = found.issues
+    assert issue.message == f"Unevaluated properties are not allowed ({VICTIM!r} was unexpected)"
+
+
+def test_a_key_unevaluated_properties_cannot_match_in_time_is_its_own_issue(join_threads):
+    schema = {"patternProperties": {EVIL_LOOKAHEAD: {}}, "unevaluatedProperties": False}
+    found = validate_in_thread(SchemaValidator(schema), {VICTIM: 1}, join_threads)
+    assert isinstance(found, SchemaValidationError)
+    assert found.issues  # patternProperties reports it too; never as unevaluated
+    for issue in found.issues:
+        assert issue.message.startswith(f"the key {VICTIM!r} could not be checked against the")
+
+
+def test_property_names_patterns_are_bounded(join_threads):
+    schema = {"propertyNames": {"pattern": EVIL}}
+    found = validate_in_thread(SchemaValidator(schema), {VICTIM: 1}, join_threads)
+    assert isinstance(found, SchemaValidationError)
+    assert "does not match" in found.issues[0].message
+
+
+_DEFS = {"named": {"properties": {"name": {"type": "string"}}}}
+EVALUATING = [
+    {"$defs": _DEFS, "$ref": "#/$defs/named", "unevaluatedProperties": False},
+    {"allOf": [{"properties": {"a": True}}], "unevaluatedProperties": {"type": "integer"}},
+    {
+        "anyOf": [{"required": ["a"]}, {"patternProperties": {"^x": True}}],
+        "unevaluatedProperties": False,
+    },
+    {
+        "if": {"required": ["a"]},
+        "then": {"properties": {"b": True}},
+        "else": {"patternProperties": {"^c": True}},
+        "unevaluatedProperties": False,
+    },
+    {"dependentSchemas": {"a": {"properties": {"b": True}}}, "unevaluatedProperties": False},
+    {"additionalProperties": {"type": "string"}, "unevaluatedProperties": False},
+    {
+        "oneOf": [{"additionalProperties": True}],
+        "properties": {"z": False},
+        "unevaluatedProperties": False,
+    },
+]
+INSTANCES = [
+    {},
+    {"a": 1},
+    {"a": 1, "b": 2},
+    {"name": "n", "x1": 3},
+    {"c": "s", "zz": 1},
+    {"b": "t"},
+]
+
+
+@pytest.mark.parametrize("schema", EVALUATING)
+@pytest.mark.parametrize("draft", ["2020-12", "2019-09"])
+def test_bounded_unevaluated_properties_agree_with_jsonschema(schema, draft):
+    from jsonschema import validators
+
+    from tooldeck.host.schema.jsonschema_fast._bounded import bounded
+
+    cls = {"2020-12": validators.Draft202012Validator, "2019-09": validators.Draft201909Validator}
+    reference, mine = cls[draft](schema), bounded(cls[draft])(schema)
+    for instance in INSTANCES:
+        expected = sorted(e.message for e in reference.iter_errors(instance))
+        assert sorted(e.message for e in mine.iter_errors(instance)) == expected, instance

@@ -4,13 +4,12 @@ from __future__ import annotations
 
 import asyncio
 import os
-import re
 import threading
 from pathlib import Path
 
 from tooldeck._tool import ToolContext, ToolFailure, ToolResult
 from tooldeck.builtin_plugins._run.files import FileServices, file_executor
-from tooldeck.builtin_plugins._run.ignore import GlobError, compile_glob, walk_files
+from tooldeck.builtin_plugins._run.ignore import GlobError, GlobMatcher, compile_glob, walk_files
 from tooldeck.builtin_plugins._run.lookalikes import noted, recover
 from tooldeck.builtin_plugins.glob import GlobInput, GlobOutput
 
@@ -31,7 +30,7 @@ executor = file_executor(_glob)
 """``glob`` bound to the Location's file services (see ``files.file_executor``)."""
 
 
-def pattern_matcher(pattern: str) -> re.Pattern[str]:
+def pattern_matcher(pattern: str) -> GlobMatcher:
     """The compiled glob, or a ``ToolFailure`` saying what is wrong with it."""
     try:
         return compile_glob(pattern)
@@ -53,7 +52,7 @@ def require_directory(directory: Path, shown: str) -> None:
     )
 
 
-async def _find(directory: Path, root: Path, matcher: re.Pattern[str]) -> list[str]:
+async def _find(directory: Path, root: Path, matcher: GlobMatcher) -> list[str]:
     """The matching files, walked in a worker thread that stops when the call ends."""
     stop = threading.Event()
 

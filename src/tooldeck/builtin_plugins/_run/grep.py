@@ -2,8 +2,9 @@
 
 Two engines give the same answer: ripgrep when ``_run/grep_rg.find_ripgrep`` finds one,
 the Python engine otherwise. Everything that decides the answer is shared: the files and
-their order (``_run/ignore.py``), the binary rule, line splitting and the regex dialect
-(``_run/grep_python.py``), and the rendering below. ripgrep only does the matching.
+their order (``_run/ignore.py``), the binary rule and line splitting
+(``_run/grep_python.py``), the regex dialect (``_run/grep_dialect.py``), and the
+rendering below. ripgrep only does the matching.
 """
 
 from __future__ import annotations
@@ -11,7 +12,6 @@ from __future__ import annotations
 import asyncio
 import itertools
 import os
-import re
 import threading
 from pathlib import Path
 from typing import Literal
@@ -27,7 +27,7 @@ from tooldeck.builtin_plugins._run.grep_python import (
     search_python,
 )
 from tooldeck.builtin_plugins._run.grep_rg import find_ripgrep, search_rg
-from tooldeck.builtin_plugins._run.ignore import Walked, walk_files
+from tooldeck.builtin_plugins._run.ignore import GlobMatcher, Walked, walk_files
 from tooldeck.builtin_plugins._run.lookalikes import noted, recover
 from tooldeck.builtin_plugins.grep import GrepInput, GrepMatch, GrepOutput
 
@@ -69,7 +69,7 @@ async def _search(
     target: Path,
     root: Path,
     pattern: Pattern,
-    include: re.Pattern[str] | None,
+    include: GlobMatcher | None,
     params: GrepInput,
 ) -> tuple[Found, Engine]:
     """List the files, then run the engine there is; a pattern ripgrep refuses fails like
@@ -89,7 +89,7 @@ async def _search(
 
 
 def candidates(
-    target: Path, root: Path, include: re.Pattern[str] | None, stop: threading.Event
+    target: Path, root: Path, include: GlobMatcher | None, stop: threading.Event
 ) -> list[str]:
     """The files to search, in order (binary ones are dropped by the engines)."""
     walked = (
@@ -101,7 +101,7 @@ def candidates(
     return [file.path for file in walked if _wanted(file, include, allowed)]
 
 
-def _wanted(file: Walked, include: re.Pattern[str] | None, allowed: tuple[Path, ...]) -> bool:
+def _wanted(file: Walked, include: GlobMatcher | None, allowed: tuple[Path, ...]) -> bool:
     if include is not None and not include.fullmatch(file.relative):
         return False
     if not file.link:

@@ -1,24 +1,7 @@
-"""What both ``grep`` engines share (the regex dialect, binary rule, results) and the
-pure-Python engine used when ripgrep is not available.
-
-**The dialect** is Python's ``re`` syntax restricted to what Rust's ``regex`` (ripgrep)
-reads the same way. The pattern is compiled by ``re`` as written (so errors and positions
-are Python's) and translated for ripgrep. Rejected, with a message saying what to write
-instead, in both engines:
-
-* look-around ``(?=`` ``(?!`` ``(?<=`` ``(?<!``, atomic groups ``(?>``, conditionals
-  ``(?(``, backreferences ``\\1`` ``(?P=name)``, octal escapes ``\\0``, possessive
-  quantifiers ``a*+``, comments ``(?#...)``, the flags ``a``, ``L`` and ``x``;
-* ``\\Z`` (use ``$``), ``\\B``, ``\\<``/``\\>`` (use ``\\b``), ``\\N{...}``;
-* anything matching a newline (``\\n``): a match never spans lines;
-* an unescaped ``[`` inside a class (POSIX ``[:alpha:]``, nested classes) and doubled
-  ``&& -- ~~ ||`` inside a class (Rust set operations).
-
-Translated for ripgrep so it means what Python means: a ``{`` that does not start a
-``{m}``/``{m,}``/``{m,n}``/``{,n}`` quantifier is a literal ``{``; ``{,n}`` is ``{0,n}``;
-``\\s`` also covers ``\\x1c``-``\\x1f`` (Python counts them as whitespace); ``[\\b]`` is
-a backspace. Known remaining difference: Unicode ``\\w``/``\\d``/``\\b`` and case folding
-can disagree on rare non-ASCII characters (combining marks, superscript digits).
+"""What both ``grep`` engines share (the pattern, binary rule, results) and the
+pure-Python engine used when ripgrep is not available. The regex dialect and its
+translations are ``_run/grep_dialect.py``; how the Python engine matches without ever
+backtracking on the event loop is ``_run/grep_re2.py``.
 
 **Lines** are split on ``\\n`` only; a trailing ``\\r`` stays part of the line while
 matching (so ``foo$`` does not match ``foo\\r\\n``) and is dropped when shown. Text is
@@ -34,15 +17,14 @@ import threading
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
+from tooldeck.builtin_plugins._run.grep_dialect import Translator
+from tooldeck.builtin_plugins._run.grep_re2 import Matcher, PatternError
 from tooldeck.builtin_plugins.grep import MAX_LINE_CHARS
 
 SNIFF_BYTES = 8192
-_QUANTIFIER = re.compile(r"\{(\d*)(?:(,)(\d*))?\}")
-_WHITESPACE = r"\s\x1c-\x1f"
 
 
-class PatternError(ValueError):
-    """A pattern outside the shared dialect; the message tells the model what to write."""
+__all__ = ["Found", "Pattern", "PatternError", "parse_pattern", "search_python"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,11 +32,9 @@ class Pattern:
     """One validated pattern, as each engine needs it."""
 
     source: str
-    python: re.Pattern[str]
     rust: str
-    prefilter: re.Pattern[str] | None
-    """Whole-file pre-check (``^``/``$`` at lines): a file it rejects has no matching
-    line. None for ``\\A``, which means the start of each line in a line search."""
+    matcher: Matcher
+    """The Python engine's matcher (RE2, or a time-bounded fallback; ``grep_re2``)."""
 
 
 def parse_pattern(source: str) -> Pattern:
@@ -64,157 +44,15 @@ def parse_pattern(source: str) -> Pattern:
             "The pattern contains a NUL character. Files holding NUL bytes are binary and "
             "are not searched, so it cannot match; remove it."
         )
-    rust = _Translator(source).run()
+    translator = Translator(source)
+    rust = translator.run()
     try:
-        python = re.compile(source)
+        re.compile(source)  # only compiled, never matched: its errors say what is wrong
     except re.error as exc:
         raise PatternError(f"Invalid regex {source!r}: {exc}. Fix the pattern.") from exc
-    prefilter = None if "\\A" in source else re.compile(source, re.MULTILINE)
-    return Pattern(source, python, rust, prefilter)
-
-
-def _unsupported(what: str, instead: str) -> PatternError:
-    return PatternError(f"{what} is not supported by grep's regex dialect; {instead}.")
-
-
-class _Translator:
-    """Walks a pattern once: rejects what the engines disagree on, builds the Rust form.
-
-    Malformed input is copied through unchanged, so Python's compiler reports it.
-    """
-
-    def __init__(self, source: str) -> None:
-        self.src = source
-        self.at = 0
-        self.out: list[str] = []
-        self.in_class = False
-        self.quantified = False
-
-    def run(self) -> str:
-        while self.at < len(self.src):
-            self._step(self.src[self.at])
-        return "".join(self.out)
-
-    def _step(self, char: str) -> None:
-        if char == "\n":
-            raise _unsupported("A newline in the pattern", "grep matches one line at a time")
-        if char == "\\":
-            self._escape()
-        elif self.in_class:
-            self._class_member(char)
-        elif char == "[":
-            self._open_class()
-        elif char == "(":
-            self._group()
-        elif char == "{":
-            self._brace()
-        elif char in "*+?":
-            self._quantifier(char)
-        else:
-            self._emit(char, 1)
-
-    def _emit(self, text: str, width: int, *, quantifier: bool = False) -> None:
-        self.out.append(text)
-        self.at += width
-        self.quantified = quantifier
-
-    def _quantifier(self, char: str) -> None:
-        if char == "+" and self.quantified:
-            raise _unsupported("A possessive quantifier (like a*+)", "drop the trailing +")
-        lazy = char == "?" and self.quantified
-        self._emit(char, 1, quantifier=not lazy)
-
-    def _brace(self) -> None:
-        found = _QUANTIFIER.match(self.src, self.at)
-        if found is None or not (found[1] or found[2]):
-            self._emit("\\{", 1)
-            return
-        low, comma, high = found[1] or "0", found[2] or "", found[3] or ""
-        self._emit("{" + low + comma + high + "}", found.end() - self.at, quantifier=True)
-
-    def _group(self) -> None:
-        ahead = self.src[self.at + 1 : self.at + 4]
-        if not ahead.startswith("?"):
-            self._emit("(", 1)
-            return
-        self._check_extension(ahead[1:])
-        self._emit("(?", 2)
-
-    def _check_extension(self, ext: str) -> None:
-        if ext[:1] in ("=", "!") or ext in ("<=", "<!"):
-            raise _unsupported("Look-around", "match the surrounding text itself instead")
-        if ext[:1] in (">", "(") or ext == "P=":
-            raise _unsupported("Atomic groups, conditionals and backreferences", "rewrite")
-        if ext[:1] == "#":
-            raise _unsupported("A (?#...) comment", "remove it")
-        flags = re.match(r"[aiLmsux-]*", self.src[self.at + 2 :])
-        if flags is not None and set(flags[0]) & set("aLx"):
-            raise _unsupported("The a, L and x flags", "use only i, m, s and u")
-
-    def _escape(self) -> None:
-        pair = self.src[self.at : self.at + 2]
-        letter = pair[1:]
-        if not letter or letter in "xuU":
-            self._check_hex(letter)
-            self._emit(pair, len(pair))
-        elif letter.isdigit():
-            raise _unsupported(f"{pair} (a backreference or octal escape)", "rewrite it")
-        elif letter in "bBnNZ<>":
-            self._special_escape(pair)
-        elif letter in "sS":
-            self._emit(self._whitespace(letter), 2)
-        elif not letter.isascii():
-            self._emit(letter, 2)
-        else:
-            self._emit(pair, 2)
-
-    def _special_escape(self, pair: str) -> None:
-        if pair == "\\b":  # a word boundary, but a backspace inside a class
-            self._emit("\\x08" if self.in_class else pair, 2)
-            return
-        if self.in_class and pair in ("\\<", "\\>"):
-            self._emit(pair[1], 2)
-            return
-        hints = {
-            "\\n": "grep matches one line at a time",
-            "\\N": "write the character itself",
-            "\\Z": "use $ for the end of the line",
-            "\\B": "use \\b or match the characters themselves",
-        }
-        raise _unsupported(pair, hints.get(pair, "use \\b for a word boundary"))
-
-    def _check_hex(self, letter: str) -> None:
-        width = {"x": 2, "u": 4, "U": 8}.get(letter, 0)
-        digits = self.src[self.at + 2 : self.at + 2 + width]
-        if width and re.fullmatch(r"0*[aA]", digits):
-            raise _unsupported("An escaped newline", "grep matches one line at a time")
-
-    def _whitespace(self, letter: str) -> str:
-        if letter == "S":
-            return f"[^{_WHITESPACE}]"
-        return _WHITESPACE if self.in_class else f"[{_WHITESPACE}]"
-
-    def _open_class(self) -> None:
-        self._emit("[", 1)
-        self.in_class = True
-        if self.src[self.at : self.at + 1] == "^":
-            self._emit("^", 1)
-        if self.src[self.at : self.at + 1] == "]":
-            self._emit("\\]", 1)
-
-    def _class_member(self, char: str) -> None:
-        if char == "]":
-            self.in_class = False
-            self._emit("]", 1)
-        elif char == "[":
-            raise _unsupported(
-                "[ inside a character class (nested or POSIX classes like [:alpha:])",
-                "escape it as \\[ or use \\d, \\w, \\s or ranges",
-            )
-        elif char in "-&~|" and self.src[self.at + 1 : self.at + 2] == char:
-            raise _unsupported(f"{char}{char} inside a character class", f"escape it as \\{char}")
-        else:
-            self._emit(char, 1)
+    form = translator.re2_form()
+    matcher = Matcher(source, form, translator.word_boundary, translator.re2_lacks)
+    return Pattern(source, rust, matcher)
 
 
 # -- results ------------------------------------------------------------------------------------
@@ -300,34 +138,45 @@ def sniff_text(path: str) -> bool:
 def search_python(
     files: Iterable[str], pattern: Pattern, limit: int, stop: threading.Event | None = None
 ) -> Found:
-    """Search ``files`` in order, line by line, as ripgrep would; ``stop`` ends it early."""
+    """Search ``files`` in order, line by line, as ripgrep would; ``stop`` ends it early.
+    Never backtracks without bound (``grep_re2``): a pattern that would raises
+    ``PatternError`` once its slow matches use up their budget."""
     found = Found(limit)
-    search = pattern.python.search
+    matcher = pattern.matcher.start()
     for index, path in enumerate(files):
         if stop is not None and stop.is_set():
             break
-        text = _read_text(path)
-        if text is None or (pattern.prefilter and not pattern.prefilter.search(text)):
+        data = _read_utf8(path)
+        if data is None or not matcher.may_match(data):
             continue
-        for number, line in enumerate(_lines(text), 1):
-            if search(line):
-                found.add(index, path, number, line)
+        for number, line in enumerate(_lines(data), 1):
+            if matcher.search(line):
+                found.add(index, path, number, line.decode("utf-8"))
     return found
 
 
-def _read_text(path: str) -> str | None:
-    """The file as text, or None when it is unreadable or binary."""
+def _read_utf8(path: str) -> bytes | None:
+    """The file as valid UTF-8 (invalid bytes as U+FFFD), or None when it is unreadable
+    or binary."""
     try:
         with open(path, "rb") as handle:
             data = handle.read()
     except OSError:
         return None
-    return None if is_binary(data) else data.decode("utf-8", "replace")
+    if is_binary(data):
+        return None
+    if data.isascii():
+        return data
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError:
+        return data.decode("utf-8", "replace").encode("utf-8")
+    return data
 
 
-def _lines(text: str) -> list[str]:
+def _lines(data: bytes) -> list[bytes]:
     """Lines split on ``\\n`` only; a final terminator does not start another line."""
-    lines = text.split("\n")
-    if lines[-1] == "":
+    lines = data.split(b"\n")
+    if lines[-1] == b"":
         lines.pop()
     return lines

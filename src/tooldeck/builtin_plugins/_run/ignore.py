@@ -158,7 +158,8 @@ def _load(directory: str, *, prefix: str = "", strip: str = "") -> _Rules | None
         return None
     from pathspec import GitIgnoreSpec  # deferred: only walks pay for the import
 
-    spec = GitIgnoreSpec.from_lines(text.splitlines())
+    # RE2: a line such as *a*a*a*a*b would backtrack on long names in Python's re.
+    spec = GitIgnoreSpec.from_lines(text.splitlines(), backend="re2")
     return _Rules(spec, prefix, strip) if len(spec) else None
 
 
@@ -167,8 +168,41 @@ class GlobError(ValueError):
     """A glob pattern that cannot be compiled; the message says what is wrong."""
 
 
-def compile_glob(pattern: str) -> re.Pattern[str]:
-    """A regex that ``fullmatch``-es the walk-relative paths the pattern selects."""
+class GlobMatcher:
+    """A compiled glob: ``fullmatch(path)`` in time linear in the path (RE2).
+
+    The model writes glob patterns, and as a backtracking regex ``*a*a*a*a*a*b`` costs
+    ``O(n^k)`` on a long name: RE2 never backtracks, and releases the GIL while matching.
+    """
+
+    __slots__ = ("_fullmatch", "pattern")
+
+    def __init__(self, pattern: str, source: str) -> None:
+        import re2  # type: ignore[import-untyped, unused-ignore]
+
+        options = re2.Options()
+        options.log_errors = False
+        try:
+            compiled = re2.compile("(?s)" + source, options)
+        except re2.error as exc:
+            raise GlobError(f"the glob pattern {pattern!r} cannot be compiled: {exc}") from None
+        self.pattern = pattern
+        self._fullmatch = compiled.fullmatch
+
+    def fullmatch(self, path: str) -> bool:
+        """Whether the pattern selects ``path`` (walk-relative, ``/``-separated)."""
+        try:
+            return self._fullmatch(path) is not None
+        except UnicodeEncodeError:  # a name's undecodable bytes: each stays one character
+            return self._fullmatch(_without_surrogates(path)) is not None
+
+
+def _without_surrogates(text: str) -> str:
+    return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+
+
+def compile_glob(pattern: str) -> GlobMatcher:
+    """The matcher that ``fullmatch``-es the walk-relative paths the pattern selects."""
     text = pattern.strip()
     text = text.removeprefix("./")
     anchored = "/" in text.rstrip("/")
@@ -178,7 +212,12 @@ def compile_glob(pattern: str) -> re.Pattern[str]:
     if not text:
         raise GlobError(f"the glob pattern {pattern!r} is empty; try '**/*' or '*.py'")
     body = _translate(text)
-    return re.compile(body if anchored else f"(?:.*/)?{body}", re.DOTALL)
+    source = body if anchored else f"(?:.*/)?{body}"
+    try:
+        re.compile(source)  # only compiled: its errors read as Python's, like the rest
+    except re.error as exc:
+        raise GlobError(f"the glob pattern {pattern!r} cannot be compiled: {exc}") from None
+    return GlobMatcher(pattern, source)
 
 
 def _translate(text: str) -> str:

@@ -198,6 +198,7 @@ class PermissionService:
         No resources means the action as a whole (resource ``*``).
         """
         wanted = (resources,) if isinstance(resources, str) else tuple(resources) or ("*",)
+        await self._approvals.load()  # opens the store in a thread, never on the loop
         asked = self._to_ask(action, wanted)
         if not asked:
             return

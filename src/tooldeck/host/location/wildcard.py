@@ -41,6 +41,7 @@ from pathlib import Path
 from typing import Literal, TypeAlias
 
 from tooldeck.host.location.config import PermissionRule
+from tooldeck.host.schema.patterns import LinearRegex
 
 Effect: TypeAlias = Literal["allow", "ask", "deny"]
 RuleLike: TypeAlias = PermissionRule | Mapping[str, str]
@@ -51,7 +52,7 @@ _TAIL = " *"
 
 def match(pattern: str, text: str) -> bool:
     """Whether ``pattern`` matches the whole of ``text``."""
-    return compile_pattern(pattern).fullmatch(text) is not None
+    return compile_pattern(pattern).fullmatch(text)
 
 
 def is_path_pattern(pattern: str) -> bool:
@@ -64,8 +65,10 @@ def matches_everything(pattern: str) -> bool:
     return bool(pattern) and pattern.strip("*") == ""
 
 
-def compile_pattern(pattern: str) -> re.Pattern[str]:
-    """The compiled regular expression for ``pattern`` (cached per pattern)."""
+def compile_pattern(pattern: str) -> LinearRegex:
+    """The compiled regular expression for ``pattern`` (cached per pattern). Matched by
+    RE2, in time linear in the text: a resource is model input (a shell command, a path)
+    and ``* --force *`` as a backtracking regex is quadratic in it."""
     path = is_path_pattern(pattern)
     if pattern == "~" or pattern.startswith("~/"):
         # Expanded on every call (cheap) so the cache never holds a stale home.
@@ -74,10 +77,10 @@ def compile_pattern(pattern: str) -> re.Pattern[str]:
 
 
 @lru_cache(maxsize=2048)
-def _compile(pattern: str, path: bool) -> re.Pattern[str]:
+def _compile(pattern: str, path: bool) -> LinearRegex:
     if pattern.endswith(_TAIL) and not path:
-        return re.compile(_translate(pattern[: -len(_TAIL)], path) + "(?: .*)?", re.DOTALL)
-    return re.compile(_translate(pattern, path), re.DOTALL)
+        return LinearRegex("(?s)" + _translate(pattern[: -len(_TAIL)], path) + "(?: .*)?")
+    return LinearRegex("(?s)" + _translate(pattern, path))
 
 
 def _translate(pattern: str, path: bool) -> str:

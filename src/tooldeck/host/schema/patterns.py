@@ -105,6 +105,32 @@ def _re2_search(source: str) -> Callable[[str], bool] | None:
     return run
 
 
+class LinearRegex:
+    """A regex tooldeck translated from a foreign pattern (a glob, a permission wildcard)
+    whose ``fullmatch`` runs in linear time (RE2): translations such as ``.*a.*a.*b``
+    backtrack polynomially in Python's ``re``, on text a model chose."""
+
+    __slots__ = ("_fullmatch", "source")
+
+    def __init__(self, source: str) -> None:
+        import re2  # type: ignore[import-untyped, unused-ignore]
+
+        options = re2.Options()
+        options.log_errors = False
+        try:
+            self._fullmatch = re2.compile(source, options).fullmatch
+        except re2.error as exc:
+            raise PatternError(f"the pattern {source!r} does not compile: {exc}") from None
+        self.source = source
+
+    def fullmatch(self, text: str) -> bool:
+        """Whether the whole of ``text`` matches."""
+        try:
+            return self._fullmatch(text) is not None
+        except UnicodeEncodeError:  # lone surrogates: each stays one character
+            return self._fullmatch(_without_surrogates(text)) is not None
+
+
 def _without_surrogates(text: str) -> str:
     return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
 

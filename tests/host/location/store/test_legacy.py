@@ -70,6 +70,7 @@ def test_a_corrupt_approvals_file_is_set_aside_and_reported_once(tmp_path, caplo
         )
         service = place.permission
         again = location(tmp_path).permission
+        service.evaluate("edit", "x"), again.evaluate("edit", "x")  # approvals read on use
     [warning] = caplog.records
     assert warning.getMessage().startswith(
         f"permission approvals in {path} were not valid and are ignored; the file was moved "

@@ -6,6 +6,8 @@ import contextlib
 import logging
 import sqlite3
 
+import pytest
+
 from tooldeck import Location, PermissionRule, SqliteStore
 
 
@@ -62,3 +64,39 @@ def test_an_unwritable_database_keeps_approvals_in_memory(tmp_path, caplog):
         location.permission.save("edit", ["a.py"])
     assert "could not save permission approvals" in caplog.text
     assert location.permission.evaluate("edit", "a.py") == "allow"
+
+
+_HOLDER = """
+import sqlite3, sys
+db = sqlite3.connect(sys.argv[1], isolation_level=None)
+db.execute("PRAGMA locking_mode = EXCLUSIVE")
+db.execute("BEGIN EXCLUSIVE")
+db.execute("SELECT count(*) FROM approvals").fetchone()
+print("locked", flush=True)
+sys.stdin.read()
+"""
+
+
+def test_a_database_another_process_holds_locked_is_reported_not_set_aside(tmp_path, monkeypatch):
+    import subprocess
+    import sys
+
+    from tooldeck.host.location.store import sqlite as module
+
+    SqliteStore.in_dir(tmp_path).close()
+    path = tmp_path / module.DATABASE_NAME
+    holder = subprocess.Popen(
+        [sys.executable, "-c", _HOLDER, str(path)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert holder.stdout.readline() == "locked\n"
+        monkeypatch.setattr(module, "BUSY_TIMEOUT_MS", 200)
+        with pytest.raises(sqlite3.OperationalError, match="database is locked"):
+            SqliteStore(path)
+    finally:
+        holder.communicate("")
+    assert not path.with_name(path.name + ".corrupt").exists()
+    assert SqliteStore(path).approvals() == ()

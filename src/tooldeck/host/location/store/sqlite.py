@@ -172,13 +172,24 @@ def _open(path: Path) -> sqlite3.Connection:
     path.parent.mkdir(parents=True, exist_ok=True)
     try:
         return _connect(path)
-    except sqlite3.DatabaseError:
+    except sqlite3.DatabaseError as exc:
+        if _busy(exc):
+            raise
         with _exclusive(path.with_name(path.name + ".lock")):
             try:
                 return _connect(path)  # another process may have replaced it already
             except sqlite3.DatabaseError as exc:
+                if _busy(exc):
+                    raise
                 _set_aside(path, exc)
                 return _connect(path)
+
+
+def _busy(exc: sqlite3.DatabaseError) -> bool:
+    """Whether another connection holds the database locked: it is healthy, only busy,
+    so it is reported, never set aside."""
+    code = getattr(exc, "sqlite_errorcode", 0) & 0xFF
+    return code in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED)
 
 
 def _connect(path: Path) -> sqlite3.Connection:

@@ -1,8 +1,9 @@
 """``jsonschema`` with its pattern keywords matched by ``host.schema.patterns``.
 
 ``jsonschema`` matches ``pattern``, ``patternProperties`` and the ``additionalProperties``
-that depends on them with Python's ``re``, which backtracks without bound. The classes
-made here replace those three keywords with versions that match through
+and ``unevaluatedProperties`` that depend on them with Python's ``re``, which backtracks
+without bound. The classes made here replace those four keywords (the last one in
+``_evaluated``) with versions that match through
 ``compile_pattern`` (linear RE2, or the time-bounded engine) and word their errors as
 ``jsonschema`` does, so the reference and the compiled closures judge patterns alike.
 """
@@ -13,6 +14,7 @@ from collections.abc import Iterator, Mapping
 from functools import cache
 from typing import Any
 
+from tooldeck.host.schema.jsonschema_fast._evaluated import unevaluated_properties
 from tooldeck.host.schema.patterns import PatternError, PatternTimeout, compile_pattern
 
 
@@ -25,6 +27,7 @@ def bounded(cls: Any) -> Any:
         "pattern": _pattern,
         "patternProperties": _pattern_properties,
         "additionalProperties": _additional_properties,
+        "unevaluatedProperties": unevaluated_properties("2019-09" in cls.META_SCHEMA["$schema"]),
     }
     mine = {key: rule for key, rule in replaced.items() if key in cls.VALIDATORS}
     return validators.extend(cls, mine)  # type: ignore[no-untyped-call]
