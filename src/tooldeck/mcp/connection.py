@@ -43,16 +43,24 @@ CLOSE_TIMEOUT_S = 10.0
 
 Spawn = Callable[..., None]
 """``spawn(coroutine_function, *args)``: start a long-lived task on the loop."""
+Listed = Callable[["Connection"], None]
+"""``on_listed(connection)``: a listing succeeded (called in a worker thread, so it may
+write files); its tools, notes and ``ttl_ms`` are the connection's."""
 
 
 class Connection:
     """A server's session on the loop: connect, list, call, follow changes, close."""
 
     def __init__(
-        self, spec: ServerSpec, on_change: Callable[[Connection], None], spawn: Spawn
+        self,
+        spec: ServerSpec,
+        on_change: Callable[[Connection], None],
+        spawn: Spawn,
+        on_listed: Listed | None = None,
     ) -> None:
         """``on_change(connection)``: its tools changed (called on the loop);
-        ``spawn(fn, *args)``: start a task that outlives the call starting it."""
+        ``spawn(fn, *args)``: start a task that outlives the call starting it;
+        ``on_listed(connection)``: a listing succeeded (``Listed``)."""
         self.spec = spec
         self._spawn = spawn
         self.tools: tuple[types.Tool, ...] = ()
@@ -64,7 +72,13 @@ class Connection:
         """A stdio server's process (its pid, and its exit status once it ended)."""
         self.listings = 0
         """Completed listings (the first one included): debouncing is measured by it."""
+        self.ttl_ms: int | None = None
+        """The time-to-live the server declared for its latest listing, if any."""
+        self.deferred = False
+        """Tools came from a kept listing and the server has not been started yet: the
+        first call (or ``wake``) starts it."""
         self._on_change = on_change
+        self._on_listed = on_listed
         self._client: Client | None = None
         self._stderr: StderrLog | None = None
         self._scope: anyio.CancelScope | None = None
@@ -98,10 +112,26 @@ class Connection:
         if self.failure is None:
             self._may_reconnect = True
 
+    def preload(
+        self, tools: tuple[types.Tool, ...], notes: tuple[str, ...], ttl_ms: int | None
+    ) -> None:
+        """Take a kept listing as the server's tools without starting it; the first call
+        or ``wake`` starts the server (whose listing then replaces these)."""
+        self.tools, self.notes, self.ttl_ms = tools, notes, ttl_ms
+        self.failure = None
+        self.deferred = True
+        self._may_reconnect = True
+
+    async def wake(self) -> None:
+        """Start a server whose tools came from a kept listing (no-op once started)."""
+        if self.deferred:
+            await self._reconnected()
+
     async def close(self) -> None:
         """End the session (and a stdio server's process). Idempotent."""
         self._closed = True
-        await self._stop()
+        if not self.deferred:  # a server never started has nothing to end
+            await self._stop()
         self.failure = "closed"
         if self._stderr is not None:
             self._stderr.close()
@@ -166,9 +196,12 @@ class Connection:
         tools: list[types.Tool] = []
         cursor: str | None = None
         notes: list[str] = []
+        ttl_ms: int | None = None
         with anyio.fail_after(self.spec.config.timeout_s):
             for _ in range(MAX_PAGES):
                 page, skipped = await list_page(client, cursor)
+                if "ttl_ms" in page.model_fields_set:  # the SDK's own default is not sent
+                    ttl_ms = page.ttl_ms if ttl_ms is None else min(ttl_ms, page.ttl_ms)
                 tools += page.tools
                 notes += skipped
                 cursor = page.next_cursor
@@ -180,7 +213,10 @@ class Connection:
             tools = tools[:MAX_TOOLS]
         changed = tuple(tools) != self.tools
         self.tools, self.notes = tuple(tools), tuple(notes)
+        self.ttl_ms = ttl_ms
         self.listings += 1
+        if self._on_listed is not None:
+            await anyio.to_thread.run_sync(self._on_listed, self)
         return changed
 
     async def _on_message(self, message: Any) -> None:
@@ -264,7 +300,9 @@ class Connection:
             if self._closed or not self._may_reconnect:
                 raise ToolFailure(self._unavailable())
             self._may_reconnect = False
-            await self._stop()
+            if not self.deferred:  # a deferred server has no session to end yet
+                await self._stop()
+            self.deferred = False
             before = self.tools
             await self.start()
             if self._client is None:
