@@ -3,9 +3,10 @@
     python counted_server.py STARTS [--tools a,b] [--ttl-ms N]
 
 Appends one line (its pid) to the file STARTS as it starts, so a test can tell whether
-a command started it. Lists one tool per name in ``--tools`` (default ``echo``; ``@FILE``: the names in
-FILE, read at each start), each answering ``<name>:<text>``; ``--ttl-ms N`` declares that its tool listing stays fresh
-for N milliseconds (the 2026-07-28 caching hint).
+a command started it. Lists one tool per name in ``--tools`` (default ``echo``;
+``@FILE``: the names in FILE, read at each start), each answering ``<name>:<text>``;
+``--ttl-ms N`` declares that its tool listing stays fresh for N milliseconds (the
+2026-07-28 caching hint).
 """
 
 from __future__ import annotations
