@@ -127,9 +127,7 @@ def test_a_declared_time_to_live_is_honoured(module_env, tmp_path, no_revalidati
     assert (starts(short), starts(long)) == (2, 1)  # 1 ms is long gone: listed again
 
 
-def test_a_host_that_stays_open_revalidates_in_the_background(
-    module_env, tmp_path, monkeypatch
-):
+def test_a_host_that_stays_open_revalidates_in_the_background(module_env, tmp_path, monkeypatch):
     listed = tmp_path / "tools.txt"
     listed.write_text("echo")
     log = tmp_path / "s.starts"
