@@ -11,6 +11,7 @@ import contextlib
 import io
 import json
 import shutil
+import subprocess
 import sys
 from pathlib import Path
 
@@ -207,3 +208,49 @@ def test_tools_names_the_server_that_failed_and_why(module_env, tmp_path, no_rev
     code, out, err = run_cli("--location", str(root), "tools")
     assert code == 0 and "s_echo" in out
     assert "tooldeck: MCP server mcp:broken failed: command 'no-such-program-tooldeck'" in err
+
+
+NO_SDK_IMPORT = """
+import json, sys
+from tooldeck import Host
+with Host.open(sys.argv[1], plugins=[], mcp_listings="cached") as host:
+    names = sorted(host.snapshot().catalog.tools)
+print(json.dumps({"names": names, "sdk": "mcp" in sys.modules}))
+"""
+
+
+def test_a_command_answered_from_kept_listings_does_not_import_the_sdk(module_env, tmp_path):
+    log = tmp_path / "s.starts"
+    root = make_project(tmp_path / "p", counted("s", log) + ALLOW)
+    runs = [
+        json.loads(
+            subprocess.run(
+                [sys.executable, "-c", NO_SDK_IMPORT, str(root)],
+                capture_output=True,
+                text=True,
+                check=True,
+                timeout=120,
+            ).stdout
+        )
+        for _ in range(2)
+    ]
+    assert [run["sdk"] for run in runs] == [True, False]  # listed, then kept
+    assert all("s_echo" in run["names"] for run in runs)
+    assert starts(log) == 1
+
+
+def test_a_kept_tool_without_a_tool_shape_is_ignored_with_a_note(
+    module_env, tmp_path, no_revalidation
+):
+    log = tmp_path / "s.starts"
+    root = make_project(tmp_path / "p", counted("s", log) + ALLOW)
+    with Host.open(root, plugins=[], mcp_listings="cached") as host:
+        path = cache_file(host, "s")
+    entry = json.loads(path.read_text())
+    entry["tools"][0]["inputSchema"] = 3  # the key still matches: only the tool is wrong
+    path.write_text(json.dumps(entry))
+    with Host.open(root, plugins=[], mcp_listings="cached") as host:
+        assert names(host) == {"s_echo"}
+        row = next(p for p in host.plugins if p.name == "mcp:s")
+        assert any("holds a tool that is not a tool" in note for note in row.diagnostics)
+    assert starts(log) == 2

@@ -7,8 +7,8 @@ servers), while its listing rarely changes. One JSON file per server lives in
 server and is fresh:
 
 - its key matches: a digest of the server's config (command, env, cwd, url, headers,
-  ...) and of the files it runs (the resolved program and every argument that names an
-  existing file, each by path, mtime and size), so editing the config, upgrading the
+  ...) and of the code it runs (the resolved program and every argument that names an
+  existing script, each by path, mtime and size), so editing the config, upgrading the
   program or changing a server script invalidates it;
 - a server that declares a time-to-live for its listing (``ttlMs`` above 0, protocol
   revision 2026-07-28) is trusted for exactly that long, then listed afresh, and not
@@ -42,6 +42,10 @@ FOLDER = "mcp-listings"
 """The folder under the Location's data dir holding one ``<namespace>.json`` per server."""
 FORMAT = 1
 """The entry format; an entry of another format is ignored as a miss (not an error)."""
+SCRIPTS = frozenset(
+    {".py", ".pyz", ".js", ".mjs", ".cjs", ".ts", ".jar", ".rb", ".pl", ".php", ".sh"}
+)
+"""Suffixes of the arguments taken for the server's code (``python server.py``)."""
 MAX_AGE_S = 24 * 3600.0
 """How long an entry without a declared time-to-live is trusted at most."""
 
@@ -75,6 +79,39 @@ class CachedListing(NamedTuple):
         if self.ttl_ms:
             return age * 1000 < self.ttl_ms
         return age < MAX_AGE_S
+
+
+class KeptTool(NamedTuple):
+    """A kept tool with the attributes mounting reads from the SDK's ``types.Tool``:
+    built without importing the SDK, which costs more than a cached command otherwise."""
+
+    name: str
+    title: str | None
+    description: str | None
+    input_schema: dict[str, Any]
+    output_schema: dict[str, Any] | None
+
+
+def kept_tools(entry: CachedListing) -> tuple[KeptTool, ...] | None:
+    """The entry's tools for mounting, or None when one does not have a tool's shape
+    (mounting then checks each schema as it does for a listed tool)."""
+    tools = []
+    for item in entry.tools:
+        name, schema, output = item.get("name"), item.get("inputSchema"), item.get("outputSchema")
+        title, description = item.get("title"), item.get("description")
+        if not isinstance(name, str) or not isinstance(schema, dict):
+            return None
+        if not (output is None or isinstance(output, dict)):
+            return None
+        if not all(text is None or isinstance(text, str) for text in (title, description)):
+            return None
+        tools.append(KeptTool(name, title, description, schema, output))
+    return tuple(tools)
+
+
+def wire_tools(tools: Sequence[Any]) -> list[dict[str, Any]]:
+    """The SDK's listed tools as the wire sent them (what an entry keeps)."""
+    return [tool.model_dump(by_alias=True, mode="json", exclude_none=True) for tool in tools]
 
 
 class ListingCache:
@@ -156,7 +193,9 @@ def listing_key(spec: ServerSpec) -> str:
 
 def _files(spec: ServerSpec) -> list[list[Any]]:
     """The program (resolved as the server start resolves it) and each argument naming
-    an existing file, by path, mtime and size."""
+    an existing script (``SCRIPTS``), by path, mtime and size. Other files an argument
+    names are left out: a database or log a server writes would otherwise invalidate its
+    entry at every start."""
     command = spec.config.command
     if not command:
         return []
@@ -172,7 +211,8 @@ def _files(spec: ServerSpec) -> list[list[Any]]:
             stat = path.stat() if part else None
         except (OSError, ValueError):
             stat = None
-        if stat is not None and (index == 0 or path.is_file()):
+        script = path.suffix.lower() in SCRIPTS and path.is_file()
+        if stat is not None and (index == 0 or script):
             found.append([str(path), stat.st_mtime_ns, stat.st_size])
         elif index == 0:
             found.append([part, None, None])

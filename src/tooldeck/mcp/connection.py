@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 import anyio
 
 from tooldeck._tool import ToolFailure
+from tooldeck.mcp.cache import wire_tools
 from tooldeck.mcp.listing import list_page
 from tooldeck.mcp.specs import ServerSpec
 from tooldeck.mcp.stdio import StdioProcess
@@ -79,6 +80,7 @@ class Connection:
         first call (or ``wake``) starts it."""
         self._on_change = on_change
         self._on_listed = on_listed
+        self._kept: tuple[dict[str, Any], ...] | None = None
         self._client: Client | None = None
         self._stderr: StderrLog | None = None
         self._scope: anyio.CancelScope | None = None
@@ -113,11 +115,18 @@ class Connection:
             self._may_reconnect = True
 
     def preload(
-        self, tools: tuple[types.Tool, ...], notes: tuple[str, ...], ttl_ms: int | None
+        self,
+        tools: tuple[Any, ...],
+        wire: tuple[dict[str, Any], ...],
+        notes: tuple[str, ...],
+        ttl_ms: int | None,
     ) -> None:
         """Take a kept listing as the server's tools without starting it; the first call
-        or ``wake`` starts the server (whose listing then replaces these)."""
+        or ``wake`` starts the server (whose listing then replaces these). ``tools`` have
+        the attributes mounting reads (``cache.KeptTool``); ``wire`` is the listing as
+        kept, to tell whether the server's own listing differs."""
         self.tools, self.notes, self.ttl_ms = tools, notes, ttl_ms
+        self._kept = wire
         self.failure = None
         self.deferred = True
         self._may_reconnect = True
@@ -307,7 +316,12 @@ class Connection:
             await self.start()
             if self._client is None:
                 raise ToolFailure(self._unavailable())
-            if self.tools != before:
+            kept, self._kept = self._kept, None
+            if kept is not None and self.tools is not before:  # listed after a kept listing
+                changed = wire_tools(self.tools) != list(kept)
+            else:
+                changed = self.tools != before
+            if changed:
                 self._on_change(self)
             return self._client
 

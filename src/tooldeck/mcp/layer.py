@@ -17,6 +17,7 @@ for its listing, as a long-lived host wants.
 
 from __future__ import annotations
 
+import importlib.util
 import logging
 import threading
 import time
@@ -26,7 +27,7 @@ from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 from tooldeck._tool import AnyTool
 from tooldeck.errors import PluginError
 from tooldeck.hookspecs import hookimpl
-from tooldeck.mcp.cache import CachedListing, ListingCache
+from tooldeck.mcp.cache import ListingCache, kept_tools, wire_tools
 from tooldeck.mcp.specs import ServerSpec, server_specs
 
 if TYPE_CHECKING:
@@ -121,28 +122,38 @@ class McpLayer:
     def load(self) -> McpLayer:
         """Connect every selected server concurrently; return the plugin object."""
         wanted = self._select()
-        if wanted:
-            try:
-                from tooldeck.mcp import sdk  # noqa: F401  (without the SDK, this row fails)
-                from tooldeck.mcp.connection import Connection
-                from tooldeck.mcp.loop import location_loop
-            except ImportError:
-                for server in wanted:
-                    server.status, server.reason = "failed", INSTALL_HINT
-                return self
-            self._loop = location_loop(self.location)
-            self.location.on_close(self.close)
-            for server in wanted:
-                server.connection = Connection(
-                    server.spec, self._changed, self._spawn, self._listed
-                )
-            wanted = [server for server in wanted if not self._from_cache(server)]
-            try:
-                self._loop.call(self._connect_all, wanted)
-            except Exception as exc:  # a bug here must not stop the host: report it
-                raise PluginError(
-                    SOURCE, f"connecting MCP servers raised {type(exc).__name__}: {exc}"
-                ) from exc
+        if not wanted:
+            return self
+        if importlib.util.find_spec("mcp") is None:  # checked without importing it
+            return self._without_sdk(wanted)
+        from tooldeck.mcp.connection import Connection
+        from tooldeck.mcp.loop import location_loop
+
+        self._loop = location_loop(self.location)
+        self.location.on_close(self.close)
+        for server in wanted:
+            server.connection = Connection(server.spec, self._changed, self._spawn, self._listed)
+        # Servers mounted from kept listings need neither their process nor the SDK (over
+        # a second to import): only the others import it, to connect.
+        wanted = [server for server in wanted if not self._from_cache(server)]
+        if not wanted:
+            return self
+        try:
+            from tooldeck.mcp import sdk  # noqa: F401  (without the SDK, these rows fail)
+        except ImportError:
+            return self._without_sdk(wanted)
+        try:
+            self._loop.call(self._connect_all, wanted)
+        except Exception as exc:  # a bug here must not stop the host: report it
+            raise PluginError(
+                SOURCE, f"connecting MCP servers raised {type(exc).__name__}: {exc}"
+            ) from exc
+        return self
+
+    def _without_sdk(self, servers: list[_Server]) -> McpLayer:
+        for server in servers:
+            server.status, server.reason = "failed", INSTALL_HINT
+            server.connection = None
         return self
 
     def _from_cache(self, server: _Server) -> bool:
@@ -153,11 +164,11 @@ class McpLayer:
         entry, problem = self._cache.load(server.spec)
         tools = None
         if entry is not None and entry.fresh(time.time()):
-            tools = _tools(entry)
+            tools = kept_tools(entry)
             if tools is None:
                 problem = (
                     f"the cached tool listing {self._cache.path(server.spec)} holds a tool "
-                    "the SDK refuses; it was ignored and the server is listed afresh"
+                    "that is not a tool; it was ignored and the server is listed afresh"
                 )
         if problem is not None:
             log.warning("MCP server %r: %s", server.spec.name, problem)
@@ -166,7 +177,7 @@ class McpLayer:
             return False
         connection = server.connection
         assert connection is not None and self._loop is not None
-        connection.preload(tools, entry.notes, entry.ttl_ms)
+        connection.preload(tools, entry.tools, entry.notes, entry.ttl_ms)
         self._mount(server)
         if not entry.declared:
             self._loop.submit(self._revalidate, connection)
@@ -185,10 +196,7 @@ class McpLayer:
 
     def _listed(self, connection: Connection) -> None:
         """Keep a server's good listing (in a worker thread: this writes a file)."""
-        tools = [
-            tool.model_dump(by_alias=True, mode="json", exclude_none=True)
-            for tool in connection.tools
-        ]
+        tools = wire_tools(connection.tools)
         self._cache.store(connection.spec, tools, connection.notes, connection.ttl_ms)
 
     def _select(self) -> list[_Server]:
@@ -320,18 +328,6 @@ class McpLayer:
         if connection is None or self._loop is None:
             raise LookupError(f"MCP server {name!r} is not connected")
         return self._loop.call(connection.refresh)
-
-
-def _tools(entry: CachedListing) -> tuple[Any, ...] | None:
-    """The kept tools as the SDK's ``Tool`` objects, or None when one does not validate."""
-    from pydantic import ValidationError
-
-    from tooldeck.mcp.sdk import types
-
-    try:
-        return tuple(types.Tool.model_validate(item, by_name=False) for item in entry.tools)
-    except ValidationError:
-        return None
 
 
 def _effective_names(tools: tuple[AnyTool, ...]) -> frozenset[str]:
