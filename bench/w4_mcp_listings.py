@@ -38,7 +38,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 RAW = HERE / "results" / "raw" / "w4_mcp.json"
 
-SERVER = '''\
+SERVER = """\
 import os, sys
 from mcp.server.mcpserver import MCPServer
 
@@ -57,7 +57,7 @@ def make(n):
 for n in range(5):
     server.add_tool(make(n), name=f"tool_{n}", description=f"Tool {n}: repeat a text.")
 server.run()
-'''
+"""
 
 
 def main() -> None:
