@@ -187,7 +187,8 @@ def test_commands_without_a_catalog_start_no_server_and_tools_answers_from_the_c
 ):
     a, b = tmp_path / "a.starts", tmp_path / "b.starts"
     root = make_project(tmp_path / "p", counted("a", a) + counted("b", b) + ALLOW)
-    for argv in (["--version"], ["--help"], ["trust", "--list"], ["tools", "--help"]):
+    commands = (["--version"], ["--help"], ["trust", "--list"], ["trust", str(root), "--yes"])
+    for argv in (*commands, ["tools", "--help"]):
         with contextlib.suppress(SystemExit):
             run_cli("--location", str(root), *argv)
     assert (starts(a), starts(b)) == (0, 0)
