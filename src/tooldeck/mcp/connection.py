@@ -15,13 +15,14 @@ burst costs one listing, lists again, and tells the layer only when the list cha
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 import anyio
 
 from tooldeck._tool import ToolFailure
 from tooldeck.mcp.cache import wire_tools
+from tooldeck.mcp.failures import closed_connection, describe, first_line
 from tooldeck.mcp.listing import list_page
 from tooldeck.mcp.specs import ServerSpec
 from tooldeck.mcp.stdio import StdioProcess
@@ -169,7 +170,7 @@ class Connection:
                     await self._serve(client)
                 self.failure = self.failure or self._with_stderr(self._gone())
         except Exception as exc:  # every way a server can fail ends up in its report row
-            reason = self._gone() if _closed_connection(exc) else describe(exc, self.spec)
+            reason = self._gone() if closed_connection(exc) else describe(exc, self.spec)
             self.failure = self._with_stderr(reason)
             log.debug("MCP server %r failed", self.name, exc_info=True)
         finally:
@@ -237,7 +238,7 @@ class Connection:
             log.warning(
                 "MCP server %r sent a line that is not JSON-RPC: %s",
                 self.name,
-                _first_line(str(message)),
+                first_line(str(message)),
             )
 
     async def _listen(self, client: Client) -> None:
@@ -327,7 +328,7 @@ class Connection:
 
     def _call_failure(self, tool: str, exc: Exception) -> str:
 
-        if _closed_connection(exc):
+        if closed_connection(exc):
             self._lost.set()
             return (
                 f"MCP server {self.name!r} closed the connection during the call to "
@@ -355,56 +356,7 @@ class Connection:
         return f"; its stderr ends with:\n{tail}" if tail else ""
 
 
-def _closed_connection(exc: BaseException) -> bool:
-    from tooldeck.mcp.sdk import CONNECTION_CLOSED, MCPError
-
-    exc = _leaf(exc)
-    return isinstance(exc, MCPError) and exc.code == CONNECTION_CLOSED
-
-
 def _modern(version: str | None) -> bool:
     from tooldeck.mcp.sdk import MODERN_PROTOCOL_VERSIONS
 
     return version in MODERN_PROTOCOL_VERSIONS
-
-
-def describe(exc: BaseException, spec: ServerSpec) -> str:
-    """One line saying how talking to ``spec``'s server failed."""
-    from pydantic import ValidationError
-
-    from tooldeck.mcp.sdk import MCPError
-
-    exc = _leaf(exc)
-    command = spec.config.command
-    if isinstance(exc, FileNotFoundError) and command is not None:
-        return (
-            f"command {command[0]!r} not found on PATH or next to the running interpreter "
-            f"(configured command: {spec.origin})"
-        )
-    if isinstance(exc, PermissionError) and command is not None:
-        return f"command {command[0]!r} cannot be executed: {exc.strerror}"
-    if isinstance(exc, TimeoutError):
-        return f"timed out after {spec.config.timeout_s:g}s (timeout_s)"
-    if isinstance(exc, MCPError):
-        return f"protocol error: {exc.message} (code {exc.code})"
-    if isinstance(exc, ValidationError):
-        return f"protocol error: malformed response ({_first_line(str(exc))})"
-    if isinstance(exc, OSError):
-        return f"cannot start the server: {exc}"
-    if isinstance(exc, RuntimeError):  # the SDK's checks of a result (output schema, ...)
-        return f"the server's result was refused: {_first_line(str(exc).split(chr(10))[0])}"
-    return f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
-
-
-def _leaf(exc: BaseException) -> BaseException:
-    """The first real error inside (possibly nested) exception groups."""
-    while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
-        inner: Sequence[BaseException] = exc.exceptions
-        exc = next(
-            (e for e in inner if not isinstance(e, anyio.get_cancelled_exc_class())), inner[0]
-        )
-    return exc
-
-
-def _first_line(text: str) -> str:
-    return " ".join(text.split())[:200]
