@@ -95,18 +95,12 @@ def test_a_changed_config_or_program_is_listed_afresh(module_env, tmp_path, no_r
     assert starts(log) == 3
 
 
-@pytest.mark.parametrize(
-    "garbage",
-    ["{not json", '{"format": 1, "key": 5}', "[]", '{"format": 1, "tools": 3}'],
-)
-def test_a_corrupt_entry_is_ignored_with_a_note_and_replaced(
-    module_env, tmp_path, no_revalidation, garbage
-):
+def test_a_corrupt_entry_is_ignored_with_a_note_and_replaced(module_env, tmp_path, no_revalidation):
     log = tmp_path / "s.starts"
     root = make_project(tmp_path / "p", counted("s", log) + ALLOW)
     with Host.open(root, plugins=[], mcp_listings="cached") as host:
         path = cache_file(host, "s")
-    path.write_text(garbage)
+    path.write_text('{"format": 1, "key": "torn')
     with Host.open(root, plugins=[], mcp_listings="cached") as host:
         assert names(host) == {"s_echo"}
         row = next(p for p in host.plugins if p.name == "mcp:s")
@@ -114,6 +108,55 @@ def test_a_corrupt_entry_is_ignored_with_a_note_and_replaced(
         assert any(str(path) in note and "ignored" in note for note in row.diagnostics)
     assert starts(log) == 2
     assert json.loads(path.read_text())["tools"][0]["name"] == "echo"  # kept again
+
+
+@pytest.mark.parametrize(
+    ("garbage", "why"),
+    [
+        ("{not json", "is not a listing entry"),
+        ("[]", "expected a JSON object"),
+        ('{"format": 1, "key": 5}', "'tools'"),
+        (
+            '{"format": 1, "key": "k", "tools": 3, "notes": [], "ttl_ms": null, "listed_at": 1}',
+            "'tools' is not a list of objects",
+        ),
+        (
+            '{"format": 1, "key": "k", "tools": [], "notes": [], "ttl_ms": -1, "listed_at": 1}',
+            "'ttl_ms' is not a non-negative integer",
+        ),
+    ],
+)
+def test_a_file_that_is_not_an_entry_is_a_diagnostic(tmp_path, garbage, why):
+    spec = spec_of(tmp_path, counted("s", tmp_path / "starts"))
+    cache = ListingCache(tmp_path / "data")
+    cache.store(spec, [{"name": "echo", "inputSchema": {"type": "object"}}], [], None)
+    assert cache.load(spec)[0] is not None
+    cache.path(spec).write_text(garbage)
+    entry, problem = cache.load(spec)
+    assert entry is None
+    assert problem is not None and why in problem and str(cache.path(spec)) in problem
+
+
+def test_another_format_or_server_is_a_plain_miss(tmp_path):
+    spec = spec_of(tmp_path, counted("s", tmp_path / "starts"))
+    other = spec_of(tmp_path, counted("s", tmp_path / "starts", "--tools", "x"))
+    cache = ListingCache(tmp_path / "data")
+    cache.store(spec, [], [], None)
+    assert cache.load(other) == (None, None)  # same file name, another config
+    cache.path(spec).write_text('{"format": 99}')
+    assert cache.load(spec) == (None, None)
+
+
+def spec_of(tmp_path: Path, table: str):
+    """The ``ServerSpec`` of one ``[mcp.servers.NAME]`` table, as a Location reads it."""
+    import tomllib
+
+    from tooldeck.host.location.config import McpServerConfig
+    from tooldeck.mcp.specs import server_specs
+
+    servers = tomllib.loads(table)["mcp"]["servers"]
+    configs = {name: McpServerConfig(**values) for name, values in servers.items()}
+    return server_specs(configs, tmp_path)[0]
 
 
 def test_a_declared_time_to_live_is_honoured(module_env, tmp_path, no_revalidation):
