@@ -49,7 +49,6 @@ Excluded = Callable[[str], "str | None"]
 """Why selection leaves plugin ``mcp:NAME`` out (``disable``, ...), or None."""
 Listings = Literal["cached", "fresh"]
 """Where a server's tools come from at load: its kept listing when valid, or the server."""
-LISTINGS: tuple[Listings, ...] = ("cached", "fresh")
 REVALIDATE_AFTER_S = 30.0
 """How long a host that mounted a kept listing (one without a declared time-to-live)
 stays open before the server is started in the background to list again: a short
