@@ -26,6 +26,9 @@ def location_dir(args: argparse.Namespace) -> Path:
 def open_host(args: argparse.Namespace, **options: Any) -> Host:
     """``Host.open`` on ``--location`` (config errors reach ``main`` as exit code 2).
 
+    MCP servers are mounted from their kept listings (``mcp_listings="cached"``): a
+    command starts a server only when it calls one of its tools.
+
     When the folder brings code that was skipped because it is not trusted, one line on
     stderr says so and names the trust command (never a prompt: stdin may be a pipe).
     """
@@ -33,6 +36,7 @@ def open_host(args: argparse.Namespace, **options: Any) -> Host:
 
     from tooldeck.host.plugins.host import Host
 
+    options.setdefault("mcp_listings", "cached")  # a command answers from kept listings
     host = Host.open(location_dir(args), **options)
     notice = host.trust.notice()
     if notice:

@@ -52,6 +52,8 @@ def add_parser(commands: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     with open_host(args) as host:  # closing ends mounted MCP servers
+        for name, reason in host.mcp_failures.items():  # whose tools are missing, and why
+            print(f"tooldeck: MCP server {name} failed: {reason}", file=sys.stderr)
         return _show(args, host.snapshot(), untrusted_rows(host.trust))
 
 

@@ -15,12 +15,14 @@ burst costs one listing, lists again, and tells the layer only when the list cha
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 import anyio
 
 from tooldeck._tool import ToolFailure
+from tooldeck.mcp.cache import wire_tools
+from tooldeck.mcp.failures import closed_connection, describe, first_line
 from tooldeck.mcp.listing import list_page
 from tooldeck.mcp.specs import ServerSpec
 from tooldeck.mcp.stdio import StdioProcess
@@ -43,16 +45,24 @@ CLOSE_TIMEOUT_S = 10.0
 
 Spawn = Callable[..., None]
 """``spawn(coroutine_function, *args)``: start a long-lived task on the loop."""
+Listed = Callable[["Connection"], None]
+"""``on_listed(connection)``: a listing succeeded (called in a worker thread, so it may
+write files); its tools, notes and ``ttl_ms`` are the connection's."""
 
 
 class Connection:
     """A server's session on the loop: connect, list, call, follow changes, close."""
 
     def __init__(
-        self, spec: ServerSpec, on_change: Callable[[Connection], None], spawn: Spawn
+        self,
+        spec: ServerSpec,
+        on_change: Callable[[Connection], None],
+        spawn: Spawn,
+        on_listed: Listed | None = None,
     ) -> None:
         """``on_change(connection)``: its tools changed (called on the loop);
-        ``spawn(fn, *args)``: start a task that outlives the call starting it."""
+        ``spawn(fn, *args)``: start a task that outlives the call starting it;
+        ``on_listed(connection)``: a listing succeeded (``Listed``)."""
         self.spec = spec
         self._spawn = spawn
         self.tools: tuple[types.Tool, ...] = ()
@@ -64,7 +74,14 @@ class Connection:
         """A stdio server's process (its pid, and its exit status once it ended)."""
         self.listings = 0
         """Completed listings (the first one included): debouncing is measured by it."""
+        self.ttl_ms: int | None = None
+        """The time-to-live the server declared for its latest listing, if any."""
+        self.deferred = False
+        """Tools came from a kept listing and the server has not been started yet: the
+        first call (or ``wake``) starts it."""
         self._on_change = on_change
+        self._on_listed = on_listed
+        self._kept: tuple[dict[str, Any], ...] | None = None
         self._client: Client | None = None
         self._stderr: StderrLog | None = None
         self._scope: anyio.CancelScope | None = None
@@ -98,10 +115,33 @@ class Connection:
         if self.failure is None:
             self._may_reconnect = True
 
+    def preload(
+        self,
+        tools: tuple[Any, ...],
+        wire: tuple[dict[str, Any], ...],
+        notes: tuple[str, ...],
+        ttl_ms: int | None,
+    ) -> None:
+        """Take a kept listing as the server's tools without starting it; the first call
+        or ``wake`` starts the server (whose listing then replaces these). ``tools`` have
+        the attributes mounting reads (``cache.KeptTool``); ``wire`` is the listing as
+        kept, to tell whether the server's own listing differs."""
+        self.tools, self.notes, self.ttl_ms = tools, notes, ttl_ms
+        self._kept = wire
+        self.failure = None
+        self.deferred = True
+        self._may_reconnect = True
+
+    async def wake(self) -> None:
+        """Start a server whose tools came from a kept listing (no-op once started)."""
+        if self.deferred:
+            await self._reconnected()
+
     async def close(self) -> None:
         """End the session (and a stdio server's process). Idempotent."""
         self._closed = True
-        await self._stop()
+        if not self.deferred:  # a server never started has nothing to end
+            await self._stop()
         self.failure = "closed"
         if self._stderr is not None:
             self._stderr.close()
@@ -130,7 +170,7 @@ class Connection:
                     await self._serve(client)
                 self.failure = self.failure or self._with_stderr(self._gone())
         except Exception as exc:  # every way a server can fail ends up in its report row
-            reason = self._gone() if _closed_connection(exc) else describe(exc, self.spec)
+            reason = self._gone() if closed_connection(exc) else describe(exc, self.spec)
             self.failure = self._with_stderr(reason)
             log.debug("MCP server %r failed", self.name, exc_info=True)
         finally:
@@ -166,9 +206,12 @@ class Connection:
         tools: list[types.Tool] = []
         cursor: str | None = None
         notes: list[str] = []
+        ttl_ms: int | None = None
         with anyio.fail_after(self.spec.config.timeout_s):
             for _ in range(MAX_PAGES):
                 page, skipped = await list_page(client, cursor)
+                if "ttl_ms" in page.model_fields_set:  # the SDK's own default is not sent
+                    ttl_ms = page.ttl_ms if ttl_ms is None else min(ttl_ms, page.ttl_ms)
                 tools += page.tools
                 notes += skipped
                 cursor = page.next_cursor
@@ -180,7 +223,10 @@ class Connection:
             tools = tools[:MAX_TOOLS]
         changed = tuple(tools) != self.tools
         self.tools, self.notes = tuple(tools), tuple(notes)
+        self.ttl_ms = ttl_ms
         self.listings += 1
+        if self._on_listed is not None:
+            await anyio.to_thread.run_sync(self._on_listed, self)
         return changed
 
     async def _on_message(self, message: Any) -> None:
@@ -192,7 +238,7 @@ class Connection:
             log.warning(
                 "MCP server %r sent a line that is not JSON-RPC: %s",
                 self.name,
-                _first_line(str(message)),
+                first_line(str(message)),
             )
 
     async def _listen(self, client: Client) -> None:
@@ -264,18 +310,25 @@ class Connection:
             if self._closed or not self._may_reconnect:
                 raise ToolFailure(self._unavailable())
             self._may_reconnect = False
-            await self._stop()
+            if not self.deferred:  # a deferred server has no session to end yet
+                await self._stop()
+            self.deferred = False
             before = self.tools
             await self.start()
             if self._client is None:
                 raise ToolFailure(self._unavailable())
-            if self.tools != before:
+            kept, self._kept = self._kept, None
+            if kept is not None and self.tools is not before:  # listed after a kept listing
+                changed = wire_tools(self.tools) != list(kept)
+            else:
+                changed = self.tools != before
+            if changed:
                 self._on_change(self)
             return self._client
 
     def _call_failure(self, tool: str, exc: Exception) -> str:
 
-        if _closed_connection(exc):
+        if closed_connection(exc):
             self._lost.set()
             return (
                 f"MCP server {self.name!r} closed the connection during the call to "
@@ -303,56 +356,7 @@ class Connection:
         return f"; its stderr ends with:\n{tail}" if tail else ""
 
 
-def _closed_connection(exc: BaseException) -> bool:
-    from tooldeck.mcp.sdk import CONNECTION_CLOSED, MCPError
-
-    exc = _leaf(exc)
-    return isinstance(exc, MCPError) and exc.code == CONNECTION_CLOSED
-
-
 def _modern(version: str | None) -> bool:
     from tooldeck.mcp.sdk import MODERN_PROTOCOL_VERSIONS
 
     return version in MODERN_PROTOCOL_VERSIONS
-
-
-def describe(exc: BaseException, spec: ServerSpec) -> str:
-    """One line saying how talking to ``spec``'s server failed."""
-    from pydantic import ValidationError
-
-    from tooldeck.mcp.sdk import MCPError
-
-    exc = _leaf(exc)
-    command = spec.config.command
-    if isinstance(exc, FileNotFoundError) and command is not None:
-        return (
-            f"command {command[0]!r} not found on PATH or next to the running interpreter "
-            f"(configured command: {spec.origin})"
-        )
-    if isinstance(exc, PermissionError) and command is not None:
-        return f"command {command[0]!r} cannot be executed: {exc.strerror}"
-    if isinstance(exc, TimeoutError):
-        return f"timed out after {spec.config.timeout_s:g}s (timeout_s)"
-    if isinstance(exc, MCPError):
-        return f"protocol error: {exc.message} (code {exc.code})"
-    if isinstance(exc, ValidationError):
-        return f"protocol error: malformed response ({_first_line(str(exc))})"
-    if isinstance(exc, OSError):
-        return f"cannot start the server: {exc}"
-    if isinstance(exc, RuntimeError):  # the SDK's checks of a result (output schema, ...)
-        return f"the server's result was refused: {_first_line(str(exc).split(chr(10))[0])}"
-    return f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
-
-
-def _leaf(exc: BaseException) -> BaseException:
-    """The first real error inside (possibly nested) exception groups."""
-    while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
-        inner: Sequence[BaseException] = exc.exceptions
-        exc = next(
-            (e for e in inner if not isinstance(e, anyio.get_cancelled_exc_class())), inner[0]
-        )
-    return exc
-
-
-def _first_line(text: str) -> str:
-    return " ".join(text.split())[:200]

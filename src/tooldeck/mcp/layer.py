@@ -7,18 +7,27 @@ report, and one failing server never stops the others or the host.
 A server's list change replaces that server's captured tools and reloads the service:
 the transform keeps its place, so a later plugin that overrides or removes
 ``<server>_<tool>`` still wins after the change; snapshots taken before keep theirs.
+
+Every good listing is kept on disk (``cache``). With ``listings="cached"`` a server whose
+kept listing is still valid is mounted from it without being started: the first call of
+one of its tools starts it (and only it), and a host that stays open revalidates it in
+the background after ``REVALIDATE_AFTER_S``. ``"fresh"`` connects every server and waits
+for its listing, as a long-lived host wants.
 """
 
 from __future__ import annotations
 
+import importlib.util
 import logging
 import threading
+import time
 from collections.abc import Callable, Coroutine
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 
 from tooldeck._tool import AnyTool
 from tooldeck.errors import PluginError
 from tooldeck.hookspecs import hookimpl
+from tooldeck.mcp.cache import ListingCache, kept_tools, wire_tools
 from tooldeck.mcp.specs import ServerSpec, server_specs
 
 if TYPE_CHECKING:
@@ -38,6 +47,12 @@ INSTALL_HINT = "the MCP extra is not installed: pip install 'tooldeck[mcp]'"
 
 Excluded = Callable[[str], "str | None"]
 """Why selection leaves plugin ``mcp:NAME`` out (``disable``, ...), or None."""
+Listings = Literal["cached", "fresh"]
+"""Where a server's tools come from at load: its kept listing when valid, or the server."""
+REVALIDATE_AFTER_S = 30.0
+"""How long a host that mounted a kept listing (one without a declared time-to-live)
+stays open before the server is started in the background to list again: a short
+command ends first and starts no server it did not call."""
 
 
 class ServerRow(NamedTuple):
@@ -55,7 +70,16 @@ class ServerRow(NamedTuple):
 class _Server:
     """One configured server as the layer keeps it: its row, connection and tools."""
 
-    __slots__ = ("connection", "mounted", "notes", "reason", "spec", "status", "tools")
+    __slots__ = (
+        "cache_note",
+        "connection",
+        "mounted",
+        "notes",
+        "reason",
+        "spec",
+        "status",
+        "tools",
+    )
 
     def __init__(self, spec: ServerSpec, status: PluginStatus, reason: str | None = None) -> None:
         self.spec = spec
@@ -65,6 +89,8 @@ class _Server:
         self.tools: tuple[AnyTool, ...] = ()
         self.mounted: Mounted = {}
         self.notes: tuple[str, ...] = ()
+        self.cache_note: tuple[str, ...] = ()
+        """Why the kept listing was ignored, when it was unusable."""
 
 
 class McpLayer:
@@ -72,10 +98,18 @@ class McpLayer:
 
     source = SOURCE
 
-    def __init__(self, location: Location, service: ToolService, excluded: Excluded) -> None:
+    def __init__(
+        self,
+        location: Location,
+        service: ToolService,
+        excluded: Excluded,
+        listings: Listings = "fresh",
+    ) -> None:
         self.location = location
         self.service = service
         self._excluded = excluded
+        self._listings = listings
+        self._cache = ListingCache(location.data_dir)
         self._servers = [
             _Server(spec, "active")
             for spec in server_specs(location.config.mcp.servers, location.root)
@@ -87,26 +121,82 @@ class McpLayer:
     def load(self) -> McpLayer:
         """Connect every selected server concurrently; return the plugin object."""
         wanted = self._select()
-        if wanted:
-            try:
-                from tooldeck.mcp import sdk  # noqa: F401  (without the SDK, this row fails)
-                from tooldeck.mcp.connection import Connection
-                from tooldeck.mcp.loop import location_loop
-            except ImportError:
-                for server in wanted:
-                    server.status, server.reason = "failed", INSTALL_HINT
-                return self
-            self._loop = location_loop(self.location)
-            self.location.on_close(self.close)
-            for server in wanted:
-                server.connection = Connection(server.spec, self._changed, self._spawn)
-            try:
-                self._loop.call(self._connect_all, wanted)
-            except Exception as exc:  # a bug here must not stop the host: report it
-                raise PluginError(
-                    SOURCE, f"connecting MCP servers raised {type(exc).__name__}: {exc}"
-                ) from exc
+        if not wanted:
+            return self
+        if importlib.util.find_spec("mcp") is None:  # checked without importing it
+            return self._without_sdk(wanted)
+        from tooldeck.mcp.connection import Connection
+        from tooldeck.mcp.loop import location_loop
+
+        self._loop = location_loop(self.location)
+        self.location.on_close(self.close)
+        for server in wanted:
+            server.connection = Connection(server.spec, self._changed, self._spawn, self._listed)
+        # Servers mounted from kept listings need neither their process nor the SDK (over
+        # a second to import): only the others import it, to connect.
+        wanted = [server for server in wanted if not self._from_cache(server)]
+        if not wanted:
+            return self
+        try:
+            from tooldeck.mcp import sdk  # noqa: F401  (without the SDK, these rows fail)
+        except ImportError:
+            return self._without_sdk(wanted)
+        try:
+            self._loop.call(self._connect_all, wanted)
+        except Exception as exc:  # a bug here must not stop the host: report it
+            raise PluginError(
+                SOURCE, f"connecting MCP servers raised {type(exc).__name__}: {exc}"
+            ) from exc
         return self
+
+    def _without_sdk(self, servers: list[_Server]) -> McpLayer:
+        for server in servers:
+            server.status, server.reason = "failed", INSTALL_HINT
+            server.connection = None
+        return self
+
+    def _from_cache(self, server: _Server) -> bool:
+        """Mount ``server`` from its kept listing when ``listings="cached"`` and the entry
+        is valid; True when it was (the server is then not started)."""
+        if self._listings != "cached":
+            return False
+        entry, problem = self._cache.load(server.spec)
+        tools = None
+        if entry is not None and entry.fresh(time.time()):
+            tools = kept_tools(entry)
+            if tools is None:
+                problem = (
+                    f"the cached tool listing {self._cache.path(server.spec)} holds a tool "
+                    "that is not a tool; it was ignored and the server is listed afresh"
+                )
+        if problem is not None:
+            log.warning("MCP server %r: %s", server.spec.name, problem)
+            server.cache_note = (problem,)
+        if entry is None or tools is None:
+            return False
+        connection = server.connection
+        assert connection is not None and self._loop is not None
+        connection.preload(tools, entry.tools, entry.notes, entry.ttl_ms)
+        self._mount(server)
+        if not entry.declared:
+            self._loop.submit(self._revalidate, connection)
+        return True
+
+    async def _revalidate(self, connection: Connection) -> None:
+        """Start a server mounted from a kept listing once the host has stayed open a
+        while; its listing replaces the kept one (and remounts when it changed)."""
+        import anyio
+
+        await anyio.sleep(REVALIDATE_AFTER_S)
+        try:
+            await connection.wake()
+        except Exception as exc:  # the row says why; calls report it too
+            log.debug("MCP server %r: revalidating its listing failed: %s", connection.name, exc)
+
+    def _listed(self, connection: Connection) -> None:
+        """Keep a server's good listing (in a worker thread: this writes a file)."""
+        tools = wire_tools(connection.tools)
+        self._cache.store(connection.spec, tools, connection.notes, connection.ttl_ms)
 
     def _select(self) -> list[_Server]:
         taken: dict[str, str] = {}
@@ -165,7 +255,7 @@ class McpLayer:
         with self._lock:
             server.mounted = mounted
             server.tools = tuple(tool for _, tool in mounted.values())
-            server.notes = connection.notes + notes
+            server.notes = server.cache_note + connection.notes + notes
 
     def _changed(self, connection: Connection) -> None:
         """A server's list changed (on the loop thread): remount it and reload."""

@@ -58,7 +58,10 @@ async def list_page(client: Client, cursor: str | None) -> tuple[types.ListTools
     session._absorb_tool_listing(learned, complete=complete)  # as session.list_tools does
     kept = {tool.name for tool in learned.tools}  # it may drop some (x-mcp-header rules)
     page = [tool for tool in tools if tool.name in kept]
-    return types.ListToolsResult(tools=page, next_cursor=raw.next_cursor), notes
+    result = types.ListToolsResult(tools=page, next_cursor=raw.next_cursor)
+    if raw.ttl_ms is not None:  # set only when sent, so ``model_fields_set`` tells
+        result.ttl_ms = raw.ttl_ms
+    return result, notes
 
 
 class _RawPage(BaseModel):
@@ -67,3 +70,5 @@ class _RawPage(BaseModel):
     model_config = ConfigDict(extra="ignore")
     tools: list[Any] = Field(default_factory=list)
     next_cursor: str | None = Field(default=None, alias="nextCursor")
+    ttl_ms: int | None = Field(default=None, alias="ttlMs", ge=0)
+    """How long the listing stays fresh, when the server says (2026-07-28 caching hints)."""

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from tooldeck._tool import AnyTool, Tool, ToolContext, ToolResult
 from tooldeck.host.registry.names import effective_name, normalize
+from tooldeck.mcp.executors import default_codemode
 from tooldeck.mcp.results import tool_result
 
 if TYPE_CHECKING:
@@ -77,7 +78,7 @@ def mounted_tools(
     registry normalizes) mount the first one.
     """
     spec = connection.spec
-    codemode = spec.config.codemode if spec.config.codemode is not None else True
+    codemode = default_codemode(spec.config)  # a code-executing server: native
     tools: Mounted = {}
     notes: list[str] = []
     for listed_tool in listed:

@@ -161,6 +161,7 @@ class Host:
         trust: bool | None = None,
         on_ask: OnAsk = "ask",
         store: Store | None = None,
+        mcp_listings: Literal["cached", "fresh"] = "fresh",
     ) -> Host:
         """Read the config at ``path``, discover and register every selected plugin.
 
@@ -180,7 +181,14 @@ class Host:
         ``asker`` (answer it later with ``resume``). ``store``: where approvals and
         pending calls live (default: SQLite in the data dir; ``PostgresStore`` to share
         one between hosts). See ``docs/approvals.md``.
+
+        ``mcp_listings``: ``"fresh"`` starts every configured MCP server and waits for its
+        tool listing; ``"cached"`` mounts a server from its last good listing (kept in the
+        data dir) when that is still valid, and starts the server only when one of its
+        tools is called, as the CLI does. See ``docs/mcp.md``.
         """
+        if mcp_listings not in ("cached", "fresh"):
+            raise ValueError(f"mcp_listings must be 'cached' or 'fresh', got {mcp_listings!r}")
         location, status = open_location(
             Path(path), trust, data_dir, asker, answerer, store=store, on_ask=on_ask
         )
@@ -192,7 +200,7 @@ class Host:
         from tooldeck.codemode.provider import CodeMode
 
         service = ToolService(location, codemode=CodeMode())
-        mcp = _mcp_layer(location, service, selection)
+        mcp = _mcp_layer(location, service, selection, mcp_listings)
         host = cls(
             location,
             service,
@@ -310,6 +318,17 @@ class Host:
             )
         return infos
 
+    @property
+    def mcp_failures(self) -> dict[str, str]:
+        """Each configured MCP server that failed (``mcp:NAME``) and why.
+
+        Cheaper than ``plugins`` (no load report is built): for saying, beside a catalog,
+        whose tools are missing. Empty without servers.
+        """
+        layer = self._groups.get("mcp")
+        rows = layer.members() if layer is not None else []
+        return {row.name: row.reason or "failed" for row in rows if row.status == "failed"}
+
     # -- changing --------------------------------------------------------------------------
     def refresh_plugins(self) -> None:
         """Rescan what is installed: register new plugins at their sorted position,
@@ -417,14 +436,22 @@ def _collector_paused() -> Iterator[None]:
         gc.enable()
 
 
-def _mcp_layer(location: Location, service: ToolService, selection: Selection) -> Any:
+def _mcp_layer(
+    location: Location,
+    service: ToolService,
+    selection: Selection,
+    listings: Literal["cached", "fresh"],
+) -> Any:
     """The MCP layer when the config names servers (only then is ``tooldeck.mcp`` loaded)."""
     if not location.config.mcp.servers:
         return None
     from tooldeck.mcp.layer import McpLayer
 
     return McpLayer(
-        location, service, lambda name: selection.excluded(member_candidate(name, "mcp"))
+        location,
+        service,
+        lambda name: selection.excluded(member_candidate(name, "mcp")),
+        listings,
     )
 
 
