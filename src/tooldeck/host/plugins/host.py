@@ -35,8 +35,10 @@ from tooldeck.host.plugins.trust_gate import (
     skipped_servers,
     untrusted_reason,
 )
+from tooldeck.host.plugins.instrument import OFF, Instrumentation, instrumentation
 from tooldeck.host.plugins.wiring import PluginTransforms, PluginWiring, Selection, ordered
 from tooldeck.host.service import Registration, ToolService
+from tooldeck.telemetry import semconv
 
 if TYPE_CHECKING:
     from tooldeck.host.execution.hooks import CallHooks
@@ -50,6 +52,8 @@ if TYPE_CHECKING:
     from tooldeck.host.location.trust import TrustStatus
     from tooldeck.host.plugins.report import PluginGroup, PluginInfo, PluginStatus
     from tooldeck.host.service import SessionScope
+    from tooldeck.telemetry.settings import Telemetry
+    from tooldeck.telemetry.startup import Spans
 
 
 class _Record:
@@ -136,6 +140,7 @@ class Host:
         trace: bool = False,
         groups: Mapping[str, PluginGroup] | None = None,
         trust: TrustStatus | None = None,
+        instrumented: Instrumentation = OFF,
     ) -> None:
         self.location = location
         self.service = service
@@ -147,6 +152,8 @@ class Host:
         self._records: list[_Record] = []
         self._order: list[_Record] = []  # records with a registration, in service order
         self._lock = threading.RLock()
+        self._spans = instrumented.spans
+        self._last = instrumented.candidates  # loaded after every other plugin
 
     @classmethod
     def open(
@@ -161,6 +168,7 @@ class Host:
         trust: bool | None = None,
         on_ask: OnAsk = "ask",
         store: Store | None = None,
+        telemetry: bool | Telemetry | None = None,
     ) -> Host:
         """Read the config at ``path``, discover and register every selected plugin.
 
@@ -180,10 +188,31 @@ class Host:
         ``asker`` (answer it later with ``resume``). ``store``: where approvals and
         pending calls live (default: SQLite in the data dir; ``PostgresStore`` to share
         one between hosts). See ``docs/approvals.md``.
+
+        ``telemetry``: OpenTelemetry spans and metrics (``tooldeck[otel]``): ``True`` reports
+        to the global providers, a ``Telemetry`` to its own, ``False`` turns it off,
+        ``None`` leaves it to config ``[telemetry] enabled`` (see ``docs/telemetry.md``).
         """
         location, status = open_location(
             Path(path), trust, data_dir, asker, answerer, store=store, on_ask=on_ask
         )
+        try:
+            instrumented = instrumentation(location, telemetry)
+        except BaseException:
+            location.close()
+            raise
+        with instrumented.spans("tooldeck.host.open", {semconv.LOCATION: str(location.root)}):
+            return cls._opened(location, status, plugins, disable, instrumented)
+
+    @classmethod
+    def _opened(
+        cls,
+        location: Location,
+        status: TrustStatus,
+        plugins: Sequence[str | object] | None,
+        disable: Iterable[str],
+        instrumented: Instrumentation,
+    ) -> Host:
         config = location.config
         names, objects = _split(plugins)
         selection = Selection.build(
@@ -201,6 +230,7 @@ class Host:
             trace=os.environ.get("TOOLDECK_TRACE_PLUGINS") == "1",
             groups={"mcp": mcp} if mcp else None,
             trust=status,
+            instrumented=instrumented,
         )
         host.refresh_plugins()
         return host
@@ -318,8 +348,12 @@ class Host:
         Call it after installing or removing packs in this process.
         """
         importlib.invalidate_caches()
-        with self._lock, _collector_paused(), self.service.batch():
-            self._sync(ordered(self._discover(), self._selection.order))
+        spans = self._spans
+        with spans("tooldeck.plugins.refresh", {}), self._lock, _collector_paused():
+            with _replayed(self.service, spans):
+                with spans("tooldeck.plugins.discover", {}):
+                    candidates = ordered(self._discover(), self._selection.order)
+                self._sync([*candidates, *self._last])
 
     def _sync(self, candidates: list[Candidate]) -> None:
         old = {r.candidate.name: r for r in self._records}
@@ -359,6 +393,14 @@ class Host:
             return _Record(candidate, "disabled", reason=excluded)
         if candidate.layer == "local" and not admits(self._trust, candidate):
             return _Record(candidate, "untrusted", reason=untrusted_reason(self.trust))
+        attributes = {semconv.PLUGIN: candidate.name, semconv.PLUGIN_LAYER: candidate.layer}
+        with self._spans("tooldeck.plugin.load", attributes) as span:
+            record = self._loaded(candidate)
+            if span is not None:
+                span.set_attribute(semconv.PLUGIN_STATUS, record.status)
+        return record
+
+    def _loaded(self, candidate: Candidate) -> _Record:
         assert candidate.load is not None
         try:
             plugin = candidate.load()
@@ -396,6 +438,16 @@ class Host:
 
     def __repr__(self) -> str:
         return f"<Host {str(self.location.root)!r} plugins={len(self._records)}>"
+
+
+@contextlib.contextmanager
+def _replayed(service: ToolService, spans: Spans) -> Iterator[None]:
+    """``service.batch()``, with the replay its end runs inside a ``tooldeck.catalog.replay``
+    span (when the changes inside succeeded)."""
+    with contextlib.ExitStack() as after:
+        with service.batch():
+            yield
+            after.enter_context(spans("tooldeck.catalog.replay", {}))
 
 
 @contextlib.contextmanager
