@@ -131,8 +131,8 @@ if TYPE_CHECKING:
     from tooldeck.host.service import SessionScope as SessionScope
     from tooldeck.host.service import ToolService as ToolService
     from tooldeck.providers import TurnResult as TurnResult
-    from tooldeck.telemetry.settings import Telemetry as Telemetry
     from tooldeck.providers import run_tool_calls as run_tool_calls
+    from tooldeck.telemetry.settings import Telemetry as Telemetry
 
 
 _LOCATIONS = {

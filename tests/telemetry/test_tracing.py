@@ -207,3 +207,18 @@ def test_the_duration_histogram_has_a_point_per_tool_and_error(tmp_path, otel):
     assert points == {("add", None): 2, ("broken", "tool.execution"): 1}
     for point in histogram.data.data_points:
         assert point.attributes["gen_ai.operation.name"] == "execute_tool"
+
+
+def test_the_span_is_outermost_so_a_plugins_refusal_is_traced(tmp_path, otel):
+    class Refuse:
+        @hookimpl(wrapper=True)
+        def tool_call(self, call, context):
+            raise ToolFailure("refused by policy")
+            yield  # a generator, as a wrapper must be
+
+    plugins = [Tools(), Refuse()]
+    with Host.open(tmp_path, plugins=plugins, trust=True, telemetry=otel.telemetry()) as host:
+        assert call(host.snapshot(), "add", {"a": 1, "b": 2}).status == "failed"
+    span = otel.span("execute_tool add")
+    assert span.attributes["error.type"] == "tool.execution"
+    assert span.status.description == "refused by policy"

@@ -1,7 +1,7 @@
 """W3C trace context in an MCP request's ``params._meta``, both ways.
 
 A mounted call (``mcp/mount.py``) sends the current context as ``traceparent`` /
-``tracestate`` in its request's ``_meta`` (``outgoing_meta``), so a mounted server's
+``tracestate`` in its request's ``_meta`` (``mounted_call``), so a mounted server's
 spans join the host's trace. A served call (``mcp/server.py``) marks its request with
 ``serving``; the ``execute_tool`` span of that call continues the trace the client sent
 (``tracing.py`` reads ``served_request``). The MCP SDK propagates through ``_meta`` too,
@@ -48,34 +48,24 @@ def served_request() -> ServedRequest | None:
     return _SERVED.get()
 
 
-def outgoing_meta() -> dict[str, Any] | None:
-    """``_meta`` carrying the current trace context for a request to a mounted server;
-    ``None`` when no span is active (or OpenTelemetry is not loaded)."""
+def mounted_call(server: str, protocol_version: str | None) -> dict[str, Any] | None:
+    """The ``_meta`` of a request calling a mounted server's tool: the current trace
+    context (``traceparent``, ``tracestate``), or ``None`` when no span is active (or
+    OpenTelemetry is not loaded). The current span is told what it calls (MCP semconv)."""
     if "opentelemetry.trace" not in sys.modules:
         return None
     from opentelemetry import propagate, trace
 
-    if not trace.get_current_span().get_span_context().is_valid:
-        return None
-    carrier: dict[str, Any] = {}
-    propagate.inject(carrier)
-    return carrier or None
-
-
-def mounted_call(server: str, protocol_version: str | None, session_id: str | None) -> None:
-    """Record on the current span that it calls a mounted server's tool (MCP semconv)."""
-    if "opentelemetry.trace" not in sys.modules:
-        return
-    from opentelemetry import trace
-
     from tooldeck.telemetry import semconv
 
     span = trace.get_current_span()
-    if not span.is_recording():
-        return
-    span.set_attribute(semconv.MCP_METHOD, semconv.TOOLS_CALL)
-    span.set_attribute(semconv.MCP_SERVER, server)
-    if protocol_version:
-        span.set_attribute(semconv.MCP_PROTOCOL, protocol_version)
-    if session_id:
-        span.set_attribute(semconv.MCP_SESSION, session_id)
+    if not span.get_span_context().is_valid:
+        return None
+    if span.is_recording():
+        span.set_attribute(semconv.MCP_METHOD, semconv.TOOLS_CALL)
+        span.set_attribute(semconv.MCP_SERVER, server)
+        if protocol_version:
+            span.set_attribute(semconv.MCP_PROTOCOL, protocol_version)
+    carrier: dict[str, Any] = {}
+    propagate.inject(carrier)
+    return carrier or None

@@ -48,5 +48,6 @@ def resolve(requested: bool | Telemetry | None, config: TelemetryConfig) -> Tele
             f"not {type(requested).__name__}"
         )
     if requested.capture_content is None:
-        return Telemetry(requested.tracer_provider, requested.meter_provider, config.capture_content)
+        tracer, meter = requested.tracer_provider, requested.meter_provider
+        return Telemetry(tracer, meter, config.capture_content)
     return requested

@@ -29,13 +29,13 @@ from tooldeck.host.plugins.discovery import (
     forget_modules,
     member_candidate,
 )
+from tooldeck.host.plugins.instrument import OFF, Instrumentation, instrumentation
 from tooldeck.host.plugins.trust_gate import (
     admits,
     open_location,
     skipped_servers,
     untrusted_reason,
 )
-from tooldeck.host.plugins.instrument import OFF, Instrumentation, instrumentation
 from tooldeck.host.plugins.wiring import PluginTransforms, PluginWiring, Selection, ordered
 from tooldeck.host.service import Registration, ToolService
 from tooldeck.telemetry import semconv
@@ -349,11 +349,15 @@ class Host:
         """
         importlib.invalidate_caches()
         spans = self._spans
-        with spans("tooldeck.plugins.refresh", {}), self._lock, _collector_paused():
-            with _replayed(self.service, spans):
-                with spans("tooldeck.plugins.discover", {}):
-                    candidates = ordered(self._discover(), self._selection.order)
-                self._sync([*candidates, *self._last])
+        with (
+            spans("tooldeck.plugins.refresh", {}),
+            self._lock,
+            _collector_paused(),
+            _replayed(self.service, spans),
+        ):
+            with spans("tooldeck.plugins.discover", {}):
+                candidates = ordered(self._discover(), self._selection.order)
+            self._sync([*candidates, *self._last])
 
     def _sync(self, candidates: list[Candidate]) -> None:
         old = {r.candidate.name: r for r in self._records}
@@ -444,10 +448,9 @@ class Host:
 def _replayed(service: ToolService, spans: Spans) -> Iterator[None]:
     """``service.batch()``, with the replay its end runs inside a ``tooldeck.catalog.replay``
     span (when the changes inside succeeded)."""
-    with contextlib.ExitStack() as after:
-        with service.batch():
-            yield
-            after.enter_context(spans("tooldeck.catalog.replay", {}))
+    with contextlib.ExitStack() as after, service.batch():
+        yield
+        after.enter_context(spans("tooldeck.catalog.replay", {}))
 
 
 @contextlib.contextmanager
