@@ -74,8 +74,10 @@ class ToolTracing:
             f"{semconv.EXECUTE_TOOL} {context.name}",
             context=self._parent(context),
             kind=SpanKind.INTERNAL,
-            attributes=self._attributes(call, context),
+            attributes={semconv.OPERATION: semconv.EXECUTE_TOOL, semconv.TOOL_NAME: context.name},
         )
+        if span.is_recording():  # a sampled-out call builds no attributes
+            span.set_attributes(self._attributes(call, context))
         key = (context.session_id, call.id)
         with self._lock:
             self._running[key] = span
@@ -89,7 +91,7 @@ class ToolTracing:
             raise
         else:
             span.set_attribute(semconv.STATUS, "completed")
-            if self._capture:
+            if self._capture and span.is_recording():
                 span.set_attribute(semconv.TOOL_RESULT, _result_text(result))
         finally:
             otel_context.detach(token)
@@ -119,8 +121,6 @@ class ToolTracing:
         tool = context.snapshot.catalog.tools.get(context.name)
         description = tool.tool.description if tool is not None else _described(context)
         attributes: dict[str, Any] = {
-            semconv.OPERATION: semconv.EXECUTE_TOOL,
-            semconv.TOOL_NAME: context.name,
             semconv.TOOL_CALL_ID: call.id,
             semconv.TOOL_TYPE: "extension" if context.mounted else "function",
             semconv.VIA: context.via,
