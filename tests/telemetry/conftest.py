@@ -23,7 +23,7 @@ class Otel(NamedTuple):
     reader: InMemoryMetricReader
 
     def telemetry(self, **options: object) -> Telemetry:
-        return Telemetry(self.tracer_provider, self.meter_provider, **options)  # type: ignore[arg-type]
+        return Telemetry(self.tracer_provider, self.meter_provider, **options)
 
     def spans(self, prefix: str = "") -> list[ReadableSpan]:
         """Finished spans whose name starts with ``prefix``, in the order they ended."""

@@ -6,9 +6,12 @@ Nothing here imports OpenTelemetry: a host that never turns tracing on never loa
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # annotations only: this module never imports OpenTelemetry
+    from opentelemetry.metrics import MeterProvider
+    from opentelemetry.trace import TracerProvider
+
     from tooldeck.host.location.config import TelemetryConfig
 
 
@@ -24,8 +27,8 @@ class Telemetry:
     ``[telemetry] capture_content`` (default off: they may hold secrets).
     """
 
-    tracer_provider: Any = None
-    meter_provider: Any = None
+    tracer_provider: TracerProvider | None = None
+    meter_provider: MeterProvider | None = None
     capture_content: bool | None = None
 
 
