@@ -29,7 +29,7 @@ from tooldeck.host.plugins.discovery import (
     forget_modules,
     member_candidate,
 )
-from tooldeck.host.plugins.instrument import OFF, Instrumentation, instrumentation
+from tooldeck.host.plugins.instrument import OFF, Instrumentation, instrumentation, replayed
 from tooldeck.host.plugins.trust_gate import (
     admits,
     open_location,
@@ -53,7 +53,6 @@ if TYPE_CHECKING:
     from tooldeck.host.plugins.report import PluginGroup, PluginInfo, PluginStatus
     from tooldeck.host.service import SessionScope
     from tooldeck.telemetry.settings import Telemetry
-    from tooldeck.telemetry.startup import Spans
 
 
 class _Record:
@@ -353,7 +352,7 @@ class Host:
             spans("tooldeck.plugins.refresh", {}),
             self._lock,
             _collector_paused(),
-            _replayed(self.service, spans),
+            replayed(self.service, spans),
         ):
             with spans("tooldeck.plugins.discover", {}):
                 candidates = ordered(self._discover(), self._selection.order)
@@ -442,15 +441,6 @@ class Host:
 
     def __repr__(self) -> str:
         return f"<Host {str(self.location.root)!r} plugins={len(self._records)}>"
-
-
-@contextlib.contextmanager
-def _replayed(service: ToolService, spans: Spans) -> Iterator[None]:
-    """``service.batch()``, with the replay its end runs inside a ``tooldeck.catalog.replay``
-    span (when the changes inside succeeded)."""
-    with contextlib.ExitStack() as after, service.batch():
-        yield
-        after.enter_context(spans("tooldeck.catalog.replay", {}))
 
 
 @contextlib.contextmanager

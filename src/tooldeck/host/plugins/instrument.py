@@ -9,6 +9,8 @@ which ``Host`` always loads last so its ``tool_call`` wrapper is the outermost.
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import Iterator
 from functools import partial
 from typing import TYPE_CHECKING, NamedTuple
 
@@ -19,6 +21,7 @@ from tooldeck.telemetry.startup import Spans, no_spans, startup_spans
 
 if TYPE_CHECKING:
     from tooldeck.host.location.location import Location
+    from tooldeck.host.service import ToolService
 
 NAME = "telemetry"
 """The tracing plugin's name in ``host.plugins`` (and for ``plugins.disable``)."""
@@ -82,3 +85,12 @@ def _load(location: Location, telemetry: Telemetry) -> object:
     if location.asker is not None and not isinstance(location.asker, TracedAsker):
         location.asker = TracedAsker(location.asker)
     return ToolTracing(telemetry)
+
+
+@contextlib.contextmanager
+def replayed(service: ToolService, spans: Spans) -> Iterator[None]:
+    """``service.batch()``, with the replay its end runs inside a ``tooldeck.catalog.replay``
+    span (when the changes inside succeeded)."""
+    with contextlib.ExitStack() as after, service.batch():
+        yield
+        after.enter_context(spans("tooldeck.catalog.replay", {}))
