@@ -103,3 +103,24 @@ def test_a_served_call_continues_the_clients_trace(tmp_path, tooldeck_env):
     assert attributes["tooldeck.tool.source"] == "local:adder"
     startup = {s["name"] for s in spans if s["scope"] == "tooldeck"}
     assert {"tooldeck.host.open", "tooldeck.plugin.load", "tooldeck.catalog.replay"} <= startup
+
+
+def test_a_mounted_call_nested_in_a_program_sends_the_nested_span(tmp_path, otel):
+    command = json.dumps([sys.executable, str(SERVERS / "meta_server.py")])
+    (tmp_path / "tooldeck.toml").write_text(
+        f'[mcp.servers.probe]\ncommand = {command}\n\n[[permission]]\naction = "*"\n'
+        'resource = "*"\neffect = "allow"\n'
+    )
+    code = "r = await tools.probe.meta()\nr"
+    with Host.open(tmp_path, plugins=[], trust=True, telemetry=otel.telemetry()) as host:
+        call = ToolCall("p1", "execute", {"code": code})
+        outcome = anyio.run(run_tool_call, host.snapshot(), call)
+    assert outcome.status == "completed", outcome
+    received = json.loads(outcome.output["result"])
+    nested = otel.span("execute_tool probe_meta")
+    assert nested.parent.span_id == otel.span("execute_tool execute").context.span_id
+    _, trace_id, parent_id, _ = received["traceparent"].split("-")
+    assert (trace_id, parent_id) == (
+        f"{nested.context.trace_id:032x}",
+        f"{nested.context.span_id:016x}",
+    )

@@ -222,3 +222,14 @@ def test_the_span_is_outermost_so_a_plugins_refusal_is_traced(tmp_path, otel):
     span = otel.span("execute_tool add")
     assert span.attributes["error.type"] == "tool.execution"
     assert span.status.description == "refused by policy"
+
+
+def test_disabling_the_telemetry_plugin_keeps_only_startup_spans(tmp_path, otel):
+    telemetry = otel.telemetry()
+    with Host.open(
+        tmp_path, plugins=[Tools()], disable=["telemetry"], trust=True, telemetry=telemetry
+    ) as host:
+        assert host.snapshot().call_hooks is None
+        call(host.snapshot(), "add", {"a": 1, "b": 2})
+    assert otel.spans("execute_tool") == []
+    assert otel.span("tooldeck.host.open")
