@@ -63,7 +63,8 @@ def test_tool_is_the_decorator_after_the_tool_module_is_imported():
 def test_importing_tooldeck_loads_nothing_heavy():
     code = (
         "import sys, tooldeck\n"
-        "heavy = {'typing', 'pydantic', 'jsonschema', 'pluggy', 'asyncio', 'dataclasses'}\n"
+        "heavy = {'typing', 'pydantic', 'jsonschema', 'pluggy', 'asyncio', 'dataclasses',\n"
+        "         'opentelemetry'}\n"
         "print(sorted(heavy & set(sys.modules)))\n"
     )
     out = subprocess.run(

@@ -79,6 +79,7 @@ if TYPE_CHECKING:
     from tooldeck.host.location.config import PermissionsConfig as PermissionsConfig
     from tooldeck.host.location.config import PluginsConfig as PluginsConfig
     from tooldeck.host.location.config import PrincipalConfig as PrincipalConfig
+    from tooldeck.host.location.config import TelemetryConfig as TelemetryConfig
     from tooldeck.host.location.config import ToolConfig as ToolConfig
     from tooldeck.host.location.config_files import load_config as load_config
     from tooldeck.host.location.location import Location as Location
@@ -131,6 +132,7 @@ if TYPE_CHECKING:
     from tooldeck.host.service import ToolService as ToolService
     from tooldeck.providers import TurnResult as TurnResult
     from tooldeck.providers import run_tool_calls as run_tool_calls
+    from tooldeck.telemetry.settings import Telemetry as Telemetry
 
 
 _LOCATIONS = {
@@ -210,6 +212,8 @@ _LOCATIONS = {
     "SqliteStore": "tooldeck.host.location.store.sqlite",
     "Status": "tooldeck.host.execution.outcome",
     "Store": "tooldeck.host.location.store.base",
+    "Telemetry": "tooldeck.telemetry.settings",
+    "TelemetryConfig": "tooldeck.host.location.config",
     "TextPart": "tooldeck._tool",
     "Tool": "tooldeck._tool",
     "ToolCall": "tooldeck.host.execution.call",

@@ -43,6 +43,11 @@ NOT_AT_OPEN = (
     "tooldeck.codemode.plan",
     "tooldeck.codemode.stubs",
     "tooldeck.codemode.execute_tool",
+    # OpenTelemetry and the tracing plugin: only when telemetry is turned on
+    "opentelemetry",
+    "opentelemetry.trace",
+    "tooldeck.telemetry.tracing",
+    "tooldeck.telemetry.asks",
     # the MCP layer and its SDK: only when the config names a server
     "tooldeck.mcp",
     "mcp",

@@ -280,8 +280,12 @@ class Connection:
         return changed
 
     # -- calls -------------------------------------------------------------------------------
-    async def call(self, tool: str, arguments: dict[str, Any]) -> types.CallToolResult:
+    async def call(
+        self, tool: str, arguments: dict[str, Any], meta: dict[str, Any] | None = None
+    ) -> types.CallToolResult:
         """Call ``tool``; a lost server is reconnected once, then reported as failed.
+
+        ``meta``: the request's ``params._meta`` (the caller's trace context).
 
         The call is bounded by the server's ``timeout_s``: past it the request is
         abandoned, which sends ``notifications/cancelled`` to the server (the SDK's
@@ -293,7 +297,7 @@ class Connection:
         timeout = self.spec.config.timeout_s
         try:
             with anyio.fail_after(timeout):
-                return await client.call_tool(tool, arguments)
+                return await client.call_tool(tool, arguments, meta=meta)  # type: ignore[arg-type]
         except TimeoutError:
             raise ToolFailure(
                 f"MCP server {self.name!r} did not answer the call to {tool!r} within "

@@ -22,6 +22,7 @@ from tooldeck._tool import AnyTool, Tool, ToolContext, ToolResult
 from tooldeck.host.registry.names import effective_name, normalize
 from tooldeck.mcp.executors import default_codemode
 from tooldeck.mcp.results import tool_result
+from tooldeck.telemetry.propagation import mounted_call
 
 if TYPE_CHECKING:
     from tooldeck.mcp.connection import Connection
@@ -50,7 +51,10 @@ class RemoteCall:
 
     async def __call__(self, arguments: Mapping[str, Any], ctx: ToolContext) -> ToolResult:
         await ctx.permission.assert_(self.action, [])
-        result = await self.loop.run(self.connection.call, self.remote_name, dict(arguments))
+        # The current trace context in ``_meta``, so the server's spans join the call's
+        # trace whether or not the SDK's own spans are on (``tooldeck.telemetry``).
+        meta = mounted_call(self.connection.name, self.connection.protocol_version)
+        result = await self.loop.run(self.connection.call, self.remote_name, dict(arguments), meta)
         return tool_result(
             result,
             server=self.connection.name,

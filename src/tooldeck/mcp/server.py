@@ -45,6 +45,7 @@ from tooldeck.mcp.sdk import (
     types,
 )
 from tooldeck.mcp.sessions import ClientSessions, client_key, current_principal
+from tooldeck.telemetry.propagation import ServedRequest, serving
 
 if TYPE_CHECKING:
     from tooldeck import Host
@@ -158,6 +159,12 @@ class CatalogServer:
     async def _call_tool(
         self, ctx: Any, params: types.CallToolRequestParams
     ) -> types.CallToolResult | types.InputRequiredResult:
+        with serving(_served(ctx)):  # what the call's span records and continues
+            return await self._serve_call(ctx, params)
+
+    async def _serve_call(
+        self, ctx: Any, params: types.CallToolRequestParams
+    ) -> types.CallToolResult | types.InputRequiredResult:
         key = client_key(ctx.request)
         if key is None:  # stateless: the Location's view, asks tracked for this call alone
             return await self._run(ctx, params, None, self.sessions.stateless_key())
@@ -246,3 +253,16 @@ def _declares_output(snapshot: Snapshot, name: str) -> bool:
         return False
     schema = record_of(tool).output_schema
     return schema is not None and schema.get("type") == "object"
+
+
+def _served(ctx: Any) -> ServedRequest:
+    """The request a served call answers, for its span (MCP semconv, ``params._meta``)."""
+    request = ctx.request
+    session = request.headers.get("mcp-session-id") if request is not None else None
+    request_id = ctx.request_id
+    return ServedRequest(
+        session,
+        ctx.protocol_version,
+        str(request_id) if request_id is not None else None,
+        ctx.meta,
+    )

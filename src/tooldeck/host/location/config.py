@@ -173,6 +173,19 @@ class PermissionsConfig(_Section):
     pending_ttl_s: float = Field(default=24 * 3600.0, gt=0)
 
 
+class TelemetryConfig(_Section):
+    """``[telemetry]``: OpenTelemetry spans and metrics (``tooldeck[otel]``, docs/telemetry.md).
+
+    ``enabled``: trace this Location's calls and startup through the global tracer and
+    meter providers (``Host.open(telemetry=...)`` overrides it either way).
+    ``capture_content``: record each call's arguments and result on its span (off by
+    default: they may hold secrets or personal data).
+    """
+
+    enabled: bool = False
+    capture_content: bool = False
+
+
 class Config(_Section):
     """The whole configuration of one Location (user file merged under project file)."""
 
@@ -187,6 +200,7 @@ class Config(_Section):
     codemode: CodemodeConfig = Field(default_factory=CodemodeConfig.model_construct)
     tools: dict[str, ToolConfig] = Field(default_factory=dict)
     permissions: PermissionsConfig = Field(default_factory=PermissionsConfig.model_construct)
+    telemetry: TelemetryConfig = Field(default_factory=TelemetryConfig.model_construct)
 
     @field_validator("format")
     @classmethod

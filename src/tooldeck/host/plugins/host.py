@@ -29,6 +29,7 @@ from tooldeck.host.plugins.discovery import (
     forget_modules,
     member_candidate,
 )
+from tooldeck.host.plugins.instrument import OFF, Instrumentation, instrumentation, replayed
 from tooldeck.host.plugins.trust_gate import (
     admits,
     open_location,
@@ -37,6 +38,7 @@ from tooldeck.host.plugins.trust_gate import (
 )
 from tooldeck.host.plugins.wiring import PluginTransforms, PluginWiring, Selection, ordered
 from tooldeck.host.service import Registration, ToolService
+from tooldeck.telemetry import semconv
 
 if TYPE_CHECKING:
     from tooldeck.host.execution.hooks import CallHooks
@@ -50,6 +52,7 @@ if TYPE_CHECKING:
     from tooldeck.host.location.trust import TrustStatus
     from tooldeck.host.plugins.report import PluginGroup, PluginInfo, PluginStatus
     from tooldeck.host.service import SessionScope
+    from tooldeck.telemetry.settings import Telemetry
 
 
 class _Record:
@@ -136,6 +139,7 @@ class Host:
         trace: bool = False,
         groups: Mapping[str, PluginGroup] | None = None,
         trust: TrustStatus | None = None,
+        instrumented: Instrumentation = OFF,
     ) -> None:
         self.location = location
         self.service = service
@@ -147,6 +151,8 @@ class Host:
         self._records: list[_Record] = []
         self._order: list[_Record] = []  # records with a registration, in service order
         self._lock = threading.RLock()
+        self._spans = instrumented.spans
+        self._last = instrumented.candidates  # loaded after every other plugin
 
     @classmethod
     def open(
@@ -162,6 +168,7 @@ class Host:
         on_ask: OnAsk = "ask",
         store: Store | None = None,
         mcp_listings: Literal["cached", "fresh"] = "fresh",
+        telemetry: bool | Telemetry | None = None,
     ) -> Host:
         """Read the config at ``path``, discover and register every selected plugin.
 
@@ -186,12 +193,34 @@ class Host:
         tool listing; ``"cached"`` mounts a server from its last good listing (kept in the
         data dir) when that is still valid, and starts the server only when one of its
         tools is called, as the CLI does. See ``docs/mcp.md``.
+
+        ``telemetry``: OpenTelemetry spans and metrics (``tooldeck[otel]``): ``True`` reports
+        to the global providers, a ``Telemetry`` to its own, ``False`` turns it off,
+        ``None`` leaves it to config ``[telemetry] enabled`` (see ``docs/telemetry.md``).
         """
         if mcp_listings not in ("cached", "fresh"):
             raise ValueError(f"mcp_listings must be 'cached' or 'fresh', got {mcp_listings!r}")
         location, status = open_location(
             Path(path), trust, data_dir, asker, answerer, store=store, on_ask=on_ask
         )
+        try:
+            instrumented = instrumentation(location, telemetry)
+        except BaseException:
+            location.close()
+            raise
+        with instrumented.spans("tooldeck.host.open", {semconv.LOCATION: str(location.root)}):
+            return cls._opened(location, status, plugins, disable, instrumented, mcp_listings)
+
+    @classmethod
+    def _opened(
+        cls,
+        location: Location,
+        status: TrustStatus,
+        plugins: Sequence[str | object] | None,
+        disable: Iterable[str],
+        instrumented: Instrumentation,
+        mcp_listings: Literal["cached", "fresh"],
+    ) -> Host:
         config = location.config
         names, objects = _split(plugins)
         selection = Selection.build(
@@ -209,6 +238,7 @@ class Host:
             trace=os.environ.get("TOOLDECK_TRACE_PLUGINS") == "1",
             groups={"mcp": mcp} if mcp else None,
             trust=status,
+            instrumented=instrumented,
         )
         host.refresh_plugins()
         return host
@@ -337,8 +367,16 @@ class Host:
         Call it after installing or removing packs in this process.
         """
         importlib.invalidate_caches()
-        with self._lock, _collector_paused(), self.service.batch():
-            self._sync(ordered(self._discover(), self._selection.order))
+        spans = self._spans
+        with (
+            spans("tooldeck.plugins.refresh", {}),
+            self._lock,
+            _collector_paused(),
+            replayed(self.service, spans),
+        ):
+            with spans("tooldeck.plugins.discover", {}):
+                candidates = ordered(self._discover(), self._selection.order)
+            self._sync([*candidates, *self._last])
 
     def _sync(self, candidates: list[Candidate]) -> None:
         old = {r.candidate.name: r for r in self._records}
@@ -378,6 +416,14 @@ class Host:
             return _Record(candidate, "disabled", reason=excluded)
         if candidate.layer == "local" and not admits(self._trust, candidate):
             return _Record(candidate, "untrusted", reason=untrusted_reason(self.trust))
+        attributes = {semconv.PLUGIN: candidate.name, semconv.PLUGIN_LAYER: candidate.layer}
+        with self._spans("tooldeck.plugin.load", attributes) as span:
+            record = self._loaded(candidate)
+            if span is not None:
+                span.set_attribute(semconv.PLUGIN_STATUS, record.status)
+        return record
+
+    def _loaded(self, candidate: Candidate) -> _Record:
         assert candidate.load is not None
         try:
             plugin = candidate.load()

@@ -1,0 +1,235 @@
+"""``execute_tool`` spans through the real OpenTelemetry SDK: names, GenAI attributes,
+outcomes, content capture, code-mode children, permission events and the histogram."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+
+import pytest
+from opentelemetry.trace import SpanKind, StatusCode
+
+from tooldeck import Host, Reject, Tool, ToolCall, ToolFailure, ToolResult, hookimpl, tool
+from tooldeck import run_tool_call as run
+
+pytestmark = pytest.mark.usefixtures("clean_env")
+
+
+@pytest.fixture(autouse=True)
+def no_builtins(monkeypatch):
+    monkeypatch.setattr("tooldeck.builtin_plugins.BUILTIN_PLUGINS", ())
+
+
+@tool
+def add(a: int, b: int) -> int:
+    """Add two integers."""
+    return a + b
+
+
+def broken(input, ctx):
+    raise ToolFailure("no such thing")
+
+
+async def guarded(input, ctx):
+    await ctx.permission.assert_("launch", ["rocket"])
+    return ToolResult(content="launched")
+
+
+class Tools:
+    """``add`` natively and in code mode (``plus``), a failing tool, an asking tool."""
+
+    @hookimpl
+    def tool_transform(self, editor):
+        editor.add(add.replace(codemode=False))
+        editor.add(add.replace(name="plus"))
+        editor.add(Tool(name="broken", description="Fails.", execute=broken, codemode=False))
+        editor.add(Tool(name="launch", description="Asks.", execute=guarded, codemode=False))
+
+
+class Override:
+    @hookimpl
+    def tool_transform(self, editor):
+        editor.add(add.replace(codemode=False, description="Add, overridden."))
+
+
+def call(snapshot, name, arguments, call_id="c1", **options):
+    return asyncio.run(run(snapshot, ToolCall(call_id, name, arguments), **options))
+
+
+def test_a_native_call_is_one_execute_tool_span_with_genai_attributes(tmp_path, otel):
+    with Host.open(tmp_path, plugins=[Tools()], trust=True, telemetry=otel.telemetry()) as host:
+        outcome = call(host.snapshot(session="s1"), "add", {"a": 1, "b": 2})
+    assert outcome.status == "completed"
+    span = otel.span("execute_tool add")
+    assert span.kind is SpanKind.INTERNAL
+    assert dict(span.attributes) == {
+        "gen_ai.operation.name": "execute_tool",
+        "gen_ai.tool.name": "add",
+        "gen_ai.tool.call.id": "c1",
+        "gen_ai.tool.type": "function",
+        "gen_ai.tool.description": "Add two integers.",
+        "tooldeck.tool.source": "Tools",
+        "tooldeck.call.via": "native",
+        "tooldeck.session.id": "s1",
+        "tooldeck.outcome.status": "completed",
+    }
+    assert span.status.status_code is StatusCode.UNSET
+    assert span.instrumentation_scope.name == "tooldeck"
+
+
+def test_an_override_names_what_it_overrides(tmp_path, otel):
+    plugins = [Tools(), Override()]
+    with Host.open(tmp_path, plugins=plugins, trust=True, telemetry=otel.telemetry()) as host:
+        call(host.snapshot(), "add", {"a": 1, "b": 2})
+    attributes = otel.span("execute_tool add").attributes
+    assert attributes["tooldeck.tool.source"] == "Override"
+    assert list(attributes["tooldeck.tool.overrides"]) == ["Tools"]
+    assert attributes["gen_ai.tool.description"] == "Add, overridden."
+
+
+def test_a_failure_sets_error_type_and_error_status(tmp_path, otel):
+    with Host.open(tmp_path, plugins=[Tools()], trust=True, telemetry=otel.telemetry()) as host:
+        assert call(host.snapshot(), "broken", {}).status == "failed"
+        assert call(host.snapshot(), "add", {"a": "x"}, call_id="c2").status == "failed"
+    failed = otel.span("execute_tool broken")
+    assert failed.attributes["error.type"] == "tool.execution"
+    assert failed.attributes["tooldeck.outcome.status"] == "failed"
+    assert failed.status.status_code is StatusCode.ERROR
+    assert failed.status.description == "no such thing"
+    invalid = otel.span("execute_tool add")
+    assert invalid.attributes["error.type"] == "tool.execution"
+    assert "Invalid input for tool 'add'" in invalid.status.description
+
+
+def test_content_is_captured_only_when_asked(tmp_path, otel):
+    with Host.open(tmp_path, plugins=[Tools()], trust=True, telemetry=otel.telemetry()) as host:
+        call(host.snapshot(), "add", {"a": 1, "b": 2})
+    assert "gen_ai.tool.call.arguments" not in otel.span("execute_tool add").attributes
+    otel.exporter.clear()
+    telemetry = otel.telemetry(capture_content=True)
+    with Host.open(tmp_path, plugins=[Tools()], trust=True, telemetry=telemetry) as host:
+        call(host.snapshot(), "add", '{"a": 1, "b": 2}')
+    attributes = otel.span("execute_tool add").attributes
+    assert json.loads(attributes["gen_ai.tool.call.arguments"]) == {"a": 1, "b": 2}
+    assert attributes["gen_ai.tool.call.result"] == "3"
+
+
+def test_config_turns_tracing_and_capture_on(tmp_path, otel):
+    (tmp_path / "tooldeck.toml").write_text("[telemetry]\nenabled = true\ncapture_content = true\n")
+    # enabled by config, the global providers are used: here the no-op default, so
+    # only a Telemetry that names providers records; capture comes from config.
+    with Host.open(tmp_path, plugins=[Tools()], trust=True, telemetry=otel.telemetry()) as host:
+        call(host.snapshot(), "add", {"a": 1, "b": 2})
+        rows = {info.name: info.status for info in host.plugins}
+    assert rows["telemetry"] == "active"
+    assert otel.span("execute_tool add").attributes["gen_ai.tool.call.result"] == "3"
+
+
+def test_off_by_default_and_when_refused(tmp_path, otel):
+    (tmp_path / "tooldeck.toml").write_text("[telemetry]\nenabled = true\n")
+    with Host.open(tmp_path, plugins=[Tools()], trust=True, telemetry=False) as host:
+        assert host.snapshot().call_hooks is None
+        assert "telemetry" not in {info.name for info in host.plugins}
+    (tmp_path / "tooldeck.toml").unlink()
+    with Host.open(tmp_path, plugins=[Tools()], trust=True) as host:
+        assert host.snapshot().call_hooks is None
+
+
+def test_a_code_mode_program_is_a_span_with_a_child_per_nested_call(tmp_path, otel):
+    with Host.open(tmp_path, plugins=[Tools()], trust=True, telemetry=otel.telemetry()) as host:
+        code = "x = await tools.plus(a=1, b=2)\ny = await tools.plus(a=x, b=3)\ny"
+        outcome = call(host.snapshot(), "execute", {"code": code}, call_id="run1")
+    assert outcome.status == "completed"
+    program = otel.span("execute_tool execute")
+    children = otel.spans("execute_tool plus")
+    assert len(children) == 2
+    for child in children:
+        assert child.parent is not None
+        assert child.parent.span_id == program.context.span_id
+        assert child.context.trace_id == program.context.trace_id
+        assert child.attributes["tooldeck.call.via"] == "nested"
+        assert child.attributes["tooldeck.call.parent_id"] == "run1"
+    assert [c.attributes["gen_ai.tool.call.id"] for c in children] == ["run1.1", "run1.2"]
+    assert program.parent is None
+
+
+def test_a_call_continues_the_hosts_current_span(tmp_path, otel):
+    tracer = otel.tracer_provider.get_tracer("agent")
+    with Host.open(tmp_path, plugins=[Tools()], trust=True, telemetry=otel.telemetry()) as host:
+        snapshot = host.snapshot()
+
+        async def turn():
+            with tracer.start_as_current_span("invoke_agent"):
+                await run(snapshot, ToolCall("c1", "add", {"a": 1, "b": 2}))
+
+        asyncio.run(turn())
+    assert otel.span("execute_tool add").parent.span_id == otel.span("invoke_agent").context.span_id
+
+
+@pytest.mark.parametrize(
+    ("reply", "status", "replied"),
+    [("once", "completed", "once"), (Reject("not today"), "failed", "reject")],
+)
+def test_permission_asks_and_replies_are_span_events(tmp_path, otel, reply, status, replied):
+    telemetry = otel.telemetry()
+    with Host.open(
+        tmp_path, plugins=[Tools()], trust=True, asker=lambda request: reply, telemetry=telemetry
+    ) as host:
+        assert call(host.snapshot(), "launch", {}).status == status
+    events = otel.span("execute_tool launch").events
+    assert [e.name for e in events] == ["tooldeck.permission.ask", "tooldeck.permission.reply"]
+    assert events[0].attributes["tooldeck.permission.action"] == "launch"
+    assert list(events[0].attributes["tooldeck.permission.resources"]) == ["rocket"]
+    assert events[1].attributes["tooldeck.permission.reply"] == replied
+
+
+def test_a_decline_is_an_outcome_not_an_error(tmp_path, otel):
+    with Host.open(tmp_path, plugins=[Tools()], trust=True, telemetry=otel.telemetry()) as host:
+        assert call(host.snapshot(), "launch", {}).status == "declined"  # no asker
+    span = otel.span("execute_tool launch")
+    assert span.attributes["tooldeck.outcome.status"] == "declined"
+    assert "error.type" not in span.attributes
+
+
+def test_the_duration_histogram_has_a_point_per_tool_and_error(tmp_path, otel):
+    with Host.open(tmp_path, plugins=[Tools()], trust=True, telemetry=otel.telemetry()) as host:
+        call(host.snapshot(), "add", {"a": 1, "b": 2})
+        call(host.snapshot(), "add", {"a": 3, "b": 4})
+        call(host.snapshot(), "broken", {})
+    metrics = otel.reader.get_metrics_data()
+    (scope,) = metrics.resource_metrics[0].scope_metrics
+    (histogram,) = [m for m in scope.metrics if m.name == "gen_ai.execute_tool.duration"]
+    assert histogram.unit == "s"
+    points = {
+        (p.attributes["gen_ai.tool.name"], p.attributes.get("error.type")): p.count
+        for p in histogram.data.data_points
+    }
+    assert points == {("add", None): 2, ("broken", "tool.execution"): 1}
+    for point in histogram.data.data_points:
+        assert point.attributes["gen_ai.operation.name"] == "execute_tool"
+
+
+def test_the_span_is_outermost_so_a_plugins_refusal_is_traced(tmp_path, otel):
+    class Refuse:
+        @hookimpl(wrapper=True)
+        def tool_call(self, call, context):
+            raise ToolFailure("refused by policy")
+            yield  # a generator, as a wrapper must be
+
+    plugins = [Tools(), Refuse()]
+    with Host.open(tmp_path, plugins=plugins, trust=True, telemetry=otel.telemetry()) as host:
+        assert call(host.snapshot(), "add", {"a": 1, "b": 2}).status == "failed"
+    span = otel.span("execute_tool add")
+    assert span.attributes["error.type"] == "tool.execution"
+    assert span.status.description == "refused by policy"
+
+
+def test_disabling_the_telemetry_plugin_keeps_only_startup_spans(tmp_path, otel):
+    telemetry = otel.telemetry()
+    with Host.open(
+        tmp_path, plugins=[Tools()], disable=["telemetry"], trust=True, telemetry=telemetry
+    ) as host:
+        assert host.snapshot().call_hooks is None
+        call(host.snapshot(), "add", {"a": 1, "b": 2})
+    assert otel.spans("execute_tool") == []
+    assert otel.span("tooldeck.host.open")
