@@ -31,7 +31,13 @@ from typing import Any
 
 from tooldeck.errors import SessionError
 from tooldeck.host.registry.catalog import Catalog
-from tooldeck.host.registry.editor import CatalogEntry, Diagnostic, NamespaceEntry, ToolEditor
+from tooldeck.host.registry.editor import (
+    CallHookFn,
+    CatalogEntry,
+    Diagnostic,
+    NamespaceEntry,
+    ToolEditor,
+)
 from tooldeck.host.registry.overlay import Draft, Overlay
 from tooldeck.host.registry.state import ToolState, Transform, TransformFn
 
@@ -106,6 +112,8 @@ class Binding:
 
 class SessionState(ToolState):
     """One session's transforms replayed on ``base``'s current catalog. Thread-safe."""
+
+    call_hooks = True
 
     def __init__(self, base: ToolState, templates: Templates, session_id: str) -> None:
         super().__init__()
@@ -214,8 +222,10 @@ class SessionState(ToolState):
         assert base is not None
         failed = dict(self._failed)
         own = [*failed.values()]
+        hooks: list[tuple[str, CallHookFn]] = []
         for step in self._steps:
             own.extend(step.diagnostics)
+            hooks.extend(step.hooks)
         if self._steps:
             # The last step's checkpoint: replays copy checkpoints and never edit them.
             last = self._steps[-1]
@@ -231,6 +241,7 @@ class SessionState(ToolState):
             tuple(self._steps),
             base=base,
             changes=MappingProxyType(tools.changes),
+            call_hooks=tuple(hooks),
         )
 
 
