@@ -406,6 +406,14 @@ def test_builtins_can_be_disabled(tmp_path, fake_builtin):
     assert by_name(host)["builtin:fake_read"].status == "disabled"
 
 
+def test_a_disable_pattern_drops_every_builtin_it_matches(tmp_path, fake_builtin):
+    pack = adds("pack", "write", description="pack")
+    host = open_host(tmp_path, pack, disable=["builtin:*"])
+    assert host.snapshot().names == ("write",)
+    assert by_name(host)["builtin:fake_read"].reason == "disabled by Host.open(disable=...)"
+    assert by_name(host)["pack"].status == "active"
+
+
 def test_an_empty_plugin_list_loads_builtins_only(tmp_path, fake_builtin):
     local(tmp_path, "mine")
     host = open_host(tmp_path)
