@@ -66,9 +66,9 @@ class _Calls:
     async def resumed(self, name: str, call_id: str, args: Any, approved: bool) -> ToolCallOutcome:
         """The outcome of a call interrupted at its ask: its pending call (from this
         list's interruption, or in another process the session's open pending call of
-        that call id) resumed with "once" when approved. A call the SDK runs unapproved cannot pause here, so its
-        ask is rejected (the model reads tooldeck's decline), as is a further ask of
-        the resumed call."""
+        that call id) resumed with "once" when approved. A call the SDK runs unapproved
+        cannot pause here, so its ask is rejected (the model reads tooldeck's decline),
+        as is a further ask of the resumed call."""
         call = ToolCall(call_id, name, args)
         pending = self.asked.get(call_id) or await pending_of(self.host, self.session_id, call)
         if pending is None:

@@ -93,7 +93,8 @@ class Selection(NamedTuple):
     that is set of: ``Host.open(plugins=[...])``, ``TOOLDECK_LOAD_PLUGINS``, config
     ``plugins.only``. ``disabled``: the union of ``Host.open(disable=...)``,
     ``TOOLDECK_DISABLE_PLUGINS`` and ``plugins.disable``; it applies to every layer,
-    built-ins included, and each entry is a name or a glob pattern (``builtin:*``). Plugin objects passed to ``Host.open`` are always selected.
+    built-ins included, and each entry is a name or a glob pattern (``builtin:*``).
+    Plugin objects passed to ``Host.open`` are always selected.
     """
 
     only: tuple[str, ...] | None = None
