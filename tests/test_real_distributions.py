@@ -1,7 +1,8 @@
 """End to end with real installed distributions (see ``conftest.Site``).
 
 Packs: ``tdtest-greet`` adds ``greet`` + ``greetings_wave``; ``tdtest-hush`` (sorts
-between) re-adds ``greet`` and wraps ``greetings_wave`` in a ``tool_call`` hook; ``tdtest-loud`` updates ``greet``; ``tdtest-broken`` raises
+between) re-adds ``greet`` and wraps ``greetings_wave`` in a ``tool_call`` hook;
+``tdtest-loud`` updates ``greet``; ``tdtest-broken`` raises
 on import; ``tdtest-badsig`` has a hookimpl with an argument the spec lacks.
 """
 
