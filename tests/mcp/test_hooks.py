@@ -145,3 +145,37 @@ def test_a_served_calls_defective_hook_names_its_plugin_and_the_rest_keeps_servi
     # local:guards failed and left with its tool; local:tagged keeps serving.
     assert after.is_error and "Tool 'add' is not available" in after.content[0].text
     assert (other.is_error, other.content[0].text) == (False, "tooldeck.toml (session hook)")
+
+
+VIA = '''
+from tooldeck import ToolResult, hookimpl, tool
+
+@tool
+def shout(text: str) -> str:
+    """Shout the text."""
+    return text.upper()
+
+@hookimpl
+def tool_transform(editor):
+    editor.add(shout)  # a code-mode tool: served programs call it nested
+
+@hookimpl(wrapper=True)
+def tool_call(call, context):
+    result = yield
+    output = result.output
+    if isinstance(output, str):
+        output = f"{output} via {context.via}"
+    return ToolResult(content=f"{result.content[0].text} via {context.via}", output=output)
+'''
+
+
+def test_a_served_programs_nested_calls_cross_the_wrappers(tooldeck_env):
+    root = make_project(tooldeck_env / "project", '[plugins]\nonly = ["local:via"]\n', {"via": VIA})
+    grant_trust(trust_status(root))
+
+    async def scenario():
+        async with served(root) as client:
+            return await client.call_tool("execute", {"code": 'await tools.shout(text="hi")'})
+
+    result = anyio.run(scenario)
+    assert (result.is_error, result.content[0].text) == (False, "HI via nested via served")
