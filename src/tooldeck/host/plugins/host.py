@@ -169,8 +169,8 @@ class Host:
         third-party plugins: names (``dist``, ``dist:ep``, ``local:stem``) and plugin
         objects (modules, classes or instances with hookimpls). Built-ins load unless
         disabled: ``disable`` takes names and glob patterns (``["builtin:*"]``), as
-        ``[plugins] disable`` does. Raises ``ConfigError`` for an invalid config file; a broken plugin
-        never raises, it is reported in ``host.plugins``.
+        ``[plugins] disable`` does. Raises ``ConfigError`` for an invalid config file; a
+        broken plugin never raises, it is reported in ``host.plugins``.
 
         ``trust``: whether the project's own code may run (``.tooldeck/plugins``, its
         ``[mcp.servers]``, its ``allow`` rules). ``None`` asks ``TOOLDECK_TRUST``, then
