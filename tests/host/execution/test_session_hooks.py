@@ -165,3 +165,29 @@ def test_add_call_hook_is_refused_outside_a_session_or_for_a_plain_function(tmp_
     assert location == ["add_call_hook works in a session's replay only; use a tool_call hookimpl"]
     assert len(session) == 1 and "expects a generator function" in session[0]
     assert hooks == (None, None)
+
+
+def test_a_plugin_failed_in_the_location_loses_its_session_hooks_and_tools(tmp_path):
+    class Flaky:
+        @hookimpl
+        def session_transform(self, editor):
+            editor.add(add.replace(name="extra", codemode=False))
+            editor.add_call_hook(tagging("!"))
+
+        @hookimpl(wrapper=True)
+        def tool_call(self, call, context):
+            if call.input.get("a") == 13:
+                raise ValueError("unlucky")
+            return (yield)
+
+    with Host.open(tmp_path, plugins=[Tools(), Flaky()], trust=True) as host:
+        host.session("s1")
+        assert text(call(host.snapshot(session="s1"), "extra", {"a": 1, "b": 2})) == "3!"
+        failed = call(host.snapshot(session="s1"), "add", {"a": 13, "b": 0})
+        snapshot = host.snapshot(session="s1")
+        after = call(snapshot, "add", {"a": 1, "b": 2})
+        row = next(p for p in host.plugins if p.name == "Flaky")
+    assert failed.status == "failed" and "plugin 'Flaky'" in text(failed)
+    assert row.status == "failed"
+    assert "extra" not in snapshot.names and snapshot.call_hooks is None
+    assert text(after) == "3"

@@ -205,7 +205,12 @@ class SessionState(ToolState):
         return self._rebuild()
 
     def _order(self) -> tuple[Transform, ...]:
-        return self._prelude + self._committed
+        # A plugin that failed in the Location (its transform or its ``tool_call`` hook
+        # raised) is failed as a whole: its session template sits out too, tools and hooks.
+        failed = self._on.failed if self._on is not None else None
+        if not failed:
+            return self._prelude + self._committed
+        return tuple(t for t in self._prelude if t.source not in failed) + self._committed
 
     def _empty(self) -> tuple[Draft[CatalogEntry], Draft[NamespaceEntry]]:
         base = self._on
