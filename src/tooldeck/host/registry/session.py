@@ -113,7 +113,7 @@ class Binding:
 class SessionState(ToolState):
     """One session's transforms replayed on ``base``'s current catalog. Thread-safe."""
 
-    call_hooks = True
+    takes_call_hooks = True
 
     def __init__(self, base: ToolState, templates: Templates, session_id: str) -> None:
         super().__init__()

@@ -88,7 +88,7 @@ _EMPTY_CATALOG = Catalog({}, {}, (), {})
 class ToolState:
     """Ordered transforms and the catalog replayed from them. Thread-safe."""
 
-    call_hooks = False
+    takes_call_hooks = False
     """Whether a replay takes ``editor.add_call_hook`` (a session's does)."""
 
     def __init__(self) -> None:
@@ -271,7 +271,7 @@ class ToolState:
         editor._diagnostics = step.diagnostics
         editor._log = step.log
         editor._pure = True
-        editor._hooks = step.hooks if self.call_hooks else None
+        editor._hooks = step.hooks if self.takes_call_hooks else None
         try:
             transform.fn(editor)
         except Exception as exc:
