@@ -1,18 +1,20 @@
 """End to end with real installed distributions (see ``conftest.Site``).
 
 Packs: ``tdtest-greet`` adds ``greet`` + ``greetings_wave``; ``tdtest-hush`` (sorts
-between) re-adds ``greet``; ``tdtest-loud`` updates ``greet``; ``tdtest-broken`` raises
+between) re-adds ``greet`` and wraps ``greetings_wave`` in a ``tool_call`` hook;
+``tdtest-loud`` updates ``greet``; ``tdtest-broken`` raises
 on import; ``tdtest-badsig`` has a hookimpl with an argument the spec lacks.
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
 import sys
 
 import pytest
 
-from tooldeck import Host, ToolCall
+from tooldeck import Host, ToolCall, run_tool_call
 
 ALL = ("tdtest-badsig", "tdtest-broken", "tdtest-greet", "tdtest-hush", "tdtest-loud")
 
@@ -146,3 +148,19 @@ def test_refresh_plugins_picks_up_installs_and_removals_in_one_process(in_proces
         (name, "failed", "not found (requested by Host.open(plugins=[...]))")
         for name in ("tdtest-hush", "tdtest-loud")
     ]
+
+
+def test_uninstalling_a_pack_removes_its_tool_call_hook(in_process_site, clean_env):
+    site = in_process_site
+    site.install("tdtest-greet", "tdtest-hush")
+    host = Host.open(clean_env, plugins=["tdtest-greet", "tdtest-hush"])
+
+    def waved():
+        call = ToolCall("1", "greetings_wave", {})
+        return asyncio.run(run_tool_call(host.snapshot(), call)).content[0].text
+
+    assert waved() == "*waves* (shh)"
+    site.uninstall("tdtest-hush")
+    host.refresh_plugins()
+    assert waved() == "*waves*"
+    assert host.snapshot().call_hooks is None

@@ -119,6 +119,7 @@ if TYPE_CHECKING:
     from tooldeck.host.plugins.report import PluginStatus as PluginStatus
     from tooldeck.host.registry.catalog import Catalog as Catalog
     from tooldeck.host.registry.catalog import SourceEffects as SourceEffects
+    from tooldeck.host.registry.editor import CallHookFn as CallHookFn
     from tooldeck.host.registry.editor import CatalogEntry as CatalogEntry
     from tooldeck.host.registry.editor import Diagnostic as Diagnostic
     from tooldeck.host.registry.editor import NamespaceEntry as NamespaceEntry
@@ -142,6 +143,7 @@ _LOCATIONS = {
     "Asker": "tooldeck.host.location.permission",
     "CallScope": "tooldeck.host.execution.call",
     "CallVia": "tooldeck.host.execution.call",
+    "CallHookFn": "tooldeck.host.registry.editor",
     "Catalog": "tooldeck.host.registry.catalog",
     "CatalogEntry": "tooldeck.host.registry.editor",
     "CodeMode": "tooldeck.codemode.provider",

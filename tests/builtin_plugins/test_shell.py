@@ -128,6 +128,15 @@ async def test_a_timeout_kills_the_whole_process_group(shell, root):
     assert live_members(int((root / "pid").read_text())) == []
 
 
+async def test_a_per_tool_timeout_kills_the_whole_process_group(builtins, root, tmp_path, asker):
+    config = Config.model_validate({"tools": {"shell": {"timeout_s": 0.5}}})
+    tool = builtins_for(builtins, root, tmp_path, asker, config)
+    outcome = await tool.call("shell", command="echo $$ > pid; sleep 30 & sleep 30; wait")
+    assert (outcome.status, outcome.error.type) == ("failed", "tool.execution")
+    assert "did not finish within its 0.5 s limit (timeout_s)" in outcome.error.message
+    assert live_members(int((root / "pid").read_text())) == []  # killed, not orphaned
+
+
 async def test_cancellation_kills_the_group_and_propagates(builtins, root, tmp_path):
     builtins.load("shell")
     task = asyncio.create_task(

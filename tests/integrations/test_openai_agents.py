@@ -102,6 +102,22 @@ async def test_an_ask_interrupts_the_run_and_approving_resumes_it_through_toolde
     assert outputs(model) == {"c1": "launched moon"}
 
 
+async def test_approving_resumes_the_pending_call_exactly_once_from_a_saved_state(host):
+    launch = turn(("c1", "launch", {"target": "moon"}))
+    agent, model = agent_for(host, launch, DONE, DONE)
+    result = await run(agent, "launch")
+    [waiting] = host.pending()
+    assert waiting.call.id == "c1" and LAUNCHED == []
+    state = result.to_state()
+    answer(state, result.interruptions[0], "once")
+    saved = state.to_string()  # the approved run, as another process would load it
+    await run(agent, state)
+    assert (LAUNCHED, host.pending()) == (["moon"], [])
+    await run(agent, await RunState.from_string(agent, saved))  # delivered twice
+    assert LAUNCHED == ["moon"]  # the second resume returned the recorded outcome
+    assert outputs(model) == {"c1": "launched moon"}
+
+
 async def test_rejecting_gives_the_model_tooldecks_decline_text(host):
     agent, model, state = await paused(host)
     answer(state, state.get_interruptions()[0], "reject")
@@ -137,11 +153,9 @@ async def test_a_second_ask_after_an_approval_is_declined(host):
     state = result.to_state()
     answer(state, result.interruptions[0], "once")
     await run(agent, state)
-    assert LAUNCHED == ["mars"]
-    assert outputs(model) == {  # the program's decline names the call that took effect
-        "c1": f"Error: {DECLINED}\nTool calls in the program that completed before it was "
-        "declined (their effects stand):\n- land"
-    }
+    assert LAUNCHED == ["mars"]  # the resumed program ran once, up to its second ask
+    assert outputs(model) == {"c1": f"Error: {DECLINED}"}
+    assert host.pending() == []  # both asks' pending calls are resolved
 
 
 def test_answer_refuses_what_is_not_a_reply(host):

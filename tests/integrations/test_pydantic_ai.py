@@ -105,7 +105,7 @@ async def test_a_plain_approval_answers_the_ask_once(host):
     agent, result = await paused(host, script)
     results = DeferredToolResults(approvals={"c1": True})
     await agent.run(message_history=result.all_messages(), deferred_tool_results=results)
-    assert LAUNCHED == ["moon"]
+    assert (LAUNCHED, host.pending()) == (["moon"], [])
 
 
 async def test_always_saves_the_rule_so_the_next_call_does_not_ask(host):
@@ -134,7 +134,7 @@ async def test_rejecting_gives_the_model_tooldecks_decline_text(host):
     assert script.returns[-1].content == DECLINED
 
 
-async def test_rejecting_with_feedback_lets_the_tool_report_it(host):
+async def test_rejecting_with_feedback_passes_the_feedback_on(host):
     script = Script(calls(("c1", "launch", {"target": "moon"})), DONE)
     agent, result = await paused(host, script)
     await agent.run(
@@ -142,10 +142,23 @@ async def test_rejecting_with_feedback_lets_the_tool_report_it(host):
         deferred_tool_results=answer(result.output, {"c1": Reject("try mars")}),
     )
     assert LAUNCHED == []
-    assert (script.returns[-1].content, script.returns[-1].outcome) == (
-        "not launched: try mars",
-        "failed",
-    )
+    assert "said: try mars" in script.returns[-1].content
+    assert script.returns[-1].outcome == "failed"
+    assert host.pending() == []
+
+
+async def test_an_approved_call_resumes_its_pending_call_and_runs_exactly_once(host):
+    script = Script(calls(("c1", "launch", {"target": "moon"})), DONE, DONE)
+    agent, result = await paused(host, script)
+    [waiting] = host.pending()
+    assert result.output.metadata["c1"][METADATA_KEY]["pending_id"] == waiting.id
+    results = answer(result.output, {"c1": "once"})
+    await agent.run(message_history=result.all_messages(), deferred_tool_results=results)
+    assert (LAUNCHED, host.pending()) == (["moon"], [])
+    # The same approval delivered again (a retried request): the recorded outcome.
+    await agent.run(message_history=result.all_messages(), deferred_tool_results=results)
+    assert LAUNCHED == ["moon"]
+    assert script.returns[-1].content == "launched moon"
 
 
 async def test_an_ask_inside_a_program_defers_the_execute_call(host):
@@ -180,10 +193,12 @@ async def test_a_second_ask_after_an_approval_defers_again_and_keeps_the_first_a
 async def test_a_reply_that_is_not_tooldecks_is_refused_naming_the_call(host):
     script = Script(calls(("c1", "launch", {"target": "moon"})), DONE)
     agent, result = await paused(host, script)
+    pending_id = result.output.metadata["c1"][METADATA_KEY]["pending_id"]
     bad = DeferredToolResults(
-        approvals={"c1": True}, metadata={"c1": {METADATA_KEY: {"answers": {"k": "maybe"}}}}
+        approvals={"c1": True},
+        metadata={"c1": {METADATA_KEY: {"pending_id": pending_id, "reply": "maybe"}}},
     )
-    with pytest.raises(ValueError, match=r"tool call c1 metadata\['k'\]: 'maybe' is not a"):
+    with pytest.raises(ValueError, match=r"tool call c1 metadata: 'maybe' is not a"):
         await agent.run(message_history=result.all_messages(), deferred_tool_results=bad)
     assert LAUNCHED == []
 

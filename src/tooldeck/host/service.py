@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Sequence
+from functools import partial
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
@@ -30,7 +31,7 @@ from tooldeck.host.execution.hooks import CallHooks
 from tooldeck.host.execution.limits import CallLimits, Gates
 from tooldeck.host.execution.snapshot import CodeModeProvider, Snapshot, Visibility
 from tooldeck.host.registry.catalog import Catalog
-from tooldeck.host.registry.editor import Diagnostic
+from tooldeck.host.registry.editor import CallHookFn, Diagnostic, ToolEditor
 from tooldeck.host.registry.state import ToolState, TransformFn
 
 if TYPE_CHECKING:
@@ -109,6 +110,19 @@ class SessionScope:
         if not callable(fn):
             raise TypeError(f"transform must be callable, got {type(fn).__name__}")
         return Registration(self._state, self._state.add(fn, source))
+
+    def call_hook(self, fn: CallHookFn, *, source: str = "<anonymous>") -> Registration:
+        """Wrap this session's calls in ``fn(call, context)``, a ``tool_call`` wrapper
+        generator (``docs/hooks.md``), outside the Location plugins' hooks.
+
+        Other sessions and the Location's snapshots never run it. It is one session
+        registration (``editor.add_call_hook`` in a transform): ``dispose()`` or closing
+        the session removes it; a defect in it disables ``source`` in this session and
+        shows in ``diagnostics``.
+        """
+        if not callable(fn):
+            raise TypeError(f"call_hook must be callable, got {type(fn).__name__}")
+        return self.transform(partial(_add_call_hook, fn), source=source)
 
     def batch(self) -> AbstractContextManager[None]:
         """Coalesce this session's changes into one rebuild; readers see old or new."""
@@ -309,6 +323,7 @@ class ToolService:
             codemode=self._codemode,
             session_id=session_id,
             gates=self._gates,
+            fail=scope._state.fail,
         )
         scope._cache = (permissions, snap)
         if scope.closed:  # closed meanwhile: hold nothing for it
@@ -412,6 +427,10 @@ class ToolService:
     def registrations(self) -> tuple[str, ...]:
         """The sources of the active registrations, in registration order."""
         return tuple(t.source for t in self._state.transforms)
+
+
+def _add_call_hook(fn: CallHookFn, editor: ToolEditor) -> None:
+    editor.add_call_hook(fn)
 
 
 def _session_id(session_id: object) -> str:

@@ -7,12 +7,14 @@ through ``run_tool_call``. The model reads what tooldeck's ``openai-responses`` 
 gives it: the text (``Error: ...`` for a call that did not complete), images and files.
 
 The SDK decides whether a call needs approval before it runs it; tooldeck asks while a
-tool runs. So a tool's ``needs_approval`` check runs the call, which stops at its first
-ask that no rule answers: the run is interrupted there (``result.interruptions``, a
-``RunState`` that serializes), and approving the item runs the call again with that ask
-answered ``once``. A call with no open ask runs once, in that check, and
-``on_invoke_tool`` returns its outcome. ``answer(state, item, reply)`` applies a
-tooldeck reply to an interruption.
+tool runs. So a tool's ``needs_approval`` check runs the call with deferred asks: at
+its first ask that no rule answers it ends ``pending`` (a pending call in the
+Location's store, ``docs/approvals.md``) and the run is interrupted there
+(``result.interruptions``, a ``RunState`` that serializes). Approving the item resumes
+that pending call through ``host.resume`` (in this process or another), so it runs
+exactly once and its record is resolved. A call with no open ask runs once, in that
+check, and ``on_invoke_tool`` returns its outcome. ``answer(state, item, reply)``
+applies a tooldeck reply to an interruption.
 
 The list is built from the catalog when ``function_tools`` is called: call it per run
 to advertise tools added since. A tool removed since is disabled (``is_enabled``) and
@@ -32,7 +34,7 @@ from agents.tool_context import ToolContext
 from tooldeck import Host, Reject, Reply, Snapshot, ToolCall, ToolCallOutcome
 from tooldeck.host.execution.outcome import DECLINED_TEXT
 from tooldeck.host.schema.strict import drop_null_optionals
-from tooldeck.integrations._calls import Answers, Asked, deferring, run_call, text_of
+from tooldeck.integrations._calls import Asked, pending_of, resume_call, run_call, text_of
 from tooldeck.providers import results_for
 
 __all__ = ["answer", "function_tools"]
@@ -46,20 +48,39 @@ class _Calls:
         self.host = host
         self.session_id = session or ""
         self.ran: dict[str, ToolCallOutcome] = {}
+        # The pending call each interrupted call id stopped as (kept after its resume:
+        # an approval delivered again gets the recorded outcome).
+        self.asked: dict[str, str] = {}
 
     def snapshot(self) -> Snapshot:
         return self.host.snapshot(session=self.session_id or None)
 
-    async def run(
-        self, name: str, call_id: str, args: Any, answers: Answers, agent: Any
-    ) -> ToolCallOutcome | Asked:
+    async def run(self, name: str, call_id: str, args: Any, agent: Any) -> ToolCallOutcome | Asked:
         return await run_call(
             self.snapshot(),
             ToolCall(call_id, name, args),
-            answers,
             session_id=self.session_id,
             agent=getattr(agent, "name", None),
         )
+
+    async def resumed(self, name: str, call_id: str, args: Any, approved: bool) -> ToolCallOutcome:
+        """The outcome of a call interrupted at its ask: its pending call (from this
+        list's interruption, or in another process the session's open pending call of
+        that call id) resumed with "once" when approved. A call the SDK runs unapproved
+        cannot pause here, so its ask is rejected (the model reads tooldeck's decline),
+        as is a further ask of the resumed call."""
+        call = ToolCall(call_id, name, args)
+        pending = self.asked.get(call_id) or await pending_of(self.host, self.session_id, call)
+        if pending is None:
+            ran = await self.run(name, call_id, args, None)
+            if not isinstance(ran, Asked):
+                return ran
+            pending, approved = ran.pending.id, False
+        ran = await resume_call(self.host, pending, "once" if approved else "reject")
+        if isinstance(ran, Asked):
+            ran = await resume_call(self.host, ran.pending.id, "reject")
+        assert not isinstance(ran, Asked)  # a rejection never asks
+        return ran
 
 
 def function_tools(host: Host, *, session: str | None = None) -> list[FunctionTool]:
@@ -71,7 +92,6 @@ def function_tools(host: Host, *, session: str | None = None) -> list[FunctionTo
     """
     if session is not None and not isinstance(session, str):
         raise TypeError(f"function_tools(session=...): expected a session id, got {session!r}")
-    deferring(host)
     if session:
         host.session(session)
     calls = _Calls(host, session)
@@ -94,10 +114,9 @@ def _function_tool(calls: _Calls, rendered: Mapping[str, Any], schema: Any) -> F
     async def needs_approval(
         ctx: RunContextWrapper[Any], params: dict[str, Any], call_id: str
     ) -> bool:
-        ran = await calls.run(
-            name, call_id, arguments(params), Answers(), getattr(ctx, "agent", None)
-        )
+        ran = await calls.run(name, call_id, arguments(params), getattr(ctx, "agent", None))
         if isinstance(ran, Asked):
+            calls.asked[call_id] = ran.pending.id
             return True
         calls.ran[call_id] = ran
         return False
@@ -110,9 +129,7 @@ def _function_tool(calls: _Calls, rendered: Mapping[str, Any], schema: Any) -> F
                 args = arguments(json.loads(raw)) if raw.strip() else {}
             except ValueError:
                 args = raw  # tooldeck reports invalid JSON with its usual message
-            answers = Answers(first="once") if approved else Answers()
-            ran = await calls.run(name, ctx.tool_call_id, args, answers, ctx.agent)
-            outcome = ran.outcome if isinstance(ran, Asked) else ran
+            outcome = await calls.resumed(name, ctx.tool_call_id, args, approved)
         return _output(ctx.tool_call_id, outcome)
 
     def enabled(ctx: RunContextWrapper[Any], agent: Any) -> bool:
@@ -166,10 +183,11 @@ def _output(call_id: str, outcome: ToolCallOutcome) -> Any:
 def answer(state: RunState[Any], item: ToolApprovalItem, reply: Reply) -> None:
     """Apply a tooldeck reply to an interruption of a run paused at a tooldeck ask.
 
-    ``"once"`` approves the call (it runs again with that ask answered); ``"always"``
-    approves every later call of that tool in the run too (the SDK's ``always_approve``;
-    each still answers its own ask ``once``, and nothing is saved to the Location);
-    ``"reject"`` and ``Reject(feedback)`` reject it, the model reading tooldeck's text.
+    ``"once"`` approves the call (its pending call is resumed with that answer);
+    ``"always"`` approves every later call of that tool in the run too (the SDK's
+    ``always_approve``; each still answers its own ask ``once``, and nothing is saved
+    to the Location); ``"reject"`` and ``Reject(feedback)`` reject it, the model
+    reading tooldeck's text (the SDK never invokes it: its pending call expires).
     """
     if reply in ("once", "always"):
         state.approve(item, always_approve=reply == "always")

@@ -7,9 +7,10 @@ step. Calls go through ``run_tool_call``: validation, the output contract, bound
 and content (images and files as ``BinaryContent``). A call that does not complete
 raises ``ToolFailed`` with the text tooldeck's own adapters give the model. A
 permission ask that needs the user raises ``ApprovalRequired``, so the run ends with
-``DeferredToolRequests``; ``answer(requests, {call_id: reply})`` builds the
-``DeferredToolResults`` that resume it, and the call runs through tooldeck again with
-the reply.
+``DeferredToolRequests``: the call is a pending call in the Location's store
+(``docs/approvals.md``). ``answer(requests, {call_id: reply})`` builds the
+``DeferredToolResults`` that resume the run; the call is then resumed through
+``host.resume``, so it runs exactly once and its pending record is resolved.
 
 ``pack_from_toolset(toolset, name=...)`` goes the other way: a pydantic-ai
 ``FunctionToolset`` becomes a tooldeck plugin object for ``Host.open(plugins=[...])``.
@@ -35,14 +36,14 @@ from pydantic_ai.tools import ToolDefinition
 from pydantic_ai.toolsets import AbstractToolset, ToolsetTool
 from pydantic_core import SchemaValidator, core_schema
 
-from tooldeck import Host, Reply, Snapshot, ToolCall, ToolCallOutcome
-from tooldeck.host.execution.outcome import DECLINED_TEXT
+from tooldeck import Host, Reject, Reply, Snapshot, ToolCall, ToolCallOutcome
+from tooldeck.host.execution.outcome import CORRECTED_TEXT, DECLINED_TEXT
 from tooldeck.integrations._calls import (
-    Answers,
     Asked,
-    answers_from,
-    deferring,
+    decode,
     encode,
+    pending_of,
+    resume_call,
     run_call,
     text_of,
 )
@@ -51,7 +52,8 @@ from tooldeck.integrations._pydantic_ai_pack import ToolsetPack, pack_from_tools
 __all__ = ["METADATA_KEY", "TooldeckToolset", "ToolsetPack", "answer", "pack_from_toolset"]
 
 METADATA_KEY = "tooldeck"
-"""The key of tooldeck's entry in a deferred call's metadata (the ask, earlier answers)."""
+"""The key of tooldeck's entry in a deferred call's metadata (the ask and its pending id;
+in ``DeferredToolResults``, the pending id and the reply)."""
 
 _ANY_ARGS = SchemaValidator(core_schema.any_schema())  # tooldeck validates, once, itself
 
@@ -90,7 +92,6 @@ class TooldeckToolset(AbstractToolset[Any]):
         self._session_id = session if isinstance(session, str) else ""
         self._entered = 0
         self._cached: tuple[Snapshot, dict[str, ToolsetTool[Any]]] | None = None
-        deferring(host)
 
     @property
     def id(self) -> str | None:
@@ -144,29 +145,34 @@ class TooldeckToolset(AbstractToolset[Any]):
         self, name: str, tool_args: dict[str, Any], ctx: RunContext[Any], tool: ToolsetTool[Any]
     ) -> Any:
         snapshot = tool.snapshot if isinstance(tool, _Tool) else self._snapshot()
-        ran = await run_call(
-            snapshot,
-            ToolCall(ctx.tool_call_id or name, name, tool_args),
-            _answers(ctx),
-            session_id=self._session_id,
-            message_id=ctx.run_id or "",
-            agent=ctx.agent.name if ctx.agent is not None else None,
-        )
+        call = ToolCall(ctx.tool_call_id or name, name, tool_args)
+        resumed = await self._resumed(call, ctx) if ctx.tool_call_approved else None
+        if resumed is not None:
+            ran = await resume_call(self.host, *resumed)
+        else:
+            ran = await run_call(
+                snapshot,
+                call,
+                session_id=self._session_id,
+                message_id=ctx.run_id or "",
+                agent=ctx.agent.name if ctx.agent is not None else None,
+            )
         if isinstance(ran, Asked):
             raise ApprovalRequired(metadata={METADATA_KEY: ran.metadata()})
         if ran.status != "completed":
             raise ToolFailed(text_of(ran))
         return _returned(ran)
 
-
-def _answers(ctx: RunContext[Any]) -> Answers:
-    """A resumed call's answers: those ``answer`` wrote, or a plain approval's "once"."""
-    if not ctx.tool_call_approved:
-        return Answers()
-    metadata = ctx.tool_call_metadata
-    if isinstance(metadata, Mapping) and METADATA_KEY in metadata:
-        return answers_from(metadata[METADATA_KEY], f"tool call {ctx.tool_call_id} metadata")
-    return Answers(first="once")
+    async def _resumed(self, call: ToolCall, ctx: RunContext[Any]) -> tuple[str, Reply] | None:
+        """The pending call an approved call resumes and the reply: those ``answer``
+        wrote, or, for a plain approval, "once" to the call's pending record."""
+        metadata = ctx.tool_call_metadata
+        ours = metadata.get(METADATA_KEY) if isinstance(metadata, Mapping) else None
+        if isinstance(ours, Mapping) and "pending_id" in ours:
+            where = f"tool call {ctx.tool_call_id} metadata"
+            return str(ours["pending_id"]), decode(ours.get("reply", "once"), where)
+        found = await pending_of(self.host, self._session_id, call)
+        return (found, "once") if found is not None else None
 
 
 def _returned(outcome: ToolCallOutcome) -> Any:
@@ -185,15 +191,24 @@ def _thawed(schema: Mapping[str, Any]) -> dict[str, Any]:
     return thawed
 
 
+def _plain(reply: Reply) -> bool | ToolDenied:
+    """A reply to a deferral that is not tooldeck's, in pydantic-ai's own terms."""
+    if reply == "reject":
+        return ToolDenied(DECLINED_TEXT)
+    if isinstance(reply, Reject):
+        return ToolDenied(CORRECTED_TEXT.format(feedback=reply.feedback))
+    return True
+
+
 def answer(requests: DeferredToolRequests, replies: Mapping[str, Reply]) -> DeferredToolResults:
     """The ``DeferredToolResults`` that resume a run paused at tooldeck asks.
 
-    ``replies`` maps a deferred call's ``tool_call_id`` to the user's reply:
-    ``"once"`` and ``"always"`` run the call again with that answer (``always`` saves
-    the ask's allow rules, as tooldeck's own asker does); ``Reject(feedback)`` runs it
-    again so the tool fails with the feedback, the way it reports it; ``"reject"``
-    denies it with the text tooldeck gives for a declined call. A plain ``True`` in
-    ``DeferredToolResults`` works too: it answers ``once``.
+    ``replies`` maps a deferred call's ``tool_call_id`` to the user's reply, given to
+    ``host.resume`` for its pending call when the run resumes: ``"once"`` and
+    ``"always"`` run it (``always`` saves the ask's allow rules, as tooldeck's own
+    asker does); ``Reject(feedback)`` and ``"reject"`` record the rejection, and the
+    model reads tooldeck's text for it. A plain ``True`` in ``DeferredToolResults``
+    works too: it answers ``once``.
     """
     results = DeferredToolResults()
     pending = {call.tool_call_id for call in requests.approvals}
@@ -202,12 +217,13 @@ def answer(requests: DeferredToolRequests, replies: Mapping[str, Reply]) -> Defe
             raise KeyError(
                 f"answer(): {call_id!r} is not a call awaiting approval in these requests"
             )
-        if reply == "reject":
-            results.approvals[call_id] = ToolDenied(DECLINED_TEXT)
-            continue
-        results.approvals[call_id] = True
         asked = requests.metadata.get(call_id, {}).get(METADATA_KEY)
-        if isinstance(asked, Mapping) and "key" in asked:  # not ours: a plain approval
-            answers = {**asked.get("answers", {}), asked["key"]: encode(reply)}
-            results.metadata[call_id] = {METADATA_KEY: {"answers": answers}}
+        if not (isinstance(asked, Mapping) and "pending_id" in asked):  # not ours
+            results.approvals[call_id] = _plain(reply)
+            continue
+        # Approved for pydantic-ai even when rejected: the resume records the rejection
+        # and resolves the pending call, and the model reads tooldeck's text.
+        results.approvals[call_id] = True
+        ours = {"pending_id": asked["pending_id"], "reply": encode(reply)}
+        results.metadata[call_id] = {METADATA_KEY: ours}
     return results

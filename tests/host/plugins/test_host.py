@@ -406,6 +406,14 @@ def test_builtins_can_be_disabled(tmp_path, fake_builtin):
     assert by_name(host)["builtin:fake_read"].status == "disabled"
 
 
+def test_a_disable_pattern_drops_every_builtin_it_matches(tmp_path, fake_builtin):
+    pack = adds("pack", "write", description="pack")
+    host = open_host(tmp_path, pack, disable=["builtin:*"])
+    assert host.snapshot().names == ("write",)
+    assert by_name(host)["builtin:fake_read"].reason == "disabled by Host.open(disable=...)"
+    assert by_name(host)["pack"].status == "active"
+
+
 def test_an_empty_plugin_list_loads_builtins_only(tmp_path, fake_builtin):
     local(tmp_path, "mine")
     host = open_host(tmp_path)
@@ -417,6 +425,20 @@ def test_an_empty_plugin_list_loads_builtins_only(tmp_path, fake_builtin):
 
 
 # -- isolation -------------------------------------------------------------------------------
+def test_a_plugin_whose_tool_transform_raises_adds_nothing_to_sessions_either(tmp_path):
+    plugin = types.ModuleType("half")
+
+    def tool_transform(editor):
+        raise RuntimeError("boom")
+
+    plugin.tool_transform = hookimpl(tool_transform)
+    plugin.session_transform = hookimpl(lambda editor: editor.add(make_tool("extra")))
+    host = open_host(tmp_path, plugin)
+    host.session("s")
+    assert by_name(host)["half"].status == "failed"
+    assert "extra" not in host.snapshot(session="s").names
+
+
 def test_a_raising_hook_fails_its_whole_plugin_and_others_keep_serving(tmp_path):
     class Flaky:
         @hookimpl

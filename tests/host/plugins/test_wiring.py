@@ -183,6 +183,23 @@ def test_disable_sources_add_up_and_apply_to_builtins():
     assert result["mid"] is None
 
 
+def test_disable_entries_may_be_glob_patterns_in_every_source():
+    by_argument = verdicts(select(disable=["builtin:*"]))
+    assert (
+        by_argument["builtin:read"]
+        == by_argument["builtin:shell"]
+        == ("disabled by Host.open(disable=...)")
+    )
+    assert by_argument["zeta"] is None and by_argument["alpha:a"] is None
+    by_config = verdicts(select(config=PluginsConfig(disable=("Alpha:*",))))
+    assert by_config["alpha:a"] == by_config["alpha:b"] == "disabled by config plugins.disable"
+    by_environ = verdicts(select(TOOLDECK_DISABLE_PLUGINS="?eta, builtin:s*"))
+    assert (
+        by_environ["zeta"] == by_environ["builtin:shell"] == "disabled by TOOLDECK_DISABLE_PLUGINS"
+    )
+    assert by_environ["builtin:read"] is None and by_environ["mid"] is None
+
+
 # -- loading ---------------------------------------------------------------------------------
 def test_an_entry_point_that_does_not_resolve_names_plugin_and_entry_point():
     with pytest.raises(PluginError) as raised:

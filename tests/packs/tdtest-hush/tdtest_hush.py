@@ -1,4 +1,5 @@
-"""Overrides ``greet`` with a quiet version (sorts between greet and loud)."""
+"""Overrides ``greet`` with a quiet version (sorts between greet and loud); its
+``tool_call`` hook adds " (shh)" to what ``greetings_wave`` says."""
 
 from tooldeck import Tool, ToolResult, hookimpl
 
@@ -20,3 +21,11 @@ def tool_transform(editor):
             codemode=False,
         )
     )
+
+
+@hookimpl(wrapper=True)
+def tool_call(call, context):
+    result = yield
+    if context.name != "greetings_wave":
+        return result
+    return ToolResult(content=f"{result.content[0].text} (shh)")

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Generator
 from dataclasses import dataclass
-from functools import cached_property
+from functools import cached_property, partial
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from tooldeck._tool import ProgressCallback, ToolFailure, ToolResult
@@ -57,12 +57,21 @@ MOUNTED_SOURCE = "mcp"
 Wrapper = Generator[Any, Any, Any]
 
 
+Failed = Callable[[str, str, BaseException], None]
+"""Whom a hook's defect is reported to: ``failed(plugin, message, exc)``."""
+
+
 class CallHook(NamedTuple):
-    """One plugin's ``tool_call``: the plugin's name, the function and its argument names."""
+    """One plugin's ``tool_call``: the plugin's name, the function and its argument names.
+
+    ``failed`` is set for a session's own hook: its defect fails the source in that
+    session, not the Location's plugin of the same name.
+    """
 
     plugin: str
     function: Callable[..., Any]
     argnames: tuple[str, ...]
+    failed: Failed | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,7 +82,7 @@ class HookChain:
     """
 
     hooks: tuple[CallHook, ...]
-    failed: Callable[[str, str, BaseException], None]
+    failed: Failed
 
 
 class ToolCallContext:
@@ -232,7 +241,7 @@ def _own(
 def _defect(hook: CallHook, chain: HookChain, exc: BaseException) -> PluginError:
     detail = str(exc)
     message = f"its tool_call hook raised {type(exc).__name__}{': ' + detail if detail else ''}"
-    chain.failed(hook.plugin, message, exc)
+    (hook.failed or chain.failed)(hook.plugin, message, exc)
     return PluginError(hook.plugin, message)
 
 
@@ -267,7 +276,33 @@ class CallHooks:
         return HookChain(found, self._failed) if found else None
 
     def _failed(self, plugin: str, message: str, exc: BaseException) -> None:
-        import traceback  # only for a defect: opening a host never imports it
+        _report(self._fail, plugin, message, exc)
 
-        text = "".join(traceback.format_exception(exc))
-        self._fail(Diagnostic(plugin, f"{message}; source disabled", traceback=text))
+
+def session_chain(
+    base: HookChain | None,
+    own: tuple[tuple[str, Callable[..., Any]], ...],
+    fail: Callable[[Diagnostic], None],
+) -> HookChain | None:
+    """A session's chain: the Location's hooks, then (outside them) the session's own.
+
+    ``own`` is the session catalog's ``call_hooks`` in replay order, so the last
+    registered is outermost, as among plugins. ``fail`` is the session state's: a
+    defective session hook disables its source in that session only.
+    """
+    if not own:
+        return base
+    failed = partial(_report, fail)
+    added = tuple(CallHook(source, fn, ("call", "context"), failed) for source, fn in own)
+    if base is None:
+        return HookChain(added, failed)
+    return HookChain(base.hooks + added, base.failed)
+
+
+def _report(
+    fail: Callable[[Diagnostic], None], plugin: str, message: str, exc: BaseException
+) -> None:
+    import traceback  # only for a defect: opening a host never imports it
+
+    text = "".join(traceback.format_exception(exc))
+    fail(Diagnostic(plugin, f"{message}; source disabled", traceback=text))

@@ -42,7 +42,7 @@ from tooldeck.host.execution.snapshot import (
     wire_formats,
 )
 from tooldeck.host.registry.catalog import Catalog
-from tooldeck.host.registry.editor import CatalogEntry
+from tooldeck.host.registry.editor import CatalogEntry, Diagnostic
 from tooldeck.host.registry.names import RESERVED_CODEMODE_NAME
 from tooldeck.host.registry.record import ToolRecord, record_of
 
@@ -66,6 +66,7 @@ class LayeredSnapshot(Snapshot):
         codemode: CodeModeProvider | None = None,
         session_id: str,
         gates: Gates | None = None,
+        fail: Callable[[Diagnostic], None] | None = None,
     ) -> None:
         # ``catalog`` is the session's, replayed on ``base.catalog``; or that catalog itself
         # (a session that is not open sees the Location's view).
@@ -79,6 +80,10 @@ class LayeredSnapshot(Snapshot):
         self.default_scope = CallScope(session_id)
         self.data_dir = base.data_dir
         self.call_hooks = base.call_hooks  # the Location's plugins wrap a session's calls
+        if catalog.call_hooks and fail is not None:  # and the session's own, outside them
+            from tooldeck.host.execution.hooks import session_chain  # only with a hook
+
+            self.call_hooks = session_chain(base.call_hooks, catalog.call_hooks, fail)
         self.call_limits = base.call_limits
         if catalog.changes and base.call_limits is None and _limited(catalog.changes):
             # Limits only the session's own tools declare: waiting at the service's gates.
@@ -91,7 +96,10 @@ class LayeredSnapshot(Snapshot):
         self.codemode_catalog = base.codemode_catalog
         self._codemode = None  # set below when the session needs an ``execute`` of its own
         self._hidden = None
-        if not catalog.changes:
+        # A session's own hooks wrap its programs' nested calls too: those run against the
+        # snapshot their ``execute`` was built for, so such a session builds its own.
+        hooked = bool(catalog.call_hooks) and fail is not None
+        if not catalog.changes and not (hooked and base.codemode_catalog):
             # Nothing changed: the base's index serves as it is (the hot path stays one
             # dictionary lookup).
             self._records_by_name = base._records_by_name
@@ -101,7 +109,7 @@ class LayeredSnapshot(Snapshot):
         use_codemode = self._code = codemode_in_use(codemode, location, permissions)
         own: dict[str, ToolRecord] = {}
         code: list[CatalogEntry] = []
-        code_changed = False
+        code_changed = hooked and use_codemode
         base_tools = catalog.base.tools if catalog.base is not None else {}
         for name, entry in catalog.changes.items():
             before = base_tools.get(name)

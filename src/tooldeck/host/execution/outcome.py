@@ -145,9 +145,10 @@ async def run_tool_call(
     gives the ids resolved once, for many calls; it replaces the three id arguments.
     """
     if on_ask is not None:  # set for this task only, around the ordinary call
-        from tooldeck.host.location.asks import asks_deferred
+        from tooldeck.host.location.asks import restore_on_ask, set_on_ask
 
-        with asks_deferred(on_ask):
+        token = set_on_ask(on_ask)
+        try:
             return await run_tool_call(
                 snapshot,
                 call,
@@ -158,6 +159,8 @@ async def run_tool_call(
                 propagate_cancel=propagate_cancel,
                 scope=scope,
             )
+        finally:
+            restore_on_ask(token)
     if scope is None:
         scope = snapshot.default_scope
         if session_id or message_id or agent is not None:

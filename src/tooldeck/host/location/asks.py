@@ -32,6 +32,17 @@ def deferring(default: OnAsk) -> bool:
     return (_on_ask.get() or default) == "defer"
 
 
+def set_on_ask(on_ask: OnAsk) -> contextvars.Token[OnAsk | None]:
+    """``asks_deferred`` without the context manager, for ``run_tool_call(on_ask=...)``,
+    where the generator's cost was half a call's (``restore_on_ask`` undoes it)."""
+    return _on_ask.set(on_ask)
+
+
+def restore_on_ask(token: contextvars.Token[OnAsk | None]) -> None:
+    """Undo ``set_on_ask``."""
+    _on_ask.reset(token)
+
+
 @contextlib.contextmanager
 def asks_deferred(on_ask: OnAsk) -> Iterator[None]:
     """Within the block (this task, and the tasks it starts), asks do what ``on_ask``

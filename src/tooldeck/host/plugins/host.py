@@ -176,8 +176,9 @@ class Host:
         or config ``plugins.only`` may narrow them); a list loads exactly these
         third-party plugins: names (``dist``, ``dist:ep``, ``local:stem``) and plugin
         objects (modules, classes or instances with hookimpls). Built-ins load unless
-        disabled. Raises ``ConfigError`` for an invalid config file; a broken plugin
-        never raises, it is reported in ``host.plugins``.
+        disabled: ``disable`` takes names and glob patterns (``["builtin:*"]``), as
+        ``[plugins] disable`` does. Raises ``ConfigError`` for an invalid config file; a
+        broken plugin never raises, it is reported in ``host.plugins``.
 
         ``trust``: whether the project's own code may run (``.tooldeck/plugins``, its
         ``[mcp.servers]``, its ``allow`` rules). ``None`` asks ``TOOLDECK_TRUST``, then

@@ -73,6 +73,19 @@ def matches(candidate: Candidate, names: Iterable[str]) -> bool:
     return any(n in candidate.aliases or canonical(n) in candidate.aliases for n in names)
 
 
+def disabled_by(candidate: Candidate, name: str) -> bool:
+    """Does the disable entry ``name`` name ``candidate``: exactly, or as a glob pattern
+    (``*``, ``?``, ``[...]``: ``builtin:*``, ``mcp:*``, ``acme-*``) of one of its names?"""
+    if matches(candidate, [name]):
+        return True
+    if not any(char in name for char in "*?["):
+        return False
+    from fnmatch import fnmatchcase  # only for a pattern: most selections name plugins
+
+    patterns = {name.strip(), canonical(name)}
+    return any(fnmatchcase(alias, p) for alias in candidate.aliases for p in patterns)
+
+
 class Selection(NamedTuple):
     """Which candidates load, decided before anything is imported.
 
@@ -80,7 +93,8 @@ class Selection(NamedTuple):
     that is set of: ``Host.open(plugins=[...])``, ``TOOLDECK_LOAD_PLUGINS``, config
     ``plugins.only``. ``disabled``: the union of ``Host.open(disable=...)``,
     ``TOOLDECK_DISABLE_PLUGINS`` and ``plugins.disable``; it applies to every layer,
-    built-ins included. Plugin objects passed to ``Host.open`` are always selected.
+    built-ins included, and each entry is a name or a glob pattern (``builtin:*``).
+    Plugin objects passed to ``Host.open`` are always selected.
     """
 
     only: tuple[str, ...] | None = None
@@ -110,7 +124,7 @@ class Selection(NamedTuple):
     def excluded(self, candidate: Candidate) -> str | None:
         """Why ``candidate`` does not load, or ``None`` when it does."""
         for name, origin in self.disabled:
-            if matches(candidate, [name]):
+            if disabled_by(candidate, name):
                 return f"disabled by {origin}"
         if candidate.layer not in SELECTED_BY_NAME or self.only is None:
             return None

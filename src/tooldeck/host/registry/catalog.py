@@ -10,7 +10,7 @@ from collections.abc import Mapping
 from types import MappingProxyType
 from typing import TYPE_CHECKING, NamedTuple
 
-from tooldeck.host.registry.editor import CatalogEntry, Diagnostic, NamespaceEntry
+from tooldeck.host.registry.editor import CallHookFn, CatalogEntry, Diagnostic, NamespaceEntry
 
 if TYPE_CHECKING:
     from tooldeck.host.registry.state import _Step
@@ -36,12 +36,15 @@ class Catalog:
     A session's catalog is *layered*: ``base`` is the Location catalog it was replayed
     on and ``changes`` what the session's transforms changed there (an entry, or
     ``None`` for a removal). ``tools`` is always the whole effective mapping.
+    ``call_hooks`` is the session's own ``tool_call`` wrappers, (source, function) in
+    replay order (``ToolEditor.add_call_hook``); a Location catalog has none.
     """
 
     __slots__ = (
         "_history",
         "_steps",
         "base",
+        "call_hooks",
         "changes",
         "diagnostics",
         "failed",
@@ -59,6 +62,7 @@ class Catalog:
         *,
         base: Catalog | None = None,
         changes: Mapping[str, CatalogEntry | None] = MappingProxyType({}),
+        call_hooks: tuple[tuple[str, CallHookFn], ...] = (),
     ) -> None:
         self.tools: MappingProxyType[str, CatalogEntry] = MappingProxyType(tools)
         self.namespaces: MappingProxyType[str, NamespaceEntry] = MappingProxyType(namespaces)
@@ -66,6 +70,7 @@ class Catalog:
         self.failed: MappingProxyType[str, Diagnostic] = MappingProxyType(failed)
         self.base = base
         self.changes = changes
+        self.call_hooks = call_hooks
         self._steps = steps
         self._history: tuple[dict[str, _Link], list[tuple[str, str, str]]] | None = None
 

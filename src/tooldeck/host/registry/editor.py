@@ -12,7 +12,7 @@ reconstruct who overrode or removed what.
 from __future__ import annotations
 
 from collections.abc import Callable, MutableMapping
-from typing import Literal, NamedTuple
+from typing import Any, Literal, NamedTuple
 
 from tooldeck._tool import AnyTool, Tool
 from tooldeck.host.registry import names
@@ -61,6 +61,8 @@ class Diagnostic(NamedTuple):
 
 
 UpdateFn = Callable[[AnyTool], AnyTool]
+CallHookFn = Callable[..., Any]
+"""A session's ``tool_call`` wrapper: a generator function of ``(call, context)``."""
 Op = tuple[str, "CatalogEntry | NamespaceEntry | None"]
 """A logged edit: (name, entry) for add/update, (name, None) for remove,
 (namespace, NamespaceEntry) for a namespace description."""
@@ -74,7 +76,7 @@ class ToolEditor:
     ``remove`` target effective names and do nothing for missing tools.
     """
 
-    __slots__ = ("_diagnostics", "_log", "_namespaces", "_pure", "_source", "_tools")
+    __slots__ = ("_diagnostics", "_hooks", "_log", "_namespaces", "_pure", "_source", "_tools")
 
     def __init__(
         self,
@@ -92,6 +94,8 @@ class ToolEditor:
         # False once the current transform read the draft (get/list/update): its edits
         # may then depend on what came before it, so it must be called on every replay.
         self._pure = True
+        # The current step's call hooks in a session's replay; ``None`` in the Location's.
+        self._hooks: list[tuple[str, CallHookFn]] | None = None
 
     # -- reading ---------------------------------------------------------------------------
     def list(self) -> list[AnyTool]:
@@ -173,6 +177,33 @@ class ToolEditor:
         entry = NamespaceEntry(description, self._source, bool(defer_loading))
         self._namespaces[name] = entry
         self._log.append((name, entry))
+
+    def add_call_hook(self, fn: CallHookFn) -> None:
+        """Wrap every call of **this session** in ``fn(call, context)``, a ``tool_call``
+        wrapper generator (``docs/hooks.md``), inside the Location plugins' hooks.
+
+        Only a session's replay takes one (``session_transform``, ``scope.transform``);
+        the hook belongs to this registration and leaves with it, or when the session
+        closes. In a Location's replay it is refused with a diagnostic: there a plugin's
+        ``tool_call`` hookimpl wraps every session's calls.
+        """
+        # A hook is not an edit of the draft: the transform is called on every replay, so
+        # its step always holds the hooks of its latest run.
+        self._pure = False
+        if self._hooks is None:
+            reason = "add_call_hook works in a session's replay only; use a tool_call hookimpl"
+            self._diagnostics.append(Diagnostic(self._source, reason))
+            return
+        import inspect  # on use only: most replays never add a call hook
+
+        if not inspect.isgeneratorfunction(fn):
+            reason = (
+                f"add_call_hook expects a generator function (call, context) that yields "
+                f"once, got {type(fn).__name__} {getattr(fn, '__qualname__', fn)!r}"
+            )
+            self._diagnostics.append(Diagnostic(self._source, reason))
+            return
+        self._hooks.append((self._source, fn))
 
     def _missed(self, operation: str, name: str) -> None:
         reason = f"{operation}({name!r}) did nothing: no tool has that effective name here"

@@ -31,7 +31,13 @@ from typing import Any
 
 from tooldeck.errors import SessionError
 from tooldeck.host.registry.catalog import Catalog
-from tooldeck.host.registry.editor import CatalogEntry, Diagnostic, NamespaceEntry, ToolEditor
+from tooldeck.host.registry.editor import (
+    CallHookFn,
+    CatalogEntry,
+    Diagnostic,
+    NamespaceEntry,
+    ToolEditor,
+)
 from tooldeck.host.registry.overlay import Draft, Overlay
 from tooldeck.host.registry.state import ToolState, Transform, TransformFn
 
@@ -106,6 +112,8 @@ class Binding:
 
 class SessionState(ToolState):
     """One session's transforms replayed on ``base``'s current catalog. Thread-safe."""
+
+    takes_call_hooks = True
 
     def __init__(self, base: ToolState, templates: Templates, session_id: str) -> None:
         super().__init__()
@@ -197,7 +205,12 @@ class SessionState(ToolState):
         return self._rebuild()
 
     def _order(self) -> tuple[Transform, ...]:
-        return self._prelude + self._committed
+        # A plugin that failed in the Location (its transform or its ``tool_call`` hook
+        # raised) is failed as a whole: its session template sits out too, tools and hooks.
+        failed = self._on.failed if self._on is not None else None
+        if not failed:
+            return self._prelude + self._committed
+        return tuple(t for t in self._prelude if t.source not in failed) + self._committed
 
     def _empty(self) -> tuple[Draft[CatalogEntry], Draft[NamespaceEntry]]:
         base = self._on
@@ -214,8 +227,10 @@ class SessionState(ToolState):
         assert base is not None
         failed = dict(self._failed)
         own = [*failed.values()]
+        hooks: list[tuple[str, CallHookFn]] = []
         for step in self._steps:
             own.extend(step.diagnostics)
+            hooks.extend(step.hooks)
         if self._steps:
             # The last step's checkpoint: replays copy checkpoints and never edit them.
             last = self._steps[-1]
@@ -231,6 +246,7 @@ class SessionState(ToolState):
             tuple(self._steps),
             base=base,
             changes=MappingProxyType(tools.changes),
+            call_hooks=tuple(hooks),
         )
 
 

@@ -27,6 +27,7 @@ from typing import Any
 
 from tooldeck.host.registry.catalog import Catalog
 from tooldeck.host.registry.editor import (
+    CallHookFn,
     CatalogEntry,
     Delta,
     Diagnostic,
@@ -62,12 +63,14 @@ class Transform:
 class _Step:
     """The replay of one transform: its log, diagnostics and an optional checkpoint."""
 
-    __slots__ = ("delta", "diagnostics", "log", "namespaces", "tools", "transform")
+    __slots__ = ("delta", "diagnostics", "hooks", "log", "namespaces", "tools", "transform")
 
     def __init__(self, transform: Transform) -> None:
         self.transform = transform
         self.diagnostics: list[Diagnostic] = []
         self.log: list[Op] = []
+        # The call hooks it added (a session's replay only, see ``ToolEditor.add_call_hook``).
+        self.hooks: list[tuple[str, CallHookFn]] = []
         # Set when the transform never read the draft: its net edits, re-applicable.
         self.delta: Delta | None = None
         self.tools: Draft[CatalogEntry] | None = None
@@ -84,6 +87,9 @@ _EMPTY_CATALOG = Catalog({}, {}, (), {})
 
 class ToolState:
     """Ordered transforms and the catalog replayed from them. Thread-safe."""
+
+    takes_call_hooks = False
+    """Whether a replay takes ``editor.add_call_hook`` (a session's does)."""
 
     def __init__(self) -> None:
         self._lock = threading.RLock()
@@ -265,6 +271,7 @@ class ToolState:
         editor._diagnostics = step.diagnostics
         editor._log = step.log
         editor._pure = True
+        editor._hooks = step.hooks if self.takes_call_hooks else None
         try:
             transform.fn(editor)
         except Exception as exc:
