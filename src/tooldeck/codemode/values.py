@@ -1,5 +1,6 @@
-"""Values crossing between a program and the host: its result as JSON for the model (or a
-clear failure when JSON cannot hold it), and the size of a nested call's arguments.
+"""Values crossing between a program and the host: its result as the ``execute`` call's
+result (as JSON for the model, or a clear failure when JSON cannot hold it), and the size
+of a nested call's arguments.
 
 Whatever the program's last expression is crosses back from the sandbox as a Python
 value; most are JSON already. The rest are refused with a message the model can act on
@@ -11,16 +12,38 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Mapping
-from typing import Any
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
 
 from pydantic_core import to_jsonable_python
 
-from tooldeck._tool import ToolFailure
+from tooldeck._tool import ContentPart, TextPart, ToolFailure, ToolResult
+
+if TYPE_CHECKING:
+    from tooldeck.codemode.sandbox import Done
 
 _ADDRESS = re.compile(r" at 0x[0-9a-fA-F]+")
 MAX_ARGUMENT_BYTES = 512 * 1024
 """The JSON size of one nested call's arguments past which the call is refused."""
+
+
+def program_result(
+    done: Done, calls: list[dict[str, Any]], attachments: Sequence[ContentPart]
+) -> ToolResult:
+    """The ``execute`` result of a finished program: the text the model reads (warnings,
+    what it printed, its result), the nested calls' attachments, and the output."""
+    result = jsonable_result(done.output)
+    parts: list[ContentPart] = []
+    if done.warnings:
+        parts.append(TextPart(f"Type checker warnings (the program ran):\n{done.warnings}"))
+    if done.printed:
+        parts.append(TextPart(f"Printed output:\n{done.printed}"))
+        parts.append(TextPart(f"Result:\n{rendered(result)}"))
+    else:
+        parts.append(TextPart(rendered(result)))
+    parts += attachments
+    output = {"result": result, "printed": done.printed, "tool_calls": calls}
+    return ToolResult(parts, {"tool_calls": len(calls)}, output)
 
 
 def jsonable_result(value: Any) -> Any:
