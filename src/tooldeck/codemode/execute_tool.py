@@ -94,7 +94,7 @@ def execute_tool(plan: ProgramPlan, snapshot: Snapshot, pool_for: PoolFor) -> An
         description=plan.description,
         input=program_input,
         output=program_output,
-        execute=ProgramRunner(plan, snapshot, pool_for),
+        execute=ProgramRunner(plan, snapshot, pool_for).run,
         codemode=False,
     )
 

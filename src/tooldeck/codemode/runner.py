@@ -32,13 +32,11 @@ loop (``workers.py``); cancelling ``execute`` kills the program's worker.
 from __future__ import annotations
 
 import asyncio
-import time
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any, NamedTuple, NoReturn
 
-from pydantic_core import to_jsonable_python
-
-from tooldeck._tool import ContentPart, TextPart, ToolContext, ToolFailure, ToolResult
+from tooldeck._tool import ToolContext, ToolFailure, ToolResult
+from tooldeck.codemode.nested import ProgramCalls, call_tool
 from tooldeck.codemode.plan import ProgramPlan, Target, Targets
 from tooldeck.codemode.report import MAX_SEARCHES, completed_note, failure_text
 from tooldeck.codemode.sandbox import (
@@ -57,14 +55,13 @@ from tooldeck.codemode.sandbox import (
     Wait,
 )
 from tooldeck.codemode.search import search
-from tooldeck.codemode.values import argument_problem, program_result
+from tooldeck.codemode.values import program_result
 from tooldeck.codemode.workers import program_steps
 from tooldeck.errors import (
     PermissionDeclined,
     QuestionDismissed,
 )
-from tooldeck.host.execution.call import CallScope, ToolCall
-from tooldeck.host.execution.outcome import run_tool_call
+from tooldeck.host.execution.call import CallScope
 from tooldeck.host.execution.snapshot import Snapshot
 
 MAX_CODE_BYTES = 256 * 1024
@@ -125,7 +122,7 @@ class ProgramRunner:
         self._values: tuple[dict[str, Any], Targets] = ({}, {})
         self._stubs: str | None = None
 
-    async def __call__(self, input: Mapping[str, Any], ctx: ToolContext) -> ToolResult:
+    async def run(self, input: Mapping[str, Any], ctx: ToolContext) -> ToolResult:
         """Run ``input["code"]``; ``ToolFailure`` when it does not finish."""
         code = input["code"]
         _check_code(code)
@@ -186,12 +183,11 @@ class _Program:
         self.plan = plan
         self.targets = targets
         self.snapshot = snapshot
-        self.ctx = ctx
-        # The outer call's ids were resolved against this snapshot by its own boundary.
-        self.scope = CallScope(ctx.session_id, ctx.message_id, ctx.agent, "nested", ctx.call_id)
         self.settings = settings
-        self.calls: list[dict[str, Any]] = []
-        self.attachments: list[ContentPart] = []
+        # Calls nested in the program run in the ``execute`` call's own ids, which its
+        # boundary already resolved against this snapshot.
+        scope = CallScope(ctx.session_id, ctx.message_id, ctx.agent, "nested", ctx.call_id)
+        self.nested = ProgramCalls(snapshot, ctx, scope, [], [])
         self.pending: dict[int, _Nested | _Search] = {}
         self.started = 0
         self.searches = 0
@@ -219,11 +215,11 @@ class _Program:
         except SandboxFailure as exc:
             self._fail(exc.kind, exc.printed or session.printed, exc.text)
         except (PermissionDeclined, QuestionDismissed) as exc:
-            completed = [c["name"] for c in self.calls if c["status"] == "completed"]
+            completed = [c["name"] for c in self.nested.calls if c["status"] == "completed"]
             if completed:
                 exc.add_note(completed_note(completed))
             raise
-        return program_result(step, self.calls, self.attachments)
+        return program_result(step, self.nested.calls, self.nested.attachments)
 
     async def _answer(self, step: Call | Wait) -> Answer:
         if type(step) is Wait:
@@ -292,84 +288,9 @@ class _Program:
                 return Settled(search(self.plan.stubs, *job.args, **job.kwargs))
             except TypeError as exc:
                 return Settled(exc_type="TypeError", message=str(exc))
-        return await self._nested(job.target, job.kwargs)
-
-    async def _nested(self, target: Target, kwargs: dict[str, Any]) -> Settled:
-        entry, ctx = target.entry, self.ctx
-        renames = target.params
-        if renames:
-            kwargs = {renames.get(k, k): v for k, v in kwargs.items()}
-        too_big = argument_problem(kwargs)
-        record = {"name": entry.name, "status": "running", "ms": 0.0}
-        self.calls.append(record)
-        call_id = f"{ctx.call_id}.{len(self.calls)}"
-        progress = None
-        if ctx.on_progress is not None:
-            progress = self._progress_for(call_id, entry.name)
-            ctx.on_progress(
-                {
-                    "type": "tool_call",
-                    "status": "running",
-                    "id": call_id,
-                    "name": entry.name,
-                    "input": kwargs,
-                }
-            )
-        start = time.perf_counter()
-        if too_big:
-            return self._failed(record, start, call_id, "RuntimeError", too_big)
-        try:
-            call = ToolCall(call_id, "tools." + entry.name, kwargs)
-            status, content, _, output, error = await run_tool_call(
-                self.snapshot, call, scope=self.scope, progress=progress
-            )
-        except BaseException:  # a decline, an interrupt or a defect: the program ends
-            self._finished(record, start, call_id, "failed")
-            raise
-        if error is not None:
-            return self._failed(record, start, call_id, "RuntimeError", error.message)
-        self._finished(record, start, call_id, status)
-        texts: list[str] = []
-        for part in content:
-            if isinstance(part, TextPart):
-                texts.append(part.text)
-            else:
-                self.attachments.append(part)
-        if entry.tool.output is not None:
-            return Settled(to_jsonable_python(output, fallback=str))
-        return Settled("\n".join(texts))
-
-    def _failed(
-        self, record: dict[str, Any], start: float, call_id: str, exc_type: str, message: str
-    ) -> Settled:
-        self._finished(record, start, call_id, "failed", message)
-        return Settled(exc_type=exc_type, message=message)
-
-    def _finished(
-        self, record: dict[str, Any], start: float, call_id: str, status: str, error: str = ""
-    ) -> None:
-        record["status"] = status
-        record["ms"] = round((time.perf_counter() - start) * 1e3, 3)
-        if self.ctx.on_progress is not None:
-            entry = {
-                "type": "tool_call",
-                "status": status,
-                "id": call_id,
-                "name": record["name"],
-                "ms": record["ms"],
-            }
-            if error:
-                entry["error"] = error
-            self.ctx.on_progress(entry)
-
-    def _progress_for(self, call_id: str, name: str) -> Any:
-        report = self.ctx.progress
-
-        def forward(metadata: Mapping[str, Any]) -> None:
-            report({"type": "tool_progress", "id": call_id, "name": name, "metadata": metadata})
-
-        return forward
+        return await call_tool(self.nested, job.target, job.kwargs)
 
     def _fail(self, kind: str, printed: str, text: str = "") -> NoReturn:
-        message = failure_text(kind, text, self.settings, self.calls, printed)
-        raise ToolFailure(message, metadata={"printed": printed, "tool_calls": self.calls})
+        calls = self.nested.calls
+        message = failure_text(kind, text, self.settings, calls, printed)
+        raise ToolFailure(message, metadata={"printed": printed, "tool_calls": calls})
