@@ -2,6 +2,7 @@
 
     .venv/bin/python bench/call_path.py            # this tree
     .venv/bin/python bench/call_path.py -v         # and which modules, which re-entries
+    .venv/bin/python bench/call_path.py --write    # and its section of RESULTS.md
     PYTHONPATH=/other/tree/src .venv/bin/python bench/call_path.py   # another tree
 
 A structural measure, not a timing: a reader tracing a call opens every module it
@@ -22,20 +23,22 @@ reports more than calls and sees less than the path:
 * **A coroutine or generator resuming is not a call.** ``sys.setprofile`` fires a
   ``call`` event each time a suspended frame resumes: when an awaited future completes,
   every coroutine in the awaiting chain (``run_tool_call`` -> ... -> the runner ->
-  ``ProgramWorker.run``) "calls" the next one again, and a ``with`` block's
+  the awaited step) "calls" the next one again, and a ``with`` block's
   ``@contextmanager`` generator is "called" again at its exit. A reader reads
-  ``await worker.run(step)`` once and opens no file when it resumes, so a frame the
-  tracer has already seen start is skipped.
+  ``await step`` once and opens no file when it resumes, so a frame the tracer has
+  already seen start is skipped. (So code mode's sandbox conversation, one generator,
+  counts once per program: each later step resumes it where the reader left it.)
 * **A function handed to a thread pool is called by whoever handed it over.** Code mode
   runs every sandbox step on the sandbox's own threads (``codemode/workers.py``), which
   a per-thread profiler never sees; ``ThreadPoolExecutor.submit`` is wrapped while
   tracing so the function runs traced, as a call from the module that submitted it
-  (the reader follows ``threads.submit(session.start, code)`` into ``sandbox.py``).
+  (the reader follows ``submit(next, conversation)`` into ``sandbox.py``).
 
 ``as_before`` reports the same run counted as this script first did (resumes counted,
-threads unseen): on the tree the rules were added to (issue 20), the code-mode program
-measured 17 modules and 59 re-entries that way, and 17 and 45 with both rules (33
-without resumes, +12 for the sandbox steps on threads); see ``RESULTS.md``.
+threads unseen). On the tree the two rules were added to (771c8ca), the code-mode program
+measured 17 modules and 59 re-entries that way; 33 of the 59 were resumes, and the
+sandbox steps on threads added 6, so 17 and 39 by the rules above. ``--write`` puts
+both countings, before and now, in the call-path section of ``RESULTS.md``.
 """
 
 from __future__ import annotations
@@ -237,10 +240,85 @@ def codemode_program() -> dict[str, Any]:
         provider.close()
 
 
+TARGETS = {"provider turn": (8, 3), "code-mode program": (8, 6)}
+"""Issue 20's targets: (modules, re-entries)."""
+
+BEFORE = {
+    "provider turn": {"modules": 8, "reentries": 3, "as_before": (8, 3)},
+    "code-mode program": {"modules": 17, "reentries": 39, "as_before": (17, 59)},
+}
+"""The tree the two counting rules were added to (771c8ca), for the RESULTS.md section."""
+
+RESULTS = Path(__file__).resolve().parent / "RESULTS.md"
+SECTION = "## Call path"
+
+
+def markdown(found: dict[str, dict[str, Any]]) -> str:
+    """The RESULTS.md section: each path before and now, by both countings."""
+    lines = [
+        f"{SECTION} — modules and re-entries of one call (`bench/call_path.py`)",
+        "",
+        f"_Python {sys.version.split()[0]} · structural, not a timing: counted as the "
+        "script's docstring says (a resumed coroutine is not a call; what the sandbox "
+        "threads run is called by whoever handed it over). `as first counted`: resumes "
+        "counted, threads unseen. Before: 771c8ca._",
+        "",
+        "| path | target (modules, re-entries) | before | now | as first counted: before → now | |",
+        "|---|---|---|---|---|---|",
+    ]
+    for path, report in found.items():
+        modules, reentries = TARGETS[path]
+        old = BEFORE[path]
+        met = report["modules"] <= modules and report["reentries"] <= reentries
+        first = report["as_before"]
+        lines.append(
+            f"| {path} | ≤ {modules}, ≤ {reentries} | {old['modules']}, {old['reentries']} "
+            f"| **{report['modules']}, {report['reentries']}** | {old['as_before'][0]}, "
+            f"{old['as_before'][1]} → {first['modules']}, {first['reentries']} "
+            f"| {'✓' if met else '✗'} |"
+        )
+    lines.append("")
+    for path, report in found.items():
+        visited = ", ".join(m.removeprefix("tooldeck.") for m in report["visited"])
+        lines.append(f"- {path} visits {visited}.")
+        if report["reentered"]:
+            back = ", ".join(
+                r.replace("tooldeck.", "").replace(" -> ", " → ") for r in report["reentered"]
+            )
+            lines.append(f"  Re-entries: {back}.")
+    lines += ["", *WHY_NOT_EIGHT]
+    return "\n".join(lines) + "\n"
+
+
+WHY_NOT_EIGHT = [
+    "The program's modules stay above 8: its one nested `tool(fn)` call visits the six host",
+    "modules the provider turn visits besides `providers/` (boundary, snapshot, call path,",
+    "the function's arguments, the output check, content), which leaves code mode two.",
+    "Code mode has five jobs on this path, one module each: the runner answers the",
+    "program's steps, `sandbox` holds the monty conversation, `workers` steps it off the",
+    "loop within the worker slots, `nested` makes one nested call, `values` turns the",
+    "program's value into the result. Eight would mean merging three of them (the runner",
+    "and `nested` alone would be ~460 lines, over the 400 STYLE allows), so they stay apart.",
+]
+
+
+def write(section: str) -> None:
+    """Replace (or append) the call-path section of RESULTS.md."""
+    text = RESULTS.read_text(encoding="utf-8")
+    start = text.find(SECTION)
+    if start < 0:
+        text = text.rstrip("\n") + "\n\n" + section
+    else:
+        end = text.find("\n## ", start + len(SECTION))
+        text = text[:start] + section + (text[end + 1 :] if end >= 0 else "")
+    RESULTS.write_text(text, encoding="utf-8")
+
+
 def main() -> None:
-    verbose = "-v" in sys.argv
     found = {"provider turn": provider_turn(), "code-mode program": codemode_program()}
-    if not verbose:
+    if "--write" in sys.argv:
+        write(markdown(found))
+    if "-v" not in sys.argv:
         for report in found.values():
             del report["visited"], report["reentered"]
     print(json.dumps(found, indent=2))

@@ -1,9 +1,13 @@
-"""Run one program: drive its sandbox session and route every tool call through the snapshot.
+"""Run one program: answer its sandbox conversation and route every tool call it makes.
 
-Each nested call crosses the one call boundary, ``run_tool_call``, in a scope of its
-own (``via="nested"``, the outer call's session and message ids): validation,
-permission asks, output contract, content normalization. How each way a nested call
-can end reaches the program:
+``ProgramRunner`` is the ``execute`` tool's executor. A program is one conversation
+with the sandbox (``sandbox.py``), stepped off the event loop (``workers.py``); the runner
+answers each step: a tool method call is deferred until the program awaits it, an
+unknown name or a positional argument is an error raised at the call site, and a
+``Wait`` settles every pending call. Each nested call crosses the one call boundary,
+``run_tool_call``, in a scope of its own (``via="nested"``, the outer call's session and
+message ids; ``nested.py``): validation, permission asks, output contract, content
+normalization. How each way a nested call can end reaches the program:
 
 ====================================  ==============================================
 nested call                           inside the program
@@ -25,8 +29,7 @@ One exception type for every expected failure: monty's type checker does not kno
 Calls are started lazily, like Python coroutines: when the program awaits, every call
 still pending runs (concurrently when there are several, as ``asyncio.gather`` wants);
 when one of them is declined, the others are cancelled and the decline names the calls
-that had completed. Sandbox steps run on the sandbox's own threads, never on the event
-loop (``workers.py``); cancelling ``execute`` kills the program's worker.
+that had completed. Cancelling ``execute`` kills the program's worker.
 """
 
 from __future__ import annotations

@@ -1,10 +1,11 @@
 """Sandbox workers for programs, taken and driven without blocking the event loop.
 
-A program's steps (``start``, every ``resume``) run inside a monty worker, and one step
-can compute for the program's whole ``timeout_s`` (``while True: pass``). So each step
-runs on the pool's own bounded threads (``WorkerSlots.threads``, never the loop's default
-executor), and the loop only awaits it. Cancelling the awaiting call kills the worker
-process, which ends the step at once; the worker is given back when the step has ended.
+A program's steps (starting it, every answer) run inside a monty worker, and one step
+can compute for the program's whole ``timeout_s`` (``while True: pass``). So
+``program_steps`` runs each step of the sandbox's conversation on the pool's own bounded
+threads (``WorkerSlots.threads``, never the loop's default executor), and the loop only
+awaits it. Cancelling the awaiting call kills the worker process, which ends the step at
+once; the worker is given back when the step has ended.
 
 Taking a worker is asynchronous too: ``WorkerSlots.acquire`` waits on a future, not in a
 thread, so waiting programs hold no thread, and the wait counts against the program's
