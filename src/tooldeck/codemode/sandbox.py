@@ -144,7 +144,7 @@ class SandboxPool:
         return self._monty.ClassInstance(holder, eager_attrs=list(attributes))
 
     def value_id(self, value: Any) -> Any:
-        """The id ``Call.owner``/``Lookup.owner`` report for a ``namespace`` value."""
+        """The id a ``Call`` names as its ``owner`` for a method of a ``namespace`` value."""
         return value.id
 
     def close(self) -> None:
