@@ -1,6 +1,8 @@
 """How many tooldeck modules one call visits, and how often it re-enters one it left.
 
     .venv/bin/python bench/call_path.py            # this tree
+    .venv/bin/python bench/call_path.py -v         # and which modules, which re-entries
+    .venv/bin/python bench/call_path.py --write    # and its section of RESULTS.md
     PYTHONPATH=/other/tree/src .venv/bin/python bench/call_path.py   # another tree
 
 A structural measure, not a timing: a reader tracing a call opens every module it
@@ -15,15 +17,41 @@ Counted with ``sys.setprofile``: every Python function call whose code lives und
 ``tooldeck`` package. A *module* is the file of the called function. A *re-entry* is a
 call from one module into another module that an earlier cross-module call already
 entered (returning to a caller is not counted: that is the caller resuming; nor is the
-host calling the next public function of the turn).
+host calling the next public function of the turn). Two more rules, since the profiler
+reports more than calls and sees less than the path:
+
+* **A coroutine or generator resuming is not a call.** ``sys.setprofile`` fires a
+  ``call`` event each time a suspended frame resumes: when an awaited future completes,
+  every coroutine in the awaiting chain (``run_tool_call`` -> ... -> the runner ->
+  the awaited step) "calls" the next one again, and a ``with`` block's
+  ``@contextmanager`` generator is "called" again at its exit. A reader reads
+  ``await step`` once and opens no file when it resumes, so a frame the tracer has
+  already seen start is skipped. (So code mode's sandbox conversation, one generator,
+  counts once per program: each later step resumes it where the reader left it.)
+* **A function handed to a thread pool is called by whoever handed it over.** Code mode
+  runs every sandbox step on the sandbox's own threads (``codemode/workers.py``), which
+  a per-thread profiler never sees; ``ThreadPoolExecutor.submit`` is wrapped while
+  tracing so the function runs traced, as a call from the module that submitted it
+  (the reader follows ``submit(next, conversation)`` into ``sandbox.py``).
+
+``as_before`` reports the same run counted as this script first did (resumes counted,
+threads unseen). On the tree the two rules were added to (771c8ca), the code-mode program
+measured 17 modules and 59 re-entries that way; 33 of the 59 were resumes, and the
+sandbox steps on threads added 6, so 17 and 39 by the rules above. ``--write`` puts
+both countings, before and now, in the call-path section of ``RESULTS.md``.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import inspect
 import json
 import sys
 import tempfile
+import threading
+from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from types import FrameType
 from typing import Any
@@ -33,6 +61,12 @@ from tooldeck import Location, ToolCall, ToolService, run_tool_call, tool
 from tooldeck.providers import calls_from, results_for, run_tool_calls
 
 ROOT = str(Path(tooldeck.__file__).parent)
+SUSPENDABLE = (
+    inspect.CO_COROUTINE
+    | inspect.CO_GENERATOR
+    | inspect.CO_ASYNC_GENERATOR
+    | inspect.CO_ITERABLE_COROUTINE
+)
 
 
 def _module(frame: FrameType) -> str | None:
@@ -42,23 +76,24 @@ def _module(frame: FrameType) -> str | None:
     return "tooldeck" + filename[len(ROOT) : -3].replace("/", ".").removesuffix(".__init__")
 
 
-class Tracer:
-    """Collects the modules entered and the cross-module calls into one already entered."""
+def _caller_module(frame: FrameType | None) -> str | None:
+    """The tooldeck module of the nearest tooldeck frame at or above ``frame``."""
+    while frame is not None:
+        module = _module(frame)
+        if module is not None:
+            return module
+        frame = frame.f_back  # through the event loop or a library, to tooldeck
+    return None
+
+
+class Tally:
+    """The modules entered, in order, and the cross-module calls into one already entered."""
 
     def __init__(self) -> None:
         self.modules: list[str] = []
         self.reentries: list[str] = []
 
-    def __call__(self, frame: FrameType, event: str, arg: Any) -> None:
-        if event != "call":
-            return
-        callee = _module(frame)
-        if callee is None:
-            return
-        caller = frame.f_back
-        while caller is not None and _module(caller) is None:
-            caller = caller.f_back  # through the event loop or a library, to tooldeck
-        came_from = _module(caller) if caller is not None else None
+    def enter(self, came_from: str | None, callee: str) -> None:
         if came_from == callee:
             return
         if callee not in self.modules:
@@ -75,15 +110,80 @@ class Tracer:
         }
 
 
-def traced(run: Any) -> dict[str, Any]:
+class Tracer:
+    """A profile function keeping two tallies: the rules above, and the first rules."""
+
+    def __init__(self) -> None:
+        self.now = Tally()
+        self.before = Tally()  # resumes counted, threads unseen
+        self._started: set[FrameType] = set()  # held, so no frame id is reused meanwhile
+        self._lock = threading.Lock()
+        self._local = threading.local()
+
+    def __call__(self, frame: FrameType, event: str, arg: Any) -> None:
+        if event != "call":
+            return
+        callee = _module(frame)
+        if callee is None:
+            return
+        with self._lock:
+            resumed = False
+            if frame.f_code.co_flags & SUSPENDABLE:
+                resumed = frame in self._started
+                self._started.add(frame)
+            came_from = _caller_module(frame.f_back)
+            handed_by = getattr(self._local, "handed_by", None)
+            if handed_by is None:
+                self.before.enter(came_from, callee)
+            if not resumed:
+                self.now.enter(came_from or handed_by, callee)
+
+    def handed(self, fn: Callable[..., Any], handed_by: str | None) -> Callable[..., Any]:
+        """``fn`` run traced on a pool thread, as a call from ``handed_by``."""
+
+        def run(*args: Any, **kwargs: Any) -> Any:
+            self._local.handed_by = handed_by
+            sys.setprofile(self)
+            try:
+                return fn(*args, **kwargs)
+            finally:
+                sys.setprofile(None)
+                self._local.handed_by = None
+
+        return run
+
+
+@contextlib.contextmanager
+def _following_threads(tracer: Tracer) -> Iterator[None]:
+    """While tracing, what a thread pool runs is traced too, as the submitter's call."""
+    submit = ThreadPoolExecutor.submit
+
+    def traced_submit(
+        self: ThreadPoolExecutor, fn: Callable[..., Any], /, *args: Any, **kwargs: Any
+    ) -> Any:
+        handed_by = _caller_module(sys._getframe(1))
+        return submit(self, tracer.handed(fn, handed_by), *args, **kwargs)
+
+    ThreadPoolExecutor.submit = traced_submit  # type: ignore[method-assign]
+    try:
+        yield
+    finally:
+        ThreadPoolExecutor.submit = submit  # type: ignore[method-assign]
+
+
+def traced(run: Callable[[], None]) -> dict[str, Any]:
     run()  # warm: caches a first call fills are not part of the path
     tracer = Tracer()
-    sys.setprofile(tracer)
-    try:
-        run()
-    finally:
-        sys.setprofile(None)
-    return tracer.report()
+    with _following_threads(tracer):
+        sys.setprofile(tracer)
+        try:
+            run()
+        finally:
+            sys.setprofile(None)
+    report = tracer.now.report()
+    before = tracer.before.report()
+    report["as_before"] = {"modules": before["modules"], "reentries": before["reentries"]}
+    return report
 
 
 def add(a: int, b: int) -> int:
@@ -140,10 +240,85 @@ def codemode_program() -> dict[str, Any]:
         provider.close()
 
 
+TARGETS = {"provider turn": (8, 3), "code-mode program": (8, 6)}
+"""Issue 20's targets: (modules, re-entries)."""
+
+BEFORE = {
+    "provider turn": {"modules": 8, "reentries": 3, "as_before": (8, 3)},
+    "code-mode program": {"modules": 17, "reentries": 39, "as_before": (17, 59)},
+}
+"""The tree the two counting rules were added to (771c8ca), for the RESULTS.md section."""
+
+RESULTS = Path(__file__).resolve().parent / "RESULTS.md"
+SECTION = "## Call path"
+
+
+def markdown(found: dict[str, dict[str, Any]]) -> str:
+    """The RESULTS.md section: each path before and now, by both countings."""
+    lines = [
+        f"{SECTION} — modules and re-entries of one call (`bench/call_path.py`)",
+        "",
+        f"_Python {sys.version.split()[0]} · structural, not a timing: counted as the "
+        "script's docstring says (a resumed coroutine is not a call; what the sandbox "
+        "threads run is called by whoever handed it over). `as first counted`: resumes "
+        "counted, threads unseen. Before: 771c8ca._",
+        "",
+        "| path | target (modules, re-entries) | before | now | as first counted: before → now | |",
+        "|---|---|---|---|---|---|",
+    ]
+    for path, report in found.items():
+        modules, reentries = TARGETS[path]
+        old = BEFORE[path]
+        met = report["modules"] <= modules and report["reentries"] <= reentries
+        first = report["as_before"]
+        lines.append(
+            f"| {path} | ≤ {modules}, ≤ {reentries} | {old['modules']}, {old['reentries']} "
+            f"| **{report['modules']}, {report['reentries']}** | {old['as_before'][0]}, "
+            f"{old['as_before'][1]} → {first['modules']}, {first['reentries']} "
+            f"| {'✓' if met else '✗'} |"
+        )
+    lines.append("")
+    for path, report in found.items():
+        visited = ", ".join(m.removeprefix("tooldeck.") for m in report["visited"])
+        lines.append(f"- {path} visits {visited}.")
+        if report["reentered"]:
+            back = ", ".join(
+                r.replace("tooldeck.", "").replace(" -> ", " → ") for r in report["reentered"]
+            )
+            lines.append(f"  Re-entries: {back}.")
+    lines += ["", *WHY_NOT_EIGHT]
+    return "\n".join(lines) + "\n"
+
+
+WHY_NOT_EIGHT = [
+    "The program's modules stay above 8: its one nested `tool(fn)` call visits the six host",
+    "modules the provider turn visits besides `providers/` (boundary, snapshot, call path,",
+    "the function's arguments, the output check, content), which leaves code mode two.",
+    "Code mode has five jobs on this path, one module each: the runner answers the",
+    "program's steps, `sandbox` holds the monty conversation, `workers` steps it off the",
+    "loop within the worker slots, `nested` makes one nested call, `values` turns the",
+    "program's value into the result. Eight would mean merging three of them (the runner",
+    "and `nested` alone would be ~460 lines, over the 400 STYLE allows), so they stay apart.",
+]
+
+
+def write(section: str) -> None:
+    """Replace (or append) the call-path section of RESULTS.md."""
+    text = RESULTS.read_text(encoding="utf-8")
+    start = text.find(SECTION)
+    if start < 0:
+        text = text.rstrip("\n") + "\n\n" + section
+    else:
+        end = text.find("\n## ", start + len(SECTION))
+        text = text[:start] + section + (text[end + 1 :] if end >= 0 else "")
+    RESULTS.write_text(text, encoding="utf-8")
+
+
 def main() -> None:
-    verbose = "-v" in sys.argv
     found = {"provider turn": provider_turn(), "code-mode program": codemode_program()}
-    if not verbose:
+    if "--write" in sys.argv:
+        write(markdown(found))
+    if "-v" not in sys.argv:
         for report in found.values():
             del report["visited"], report["reentered"]
     print(json.dumps(found, indent=2))

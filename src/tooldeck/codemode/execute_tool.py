@@ -1,21 +1,23 @@
 """The ``execute`` tool: the one native tool through which code-mode tools are reached.
 
-Built per snapshot by the provider. Its description is the plan's (guide + stubs);
-its executor loads the runner on the first program, so listing a catalog never
-imports the sandbox.
+Built per snapshot by the provider. Its description is the plan's (guide + stubs); its
+executor is the runner's ``ProgramRunner``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING, Any
+from functools import cache
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
-from tooldeck._tool import AnyTool, Tool, ToolContext, ToolFailure, ToolResult
+from pydantic import ConfigDict, Strict, TypeAdapter, WithJsonSchema, with_config
+from typing_extensions import TypedDict
+
+from tooldeck._tool import AnyTool, Tool
 from tooldeck.host.registry.names import RESERVED_CODEMODE_NAME
 
 if TYPE_CHECKING:
     from tooldeck.codemode.plan import ProgramPlan
-    from tooldeck.codemode.sandbox import SandboxPool
+    from tooldeck.codemode.runner import PoolFor
     from tooldeck.host.execution.snapshot import Snapshot
 
 INPUT_SCHEMA: dict[str, Any] = {
@@ -51,35 +53,48 @@ OUTPUT_SCHEMA: dict[str, Any] = {
     "required": ["result", "printed", "tool_calls"],
 }
 
-PoolFor = Callable[[], Awaitable["SandboxPool"]]
-"""The started sandbox pool (started off the event loop on first use)."""
+
+@with_config(ConfigDict(extra="forbid"))
+class _ProgramInput(TypedDict):
+    code: Annotated[str, Strict()]
+
+
+class _ToolCallRecord(TypedDict):
+    name: Annotated[str, Strict()]
+    status: Literal["completed", "failed"]
+    ms: Annotated[float, Strict()]
+
+
+class _ProgramOutput(TypedDict):
+    result: Any
+    printed: Annotated[str, Strict()]
+    tool_calls: list[_ToolCallRecord]
+
+
+@cache
+def contracts() -> tuple[TypeAdapter[Any], TypeAdapter[Any]]:
+    """``execute``'s input and output as pydantic adapters advertising exactly
+    ``INPUT_SCHEMA`` and ``OUTPUT_SCHEMA``: pydantic-core checks the one-string input and
+    the runner's own output, where a JSON Schema validator would compile and walk the
+    schema (five ``host.schema`` modules) for every program.
+    ``tests/codemode/test_execute_tool.py`` holds each to its schema."""
+    return (
+        TypeAdapter(Annotated[_ProgramInput, WithJsonSchema(INPUT_SCHEMA)]),
+        TypeAdapter(Annotated[_ProgramOutput, WithJsonSchema(OUTPUT_SCHEMA)]),
+    )
 
 
 def execute_tool(plan: ProgramPlan, snapshot: Snapshot, pool_for: PoolFor) -> AnyTool:
     """The ``execute`` tool running programs against ``snapshot``'s code-mode tools."""
+    from tooldeck.codemode.runner import ProgramRunner
 
-    async def execute(input: dict[str, Any], ctx: ToolContext) -> ToolResult:
-        from tooldeck.codemode.runner import Settings, run_program
-        from tooldeck.codemode.sandbox import SandboxUnavailable
-
-        config = snapshot.location.config.codemode
-        settings = Settings(
-            config.type_check, config.timeout_s, config.memory_mb, config.max_tool_calls
-        )
-        try:
-            pool = await pool_for()
-            return await run_program(
-                input["code"], plan=plan, snapshot=snapshot, ctx=ctx, settings=settings, pool=pool
-            )
-        except SandboxUnavailable as exc:
-            raise ToolFailure(f"Code mode is unavailable here: {exc}.") from None
-
+    program_input, program_output = contracts()
     return Tool(
         name=RESERVED_CODEMODE_NAME,
         description=plan.description,
-        input=INPUT_SCHEMA,
-        output=OUTPUT_SCHEMA,
-        execute=execute,
+        input=program_input,
+        output=program_output,
+        execute=ProgramRunner(plan, snapshot, pool_for).run,
         codemode=False,
     )
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Mapping, Sequence
+from functools import cached_property
 from typing import Any
 
 from tooldeck.codemode.budget import choose
@@ -29,21 +30,19 @@ CHARS_PER_TOKEN = 4
 class Target:
     """Where a method call on a ``Namespace`` value goes: a tool and how it is reached."""
 
-    __slots__ = ("_params", "entry", "path")
+    __slots__ = ("__dict__", "entry", "path")
 
     def __init__(self, entry: CatalogEntry, path: str) -> None:
         self.entry = entry
         self.path = path
-        self._params: dict[str, str] | None = None
 
-    @property
+    @cached_property
     def params(self) -> dict[str, str]:
-        """Program keyword → property name, for properties that are not identifiers."""
-        if self._params is None:
-            schema = record_of(self.entry.tool).input_schema
-            keys = [str(k) for k in schema.get("properties") or {}]
-            self._params = {param_name(k): k for k in keys if param_name(k) != k}
-        return self._params
+        """Program keyword → property name, for properties that are not identifiers
+        (read from the tool's input schema on a program's first call of it)."""
+        schema = record_of(self.entry.tool).input_schema
+        keys = [str(k) for k in schema.get("properties") or {}]
+        return {param_name(k): k for k in keys if param_name(k) != k}
 
 
 Targets = dict[Any, dict[str, Target]]

@@ -1,9 +1,13 @@
-"""Run one program: drive its sandbox session and route every tool call through the snapshot.
+"""Run one program: answer its sandbox conversation and route every tool call it makes.
 
-Each nested call crosses the one call boundary, ``run_tool_call``, in a scope of its
-own (``via="nested"``, the outer call's session and message ids): validation,
-permission asks, output contract, content normalization. How each way a nested call
-can end reaches the program:
+``ProgramRunner`` is the ``execute`` tool's executor. A program is one conversation
+with the sandbox (``sandbox.py``), stepped off the event loop (``workers.py``); the runner
+answers each step: a tool method call is deferred until the program awaits it, an
+unknown name or a positional argument is an error raised at the call site, and a
+``Wait`` settles every pending call. Each nested call crosses the one call boundary,
+``run_tool_call``, in a scope of its own (``via="nested"``, the outer call's session and
+message ids; ``nested.py``): validation, permission asks, output contract, content
+normalization. How each way a nested call can end reaches the program:
 
 ====================================  ==============================================
 nested call                           inside the program
@@ -25,44 +29,42 @@ One exception type for every expected failure: monty's type checker does not kno
 Calls are started lazily, like Python coroutines: when the program awaits, every call
 still pending runs (concurrently when there are several, as ``asyncio.gather`` wants);
 when one of them is declined, the others are cancelled and the decline names the calls
-that had completed. Sandbox steps run on the sandbox's own threads, never on the event
-loop (``workers.py``); cancelling ``execute`` kills the program's worker.
+that had completed. Cancelling ``execute`` kills the program's worker.
 """
 
 from __future__ import annotations
 
 import asyncio
-import time
-from collections.abc import Callable, Mapping
-from functools import partial
-from typing import Any, NamedTuple
+from collections.abc import Awaitable, Callable, Mapping
+from typing import Any, NamedTuple, NoReturn
 
-from pydantic_core import to_jsonable_python
-
-from tooldeck._tool import ContentPart, TextPart, ToolContext, ToolFailure, ToolResult
-from tooldeck.codemode.plan import ProgramPlan, Target
+from tooldeck._tool import ToolContext, ToolFailure, ToolResult
+from tooldeck.codemode.nested import ProgramCalls, call_tool
+from tooldeck.codemode.plan import ProgramPlan, Target, Targets
 from tooldeck.codemode.report import MAX_SEARCHES, completed_note, failure_text
 from tooldeck.codemode.sandbox import (
+    Answer,
     Call,
+    Defer,
     Done,
     Limits,
-    Lookup,
+    Raise,
     SandboxFailure,
     SandboxPool,
     SandboxSession,
+    SandboxUnavailable,
+    Settle,
     Settled,
-    Step,
     Wait,
 )
 from tooldeck.codemode.search import search
-from tooldeck.codemode.values import argument_problem, jsonable_result, rendered
-from tooldeck.codemode.workers import ProgramWorker
+from tooldeck.codemode.values import program_result
+from tooldeck.codemode.workers import program_steps
 from tooldeck.errors import (
     PermissionDeclined,
     QuestionDismissed,
 )
-from tooldeck.host.execution.call import ToolCall
-from tooldeck.host.execution.outcome import run_tool_call
+from tooldeck.host.execution.call import CallScope
 from tooldeck.host.execution.snapshot import Snapshot
 
 MAX_CODE_BYTES = 256 * 1024
@@ -97,43 +99,63 @@ class _Search(NamedTuple):
     kwargs: dict[str, Any]
 
 
+DEFER = Defer()
+
+
 def _search_value(*args: Any, **kwargs: Any) -> None:
     """Stands for ``search`` in the sandbox; calls come back as steps, never run here."""
 
 
-async def run_program(
-    code: str,
-    *,
-    plan: ProgramPlan,
-    snapshot: Snapshot,
-    ctx: ToolContext,
-    settings: Settings,
-    pool: SandboxPool,
-) -> ToolResult:
-    """Run ``code`` against ``snapshot``; ``ToolFailure`` when it does not finish."""
-    _check_code(code)
-    if pool.slots.busy and pool.slots.held_here():
-        raise ToolFailure(nested_refusal(pool.slots.size))
-    run = _Program(plan, snapshot, ctx, settings)
-    values, run.targets = plan.values(pool, _search_value)
-    limits = Limits(
-        settings.timeout_s,
-        settings.memory_mb << 20,
-        2 * (settings.max_tool_calls + MAX_SEARCHES) + SPARE_SUSPENSIONS,
-    )
-    stubs = plan.checked_stubs if settings.type_check else None
-    session = pool.session(limits, stubs=stubs, values=values)
-    return await run.drive(code, session, ProgramWorker(pool.slots, session))
+PoolFor = Callable[[], Awaitable[SandboxPool]]
+"""The started sandbox pool (the provider starts it off the event loop on first use)."""
 
 
-def nested_refusal(size: int) -> str:
-    """Why ``execute`` run by a tool inside a program cannot get a sandbox worker."""
-    return (
-        f"Refused: this program was started by a tool inside another program, and all {size} "
-        "sandbox workers are held by running programs, including the ones this call is "
-        "nested in; waiting would deadlock. Nested execute is refused beyond the pool: call "
-        "the tools directly from the outer program instead."
-    )
+class ProgramRunner:
+    """The ``execute`` tool's executor: runs each program against one snapshot.
+
+    The first program resolves what every later one shares (the started pool, the
+    sandbox values, the type checker's stubs); a pool closed since is taken again.
+    """
+
+    def __init__(self, plan: ProgramPlan, snapshot: Snapshot, pool_for: PoolFor) -> None:
+        self.plan = plan
+        self.snapshot = snapshot
+        self._pool_for = pool_for
+        self._pool: SandboxPool | None = None
+        self._values: tuple[dict[str, Any], Targets] = ({}, {})
+        self._stubs: str | None = None
+
+    async def run(self, input: Mapping[str, Any], ctx: ToolContext) -> ToolResult:
+        """Run ``input["code"]``; ``ToolFailure`` when it does not finish."""
+        code = input["code"]
+        _check_code(code)
+        config = self.snapshot.location.config.codemode
+        settings = Settings(
+            config.type_check, config.timeout_s, config.memory_mb, config.max_tool_calls
+        )
+        try:
+            pool = self._pool
+            if pool is None or not pool.started:
+                pool = await self._taken()
+            stubs = None
+            if settings.type_check:
+                stubs = self._stubs = self._stubs or self.plan.checked_stubs
+            limits = Limits(
+                settings.timeout_s,
+                settings.memory_mb << 20,
+                2 * (settings.max_tool_calls + MAX_SEARCHES) + SPARE_SUSPENSIONS,
+            )
+            values, targets = self._values
+            session = SandboxSession(pool, limits, stubs=stubs, values=values)
+            run = _Program(self.plan, targets, self.snapshot, ctx, settings)
+            return await run.drive(code, session, pool)
+        except SandboxUnavailable as exc:
+            raise ToolFailure(f"Code mode is unavailable here: {exc}.") from None
+
+    async def _taken(self) -> SandboxPool:
+        pool = self._pool = await self._pool_for()
+        self._values = self.plan.values(pool, _search_value)
+        return pool
 
 
 def _check_code(code: str) -> None:
@@ -154,85 +176,78 @@ class _Program:
     """One run's state: the calls made, their order, the parts to attach."""
 
     def __init__(
-        self, plan: ProgramPlan, snapshot: Snapshot, ctx: ToolContext, settings: Settings
+        self,
+        plan: ProgramPlan,
+        targets: Targets,
+        snapshot: Snapshot,
+        ctx: ToolContext,
+        settings: Settings,
     ) -> None:
         self.plan = plan
+        self.targets = targets
         self.snapshot = snapshot
-        self.ctx = ctx
-        self.scope = snapshot.scope(
-            ctx.session_id, ctx.message_id, ctx.agent, via="nested", parent_id=ctx.call_id
-        )
         self.settings = settings
-        self.targets: Mapping[Any, Mapping[str, Target]] = {}
-        self.calls: list[dict[str, Any]] = []
-        self.attachments: list[ContentPart] = []
+        # Calls nested in the program run in the ``execute`` call's own ids, which its
+        # boundary already resolved against this snapshot.
+        scope = CallScope(ctx.session_id, ctx.message_id, ctx.agent, "nested", ctx.call_id)
+        self.nested = ProgramCalls(snapshot, ctx, scope, [], [])
         self.pending: dict[int, _Nested | _Search] = {}
         self.started = 0
         self.searches = 0
 
-    async def drive(self, code: str, session: SandboxSession, worker: ProgramWorker) -> ToolResult:
-        """Run the program; every sandbox step runs off the event loop (``workers.py``), and
-        the time limit covers waiting for a worker as well as running."""
+    async def drive(self, code: str, session: SandboxSession, pool: SandboxPool) -> ToolResult:
+        """Run the program: its steps run off the event loop (``workers.py``), and the time
+        limit covers waiting for a worker as well as running."""
         timeout = asyncio.timeout(self.settings.timeout_s)
-        held = None
+        steps = program_steps(pool.slots, session, code)
         try:
             async with timeout:
-                await worker.open()
-                held = worker.mark_held()
-                step: Step = await worker.run(session.start, code)
-                warnings = step.warnings
-                while not isinstance(step, Done):
-                    step = await self._answer(step, worker)
-                output = step.output
+                try:
+                    step = await anext(steps)
+                    while not isinstance(step, Done):
+                        step = await steps.asend(await self._answer(step))
+                finally:
+                    await steps.aclose()
         except TimeoutError:
             if not timeout.expired():
                 raise  # a nested tool's own TimeoutError: a defect, not our limit
             # Out of time before a worker was free: say so (not while one was starting).
-            self._fail("timeout" if worker.has_slot else "busy", session.printed)
+            self._fail("timeout" if session.started else "busy", session.printed)
         except LimitExceeded as exc:
             self._fail(exc.kind, session.printed)
         except SandboxFailure as exc:
             self._fail(exc.kind, exc.printed or session.printed, exc.text)
         except (PermissionDeclined, QuestionDismissed) as exc:
-            completed = [c["name"] for c in self.calls if c["status"] == "completed"]
+            completed = [c["name"] for c in self.nested.calls if c["status"] == "completed"]
             if completed:
                 exc.add_note(completed_note(completed))
             raise
-        finally:
-            if held is not None:
-                worker.unmark_held(held)
-            await worker.close()
-        return self._result(output, session.printed, warnings)
+        return program_result(step, self.nested.calls, self.nested.attachments)
 
-    async def _answer(self, step: Lookup | Call | Wait, worker: ProgramWorker) -> Step:
-        if type(step) is Call:
-            return await worker.run(self._call(step))
+    async def _answer(self, step: Call | Wait) -> Answer:
         if type(step) is Wait:
-            return await worker.run(step.settle, await self._settle(step.call_ids))
-        assert type(step) is Lookup
-        return await worker.run(step.answer)
+            return Settle(await self._settle(step.call_ids))
+        assert type(step) is Call
+        return self._call(step)
 
-    def _call(self, step: Call) -> Callable[[], Step]:
-        """How to answer one call (run by the caller off the loop: answering resumes the
-        program)."""
+    def _call(self, step: Call) -> Answer:
+        """How to answer one call: deferred (run when the program awaits), or an error
+        raised at the call site."""
         owner = step.owner
         if owner is None:
-            if step.is_os:
-                return step.refuse_os
             if step.name == "search":
                 if self.searches >= MAX_SEARCHES:
                     raise LimitExceeded("max_searches")
                 self.searches += 1
-                self.pending[step.id] = _Search(tuple(step.args), step.kwargs)
-                return step.defer
-            return partial(step.fail, "NameError", f"name '{step.name}' is not defined")
+                self.pending[step.id] = _Search(step.args, step.kwargs)
+                return DEFER
+            return Raise("NameError", f"name '{step.name}' is not defined")
         methods = self.targets.get(owner)
         target = methods.get(step.name) if methods is not None else None
         if target is None:
-            return partial(step.fail, "AttributeError", self._unknown(owner, step.name))
+            return Raise("AttributeError", self._unknown(owner, step.name))
         if step.args:
-            return partial(
-                step.fail,
+            return Raise(
                 "TypeError",
                 f"{target.path}() takes keyword arguments only; "
                 f"got {len(step.args)} positional (write name=value)",
@@ -241,7 +256,7 @@ class _Program:
             raise LimitExceeded("max_tool_calls")
         self.started += 1
         self.pending[step.id] = _Nested(target, step.kwargs)
-        return step.defer
+        return DEFER
 
     def _unknown(self, owner: Any, name: str) -> str:
         level = next(
@@ -276,98 +291,9 @@ class _Program:
                 return Settled(search(self.plan.stubs, *job.args, **job.kwargs))
             except TypeError as exc:
                 return Settled(exc_type="TypeError", message=str(exc))
-        return await self._nested(job.target, job.kwargs)
+        return await call_tool(self.nested, job.target, job.kwargs)
 
-    async def _nested(self, target: Target, kwargs: dict[str, Any]) -> Settled:
-        entry, ctx = target.entry, self.ctx
-        renames = target.params
-        if renames:
-            kwargs = {renames.get(k, k): v for k, v in kwargs.items()}
-        too_big = argument_problem(kwargs)
-        record = {"name": entry.name, "status": "running", "ms": 0.0}
-        self.calls.append(record)
-        call_id = f"{ctx.call_id}.{len(self.calls)}"
-        progress = None
-        if ctx.on_progress is not None:
-            progress = self._progress_for(call_id, entry.name)
-            ctx.on_progress(
-                {
-                    "type": "tool_call",
-                    "status": "running",
-                    "id": call_id,
-                    "name": entry.name,
-                    "input": kwargs,
-                }
-            )
-        start = time.perf_counter()
-        if too_big:
-            return self._failed(record, start, call_id, "RuntimeError", too_big)
-        try:
-            call = ToolCall(call_id, "tools." + entry.name, kwargs)
-            status, content, _, output, error = await run_tool_call(
-                self.snapshot, call, scope=self.scope, progress=progress
-            )
-        except BaseException:  # a decline, an interrupt or a defect: the program ends
-            self._finished(record, start, call_id, "failed")
-            raise
-        if error is not None:
-            return self._failed(record, start, call_id, "RuntimeError", error.message)
-        self._finished(record, start, call_id, status)
-        texts: list[str] = []
-        for part in content:
-            if isinstance(part, TextPart):
-                texts.append(part.text)
-            else:
-                self.attachments.append(part)
-        if entry.tool.output is not None:
-            return Settled(to_jsonable_python(output, fallback=str))
-        return Settled("\n".join(texts))
-
-    def _failed(
-        self, record: dict[str, Any], start: float, call_id: str, exc_type: str, message: str
-    ) -> Settled:
-        self._finished(record, start, call_id, "failed", message)
-        return Settled(exc_type=exc_type, message=message)
-
-    def _finished(
-        self, record: dict[str, Any], start: float, call_id: str, status: str, error: str = ""
-    ) -> None:
-        record["status"] = status
-        record["ms"] = round((time.perf_counter() - start) * 1e3, 3)
-        if self.ctx.on_progress is not None:
-            entry = {
-                "type": "tool_call",
-                "status": status,
-                "id": call_id,
-                "name": record["name"],
-                "ms": record["ms"],
-            }
-            if error:
-                entry["error"] = error
-            self.ctx.on_progress(entry)
-
-    def _progress_for(self, call_id: str, name: str) -> Any:
-        report = self.ctx.progress
-
-        def forward(metadata: Mapping[str, Any]) -> None:
-            report({"type": "tool_progress", "id": call_id, "name": name, "metadata": metadata})
-
-        return forward
-
-    def _fail(self, kind: str, printed: str, text: str = "") -> None:
-        message = failure_text(kind, text, self.settings, self.calls, printed)
-        raise ToolFailure(message, metadata={"printed": printed, "tool_calls": self.calls})
-
-    def _result(self, value: Any, printed: str, warnings: str) -> ToolResult:
-        result = jsonable_result(value)
-        parts: list[ContentPart] = []
-        if warnings:
-            parts.append(TextPart(f"Type checker warnings (the program ran):\n{warnings}"))
-        if printed:
-            parts.append(TextPart(f"Printed output:\n{printed}"))
-            parts.append(TextPart(f"Result:\n{rendered(result)}"))
-        else:
-            parts.append(TextPart(rendered(result)))
-        parts += self.attachments
-        output = {"result": result, "printed": printed, "tool_calls": self.calls}
-        return ToolResult(parts, {"tool_calls": len(self.calls)}, output)
+    def _fail(self, kind: str, printed: str, text: str = "") -> NoReturn:
+        calls = self.nested.calls
+        message = failure_text(kind, text, self.settings, calls, printed)
+        raise ToolFailure(message, metadata={"printed": printed, "tool_calls": calls})

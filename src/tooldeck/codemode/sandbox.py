@@ -1,11 +1,13 @@
 """The one module that talks to pydantic-monty: a warm worker pool and a session driver.
 
 monty's API changed completely between 0.0.x and 1.x, so everything else in code mode
-speaks this module's small vocabulary instead: a ``SandboxPool`` hands out one fresh
-``SandboxSession`` per program; ``session.start(code)`` returns the first ``Step``;
-each step is answered (``answer``, ``defer``, ``fail``, ``settle``) and returns the
-next one, until ``Done``. Every monty exception is translated here into
-``SandboxFailure`` with a ``kind`` the runner can act on.
+speaks this module's small vocabulary instead: a ``SandboxSession`` (one per program, on
+a warm ``SandboxPool``) runs the program as one ``conversation`` generator that yields
+each ``Call`` and ``Wait`` the host must answer (``Defer``, ``Raise``, ``Settle``) and
+ends with ``Done``. The steps and answers are plain values, so the runner reads and
+builds them without calling in here; the conversation reads as one function, top to
+bottom. Every monty exception is translated here into ``SandboxFailure`` with a ``kind``
+the runner can act on.
 
 The sync ``Monty`` pool is used on purpose: ``AsyncMonty`` aborts the host process at
 interpreter exit in about half of all runs (pydantic-monty 1.4). Nothing here imports
@@ -19,7 +21,7 @@ import os
 import re
 import signal
 import threading
-from collections.abc import Mapping, Sequence
+from collections.abc import Generator, Mapping
 from typing import Any, Literal, NamedTuple, TypeAlias
 
 from tooldeck.codemode.workers import WorkerSlots
@@ -79,6 +81,9 @@ class SandboxPool:
         self._monty: Any = None
         self._lock = threading.Lock()
         self._closed = False
+        self.started = False
+        """Whether ``start`` has run (monty imported, the first worker spawned) and the pool
+        is not closed since."""
         self.slots = WorkerSlots(max_processes)
         """Who holds a worker, and the threads programs' steps run on (``workers.py``)."""
 
@@ -101,26 +106,21 @@ class SandboxPool:
             except Exception as exc:  # no worker binary, cannot spawn: code mode is off
                 raise SandboxUnavailable(f"the monty worker cannot start: {exc}") from exc
             self._monty, self._pool = pydantic_monty, pool
-
-    @property
-    def started(self) -> bool:
-        """Whether ``start`` has run (monty imported, the first worker spawned)."""
-        return self._pool is not None
+            self.started = True
 
     @property
     def busy(self) -> bool:
         """True when every worker is checked out, so a new checkout would wait for one."""
         return self.slots.busy
 
-    def session(
-        self, limits: Limits, *, stubs: str | None, values: Mapping[str, Any]
-    ) -> SandboxSession:
-        """A fresh session (enter it with ``with``); ``stubs`` turns type checking on."""
+    def checkout(self, limits: Limits, stubs: str | None) -> Any:
+        """A fresh monty session (``with`` it to take a worker: blocks until one is free);
+        ``stubs`` turns type checking on."""
         self.start()
         with self._lock:
             if self._closed:
                 raise SandboxUnavailable("the sandbox was closed with its Location")
-            checkout = self._pool.checkout(
+            return self._pool.checkout(
                 script_name=SCRIPT_NAME,
                 limits={
                     "max_feed_duration_secs": limits.timeout_s,
@@ -131,7 +131,6 @@ class SandboxPool:
                 type_check_stubs=stubs,
                 type_check_format="concise",
             )
-        return SandboxSession(self, checkout, limits, values)
 
     def namespace(self, attributes: Mapping[str, Any]) -> Any:
         """A sandbox value for a ``Namespace`` whose attributes are ``attributes``.
@@ -145,13 +144,14 @@ class SandboxPool:
         return self._monty.ClassInstance(holder, eager_attrs=list(attributes))
 
     def value_id(self, value: Any) -> Any:
-        """The id ``Call.owner``/``Lookup.owner`` report for a ``namespace`` value."""
+        """The id a ``Call`` names as its ``owner`` for a method of a ``namespace`` value."""
         return value.id
 
     def close(self) -> None:
         """Stop every worker. Sessions still running fail with ``crashed``."""
         with self._lock:
             self._closed = True
+            self.started = False
             pool, self._pool = self._pool, None
         self.slots.close()
         if pool is not None:
@@ -159,27 +159,19 @@ class SandboxPool:
 
 
 class SandboxSession:
-    """One program's worker: ``with session:``, then ``start(code)`` and answer steps."""
+    """One program's worker and its conversation with the host (``conversation``)."""
 
     def __init__(
-        self, pool: SandboxPool, checkout: Any, limits: Limits, values: Mapping[str, Any]
+        self, pool: SandboxPool, limits: Limits, *, stubs: str | None, values: Mapping[str, Any]
     ) -> None:
         self._pool = pool
-        self._checkout = checkout
         self._limits = limits
+        self._stubs = stubs
         self._values = values
         self._printed: Any = None
         self._pid: int | None = None
-
-    def __enter__(self) -> SandboxSession:
-        """Take a worker (blocks until one is free: call it off the event loop)."""
-        self._checkout.__enter__()
-        self._pid = self._checkout.worker_pid
-        return self
-
-    def __exit__(self, *exc_info: object) -> None:
-        self._pid = None
-        self._checkout.__exit__(None, None, None)
+        self.started = False
+        """Whether the conversation began (taking its worker, then running the program)."""
 
     def kill(self) -> None:
         """Stop the program now: kill its worker, so the step in flight fails with
@@ -194,46 +186,81 @@ class SandboxSession:
         """Everything the program printed so far."""
         return "" if self._printed is None else str(self._printed.output)
 
-    def start(self, code: str, *, skip_type_check: bool = False) -> Step:
-        """Parse, type-check (when the session has stubs) and run up to the first step.
+    def conversation(self, code: str) -> Generator[Step, Answer, None]:
+        """The whole program as one conversation: take a worker, parse, type-check (when
+        the session has stubs) and run ``code``, yielding each ``Call`` and ``Wait`` and
+        being sent its ``Answer``, until the ``Done`` it yields last.
 
-        Raises ``SandboxFailure("typing")`` only for type *errors*; warnings alone are
-        reported on the returned step (``warnings``) and the program runs.
+        Every step blocks on the worker: drive it off the event loop (``workers.py``).
+        Name lookups and file or clock calls are answered here, without the host: the
+        values are the session's, and the sandbox refuses the others itself. Closing the
+        generator gives the worker back. Raises ``SandboxFailure`` for a program that
+        could not run or did not finish (``typing`` only for type *errors*; warnings
+        alone come with ``Done``).
         """
+        self.started = True
+        checkout = self._pool.checkout(self._limits, self._stubs)
+        checkout.__enter__()
+        self._pid = checkout.worker_pid
+        try:
+            snap, warnings = self._start(checkout, code)
+            monty = self._pool._monty
+            while True:
+                kind = type(snap)
+                if kind is monty.NameLookupSnapshot:
+                    snap = self._resume(snap.resume, **self._bound(snap.variable_name))
+                elif kind is monty.FunctionSnapshot and snap.is_os_function:
+                    snap = self._resume(snap.resume_not_handled)
+                elif kind is monty.FunctionSnapshot:
+                    call = Call(
+                        int(snap.call_id),
+                        str(snap.function_name),
+                        snap.object_id,
+                        tuple(snap.args),
+                        dict(snap.kwargs),
+                    )
+                    snap = self._resume(snap.resume, _call_answer((yield call)))
+                elif kind is monty.FutureSnapshot:
+                    answer = yield Wait(list(snap.pending_call_ids))
+                    assert type(answer) is Settle
+                    snap = self._resume(snap.resume, _settled(answer.results))
+                else:
+                    yield Done(snap.output, self.printed, warnings)
+                    return
+        finally:
+            self._pid = None
+            checkout.__exit__(None, None, None)
+
+    def _start(self, checkout: Any, code: str) -> tuple[Any, str]:
+        """The first snapshot, and the type checker's warnings when it found no errors."""
         monty = self._pool._monty
         self._printed = monty.CollectString(max_bytes=PRINT_LIMIT)
         try:
-            snap = self._checkout.feed_start(
-                code, print_callback=self._printed, skip_type_check=skip_type_check
-            )
+            return checkout.feed_start(code, print_callback=self._printed), ""
         except monty.MontyTypingError as exc:
             text = exc.display()
             errors = {m.group(2) for m in _DIAGNOSTIC.finditer(text) if m.group(1) == "error"}
             if errors:
                 kind: FailureKind = "syntax" if errors == {"invalid-syntax"} else "typing"
                 raise SandboxFailure(kind, text) from None
-            step = self.start(code, skip_type_check=True)
-            step.warnings = text.strip()
-            return step
+            self._printed = monty.CollectString(max_bytes=PRINT_LIMIT)
+            warnings = text.strip()
         except monty.MontyError as exc:
             raise self._failure(exc) from None
-        return self._step(snap)
-
-    # -- steps -------------------------------------------------------------------------------
-    def _step(self, snap: Any) -> Step:
-        monty = self._pool._monty
-        kind = type(snap)
-        if kind is monty.FunctionSnapshot:
-            return Call(self, snap)
-        if kind is monty.FutureSnapshot:
-            return Wait(self, snap)
-        if kind is monty.NameLookupSnapshot:
-            return Lookup(self, snap)
-        return Done(self, snap.output)
-
-    def _resume(self, snap: Any, *args: Any, **kwargs: Any) -> Step:
         try:
-            return self._step(snap.resume(*args, **kwargs))
+            snap = checkout.feed_start(code, print_callback=self._printed, skip_type_check=True)
+        except monty.MontyError as exc:
+            raise self._failure(exc) from None
+        return snap, warnings
+
+    def _bound(self, name: str) -> dict[str, Any]:
+        """How a name lookup resumes: bound to the session's value, or ``NameError``."""
+        value = self._values.get(name)
+        return {} if value is None else {"value": value}
+
+    def _resume(self, resume: Any, *args: Any, **kwargs: Any) -> Any:
+        try:
+            return resume(*args, **kwargs)
         except self._pool._monty.MontyError as exc:
             raise self._failure(exc) from None
 
@@ -266,80 +293,45 @@ class SandboxSession:
         return "runtime"
 
 
-class Lookup:
-    """The program read a global name (``tools``, ``search``) that it did not define."""
+# -- the conversation's vocabulary: plain values, read and built without calling in ---------
+class Call(NamedTuple):
+    """The program called a host function (``owner`` ``None``) or a method of the
+    ``Namespace`` value whose id is ``owner``."""
 
-    __slots__ = ("_session", "_snap", "warnings")
-    kind = "lookup"
-
-    def __init__(self, session: SandboxSession, snap: Any) -> None:
-        self._session = session
-        self._snap = snap
-        self.warnings = ""
-
-    @property
-    def name(self) -> str:
-        return str(self._snap.variable_name)
-
-    def answer(self) -> Step:
-        """Bind the name to the session's value for it, or raise ``NameError`` inside."""
-        value = self._session._values.get(self.name)
-        if value is None:
-            return self._session._resume(self._snap)
-        return self._session._resume(self._snap, value=value)
+    id: int
+    name: str
+    owner: Any
+    args: tuple[Any, ...]
+    kwargs: dict[str, Any]
 
 
-class Call:
-    """The program called a host function or a ``Namespace`` method."""
+class Wait(NamedTuple):
+    """The program awaits deferred calls; ``call_ids`` are every call still unanswered."""
 
-    __slots__ = ("_session", "_snap", "warnings")
-    kind = "call"
+    call_ids: list[int]
 
-    def __init__(self, session: SandboxSession, snap: Any) -> None:
-        self._session = session
-        self._snap = snap
-        self.warnings = ""
 
-    @property
-    def id(self) -> int:
-        return int(self._snap.call_id)
+class Done(NamedTuple):
+    """The program finished: its last expression's value, what it printed, and the type
+    checker's warnings (the program ran despite them)."""
 
-    @property
-    def name(self) -> str:
-        return str(self._snap.function_name)
+    output: Any
+    printed: str
+    warnings: str
 
-    @property
-    def owner(self) -> Any:
-        """The id of the ``Namespace`` value whose method this is (``None`` for functions)."""
-        return self._snap.object_id
 
-    @property
-    def args(self) -> Sequence[Any]:
-        return tuple(self._snap.args)
+Step: TypeAlias = Call | Wait | Done
 
-    @property
-    def kwargs(self) -> dict[str, Any]:
-        return dict(self._snap.kwargs)
 
-    @property
-    def is_os(self) -> bool:
-        """A file, directory or clock call: refused, the sandbox reaches only the tools."""
-        return bool(self._snap.is_os_function)
+class Defer(NamedTuple):
+    """Answer a ``Call`` with a future: its value comes later, with the ``Wait``'s ``Settle``."""
 
-    def defer(self) -> Step:
-        """Answer with a future: the value comes later, through ``Wait.settle``."""
-        return self._session._resume(self._snap, {"future": ...})
 
-    def fail(self, exc_type: str, message: str) -> Step:
-        """Raise ``exc_type(message)`` at the call site (the program may catch it)."""
-        return self._session._resume(self._snap, {"exc_type": exc_type, "message": message})
+class Raise(NamedTuple):
+    """Answer a ``Call`` by raising ``exc_type(message)`` at the call site (catchable)."""
 
-    def refuse_os(self) -> Step:
-        """Let the sandbox apply its own refusal (a ``PermissionError`` inside)."""
-        try:
-            return self._session._step(self._snap.resume_not_handled())
-        except self._session._pool._monty.MontyError as exc:
-            raise self._session._failure(exc) from None
+    exc_type: str
+    message: str
 
 
 class Settled(NamedTuple):
@@ -350,43 +342,28 @@ class Settled(NamedTuple):
     message: str = ""
 
 
-class Wait:
-    """The program awaits deferred calls; ``call_ids`` are every call still unanswered."""
+class Settle(NamedTuple):
+    """Answer a ``Wait``: the result of every call it names."""
 
-    __slots__ = ("_session", "_snap", "warnings")
-    kind = "wait"
-
-    def __init__(self, session: SandboxSession, snap: Any) -> None:
-        self._session = session
-        self._snap = snap
-        self.warnings = ""
-
-    @property
-    def call_ids(self) -> list[int]:
-        return list(self._snap.pending_call_ids)
-
-    def settle(self, results: Mapping[int, Settled]) -> Step:
-        answers = {
-            call_id: (
-                {"return_value": r.value}
-                if r.exc_type is None
-                else {"exc_type": r.exc_type, "message": r.message}
-            )
-            for call_id, r in results.items()
-        }
-        return self._session._resume(self._snap, answers)
+    results: Mapping[int, Settled]
 
 
-class Done:
-    """The program finished; ``output`` is its last expression's value."""
-
-    __slots__ = ("_session", "output", "warnings")
-    kind = "done"
-
-    def __init__(self, session: SandboxSession, output: Any) -> None:
-        self._session = session
-        self.output = output
-        self.warnings = ""
+Answer: TypeAlias = Defer | Raise | Settle
 
 
-Step: TypeAlias = Lookup | Call | Wait | Done
+def _call_answer(answer: Answer) -> dict[str, Any]:
+    if type(answer) is Defer:
+        return {"future": ...}
+    assert type(answer) is Raise
+    return {"exc_type": answer.exc_type, "message": answer.message}
+
+
+def _settled(results: Mapping[int, Settled]) -> dict[int, dict[str, Any]]:
+    return {
+        call_id: (
+            {"return_value": r.value}
+            if r.exc_type is None
+            else {"exc_type": r.exc_type, "message": r.message}
+        )
+        for call_id, r in results.items()
+    }

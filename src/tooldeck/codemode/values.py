@@ -1,5 +1,5 @@
-"""Values crossing between a program and the host: its result as JSON for the model (or a
-clear failure when JSON cannot hold it), and the size of a nested call's arguments.
+"""A finished program's value as the ``execute`` call's result: as JSON for the model, or
+a clear failure when JSON cannot hold it.
 
 Whatever the program's last expression is crosses back from the sandbox as a Python
 value; most are JSON already. The rest are refused with a message the model can act on
@@ -11,16 +11,36 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Mapping
-from typing import Any
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
 
 from pydantic_core import to_jsonable_python
 
-from tooldeck._tool import ToolFailure
+from tooldeck._tool import ContentPart, TextPart, ToolFailure, ToolResult
+
+if TYPE_CHECKING:
+    from tooldeck.codemode.sandbox import Done
 
 _ADDRESS = re.compile(r" at 0x[0-9a-fA-F]+")
-MAX_ARGUMENT_BYTES = 512 * 1024
-"""The JSON size of one nested call's arguments past which the call is refused."""
+
+
+def program_result(
+    done: Done, calls: list[dict[str, Any]], attachments: Sequence[ContentPart]
+) -> ToolResult:
+    """The ``execute`` result of a finished program: the text the model reads (warnings,
+    what it printed, its result), the nested calls' attachments, and the output."""
+    result = jsonable_result(done.output)
+    parts: list[ContentPart] = []
+    if done.warnings:
+        parts.append(TextPart(f"Type checker warnings (the program ran):\n{done.warnings}"))
+    if done.printed:
+        parts.append(TextPart(f"Printed output:\n{done.printed}"))
+        parts.append(TextPart(f"Result:\n{rendered(result)}"))
+    else:
+        parts.append(TextPart(rendered(result)))
+    parts += attachments
+    output = {"result": result, "printed": done.printed, "tool_calls": calls}
+    return ToolResult(parts, {"tool_calls": len(calls)}, output)
 
 
 def jsonable_result(value: Any) -> Any:
@@ -49,51 +69,3 @@ def rendered(result: Any) -> str:
     if isinstance(result, str):
         return result
     return json.dumps(result, ensure_ascii=False, indent=2)
-
-
-def argument_problem(kwargs: Mapping[str, Any]) -> str:
-    """Why these arguments are too large (or too deep) to pass on, or an empty string."""
-    try:
-        size = _total_size(kwargs)
-    except RecursionError:
-        return "The arguments nest too deeply; pass flatter values (fewer levels of lists)."
-    if size <= MAX_ARGUMENT_BYTES:
-        return ""
-    return (
-        f"The arguments are larger than {MAX_ARGUMENT_BYTES:,} bytes; "
-        "pass smaller values (or let a tool produce the data instead)."
-    )
-
-
-def _total_size(kwargs: Mapping[str, Any]) -> int:
-    size = 0
-    for value in kwargs.values():  # scalars and strings without a call: most arguments
-        cls = value.__class__
-        if cls is str:
-            size += len(value)
-        elif cls is int or cls is float or cls is bool or value is None:
-            size += 8
-        else:
-            size += _size(value, MAX_ARGUMENT_BYTES + 1)
-    return size
-
-
-def _size(value: Any, budget: int) -> int:
-    """An estimate of ``value``'s JSON size that stops counting past ``budget``."""
-    if isinstance(value, str | bytes):
-        return len(value) + 2
-    if isinstance(value, Mapping):
-        total = 2
-        for key, item in value.items():
-            total += len(str(key)) + 4 + _size(item, budget - total)
-            if total > budget:
-                break
-        return total
-    if isinstance(value, list | tuple | set | frozenset):
-        total = 2
-        for item in value:
-            total += 1 + _size(item, budget - total)
-            if total > budget:
-                break
-        return total
-    return 8

@@ -1,10 +1,11 @@
 """Sandbox workers for programs, taken and driven without blocking the event loop.
 
-A program's steps (``start``, every ``resume``) run inside a monty worker, and one step
-can compute for the program's whole ``timeout_s`` (``while True: pass``). So each step
-runs on the pool's own bounded threads (``WorkerSlots.threads``, never the loop's default
-executor), and the loop only awaits it. Cancelling the awaiting call kills the worker
-process, which ends the step at once; the worker is given back when the step has ended.
+A program's steps (starting it, every answer) run inside a monty worker, and one step
+can compute for the program's whole ``timeout_s`` (``while True: pass``). So
+``program_steps`` runs each step of the sandbox's conversation on the pool's own bounded
+threads (``WorkerSlots.threads``, never the loop's default executor), and the loop only
+awaits it. Cancelling the awaiting call kills the worker process, which ends the step at
+once; the worker is given back when the step has ended.
 
 Taking a worker is asynchronous too: ``WorkerSlots.acquire`` waits on a future, not in a
 thread, so waiting programs hold no thread, and the wait counts against the program's
@@ -17,12 +18,14 @@ import asyncio
 import contextvars
 import threading
 from collections import deque
-from collections.abc import Callable
+from collections.abc import AsyncGenerator, Callable, Generator
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from tooldeck._tool import ToolFailure
+
 if TYPE_CHECKING:
-    from tooldeck.codemode.sandbox import SandboxSession
+    from tooldeck.codemode.sandbox import Answer, SandboxSession, Step
 
 T = TypeVar("T")
 
@@ -96,93 +99,89 @@ class WorkerSlots:
         """Record, for nested calls, that the current program holds one of these workers."""
         return _HELD.set(_HELD.get() | {id(self)})
 
-    def close(self) -> None:
-        self.threads.shutdown(wait=False)
-
-
-class ProgramWorker:
-    """One program's hold on a worker: ``open``, ``run`` each step, ``close``."""
-
-    def __init__(self, slots: WorkerSlots, session: SandboxSession) -> None:
-        self._slots = slots
-        self._session = session
-        self._last: Future[Any] | None = None
-        self._lock = threading.Lock()
-        self._entered = False
-        self._done = False
-        self._slot = False
-
-    @property
-    def has_slot(self) -> bool:
-        """Whether the program got its worker slot (it may still be entering it)."""
-        return self._slot
-
-    def mark_held(self) -> contextvars.Token[frozenset[int]]:
-        """Record, for calls nested in this program, that it holds a worker."""
-        return self._slots.mark_held()
-
-    def unmark_held(self, token: contextvars.Token[frozenset[int]]) -> None:
-        _HELD.reset(token)
-
-    async def open(self) -> None:
-        """Take a worker slot (waiting as long as the caller's timeout allows), then enter
-        the session on the sandbox threads."""
-        await self._slots.acquire()
-        self._slot = True
-        await self.run(self._enter)
-
-    def _enter(self) -> None:
-        self._session.__enter__()
-        self._entered = True
-
-    async def run(self, step: Callable[..., T], *args: Any) -> T:
-        """``step(*args)`` on the sandbox threads; cancelled, the worker is killed."""
+    def submit(self, step: Callable[..., T], *args: Any) -> Future[T]:
+        """``step(*args)`` on the sandbox threads."""
         try:
-            future = self._slots.threads.submit(step, *args)
+            return self.threads.submit(step, *args)
         except RuntimeError:  # the pool closed with its Location
             from tooldeck.codemode.sandbox import SandboxFailure
 
             raise SandboxFailure("crashed", "the sandbox was closed with its Location") from None
-        self._last = future
+
+    def close(self) -> None:
+        self.threads.shutdown(wait=False)
+
+
+def nested_refusal(size: int) -> str:
+    """Why ``execute`` run by a tool inside a program cannot get a sandbox worker."""
+    return (
+        f"Refused: this program was started by a tool inside another program, and all {size} "
+        "sandbox workers are held by running programs, including the ones this call is "
+        "nested in; waiting would deadlock. Nested execute is refused beyond the pool: call "
+        "the tools directly from the outer program instead."
+    )
+
+
+async def program_steps(
+    slots: WorkerSlots, session: SandboxSession, code: str
+) -> AsyncGenerator[Step, Answer]:
+    """Run ``session``'s conversation for ``code`` on the sandbox threads: yields each step
+    and is sent its answer, like the conversation itself, but never blocks the loop.
+
+    Takes a worker slot first (waiting as long as the caller's timeout allows; refused at
+    once when the programs this call is nested in hold every slot), and marks it held
+    for calls nested in the program. Cancelled mid-step, the worker is killed, which ends
+    the step at once; closed (``aclose``) or ended, the worker is given back once the
+    step in flight has ended.
+    """
+    if slots.busy and slots.held_here():
+        raise ToolFailure(nested_refusal(slots.size))
+    await slots.acquire()
+    held = slots.mark_held()
+    conversation = session.conversation(code)
+    last: Future[Any] | None = None
+    try:
+        last = slots.submit(next, conversation)
+        step = await _awaited(last, session)
+        while True:
+            answer = yield step
+            last = slots.submit(conversation.send, answer)
+            step = await _awaited(last, session)
+    finally:
+        _HELD.reset(held)
+        await asyncio.shield(asyncio.wrap_future(_given_back(slots, conversation, last)))
+
+
+async def _awaited(step: Future[Step], session: SandboxSession) -> Step:
+    try:
+        return await asyncio.wrap_future(step)
+    except asyncio.CancelledError:
+        session.kill()
+        raise
+
+
+def _given_back(
+    slots: WorkerSlots, conversation: Generator[Any, Any, Any], last: Future[Any] | None
+) -> Future[None]:
+    """Close the conversation (giving its monty worker back) and release the slot, on a
+    sandbox thread once the step in flight (if any) has ended."""
+    closed: Future[None] = Future()
+
+    def teardown(_: object = None) -> None:
         try:
-            return await asyncio.wrap_future(future)
-        except asyncio.CancelledError:
-            self._session.kill()
-            raise
-
-    async def close(self) -> None:
-        """Give the worker back once the step in flight (if any) has ended."""
-        await asyncio.shield(asyncio.wrap_future(self._close_soon()))
-
-    def _close_soon(self) -> Future[None]:
-        closed: Future[None] = Future()
-
-        def teardown(_: object = None) -> None:
-            try:
-                self._teardown()
-            except BaseException as exc:
-                closed.set_exception(exc)
-            else:
-                closed.set_result(None)
-
-        last = self._last
-        if last is None or last.done():
-            try:
-                self._slots.threads.submit(teardown)
-            except RuntimeError:  # the pool closed: nothing runs there any more
-                teardown()
+            conversation.close()
+        except BaseException as exc:
+            closed.set_exception(exc)
         else:
-            last.add_done_callback(teardown)
-        return closed
-
-    def _teardown(self) -> None:
-        with self._lock:
-            if self._done:
-                return
-            self._done = True
-        try:
-            if self._entered:
-                self._session.__exit__(None, None, None)
+            closed.set_result(None)
         finally:
-            if self._slot:
-                self._slots.release()
+            slots.release()
+
+    if last is None or last.done():
+        try:
+            slots.threads.submit(teardown)
+        except RuntimeError:  # the pool closed: nothing runs there any more
+            teardown()
+    else:
+        last.add_done_callback(teardown)
+    return closed

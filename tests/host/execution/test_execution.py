@@ -618,3 +618,41 @@ def test_a_str_subclass_is_json_text_like_a_str(tmp_path, kind):
     snapshot = service.snapshot()
     plain = snapshot.execute_sync(ToolCall("c1", "add", text))
     assert snapshot.execute_sync(ToolCall("c1", "add", JsonText(text))) == plain
+
+
+# -- async def executors ----------------------------------------------------------------------
+def test_an_async_def_executors_call_runs_only_when_the_boundary_awaits_it(tmp_path):
+    received = []
+
+    async def later(value, ctx):
+        received.append((value, ctx.call_id))
+        return ToolResult("ok")
+
+    snap = snapshot_of(tmp_path, native("later", later, input=SCHEMA))
+    started = snap.start(ToolCall("call_1", "later", '{"a": 1}'), snap.default_scope)
+    assert asyncio.iscoroutine(started) and received == []
+    done = asyncio.run(started)
+    assert received == [({"a": 1}, "call_1")]
+    assert [part.text for part in done.content] == ["ok"]
+
+
+def test_invalid_input_of_an_async_def_executor_never_reaches_it(tmp_path):
+    received = []
+
+    async def later(value, ctx):
+        received.append(value)
+        return ToolResult("ok")
+
+    snap = snapshot_of(tmp_path, native("later", later, input=SCHEMA))
+    failure = failure_of(snap, "later", '{"a": "one"}')
+    assert failure.message.startswith("Invalid input for tool 'later':\n- a: ")
+    assert received == []
+
+
+def test_an_async_def_executor_returning_no_tool_result_is_a_defect(tmp_path):
+    async def wrong(value, ctx):
+        return "ok"
+
+    snap = snapshot_of(tmp_path, native("wrong", wrong))
+    with pytest.raises(ToolDefectError, match=r"expected tooldeck\.ToolResult"):
+        execute(snap, "wrong")

@@ -4,7 +4,8 @@
 *call path*, chosen once per tool object (``call_path``) and kept on its ``ToolRecord``:
 
 * ``_executor_path``, the general one: validate the input, build a ``ToolContext``, call
-  the executor, check what it returned (``_finish``).
+  the executor, check what it returned (``_finish``); ``_coroutine_path`` is the same
+  for an ``async def`` executor, written as the one coroutine the boundary awaits.
 * ``_function_path``, for a ``tool(fn)`` tool whose function takes no ``ToolContext``
   and whose input is still the model ``tool(fn)`` derived: the call's JSON is validated
   straight into the function's keyword arguments, no context is built, and a return
@@ -108,6 +109,8 @@ def call_path(record: ToolRecord) -> CallPath:
         and execute.model is record.tool.input
     ):
         return _function_path(record, execute)
+    if inspect.iscoroutinefunction(execute):
+        return _coroutine_path(record)
     return _executor_path(record)
 
 
@@ -131,6 +134,26 @@ def _executor_path(record: ToolRecord) -> CallPath:
         if inspect.isawaitable(result):
             return _finish_awaited(record, result, images)
         return _finish(record, result, images)
+
+    return run
+
+
+def _coroutine_path(record: ToolRecord) -> CallPath:
+    """The general path of an ``async def`` executor, as one coroutine: nothing runs until
+    the boundary awaits it, and nothing is left to finish in another frame."""
+    execute = record.tool.execute
+
+    async def run(
+        location: Location, call: ToolCall, scope: CallScope, progress: ProgressCallback | None
+    ) -> ExecutedTool:
+        raw = call.input
+        try:
+            value = record.input_json(raw) if isinstance(raw, str) else record.input_python(raw)
+        except (SchemaIssues, ValidationError, RecursionError) as exc:
+            raise _refused(record, raw, exc) from None
+        fields = (location, scope.session_id, scope.message_id, call.id, scope.agent, progress)
+        awaitable: Any = execute(value, tuple_new(ToolContext, fields))
+        return _finish(record, await awaitable, location.config.images)
 
     return run
 

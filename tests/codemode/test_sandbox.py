@@ -1,0 +1,63 @@
+"""The sandbox conversation: the host answers only calls and waits, in plain values."""
+
+from __future__ import annotations
+
+import pytest
+
+from tooldeck.codemode.sandbox import (
+    Call,
+    Defer,
+    Done,
+    Limits,
+    Raise,
+    SandboxFailure,
+    SandboxPool,
+    SandboxSession,
+    Settle,
+    Settled,
+    Wait,
+)
+
+LIMITS = Limits(timeout_s=10, memory_bytes=64 << 20, suspensions=100)
+
+
+@pytest.fixture(scope="module")
+def pool():
+    pool = SandboxPool(request_timeout=30, max_processes=1)
+    pool.start()
+    yield pool
+    pool.close()
+
+
+def session(pool, **values):
+    return SandboxSession(pool, LIMITS, stubs=None, values=values)
+
+
+def test_lookups_and_file_calls_are_answered_inside_the_conversation(pool):
+    code = "r = [x]\ntry:\n    open('/etc/passwd').read()\nexcept Exception:\n    r.append(1)\nr"
+    assert list(session(pool, x=41).conversation(code)) == [Done([41, 1], "", "")]
+
+
+def test_a_call_is_deferred_then_settled_and_an_error_raised_at_its_site(pool):
+    code = (
+        "import asyncio\nprint('go')\na = f(1, k=2)\n"
+        "try:\n    g()\nexcept RuntimeError as e:\n    m = str(e)\n"
+        "[await a, m]"
+    )
+    conversation = session(pool, f=print, g=print).conversation(code)
+    call = next(conversation)
+    assert type(call) is Call and (call.name, call.args, call.kwargs) == ("f", (1,), {"k": 2})
+    failing = conversation.send(Defer())
+    assert type(failing) is Call and failing.name == "g"
+    wait = conversation.send(Raise("RuntimeError", "no g"))
+    assert wait == Wait([call.id])
+    assert conversation.send(Settle({call.id: Settled(3)})) == Done([3, "no g"], "go\n", "")
+    conversation.close()  # gives the worker back
+
+
+def test_a_runtime_error_is_a_sandbox_failure_with_what_was_printed(pool):
+    conversation = session(pool).conversation("print('before')\n1 / 0")
+    with pytest.raises(SandboxFailure) as caught:
+        list(conversation)
+    assert caught.value.kind == "runtime" and caught.value.printed == "before\n"
+    assert "ZeroDivisionError" in caught.value.text
