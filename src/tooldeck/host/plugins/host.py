@@ -9,13 +9,11 @@ registrations before the first difference keep their place.
 
 from __future__ import annotations
 
-import contextlib
-import gc
 import importlib
 import os
 import threading
 import time
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
@@ -30,18 +28,18 @@ from tooldeck.host.plugins.discovery import (
     member_candidate,
 )
 from tooldeck.host.plugins.instrument import OFF, Instrumentation, instrumentation, replayed
+from tooldeck.host.plugins.records import PluginRecord, collector_paused
 from tooldeck.host.plugins.trust_gate import (
     admits,
     open_location,
     skipped_servers,
     untrusted_reason,
 )
-from tooldeck.host.plugins.wiring import PluginTransforms, PluginWiring, Selection, ordered
-from tooldeck.host.service import Registration, ToolService
+from tooldeck.host.plugins.wiring import PluginWiring, Selection, ordered
+from tooldeck.host.service import ToolService
 from tooldeck.telemetry import semconv
 
 if TYPE_CHECKING:
-    from tooldeck.host.execution.hooks import CallHooks
     from tooldeck.host.execution.outcome import ToolCallOutcome
     from tooldeck.host.execution.pending import PendingCall
     from tooldeck.host.execution.snapshot import Snapshot, Visibility
@@ -50,69 +48,9 @@ if TYPE_CHECKING:
     from tooldeck.host.location.questions import Answerer
     from tooldeck.host.location.store.base import Store
     from tooldeck.host.location.trust import TrustStatus
-    from tooldeck.host.plugins.report import PluginGroup, PluginInfo, PluginStatus
+    from tooldeck.host.plugins.report import PluginGroup, PluginInfo
     from tooldeck.host.service import SessionScope
     from tooldeck.telemetry.settings import Telemetry
-
-
-class _Record:
-    """One plugin's load outcome; kept across refreshes while its candidate is unchanged."""
-
-    # A plain class: a dataclass costs a millisecond of every Host.open to create.
-    __slots__ = (
-        "candidate",
-        "hooks",
-        "reason",
-        "registrations",
-        "status",
-        "traceback",
-        "transform",
-    )
-
-    def __init__(
-        self,
-        candidate: Candidate,
-        status: PluginStatus,
-        *,
-        reason: str | None = None,
-        traceback: str | None = None,
-        transform: PluginTransforms | None = None,
-    ) -> None:
-        self.candidate = candidate
-        self.status = status
-        self.reason = reason
-        self.traceback = traceback
-        self.transform = transform
-        # The Location registration, then the session one (if the plugin has the hook).
-        self.registrations: tuple[Registration, ...] = ()
-        self.hooks: CallHooks | None = None  # where its ``tool_call`` hook is registered
-
-    @property
-    def registration(self) -> Registration | None:
-        """The plugin's Location registration (``None`` before it registers)."""
-        return self.registrations[0] if self.registrations else None
-
-    @property
-    def registered(self) -> bool:
-        return bool(self.registrations) and self.registrations[0].active
-
-    def register(self, service: ToolService) -> None:
-        assert self.transform is not None
-        name = self.candidate.name
-        location, session, call = self.transform
-        if call is not None:  # before the transform: the catalog it makes has the hook
-            self.hooks = service.call_hooks
-            self.hooks.add(call)
-        self.registrations = (service.transform(location, source=name),)
-        if session is not None:
-            self.registrations += (service.session_transform(session, source=name),)
-
-    def unregister(self) -> None:
-        for registration in self.registrations:
-            registration.dispose()
-        if self.hooks is not None:
-            self.hooks.remove(self.candidate.name)
-            self.hooks = None
 
 
 Discover = Callable[[], list[Candidate]]
@@ -148,8 +86,8 @@ class Host:
         self._discover = discover
         self._groups = dict(groups or {})
         self._wiring = PluginWiring(location, trace=trace)
-        self._records: list[_Record] = []
-        self._order: list[_Record] = []  # records with a registration, in service order
+        self._records: list[PluginRecord] = []
+        self._order: list[PluginRecord] = []  # records with a registration, in service order
         self._lock = threading.RLock()
         self._spans = instrumented.spans
         self._last = instrumented.candidates  # loaded after every other plugin
@@ -372,7 +310,7 @@ class Host:
         with (
             spans("tooldeck.plugins.refresh", {}),
             self._lock,
-            _collector_paused(),
+            collector_paused(),
             replayed(self.service, spans),
         ):
             with spans("tooldeck.plugins.discover", {}):
@@ -388,14 +326,14 @@ class Host:
         self._place([r for r in records if r.transform is not None])
         missing = self._selection.missing(candidates)
         self._records = self._with_skipped(records) + [
-            _Record(c, "failed", reason=f"not found ({c.origin})") for c in missing
+            PluginRecord(c, "failed", reason=f"not found ({c.origin})") for c in missing
         ]
 
-    def _with_skipped(self, records: list[_Record]) -> list[_Record]:
+    def _with_skipped(self, records: list[PluginRecord]) -> list[PluginRecord]:
         """``records`` with an ``untrusted`` row per skipped project server, where the
         MCP layer's rows go (after the built-ins)."""
         rows = [
-            _Record(c, "untrusted", reason=untrusted_reason(self.trust))
+            PluginRecord(c, "untrusted", reason=untrusted_reason(self.trust))
             for c in skipped_servers(self.trust)
         ]
         at = next(
@@ -403,7 +341,7 @@ class Host:
         )
         return [*records[:at], *rows, *records[at:]]
 
-    def _carry(self, candidate: Candidate, previous: _Record | None) -> _Record:
+    def _carry(self, candidate: Candidate, previous: PluginRecord | None) -> PluginRecord:
         """Keep ``previous`` when its candidate is unchanged; else replace it."""
         if previous is not None and previous.candidate.identity == candidate.identity:
             return previous
@@ -411,12 +349,12 @@ class Host:
             self._retire(previous, upgraded=True)
         return self._load(candidate)
 
-    def _load(self, candidate: Candidate) -> _Record:
+    def _load(self, candidate: Candidate) -> PluginRecord:
         excluded = self._selection.excluded(candidate)
         if excluded is not None:
-            return _Record(candidate, "disabled", reason=excluded)
+            return PluginRecord(candidate, "disabled", reason=excluded)
         if candidate.layer == "local" and not admits(self._trust, candidate):
-            return _Record(candidate, "untrusted", reason=untrusted_reason(self.trust))
+            return PluginRecord(candidate, "untrusted", reason=untrusted_reason(self.trust))
         attributes = {semconv.PLUGIN: candidate.name, semconv.PLUGIN_LAYER: candidate.layer}
         with self._spans("tooldeck.plugin.load", attributes) as span:
             record = self._loaded(candidate)
@@ -424,24 +362,24 @@ class Host:
                 span.set_attribute(semconv.PLUGIN_STATUS, record.status)
         return record
 
-    def _loaded(self, candidate: Candidate) -> _Record:
+    def _loaded(self, candidate: Candidate) -> PluginRecord:
         assert candidate.load is not None
         try:
             plugin = candidate.load()
             transform = self._wiring.register(candidate.name, plugin)
         except PluginError as exc:
             reason, text = failure_details(exc)
-            return _Record(candidate, "failed", reason=reason, traceback=text)
-        return _Record(candidate, "active", transform=transform)
+            return PluginRecord(candidate, "failed", reason=reason, traceback=text)
+        return PluginRecord(candidate, "active", transform=transform)
 
-    def _retire(self, record: _Record, *, upgraded: bool = False) -> None:
+    def _retire(self, record: PluginRecord, *, upgraded: bool = False) -> None:
         record.unregister()
         if record.transform is not None:
             self._wiring.unregister(record.candidate.name)
         if upgraded:
             forget_modules(record.candidate)
 
-    def _place(self, wanted: list[_Record]) -> None:
+    def _place(self, wanted: list[PluginRecord]) -> None:
         """Make the registration order equal ``wanted``.
 
         The service appends new registrations last, so everything after the first
@@ -462,25 +400,6 @@ class Host:
 
     def __repr__(self) -> str:
         return f"<Host {str(self.location.root)!r} plugins={len(self._records)}>"
-
-
-@contextlib.contextmanager
-def _collector_paused() -> Iterator[None]:
-    """Pause the cyclic garbage collector while plugins load, if it is running.
-
-    Loading creates modules, classes and schemas that live as long as the process;
-    the dozens of collections their allocations trigger find next to no garbage and
-    cost about a tenth of opening a host with 50 plugins. Nothing is lost by waiting:
-    the next collection after the load sees whatever cycles it left.
-    """
-    if not gc.isenabled():
-        yield
-        return
-    gc.disable()
-    try:
-        yield
-    finally:
-        gc.enable()
 
 
 def _mcp_layer(
