@@ -59,7 +59,7 @@ from tooldeck.codemode.sandbox import (
 )
 from tooldeck.codemode.search import search
 from tooldeck.codemode.values import program_result
-from tooldeck.codemode.workers import program_steps
+from tooldeck.codemode.workers import Conversation, program_steps
 from tooldeck.errors import (
     PermissionDeclined,
     QuestionDismissed,
@@ -199,13 +199,13 @@ class _Program:
         """Run the program: its steps run off the event loop (``workers.py``), and the time
         limit covers waiting for a worker as well as running."""
         timeout = asyncio.timeout(self.settings.timeout_s)
-        steps = program_steps(pool.slots, session, code)
+        steps = program_steps(pool.slots, session, code, self._advance)
         try:
             async with timeout:
                 try:
                     step = await anext(steps)
                     while not isinstance(step, Done):
-                        step = await steps.asend(await self._answer(step))
+                        step = await steps.asend(Settle(await self._settle(step.call_ids)))
                 finally:
                     await steps.aclose()
         except TimeoutError:
@@ -224,11 +224,14 @@ class _Program:
             raise
         return program_result(step, self.nested.calls, self.nested.attachments)
 
-    async def _answer(self, step: Call | Wait) -> Answer:
-        if type(step) is Wait:
-            return Settle(await self._settle(step.call_ids))
-        assert type(step) is Call
-        return self._call(step)
+    def _advance(self, conversation: Conversation, answer: Settle | None) -> Wait | Done:
+        """On a sandbox thread: send ``answer``, then answer each ``Call`` here (no await,
+        and the loop is awaiting this step, so nothing else touches the runner) until the
+        program waits on its calls or is done."""
+        step = conversation.send(answer)
+        while type(step) is Call:
+            step = conversation.send(self._call(step))
+        return step  # type: ignore[no-any-return]
 
     def _call(self, step: Call) -> Answer:
         """How to answer one call: deferred (run when the program awaits), or an error
