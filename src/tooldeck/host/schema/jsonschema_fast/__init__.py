@@ -33,7 +33,7 @@ from tooldeck.host.schema.jsonschema_fast._bounded import bounded
 from tooldeck.host.schema.jsonschema_fast._compile import compile_schema
 from tooldeck.host.schema.jsonschema_fast._drafts import draft_for, validator_class
 from tooldeck.host.schema.jsonschema_fast._prune import compile_prune
-from tooldeck.host.schema.patterns import pattern_budget
+from tooldeck.host.schema.patterns import has_slow_patterns, pattern_budget
 
 __all__ = ["Issue", "SchemaValidationError", "SchemaValidator"]
 
@@ -63,7 +63,7 @@ class SchemaValidationError(Exception):
 class SchemaValidator:
     """Validate instances against one JSON Schema; compiled once, reused for every call."""
 
-    __slots__ = ("_check", "_cls", "_prune", "_reference", "_schema")
+    __slots__ = ("_bounded", "_check", "_cls", "_prune", "_reference", "_schema")
 
     def __init__(self, schema: Mapping[str, Any], *, drop_undeclared: bool = False) -> None:
         self._schema = schema
@@ -72,6 +72,8 @@ class SchemaValidator:
         self._check = None if draft is None else compile_schema(schema, draft)
         self._prune = compile_prune(schema, draft) if drop_undeclared and draft else None
         self._reference: Any = None
+        # Only the patterns RE2 cannot run draw on a budget; without one, none is set up.
+        self._bounded = has_slow_patterns(schema)
 
     @property
     def is_compiled(self) -> bool:
@@ -84,6 +86,8 @@ class SchemaValidator:
 
         Patterns are matched in bounded time (``host.schema.patterns``): a value whose
         match runs out of time is one of the issues."""
+        if not self._bounded:
+            return self._validate(instance)
         with pattern_budget():
             return self._validate(instance)
 
