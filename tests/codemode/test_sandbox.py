@@ -33,9 +33,13 @@ def session(pool, **values):
     return SandboxSession(pool, LIMITS, stubs=None, values=values)
 
 
+def refuse(call):
+    raise AssertionError(f"no call expected, got {call}")
+
+
 def test_lookups_and_file_calls_are_answered_inside_the_conversation(pool):
     code = "r = [x]\ntry:\n    open('/etc/passwd').read()\nexcept Exception:\n    r.append(1)\nr"
-    assert list(session(pool, x=41).conversation(code)) == [Done([41, 1], "", "")]
+    assert list(session(pool, x=41).conversation(code, refuse)) == [Done([41, 1], "", "")]
 
 
 def test_a_call_is_deferred_then_settled_and_an_error_raised_at_its_site(pool):
@@ -44,19 +48,24 @@ def test_a_call_is_deferred_then_settled_and_an_error_raised_at_its_site(pool):
         "try:\n    g()\nexcept RuntimeError as e:\n    m = str(e)\n"
         "[await a, m]"
     )
-    conversation = session(pool, f=print, g=print).conversation(code)
-    call = next(conversation)
-    assert type(call) is Call and (call.name, call.args, call.kwargs) == ("f", (1,), {"k": 2})
-    failing = conversation.send(Defer())
-    assert type(failing) is Call and failing.name == "g"
-    wait = conversation.send(Raise("RuntimeError", "no g"))
-    assert wait == Wait([call.id])
-    assert conversation.send(Settle({call.id: Settled(3)})) == Done([3, "no g"], "go\n", "")
+    calls = []
+
+    def answer(call):  # answered where the conversation runs, before it waits
+        calls.append(call)
+        return Defer() if call.name == "f" else Raise("RuntimeError", "no g")
+
+    conversation = session(pool, f=print, g=print).conversation(code, answer)
+    wait = next(conversation)
+    first, second = calls
+    assert type(first) is Call and (first.name, first.args, first.kwargs) == ("f", (1,), {"k": 2})
+    assert second.name == "g"
+    assert wait == Wait([first.id])
+    assert conversation.send(Settle({first.id: Settled(3)})) == Done([3, "no g"], "go\n", "")
     conversation.close()  # gives the worker back
 
 
 def test_a_runtime_error_is_a_sandbox_failure_with_what_was_printed(pool):
-    conversation = session(pool).conversation("print('before')\n1 / 0")
+    conversation = session(pool).conversation("print('before')\n1 / 0", refuse)
     with pytest.raises(SandboxFailure) as caught:
         list(conversation)
     assert caught.value.kind == "runtime" and caught.value.printed == "before\n"

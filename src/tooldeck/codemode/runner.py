@@ -43,8 +43,8 @@ from tooldeck.codemode.nested import ProgramCalls, call_tool
 from tooldeck.codemode.plan import ProgramPlan, Target, Targets
 from tooldeck.codemode.report import MAX_SEARCHES, completed_note, failure_text
 from tooldeck.codemode.sandbox import (
-    Answer,
     Call,
+    CallAnswer,
     Defer,
     Done,
     Limits,
@@ -55,11 +55,10 @@ from tooldeck.codemode.sandbox import (
     SandboxUnavailable,
     Settle,
     Settled,
-    Wait,
 )
 from tooldeck.codemode.search import search
 from tooldeck.codemode.values import program_result
-from tooldeck.codemode.workers import Conversation, program_steps
+from tooldeck.codemode.workers import program_steps
 from tooldeck.errors import (
     PermissionDeclined,
     QuestionDismissed,
@@ -199,7 +198,7 @@ class _Program:
         """Run the program: its steps run off the event loop (``workers.py``), and the time
         limit covers waiting for a worker as well as running."""
         timeout = asyncio.timeout(self.settings.timeout_s)
-        steps = program_steps(pool.slots, session, code, self._advance)
+        steps = program_steps(pool.slots, session, code, self._call)
         try:
             async with timeout:
                 try:
@@ -224,16 +223,7 @@ class _Program:
             raise
         return program_result(step, self.nested.calls, self.nested.attachments)
 
-    def _advance(self, conversation: Conversation, answer: Settle | None) -> Wait | Done:
-        """On a sandbox thread: send ``answer``, then answer each ``Call`` here (no await,
-        and the loop is awaiting this step, so nothing else touches the runner) until the
-        program waits on its calls or is done."""
-        step = conversation.send(answer)
-        while type(step) is Call:
-            step = conversation.send(self._call(step))
-        return step  # type: ignore[no-any-return]
-
-    def _call(self, step: Call) -> Answer:
+    def _call(self, step: Call) -> CallAnswer:
         """How to answer one call: deferred (run when the program awaits), or an error
         raised at the call site."""
         owner = step.owner

@@ -2,12 +2,13 @@
 
 monty's API changed completely between 0.0.x and 1.x, so everything else in code mode
 speaks this module's small vocabulary instead: a ``SandboxSession`` (one per program, on
-a warm ``SandboxPool``) runs the program as one ``conversation`` generator that yields
-each ``Call`` and ``Wait`` the host must answer (``Defer``, ``Raise``, ``Settle``) and
-ends with ``Done``. The steps and answers are plain values, so the runner reads and
-builds them without calling in here; the conversation reads as one function, top to
-bottom. Every monty exception is translated here into ``SandboxFailure`` with a ``kind``
-the runner can act on.
+a warm ``SandboxPool``) runs the program as one ``conversation`` generator: each host
+function the program calls is a ``Call`` answered on the spot by the caller's
+``answer_call`` (``Defer`` or ``Raise``: bookkeeping, no waiting), and the conversation
+yields each ``Wait`` the host must ``Settle`` and ends with ``Done``. The steps and
+answers are plain values, so the runner reads and builds them without calling in here;
+the conversation reads as one function, top to bottom. Every monty exception is
+translated here into ``SandboxFailure`` with a ``kind`` the runner can act on.
 
 The sync ``Monty`` pool is used on purpose: ``AsyncMonty`` aborts the host process at
 interpreter exit in about half of all runs (pydantic-monty 1.4). Nothing here imports
@@ -21,7 +22,7 @@ import os
 import re
 import signal
 import threading
-from collections.abc import Generator, Mapping
+from collections.abc import Callable, Generator, Mapping
 from typing import Any, Literal, NamedTuple, TypeAlias
 
 from tooldeck.codemode.workers import WorkerSlots
@@ -186,10 +187,16 @@ class SandboxSession:
         """Everything the program printed so far."""
         return "" if self._printed is None else str(self._printed.output)
 
-    def conversation(self, code: str) -> Generator[Step, Answer, None]:
+    def conversation(
+        self, code: str, answer_call: Callable[[Call], CallAnswer]
+    ) -> Generator[Step, Settle, None]:
         """The whole program as one conversation: take a worker, parse, type-check (when
-        the session has stubs) and run ``code``, yielding each ``Call`` and ``Wait`` and
-        being sent its ``Answer``, until the ``Done`` it yields last.
+        the session has stubs) and run ``code``, yielding each ``Wait`` and being sent its
+        ``Settle``, until the ``Done`` it yields last.
+
+        Each ``Call`` is answered by ``answer_call`` right here, on the thread driving the
+        conversation: a nested call then costs the host one round trip (its ``Wait``),
+        not two (``bench/DECISIONS.md``).
 
         Every step blocks on the worker: drive it off the event loop (``workers.py``).
         Name lookups and file or clock calls are answered here, without the host: the
@@ -219,7 +226,7 @@ class SandboxSession:
                         tuple(snap.args),
                         dict(snap.kwargs),
                     )
-                    snap = self._resume(snap.resume, _call_answer((yield call)))
+                    snap = self._resume(snap.resume, _call_answer(answer_call(call)))
                 elif kind is monty.FutureSnapshot:
                     answer = yield Wait(list(snap.pending_call_ids))
                     assert type(answer) is Settle
@@ -320,7 +327,7 @@ class Done(NamedTuple):
     warnings: str
 
 
-Step: TypeAlias = Call | Wait | Done
+Step: TypeAlias = Wait | Done
 
 
 class Defer(NamedTuple):
@@ -348,10 +355,10 @@ class Settle(NamedTuple):
     results: Mapping[int, Settled]
 
 
-Answer: TypeAlias = Defer | Raise | Settle
+CallAnswer: TypeAlias = Defer | Raise
 
 
-def _call_answer(answer: Answer) -> dict[str, Any]:
+def _call_answer(answer: CallAnswer) -> dict[str, Any]:
     if type(answer) is Defer:
         return {"future": ...}
     assert type(answer) is Raise

@@ -7,11 +7,6 @@ threads (``WorkerSlots.threads``, never the loop's default executor), and the lo
 awaits it. Cancelling the awaiting call kills the worker process, which ends the step at
 once; the worker is given back when the step has ended.
 
-The runner's ``advance`` moves the conversation on, on the sandbox thread, answering
-there what needs no loop (a ``Call`` is bookkeeping: defer it, or an error at the call
-site), so the loop sees only the steps it must act on (``Wait``, ``Done``): a nested
-call costs one round trip between the threads instead of two (``bench/DECISIONS.md``).
-
 Taking a worker is asynchronous too: ``WorkerSlots.acquire`` waits on a future, not in a
 thread, so waiting programs hold no thread, and the wait counts against the program's
 limit (the runner's ``asyncio.timeout`` is already running).
@@ -30,11 +25,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from tooldeck._tool import ToolFailure
 
 if TYPE_CHECKING:
-    from tooldeck.codemode.sandbox import Done, SandboxSession, Settle, Wait
-
-Conversation = Generator[Any, Any, Any]
-Advance = Callable[[Conversation, "Settle | None"], "Wait | Done"]
-"""Send an answer (``None`` starts the program) and run to the next step for the loop."""
+    from tooldeck.codemode.sandbox import Call, CallAnswer, SandboxSession, Settle, Step
 
 T = TypeVar("T")
 
@@ -135,12 +126,12 @@ async def program_steps(
     slots: WorkerSlots,
     session: SandboxSession,
     code: str,
-    advance: Advance,
-) -> AsyncGenerator[Wait | Done, Settle]:
+    answer_call: Callable[[Call], CallAnswer],
+) -> AsyncGenerator[Step, Settle]:
     """Run ``session``'s conversation for ``code`` on the sandbox threads: yields each
-    ``Wait`` and the final ``Done`` and is sent the ``Settle`` answers, like the
-    conversation itself, but never blocks the loop. ``advance`` runs on the sandbox
-    thread; what it raises ends the program as if raised here.
+    step and is sent its answer, like the conversation itself, but never blocks the loop.
+    ``answer_call`` runs on the sandbox thread; what it raises ends the program as if
+    raised here.
 
     Takes a worker slot first (waiting as long as the caller's timeout allows; refused at
     once when the programs this call is nested in hold every slot), and marks it held
@@ -152,21 +143,21 @@ async def program_steps(
         raise ToolFailure(nested_refusal(slots.size))
     await slots.acquire()
     held = slots.mark_held()
-    conversation = session.conversation(code)
+    conversation = session.conversation(code, answer_call)
     last: Future[Any] | None = None
     try:
-        last = slots.submit(advance, conversation, None)
+        last = slots.submit(next, conversation)
         step = await _awaited(last, session)
         while True:
             answer = yield step
-            last = slots.submit(advance, conversation, answer)
+            last = slots.submit(conversation.send, answer)
             step = await _awaited(last, session)
     finally:
         _HELD.reset(held)
         await asyncio.shield(asyncio.wrap_future(_given_back(slots, conversation, last)))
 
 
-async def _awaited(step: Future[Wait | Done], session: SandboxSession) -> Wait | Done:
+async def _awaited(step: Future[Step], session: SandboxSession) -> Step:
     try:
         return await asyncio.wrap_future(step)
     except asyncio.CancelledError:
