@@ -299,6 +299,11 @@ WHY_NOT_EIGHT = [
     "loop within the worker slots, `nested` makes one nested call, `values` turns the",
     "program's value into the result. Eight would mean merging three of them (the runner",
     "and `nested` alone would be ~460 lines, over the 400 STYLE allows), so they stay apart.",
+    "",
+    "The seventh re-entry (`codemode.sandbox -> codemode.runner`) is the price of W5: the",
+    "conversation answers each nested `Call` through the runner's `_call` on the sandbox",
+    "thread instead of handing it to the loop, which halves the thread crossings per nested",
+    "call (`DECISIONS.md`, code mode); handing it over gives 6 re-entries and W5 2.84x.",
 ]
 
 
