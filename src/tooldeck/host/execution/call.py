@@ -120,13 +120,7 @@ def _executor_path(record: ToolRecord) -> CallPath:
     def run(
         location: Location, call: ToolCall, scope: CallScope, progress: ProgressCallback | None
     ) -> Done:
-        raw = call.input
-        try:
-            value = record.input_json(raw) if isinstance(raw, str) else record.input_python(raw)
-        except (SchemaIssues, ValidationError, RecursionError) as exc:
-            raise _refused(record, raw, exc) from None
-        fields = (location, scope.session_id, scope.message_id, call.id, scope.agent, progress)
-        result = execute(value, tuple_new(ToolContext, fields))
+        result = execute(*_executor_arguments(record, location, call, scope, progress))
         images = location.config.images
         if isinstance(result, ToolResult):  # what _finish would do, without its frame
             content, metadata, output = result
@@ -146,16 +140,27 @@ def _coroutine_path(record: ToolRecord) -> CallPath:
     async def run(
         location: Location, call: ToolCall, scope: CallScope, progress: ProgressCallback | None
     ) -> ExecutedTool:
-        raw = call.input
-        try:
-            value = record.input_json(raw) if isinstance(raw, str) else record.input_python(raw)
-        except (SchemaIssues, ValidationError, RecursionError) as exc:
-            raise _refused(record, raw, exc) from None
-        fields = (location, scope.session_id, scope.message_id, call.id, scope.agent, progress)
-        awaitable: Any = execute(value, tuple_new(ToolContext, fields))
+        awaitable: Any = execute(*_executor_arguments(record, location, call, scope, progress))
         return _finish(record, await awaitable, location.config.images)
 
     return run
+
+
+def _executor_arguments(
+    record: ToolRecord,
+    location: Location,
+    call: ToolCall,
+    scope: CallScope,
+    progress: ProgressCallback | None,
+) -> tuple[Any, ToolContext]:
+    """An executor's two arguments: the validated input and the call's context."""
+    raw = call.input
+    try:
+        value = record.input_json(raw) if isinstance(raw, str) else record.input_python(raw)
+    except (SchemaIssues, ValidationError, RecursionError) as exc:
+        raise _refused(record, raw, exc) from None
+    fields = (location, scope.session_id, scope.message_id, call.id, scope.agent, progress)
+    return value, tuple_new(ToolContext, fields)
 
 
 def _slow_schemas(record: ToolRecord) -> bool:
