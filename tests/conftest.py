@@ -108,6 +108,12 @@ def clean_env(tooldeck_env: Path) -> Path:
 
 
 @pytest.fixture
+def no_builtins(monkeypatch: pytest.MonkeyPatch) -> None:
+    """No built-in plugins: the test's catalog is only what it registers itself."""
+    monkeypatch.setattr("tooldeck.builtin_plugins.BUILTIN_PLUGINS", ())
+
+
+@pytest.fixture
 def join_threads() -> Callable[..., None]:
     """Join threads, failing the test instead of hanging it if one never ends (a deadlock
     is what the thread tests look for)."""

@@ -21,12 +21,7 @@ from tooldeck import (
     tool,
 )
 
-pytestmark = pytest.mark.usefixtures("clean_env")
-
-
-@pytest.fixture(autouse=True)
-def no_builtins(monkeypatch):
-    monkeypatch.setattr("tooldeck.builtin_plugins.BUILTIN_PLUGINS", ())
+pytestmark = pytest.mark.usefixtures("clean_env", "no_builtins")
 
 
 @tool

@@ -10,12 +10,7 @@ import pytest
 
 from tooldeck import Host, ToolCall, ToolFailure, ToolResult, hookimpl, run_tool_call, tool
 
-pytestmark = pytest.mark.usefixtures("clean_env")
-
-
-@pytest.fixture(autouse=True)
-def no_builtins(monkeypatch):
-    monkeypatch.setattr("tooldeck.builtin_plugins.BUILTIN_PLUGINS", ())
+pytestmark = pytest.mark.usefixtures("clean_env", "no_builtins")
 
 
 @tool

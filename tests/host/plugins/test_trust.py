@@ -24,12 +24,7 @@ from tooldeck import (
 )
 from tooldeck.builtin_plugins import BUILTIN_PLUGINS
 
-pytestmark = pytest.mark.usefixtures("clean_env")
-
-
-@pytest.fixture(autouse=True)
-def no_builtins(monkeypatch):
-    monkeypatch.setattr("tooldeck.builtin_plugins.BUILTIN_PLUGINS", ())
+pytestmark = pytest.mark.usefixtures("clean_env", "no_builtins")
 
 
 def plugin_code(marker):
