@@ -173,7 +173,7 @@ def rows() -> list[tuple[str, str, str]]:
             f"`jsonschema` (compiled once): {best(lambda: plain.validate(value), 2000) * 1e6:.1f} µs",
         ),
         (
-            "`host/execution/snapshot.py` `_loop_running`: `Host.open` (no plugins) + snapshot",
+            "`host/execution/lazy.py` `loop_running`: `Host.open` (no plugins) + snapshot",
             f"{fresh(host_open) * 1e3:.0f} ms",
             f"`import asyncio` alone: {fresh('import asyncio') * 1e3:.0f} ms",
         ),

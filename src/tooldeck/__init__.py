@@ -57,6 +57,9 @@ if TYPE_CHECKING:
     from tooldeck.host.execution.call import CallVia as CallVia
     from tooldeck.host.execution.call import ExecutedTool as ExecutedTool
     from tooldeck.host.execution.call import ToolCall as ToolCall
+    from tooldeck.host.execution.definitions import CodeModeProvider as CodeModeProvider
+    from tooldeck.host.execution.definitions import ToolDefinition as ToolDefinition
+    from tooldeck.host.execution.definitions import Visibility as Visibility
     from tooldeck.host.execution.hooks import ToolCallContext as ToolCallContext
     from tooldeck.host.execution.outcome import ErrorType as ErrorType
     from tooldeck.host.execution.outcome import Status as Status
@@ -64,10 +67,7 @@ if TYPE_CHECKING:
     from tooldeck.host.execution.outcome import ToolError as ToolError
     from tooldeck.host.execution.outcome import run_tool_call as run_tool_call
     from tooldeck.host.execution.pending import PendingCall as PendingCall
-    from tooldeck.host.execution.snapshot import CodeModeProvider as CodeModeProvider
     from tooldeck.host.execution.snapshot import Snapshot as Snapshot
-    from tooldeck.host.execution.snapshot import ToolDefinition as ToolDefinition
-    from tooldeck.host.execution.snapshot import Visibility as Visibility
     from tooldeck.host.location.config import CodemodeConfig as CodemodeConfig
     from tooldeck.host.location.config import Config as Config
     from tooldeck.host.location.config import ImagesConfig as ImagesConfig
@@ -147,7 +147,7 @@ _LOCATIONS = {
     "Catalog": "tooldeck.host.registry.catalog",
     "CatalogEntry": "tooldeck.host.registry.editor",
     "CodeMode": "tooldeck.codemode.provider",
-    "CodeModeProvider": "tooldeck.host.execution.snapshot",
+    "CodeModeProvider": "tooldeck.host.execution.definitions",
     "CodemodeConfig": "tooldeck.host.location.config",
     "Config": "tooldeck.host.location.config",
     "ConfigError": "tooldeck.errors",
@@ -224,7 +224,7 @@ _LOCATIONS = {
     "ToolConfig": "tooldeck.host.location.config",
     "ToolContext": "tooldeck._tool",
     "ToolDefectError": "tooldeck.errors",
-    "ToolDefinition": "tooldeck.host.execution.snapshot",
+    "ToolDefinition": "tooldeck.host.execution.definitions",
     "ToolEditor": "tooldeck.host.registry.editor",
     "ToolError": "tooldeck.host.execution.outcome",
     "ToolFailure": "tooldeck._tool",
@@ -239,7 +239,7 @@ _LOCATIONS = {
     "TurnResult": "tooldeck.providers",
     "UpdateFn": "tooldeck.host.registry.editor",
     "UsageError": "tooldeck.errors",
-    "Visibility": "tooldeck.host.execution.snapshot",
+    "Visibility": "tooldeck.host.execution.definitions",
     "grant_trust": "tooldeck.host.location.trust_store",
     "hookimpl": "tooldeck.hookspecs",
     "hookspec": "tooldeck.hookspecs",

@@ -1,6 +1,6 @@
 """Code mode: code-mode tools become async functions inside one sandboxed ``execute`` tool.
 
-The provider interface (``tooldeck.host.execution.snapshot.CodeModeProvider``) is what
+The provider interface (``tooldeck.host.execution.definitions.CodeModeProvider``) is what
 ``ToolService(location, codemode=provider)`` and every ``Snapshot`` it takes call:
 
 ``provider.available(location) -> bool``

@@ -27,9 +27,10 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol
 from tooldeck._tool import AnyTool
 from tooldeck.errors import SessionError
 from tooldeck.host.execution import deferral
+from tooldeck.host.execution.definitions import CodeModeProvider, Visibility
 from tooldeck.host.execution.hooks import CallHooks
 from tooldeck.host.execution.limits import CallLimits, Gates
-from tooldeck.host.execution.snapshot import CodeModeProvider, Snapshot, Visibility
+from tooldeck.host.execution.snapshot import Snapshot
 from tooldeck.host.registry.catalog import Catalog
 from tooldeck.host.registry.editor import CallHookFn, Diagnostic, ToolEditor
 from tooldeck.host.registry.state import ToolState, TransformFn

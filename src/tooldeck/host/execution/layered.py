@@ -31,16 +31,16 @@ from typing import Any, TypeVar
 from tooldeck._tool import AnyTool, ToolFailure
 from tooldeck.host.execution.call import CallScope
 from tooldeck.host.execution.deferral import SEARCH_TOOLS, Deferral
-from tooldeck.host.execution.limits import CallLimits, Gates
-from tooldeck.host.execution.snapshot import (
+from tooldeck.host.execution.definitions import (
     CodeModeProvider,
-    Snapshot,
     ToolDefinition,
     Visibility,
     codemode_in_use,
     visible,
-    wire_formats,
 )
+from tooldeck.host.execution.lazy import wire_formats
+from tooldeck.host.execution.limits import CallLimits, Gates
+from tooldeck.host.execution.snapshot import Snapshot
 from tooldeck.host.registry.catalog import Catalog
 from tooldeck.host.registry.editor import CatalogEntry, Diagnostic
 from tooldeck.host.registry.names import RESERVED_CODEMODE_NAME

@@ -9,11 +9,9 @@ enforce the output contract, normalize content).
 
 from __future__ import annotations
 
-import sys
-import threading
-from collections.abc import Coroutine, Iterable, Mapping, Sequence
+from collections.abc import Coroutine, Iterable, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal, NamedTuple, Protocol, overload
+from typing import TYPE_CHECKING, Any, Literal, overload
 
 from tooldeck._tool import AnyTool, ProgressCallback, ToolFailure
 from tooldeck.errors import SessionError, UsageError
@@ -27,6 +25,14 @@ from tooldeck.host.execution.call import (
     call_path,
 )
 from tooldeck.host.execution.deferral import SEARCH_TOOLS, Deferral
+from tooldeck.host.execution.definitions import (
+    CodeModeProvider,
+    ToolDefinition,
+    Visibility,
+    action_of,
+    codemode_in_use,
+)
+from tooldeck.host.execution.lazy import loop_running, run_async, wire_formats
 from tooldeck.host.execution.sizes import text_budget
 from tooldeck.host.registry.catalog import Catalog
 from tooldeck.host.registry.editor import CatalogEntry
@@ -35,8 +41,6 @@ from tooldeck.host.registry.record import ToolRecord, record_of
 from tooldeck.host.schema.frozen import FrozenDict
 
 if TYPE_CHECKING:
-    from types import ModuleType
-
     from tooldeck.host.execution.hooks import HookChain
     from tooldeck.host.execution.limits import CallLimits
     from tooldeck.host.location.config import OutputConfig
@@ -49,65 +53,6 @@ if TYPE_CHECKING:
         OpenAIResponsesTool,
         OpenAITool,
     )
-
-
-def wire_formats() -> ModuleType:
-    """``tooldeck.providers.formats``, the renderers of every wire format, imported on
-    first use: a snapshot that only runs calls never loads the provider package."""
-    from tooldeck.providers import formats as module
-
-    return module
-
-
-def _loop_running() -> bool:
-    """Whether this thread runs an event loop, without importing asyncio to find out.
-
-    Importing asyncio is a large share of ``Host.open`` (``bench/DECISIONS.md``); a loop
-    cannot run before it is imported. The package gets its ``events`` attribute only once
-    that submodule is complete, so while another thread is still importing asyncio this
-    answers "no loop", which is true.
-    """
-    events = getattr(sys.modules.get("asyncio"), "events", None)
-    return events is not None and events._get_running_loop() is not None
-
-
-_asyncio_import = threading.Lock()
-
-
-def _run_async(coroutine: Coroutine[Any, Any, ExecutedTool]) -> ExecutedTool:
-    """``asyncio.run`` for ``execute_sync``, importing asyncio under a lock first: threads
-    importing it at the same moment can be handed a partly initialized module."""
-    with _asyncio_import:
-        import asyncio
-    return asyncio.run(coroutine)
-
-
-class ToolDefinition(NamedTuple):
-    """An advertised tool as the snapshot describes it (provider-neutral)."""
-
-    name: str
-    description: str
-    input_schema: FrozenDict
-    output_schema: FrozenDict | None
-    tool: AnyTool
-
-
-class Visibility(Protocol):
-    """What ``service.snapshot(permissions=...)`` needs: is an action wholly denied?"""
-
-    def hidden(self, action: str) -> bool: ...
-
-
-class CodeModeProvider(Protocol):
-    """Builds the code-mode ``execute`` tool for a snapshot (see ``tooldeck.codemode``).
-
-    ``available`` is asked once per snapshot (cheap, no sandbox import); ``build`` only
-    when the snapshot has a visible code-mode tool and first needs ``execute``.
-    """
-
-    def available(self, location: Location) -> bool: ...
-
-    def build(self, snapshot: Snapshot, tools: Sequence[CatalogEntry]) -> AnyTool: ...
 
 
 class Snapshot:
@@ -171,7 +116,7 @@ class Snapshot:
         visible = [
             catalog.tools[name]
             for name in sorted(catalog.tools)
-            if permissions is None or not permissions.hidden(_action(catalog.tools[name]))
+            if permissions is None or not permissions.hidden(action_of(catalog.tools[name]))
         ]
         use_codemode = codemode_in_use(codemode, location, permissions)
         native = [e for e in visible if not (use_codemode and e.tool.codemode)]
@@ -343,7 +288,7 @@ class Snapshot:
         Sync executors are called directly; async ones run in a private event loop.
         Calling it from a thread whose loop is running is an error: ``await execute``.
         """
-        if _loop_running():
+        if loop_running():
             raise UsageError(
                 f"execute_sync({call.name!r}) was called from a running event loop; "
                 "use 'await snapshot.execute(...)' there"
@@ -354,7 +299,7 @@ class Snapshot:
         done = self.start(call, scope, progress)
         if isinstance(done, ExecutedTool):
             return done
-        return _run_async(done)  # only sync hosts running async executors need it
+        return run_async(done)  # only sync hosts running async executors need it
 
     def scope(
         self,
@@ -446,23 +391,3 @@ class Snapshot:
         raise ToolFailure(
             f"Tool '{name}' is not available. Call one of the available tools instead: {listed}."
         )
-
-
-def _action(entry: CatalogEntry) -> str:
-    return entry.tool.permission or entry.name
-
-
-def visible(entry: CatalogEntry, permissions: Visibility | None) -> bool:
-    """Whether ``entry`` is advertised under ``permissions`` (its action not wholly denied)."""
-    return permissions is None or not permissions.hidden(_action(entry))
-
-
-def codemode_in_use(
-    codemode: CodeModeProvider | None, location: Location, permissions: Visibility | None
-) -> bool:
-    """Whether code-mode tools go behind ``execute`` (else every tool is native)."""
-    return (
-        codemode is not None
-        and codemode.available(location)
-        and (permissions is None or not permissions.hidden(RESERVED_CODEMODE_NAME))
-    )

@@ -40,9 +40,10 @@ from tooldeck.host.service import ToolService
 from tooldeck.telemetry import semconv
 
 if TYPE_CHECKING:
+    from tooldeck.host.execution.definitions import Visibility
     from tooldeck.host.execution.outcome import ToolCallOutcome
     from tooldeck.host.execution.pending import PendingCall
-    from tooldeck.host.execution.snapshot import Snapshot, Visibility
+    from tooldeck.host.execution.snapshot import Snapshot
     from tooldeck.host.location.location import OnAsk
     from tooldeck.host.location.permission import Asker, Reply
     from tooldeck.host.location.questions import Answerer
