@@ -11,8 +11,7 @@ from typing import TYPE_CHECKING, Any, Literal, NamedTuple, TypeAlias, overload
 from tooldeck.host.execution.call import ToolCall
 from tooldeck.host.execution.outcome import ToolCallOutcome, run_tool_call
 from tooldeck.host.schema.strict import drop_null_optionals
-from tooldeck.providers._results import WRITERS
-from tooldeck.providers._wire import READERS
+from tooldeck.providers._wire import READERS, WRITERS
 from tooldeck.providers.formats import FORMATS, Format
 
 if TYPE_CHECKING:
