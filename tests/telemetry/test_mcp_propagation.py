@@ -7,7 +7,11 @@ from __future__ import annotations
 
 import json
 import os
+import socket
+import subprocess
 import sys
+import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import anyio
@@ -124,3 +128,57 @@ def test_a_mounted_call_nested_in_a_program_sends_the_nested_span(tmp_path, otel
         f"{nested.context.trace_id:032x}",
         f"{nested.context.span_id:016x}",
     )
+
+
+@pytest.fixture
+def http_meta() -> Iterator[str]:
+    """``meta_server.py`` over streamable HTTP on 127.0.0.1; yields its URL."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    script = str(SERVERS / "meta_server.py")
+    process = subprocess.Popen([sys.executable, script, "--http", str(port)])
+    try:
+        for _ in range(300):  # until it listens, or 30 s
+            assert process.poll() is None, "the HTTP server exited"
+            with socket.socket() as sock:
+                if sock.connect_ex(("127.0.0.1", port)) == 0:
+                    break
+            time.sleep(0.1)
+        yield f"http://127.0.0.1:{port}/mcp"
+    finally:
+        process.terminate()
+        process.wait(timeout=10)
+
+
+def test_a_mounted_call_over_http_records_the_session_the_server_gave(tmp_path, otel, http_meta):
+    (tmp_path / "tooldeck.toml").write_text(
+        f'[mcp.servers.probe]\nurl = "{http_meta}"\n\n[[permission]]\naction = "*"\n'
+        'resource = "*"\neffect = "allow"\n'
+    )
+    with Host.open(tmp_path, plugins=[], trust=True, telemetry=otel.telemetry()) as host:
+        outcome = anyio.run(run_tool_call, host.snapshot(), ToolCall("m1", "probe_meta", {}))
+    assert outcome.status == "completed", outcome
+    received = json.loads(outcome.content[0].text)
+    attributes = otel.span("execute_tool probe_meta").attributes
+    assert received["session"]  # the server named a session, and the call came in it
+    assert attributes["mcp.session.id"] == received["session"]
+    assert attributes["mcp.method.name"] == "tools/call"
+    assert received["traceparent"].split("-")[1] == (
+        f"{otel.span('execute_tool probe_meta').context.trace_id:032x}"
+    )
+
+
+def test_a_mounted_call_over_stdio_has_no_session(tmp_path, otel):
+    command = json.dumps([sys.executable, str(SERVERS / "meta_server.py")])
+    (tmp_path / "tooldeck.toml").write_text(
+        f'[mcp.servers.probe]\ncommand = {command}\n\n[[permission]]\naction = "*"\n'
+        'resource = "*"\neffect = "allow"\n'
+    )
+    with Host.open(tmp_path, plugins=[], trust=True, telemetry=otel.telemetry()) as host:
+        outcome = anyio.run(run_tool_call, host.snapshot(), ToolCall("m1", "probe_meta", {}))
+    assert outcome.status == "completed", outcome
+    assert "session" not in json.loads(outcome.content[0].text)
+    span = otel.span("execute_tool probe_meta")
+    assert span.attributes["mcp.method.name"] == "tools/call"
+    assert "mcp.session.id" not in span.attributes

@@ -1,5 +1,6 @@
 """``execute_tool`` spans through the real OpenTelemetry SDK: names, GenAI attributes,
-outcomes, content capture, code-mode children, permission events and the histogram."""
+outcomes, content capture, code-mode children and the histogram (permission events:
+``test_asks.py``)."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ import json
 import pytest
 from opentelemetry.trace import SpanKind, StatusCode
 
-from tooldeck import Host, Reject, Tool, ToolCall, ToolFailure, ToolResult, hookimpl, tool
+from tooldeck import Host, Tool, ToolCall, ToolFailure, ToolResult, hookimpl, tool
 from tooldeck import run_tool_call as run
 
 pytestmark = pytest.mark.usefixtures("clean_env")
@@ -164,23 +165,6 @@ def test_a_call_continues_the_hosts_current_span(tmp_path, otel):
 
         asyncio.run(turn())
     assert otel.span("execute_tool add").parent.span_id == otel.span("invoke_agent").context.span_id
-
-
-@pytest.mark.parametrize(
-    ("reply", "status", "replied"),
-    [("once", "completed", "once"), (Reject("not today"), "failed", "reject")],
-)
-def test_permission_asks_and_replies_are_span_events(tmp_path, otel, reply, status, replied):
-    telemetry = otel.telemetry()
-    with Host.open(
-        tmp_path, plugins=[Tools()], trust=True, asker=lambda request: reply, telemetry=telemetry
-    ) as host:
-        assert call(host.snapshot(), "launch", {}).status == status
-    events = otel.span("execute_tool launch").events
-    assert [e.name for e in events] == ["tooldeck.permission.ask", "tooldeck.permission.reply"]
-    assert events[0].attributes["tooldeck.permission.action"] == "launch"
-    assert list(events[0].attributes["tooldeck.permission.resources"]) == ["rocket"]
-    assert events[1].attributes["tooldeck.permission.reply"] == replied
 
 
 def test_a_decline_is_an_outcome_not_an_error(tmp_path, otel):

@@ -70,6 +70,8 @@ class Connection:
         """Problems of the latest listing (cut short, ...), shown in the report row."""
         self.failure: str | None = "not connected yet"
         self.protocol_version: str | None = None
+        self.session_id: str | None = None
+        """The MCP session an HTTP server gave this connection (``None`` over stdio)."""
         self.process: StdioProcess | None = None
         """A stdio server's process (its pid, and its exit status once it ended)."""
         self.listings = 0
@@ -161,7 +163,10 @@ class Connection:
         try:
             with anyio.CancelScope() as scope:
                 self._scope = scope
-                transport = open_transport(self.spec, self._stderr, self._lost.set, self._started)
+                self.session_id = None
+                transport = open_transport(
+                    self.spec, self._stderr, self._lost.set, self._started, self._session
+                )
                 async with Client(transport, message_handler=self._on_message) as client:
                     self.protocol_version = client.protocol_version
                     await self._list(client)
@@ -181,6 +186,9 @@ class Connection:
 
     def _started(self, process: StdioProcess) -> None:
         self.process = process
+
+    def _session(self, session_id: str) -> None:
+        self.session_id = session_id
 
     async def _serve(self, client: Client) -> None:
         """Follow list changes until the server goes away or the connection is closed."""

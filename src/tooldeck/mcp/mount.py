@@ -22,7 +22,7 @@ from tooldeck._tool import AnyTool, Tool, ToolContext, ToolResult
 from tooldeck.host.registry.names import effective_name, normalize
 from tooldeck.mcp.executors import default_codemode
 from tooldeck.mcp.results import tool_result
-from tooldeck.telemetry.propagation import mounted_call
+from tooldeck.telemetry.propagation import mounted_call, mounted_session
 
 if TYPE_CHECKING:
     from tooldeck.mcp.connection import Connection
@@ -54,7 +54,13 @@ class RemoteCall:
         # The current trace context in ``_meta``, so the server's spans join the call's
         # trace whether or not the SDK's own spans are on (``tooldeck.telemetry``).
         meta = mounted_call(self.connection.name, self.connection.protocol_version)
-        result = await self.loop.run(self.connection.call, self.remote_name, dict(arguments), meta)
+        try:
+            result = await self.loop.run(
+                self.connection.call, self.remote_name, dict(arguments), meta
+            )
+        finally:  # known once connected: a deferred server starts with its first call
+            if self.connection.session_id is not None:
+                mounted_session(self.connection.session_id)
         return tool_result(
             result,
             server=self.connection.name,

@@ -90,27 +90,42 @@ async def open_transport(
     stderr: StderrLog | None,
     on_end: Callable[[], None],
     on_start: Callable[[StdioProcess], None],
+    on_session: Callable[[str], None],
 ) -> AsyncIterator[TransportStreams]:
     """The transport of ``spec``: stdio for a command, streamable HTTP for a url.
 
-    ``on_end()``: the server side ended; ``on_start(process)``: a stdio child started.
+    ``on_end()``: the server side ended; ``on_start(process)``: a stdio child started;
+    ``on_session(id)``: an HTTP server named its session (``Mcp-Session-Id``).
     """
     if spec.config.command is not None:
         errlog = stderr.file if stderr is not None else sys.stderr
         streams = stdio_transport(spec, errlog, on_start)
     else:
-        streams = _http(spec)
+        streams = _http(spec, on_session)
     async with streams as (read, write):
         yield _WatchedReadStream(read, on_end), write
 
 
 @asynccontextmanager
-async def _http(spec: ServerSpec) -> AsyncIterator[TransportStreams]:
+async def _http(
+    spec: ServerSpec, on_session: Callable[[str], None]
+) -> AsyncIterator[TransportStreams]:
     import httpx2
 
     from tooldeck.mcp.sdk import streamable_http_client
 
+    async def session_of(response: httpx2.Response) -> None:
+        # The SDK keeps the session id inside its transport; the header it reads it
+        # from passes through our client first (MCP spec: ``Mcp-Session-Id``).
+        session = response.headers.get("mcp-session-id")
+        if session:
+            on_session(session)
+
     timeout = httpx2.Timeout(30.0, read=300.0)  # the SDK's defaults: a stream may stay open
-    http = httpx2.AsyncClient(headers=dict(spec.config.headers), timeout=timeout)
+    http = httpx2.AsyncClient(
+        headers=dict(spec.config.headers),
+        timeout=timeout,
+        event_hooks={"response": [session_of]},
+    )
     async with http, streamable_http_client(spec.config.url or "", http_client=http) as streams:
         yield streams

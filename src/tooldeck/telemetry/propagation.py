@@ -2,7 +2,8 @@
 
 A mounted call (``mcp/mount.py``) sends the current context as ``traceparent`` /
 ``tracestate`` in its request's ``_meta`` (``mounted_call``), so a mounted server's
-spans join the host's trace. A served call (``mcp/server.py``) marks its request with
+spans join the host's trace, and its span records the HTTP session the server gave
+(``mounted_session``). A served call (``mcp/server.py``) marks its request with
 ``serving``; the ``execute_tool`` span of that call continues the trace the client sent
 (``tracing.py`` reads ``served_request``). The MCP SDK propagates through ``_meta`` too,
 when its own spans are on; doing it here as well keeps a host's trace whole when only
@@ -69,3 +70,18 @@ def mounted_call(server: str, protocol_version: str | None) -> dict[str, Any] | 
     carrier: dict[str, Any] = {}
     propagate.inject(carrier)
     return carrier or None
+
+
+def mounted_session(session_id: str) -> None:
+    """Record on the current span the MCP session (HTTP ``Mcp-Session-Id``) of the
+    mounted server it called; nothing when no span records (or OpenTelemetry is not
+    loaded). Stdio servers have no session id, so their calls never come here."""
+    if "opentelemetry.trace" not in sys.modules:
+        return
+    from opentelemetry import trace
+
+    from tooldeck.telemetry import semconv
+
+    span = trace.get_current_span()
+    if span.is_recording():
+        span.set_attribute(semconv.MCP_SESSION, session_id)

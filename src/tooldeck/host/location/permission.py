@@ -18,6 +18,9 @@ Three layers decide one resource:
    ``PermissionDeferred`` and the call ends ``pending``. Answers put in place for a
    resumed call answer the asks they match without asking anyone.
 
+An ``AskObserver`` (``PermissionService.observer``, set by tracing) hears every ask and
+how it was settled, whichever layer settled it; with none set an ask does no more work.
+
 Saved approvals live in the Location's store (``location.store``).
 
 An absolute resource inside the Location is also matched by its root-relative form,
@@ -28,7 +31,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import inspect
 import os
 import threading
 from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence
@@ -48,11 +50,13 @@ from tooldeck.host.location import call_rules
 from tooldeck.host.location.approvals import Approvals
 from tooldeck.host.location.asks import answer_in_place, deferring
 from tooldeck.host.location.config import PermissionRule
+from tooldeck.host.location.inflight import Pending
 from tooldeck.host.location.policy import DEFAULT_RULES
 from tooldeck.host.location.wildcard import Effect, Ruleset
 
 __all__ = [
     "DEFAULT_RULES",
+    "AskObserver",
     "Asker",
     "Effect",
     "PermissionGate",
@@ -100,48 +104,19 @@ class Asker(Protocol):
     def __call__(self, request: PermissionRequest) -> Reply | Awaitable[Reply]: ...
 
 
-class _Pending:
-    """One ask in flight: the asker's task, and a way for a sibling ask to settle it."""
+class AskObserver(Protocol):
+    """Hears each ``assert_`` in the task of the call that asked (``telemetry/asks.py``).
 
-    __slots__ = ("loop", "override", "request")
+    ``asked`` comes first, with every resource the tool named; ``answered`` follows once,
+    with the reply (``once``, ``always``, ``reject``, ``feedback`` for a ``Reject``,
+    ``allowed``/``saved`` when an allow rule or a saved approval settled it, ``denied``,
+    ``deferred``, ``declined`` when there is no asker, ``invalid``, or ``raised <Error>``)
+    and who gave it (``asker``, ``sibling``, ``resume``, ``rules`` or ``host``).
+    """
 
-    def __init__(self, request: PermissionRequest) -> None:
-        self.request = request
-        self.loop = asyncio.get_running_loop()
-        self.override: asyncio.Future[Reply] = self.loop.create_future()
+    def asked(self, action: str, resources: tuple[str, ...]) -> None: ...
 
-    def settle(self, reply: Reply) -> None:
-        """Answer this ask for the user; callable from any thread, the first answer wins."""
-        with contextlib.suppress(RuntimeError):  # a closed loop: that ask is over anyway
-            self.loop.call_soon_threadsafe(self._set, reply)
-
-    def _set(self, reply: Reply) -> None:
-        if not self.override.done():
-            self.override.set_result(reply)
-
-    async def run(self, asker: Asker) -> tuple[object, bool]:
-        """The reply, and whether it came from a sibling (True) rather than the asker."""
-        task = asyncio.ensure_future(_call(asker, self.request))
-        try:
-            await asyncio.wait((task, self.override), return_when=asyncio.FIRST_COMPLETED)
-        finally:
-            if not task.done():
-                task.cancel()
-                task.add_done_callback(_retrieve)
-        if task.done():
-            return task.result(), False
-        return self.override.result(), True
-
-
-async def _call(asker: Asker, request: PermissionRequest) -> object:
-    reply = asker(request)
-    return await reply if inspect.isawaitable(reply) else reply
-
-
-def _retrieve(task: asyncio.Future[object]) -> None:
-    """Mark a cancelled asker's outcome as seen, so asyncio does not log it."""
-    if not task.cancelled():
-        task.exception()
+    def answered(self, reply: str, by: str) -> None: ...
 
 
 class PermissionService:
@@ -151,8 +126,9 @@ class PermissionService:
         self._location = location
         self._approvals = Approvals(lambda: location.store, location._saved_store)
         self._principals: dict[str, Approvals] = {}
-        self._pending: dict[str, list[_Pending]] = {}
+        self._pending: dict[str, list[Pending]] = {}
         self._pending_lock = threading.Lock()
+        self.observer: AskObserver | None = None
 
     def _approvals_of(self, name: str) -> Approvals:
         """The approvals saved for one served principal (``CallRules.of``), read from
@@ -198,9 +174,19 @@ class PermissionService:
         No resources means the action as a whole (resource ``*``).
         """
         wanted = (resources,) if isinstance(resources, str) else tuple(resources) or ("*",)
+        observer = self.observer
+        if observer is not None:
+            observer.asked(action, wanted)
         await self._approvals.load()  # opens the store in a thread, never on the loop
-        asked = self._to_ask(action, wanted)
+        try:
+            asked = self._to_ask(action, wanted)
+        except PermissionBlocked:
+            if observer is not None:
+                observer.answered("denied", "rules")
+            raise
         if not asked:
+            if observer is not None:
+                observer.answered(self._allowed_by(action, wanted), "rules")
             return
         request = PermissionRequest(
             action,
@@ -210,18 +196,31 @@ class PermissionService:
             MappingProxyType(dict(source)),
             session_id,
         )
-        pending = _Pending(request)
+        pending = Pending(request)
         answer = answer_in_place(action, asked)
         if answer is not None:
+            if observer is not None:
+                observer.answered(_named(answer), "resume")
             await self._settle(pending, answer, True)
             return
         if deferring(self._location.on_ask):
+            if observer is not None:
+                observer.answered("deferred", "host")
             raise PermissionDeferred(request)
         asker = self._location.asker
         if asker is None:
+            if observer is not None:
+                observer.answered("declined", "host")
             raise PermissionDeclined(action, asked)
         with self._tracked(pending):
-            reply, from_sibling = await pending.run(asker)
+            try:
+                reply, from_sibling = await pending.run(asker)
+            except BaseException as exc:
+                if observer is not None:
+                    observer.answered(f"raised {type(exc).__name__}", "asker")
+                raise
+            if observer is not None:
+                observer.answered(_named(reply), "sibling" if from_sibling else "asker")
             await self._settle(pending, reply, from_sibling)
 
     def save(self, action: str, patterns: Sequence[str]) -> None:
@@ -248,6 +247,17 @@ class PermissionService:
         mine = principal.approved(action, names) if principal is not None else None
         return mine or self._approvals.rules.rule_for(action, names) or policy
 
+    def _allowed_by(self, action: str, resources: tuple[str, ...]) -> str:
+        """``saved`` when a saved approval allowed some resource the policy alone would
+        ask about, else ``allowed`` (only for an observer: it matches the rules again)."""
+        principal = call_rules.current()
+        rules = principal.policy if principal is not None else self._location.policy
+        for resource in resources:
+            rule = rules.rule_for(action, self._names(resource))
+            if rule is None or rule.effect != "allow":
+                return "saved"
+        return "allowed"
+
     def _names(self, resource: str) -> tuple[str, ...]:
         """The resource, plus its root-relative form when it is a path in the Location."""
         if not os.path.isabs(resource):
@@ -270,7 +280,7 @@ class PermissionService:
             if rule is None or rule.effect == "ask"
         )
 
-    async def _settle(self, pending: _Pending, reply: object, from_sibling: bool) -> None:
+    async def _settle(self, pending: Pending, reply: object, from_sibling: bool) -> None:
         """Act on the reply: return, save and return, or raise the matching signal."""
         request = pending.request
         if reply == "once":
@@ -290,7 +300,7 @@ class PermissionService:
                 "'reject' or Reject(feedback)"
             )
 
-    def _settle_covered_siblings(self, pending: _Pending) -> None:
+    def _settle_covered_siblings(self, pending: Pending) -> None:
         """Answer the session's asks that the patterns just saved now cover."""
         self._settle_siblings(pending, lambda other: "once" if self._covered(other) else None)
 
@@ -298,7 +308,7 @@ class PermissionService:
         return all(self.evaluate(request.action, r) == "allow" for r in request.resources)
 
     def _settle_siblings(
-        self, pending: _Pending, answer: Callable[[PermissionRequest], Reply | None]
+        self, pending: Pending, answer: Callable[[PermissionRequest], Reply | None]
     ) -> None:
         """Answer the other asks in flight for the same (non-empty) session."""
         session = pending.request.session_id
@@ -310,7 +320,7 @@ class PermissionService:
                 sibling.settle(reply)
 
     @contextlib.contextmanager
-    def _tracked(self, pending: _Pending) -> Iterator[None]:
+    def _tracked(self, pending: Pending) -> Iterator[None]:
         """Register an ask as in flight for its session; "" means no session, untracked."""
         session = pending.request.session_id
         if not session:
@@ -326,6 +336,13 @@ class PermissionService:
                 asks.remove(pending)
                 if not asks:
                     del self._pending[session]
+
+
+def _named(reply: object) -> str:
+    """A reply as an observer hears it: a ``Reject``'s feedback (the user's words) is left out."""
+    if isinstance(reply, Reject):
+        return "feedback"
+    return str(reply) if reply in ("once", "always", "reject") else "invalid"
 
 
 def _denies(rule: PermissionRule | None) -> bool:

@@ -76,14 +76,13 @@ def _candidate(location: Location, telemetry: Telemetry, origin: str) -> Candida
 
 
 def _load(location: Location, telemetry: Telemetry) -> object:
-    """The tracing plugin; the Location's asker reports its asks on the call's span."""
+    """The tracing plugin; the Location's permission asks are reported on the call's span."""
     try:
-        from tooldeck.telemetry.asks import TracedAsker
+        from tooldeck.telemetry.asks import TracedAsks
         from tooldeck.telemetry.tracing import ToolTracing
     except ImportError as exc:
         raise PluginError(NAME, MISSING) from exc
-    if location.asker is not None and not isinstance(location.asker, TracedAsker):
-        location.asker = TracedAsker(location.asker)
+    location.permission.observer = TracedAsks()
     return ToolTracing(telemetry)
 
 
