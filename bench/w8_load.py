@@ -53,7 +53,10 @@ less sensitive to contention than throughput), the generator's own CPU per call,
 process's peak RSS (VmHWM from /proc/PID/status, i.e. its whole life: start-up + load; psutil's
 sampled RSS where /proc is missing), idle RSS after start-up, and RSS after the load; and, as a
 noise gauge, the cores that *other* processes of the machine kept busy during the window (/proc/stat
-busy time minus the server's and the generator's).
+busy time minus the server's and the generator's). A turn with errors prints them, the HTTP error
+statuses the clients saw (method, status, body; also in the raw JSON as `http_errors`) and the
+server's log tail. `W8_SERVE_LIMITS="max_connections = 300; max_sessions = 500"` adds those keys
+to tooldeck's `[mcp.serve]` (to find which limit a load runs into).
 
 Rounds are interleaved: each round runs every server once, the order rotated by one per round. The
 ratios (server / floor) are computed per round from the two numbers of that round, then the median
@@ -148,6 +151,9 @@ def tooldeck_command_factory(exe):
             f.write(ADDER_PLUGIN)
         with open(os.path.join(root, "tooldeck.toml"), "w") as f:
             f.write(LOCATION_CONFIG)  # the principal `bench`, its token in $W8_TOKEN
+            limits = os.environ.get("W8_SERVE_LIMITS")  # e.g. "max_connections = 300"
+            if limits:
+                f.write("[mcp.serve]\n" + limits.replace(";", "\n") + "\n")
         cmd = [
             exe,
             "mcp",
@@ -319,14 +325,25 @@ def result_int(r):
     return int(r.content[0].text)
 
 
-def authenticated(url, mode, stack):
+def authenticated(url, mode, stack, http_errors=None):
     """A `Client` whose every request carries the bearer token (the SDK's default HTTP client
-    otherwise: `create_mcp_http_client`, its timeouts), its HTTP client closed with `stack`."""
+    otherwise: `create_mcp_http_client`, its timeouts), its HTTP client closed with `stack`.
+    With `http_errors` (a Counter), every HTTP error status is counted there with its
+    method and body, so an error the SDK reports only as "error response" shows its cause."""
     from mcp.client import Client
     from mcp.client.streamable_http import streamable_http_client
     from mcp.shared._httpx_utils import create_mcp_http_client
 
     http = create_mcp_http_client(headers={"Authorization": f"Bearer {TOKEN}"})
+    if http_errors is not None:
+
+        async def seen(response):
+            if response.status_code >= 400:
+                body = (await response.aread())[:160].decode(errors="replace")
+                key = f"{response.request.method} {response.status_code}: {body}"
+                http_errors[key] += 1
+
+        http.event_hooks["response"].append(seen)
     stack.push_async_callback(http.aclose)
     return Client(streamable_http_client(url, http_client=http), mode=mode)
 
@@ -351,6 +368,7 @@ async def run_load(
     lat = []  # seconds, successful calls in the window
     errors = Counter()
     connect_errors = Counter()
+    http_errors = Counter()  # HTTP error statuses the clients saw, with their bodies
     state = {"ready": 0, "done": 0, "connected": 0}
     all_ready, go, all_done = asyncio.Event(), asyncio.Event(), asyncio.Event()
     sem = asyncio.Semaphore(connect_concurrency)
@@ -370,7 +388,9 @@ async def run_load(
         try:
             async with sem:
                 try:
-                    c = await stack.enter_async_context(authenticated(url, mode, stack))
+                    c = await stack.enter_async_context(
+                        authenticated(url, mode, stack, http_errors)
+                    )
                     if result_int(await c.call_tool("add", {"a": k, "b": 1})) != k + 1:
                         raise AssertionError("warm call: wrong sum")
                     state["connected"] += 1
@@ -455,6 +475,7 @@ async def run_load(
         "error_kinds": dict(errors),
         "connect_errors": sum(connect_errors.values()),
         "connect_error_kinds": dict(connect_errors),
+        "http_errors": dict(http_errors),
         "sessions_connected": state["connected"],
         "connect_s": connect_s,
         "window_s": elapsed,
@@ -521,6 +542,12 @@ def turn(name, factory, a, workdir, info):
         if not srv.alive():
             out["error_kinds"]["server exited during the turn"] = 1
             out["errors"] += 1
+        if out["errors"] or out["connect_errors"]:
+            sys.stderr.write(
+                f"[W8] {name}: errors {out['error_kinds']} {out['connect_error_kinds']}\n"
+                f"[W8] {name}: HTTP errors seen by the clients: {out['http_errors']}\n"
+                f"[W8] {name}: server log tail:\n{srv.log_tail()}\n"
+            )
         sampled = [x for x in (rss_idle, out["server_rss_after_kb"]) if x is not None]
         out["server_peak_rss_kb"] = peak_rss_kb(srv.pid, max(sampled) if sampled else None)
         out["server_rss_idle_kb"] = rss_idle

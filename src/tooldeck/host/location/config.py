@@ -90,10 +90,15 @@ class McpServeConfig(_Section):
     Every limit has a default, so a server with no section is bounded too. The limits are
     read when the server starts; a client session's scope closes after
     ``idle_timeout_s`` without a request.
+
+    ``max_connections`` is sized for ``max_sessions`` handshake-era clients: each holds
+    two connections (its GET notification stream and its POST), and uvicorn counts the
+    requests still finishing against the same bound, so up to three per client. A bound
+    below that answers legitimate calls with 503 long before ``max_sessions`` is reached.
     """
 
     idle_timeout_s: float = Field(default=900.0, gt=0)
-    max_connections: int = Field(default=512, gt=0)
+    max_connections: int = Field(default=4096, gt=0)
     header_timeout_s: float = Field(default=10.0, gt=0)
     body_timeout_s: float = Field(default=30.0, gt=0)
     max_body_bytes: int = Field(default=4 * 1024 * 1024, gt=0)
