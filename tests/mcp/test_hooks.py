@@ -11,7 +11,7 @@ from tooldeck import Host, ToolCall, ToolResult, grant_trust, run_tool_call, tru
 from .conftest import make_project, stdio_server
 from .test_serve import served
 
-WATCH = '''
+ADDER = '''
 from tooldeck import ToolResult, hookimpl, tool
 
 @tool
@@ -22,13 +22,18 @@ def add(a: int, b: int) -> int:
 @hookimpl
 def tool_transform(editor):
     editor.add(add.replace(codemode=False))
+'''
 
+WATCH = (
+    ADDER
+    + """
 @hookimpl(wrapper=True)
 def tool_call(call, context):
     result = yield
     seen = f"{context.via} mounted={context.mounted} source={context.source}"
     return ToolResult(content=f"{seen}: {result.content[0].text}", output=result.output)
-'''
+"""
+)
 
 
 def test_a_mounted_tools_call_crosses_the_wrappers(tooldeck_env):
@@ -89,24 +94,16 @@ def test_a_session_hook_wraps_that_sessions_mounted_calls_only(tooldeck_env):
     assert (two.status, two.content[0].text) == ("completed", "5")
 
 
-GUARDS = '''
-from tooldeck import ToolResult, hookimpl, tool
-
-@tool
-def add(a: int, b: int) -> int:
-    """Add two integers."""
-    return a + b
-
-@hookimpl
-def tool_transform(editor):
-    editor.add(add.replace(codemode=False))
-
+GUARDS = (
+    ADDER
+    + """
 @hookimpl(wrapper=True)
 def tool_call(call, context):
     if call.input.get("a") == 13:
         raise ValueError("unlucky")
     return (yield)
-'''
+"""
+)
 
 SESSION_TAG = """
 from tooldeck import ToolResult, hookimpl
