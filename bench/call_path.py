@@ -32,7 +32,8 @@ reports more than calls and sees less than the path:
   runs every sandbox step on the sandbox's own threads (``codemode/workers.py``), which
   a per-thread profiler never sees; ``ThreadPoolExecutor.submit`` is wrapped while
   tracing so the function runs traced, as a call from the module that submitted it
-  (the reader follows ``submit(next, conversation)`` into ``sandbox.py``).
+  (the reader follows ``submit(self._drive)`` into the thread that steps ``sandbox.py``'s
+  conversation).
 
 ``as_before`` reports the same run counted as this script first did (resumes counted,
 threads unseen). On the tree the two rules were added to (771c8ca), the code-mode program

@@ -2,10 +2,11 @@
 
 A program's steps (starting it, every answer) run inside a monty worker, and one step
 can compute for the program's whole ``timeout_s`` (``while True: pass``). So
-``program_steps`` runs each step of the sandbox's conversation on the pool's own bounded
-threads (``WorkerSlots.threads``, never the loop's default executor), and the loop only
-awaits it. Cancelling the awaiting call kills the worker process, which ends the step at
-once; the worker is given back when the step has ended.
+``program_steps`` drives the sandbox's conversation on one of the pool's own bounded
+threads (``WorkerSlots.threads``, never the loop's default executor) for the program's
+whole run, and the loop only awaits each step. Cancelling the awaiting call kills the
+worker process, which ends the step at once; the worker is given back when the step has
+ended.
 
 Taking a worker is asynchronous too: ``WorkerSlots.acquire`` waits on a future, not in a
 thread, so waiting programs hold no thread, and the wait counts against the program's
@@ -15,7 +16,9 @@ limit (the runner's ``asyncio.timeout`` is already running).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import contextvars
+import queue
 import threading
 from collections import deque
 from collections.abc import AsyncGenerator, Callable, Generator
@@ -128,65 +131,116 @@ async def program_steps(
     code: str,
     answer_call: Callable[[Call], CallAnswer],
 ) -> AsyncGenerator[Step, Settle]:
-    """Run ``session``'s conversation for ``code`` on the sandbox threads: yields each
-    step and is sent its answer, like the conversation itself, but never blocks the loop.
+    """Run ``session``'s conversation for ``code`` on a sandbox thread: yields each step and
+    is sent its answer, like the conversation itself, but never blocks the loop.
     ``answer_call`` runs on the sandbox thread; what it raises ends the program as if
     raised here.
 
     Takes a worker slot first (waiting as long as the caller's timeout allows; refused at
     once when the programs this call is nested in hold every slot), and marks it held
     for calls nested in the program. Cancelled mid-step, the worker is killed, which ends
-    the step at once; closed (``aclose``) or ended, the worker is given back once the
-    step in flight has ended.
+    the step at once; closed (``aclose``) or ended, the worker and the slot are given back
+    once the step in flight has ended.
     """
     if slots.busy and slots.held_here():
         raise ToolFailure(nested_refusal(slots.size))
     await slots.acquire()
     held = slots.mark_held()
-    conversation = session.conversation(code, answer_call)
-    last: Future[Any] | None = None
+    relay = _Relay(session.conversation(code, answer_call), slots)
     try:
-        last = slots.submit(next, conversation)
-        step = await _awaited(last, session)
+        step = await _awaited(relay.start(), session)
         while True:
             answer = yield step
-            last = slots.submit(conversation.send, answer)
-            step = await _awaited(last, session)
+            step = await _awaited(relay.send(answer), session)
     finally:
         _HELD.reset(held)
-        await asyncio.shield(asyncio.wrap_future(_given_back(slots, conversation, last)))
+        await asyncio.shield(relay.close())
 
 
-async def _awaited(step: Future[Step], session: SandboxSession) -> Step:
+async def _awaited(step: asyncio.Future[Step], session: SandboxSession) -> Step:
     try:
-        return await asyncio.wrap_future(step)
+        return await step
     except asyncio.CancelledError:
         session.kill()
         raise
 
 
-def _given_back(
-    slots: WorkerSlots, conversation: Generator[Any, Any, Any], last: Future[Any] | None
-) -> Future[None]:
-    """Close the conversation (giving its monty worker back) and release the slot, on a
-    sandbox thread once the step in flight (if any) has ended."""
-    closed: Future[None] = Future()
+class _Relay:
+    """One program's conversation, driven by one sandbox thread for the program's whole run.
 
-    def teardown(_: object = None) -> None:
+    The thread runs a step, hands it to the loop, and waits for the loop's answer to run
+    the next. Each hand-over wakes one side, where a pool task per step also wakes a pool
+    thread and settles a second future (``bench/DECISIONS.md``, code mode).
+    """
+
+    def __init__(self, conversation: Generator[Step, Settle, None], slots: WorkerSlots) -> None:
+        self._loop = asyncio.get_running_loop()
+        self._conversation = conversation
+        self._slots = slots
+        self._answers: queue.SimpleQueue[Settle | None] = queue.SimpleQueue()
+        self._step: asyncio.Future[Step] = self._loop.create_future()
+        self._ended: asyncio.Future[None] = self._loop.create_future()
+        self._started = False
+
+    def start(self) -> asyncio.Future[Step]:
+        """Start the conversation; the future of its first step."""
+        self._slots.submit(self._drive)
+        self._started = True
+        return self._step
+
+    def send(self, answer: Settle) -> asyncio.Future[Step]:
+        """Answer the last step; the future of the next."""
+        self._step = self._loop.create_future()
+        self._answers.put(answer)
+        return self._step
+
+    async def close(self) -> None:
+        """Stop the conversation (the step in flight, if any, ends first) and wait until
+        its worker and slot are given back."""
+        if not self._started:
+            self._slots.release()
+            return
+        self._answers.put(None)
+        await self._ended
+
+    def _drive(self) -> None:
+        """The sandbox thread's loop: one step per answer, until the conversation ends or
+        the loop closes it."""
+        conversation, answer = self._conversation, None
         try:
-            conversation.close()
-        except BaseException as exc:
-            closed.set_exception(exc)
-        else:
-            closed.set_result(None)
+            while True:
+                step = self._step
+                try:
+                    next_step = next(conversation) if answer is None else conversation.send(answer)
+                except BaseException as exc:
+                    self._hand_over(step, None, exc)
+                    return
+                self._hand_over(step, next_step, None)
+                answer = self._answers.get()
+                if answer is None:
+                    return
         finally:
-            slots.release()
+            problem = None
+            try:
+                conversation.close()
+            except BaseException as exc:
+                problem = exc
+            self._slots.release()
+            self._hand_over(self._ended, None, problem)
 
-    if last is None or last.done():
-        try:
-            slots.threads.submit(teardown)
-        except RuntimeError:  # the pool closed: nothing runs there any more
-            teardown()
+    def _hand_over(
+        self, future: asyncio.Future[Any], value: Any, problem: BaseException | None
+    ) -> None:
+        with contextlib.suppress(RuntimeError):  # the loop closed: nobody awaits it any more
+            self._loop.call_soon_threadsafe(_settle, future, value, problem)
+
+
+def _settle(future: asyncio.Future[Any], value: Any, problem: BaseException | None) -> None:
+    if future.done():  # cancelled while the step ran
+        return
+    if problem is None:
+        future.set_result(value)
+    elif isinstance(problem, StopIteration):  # futures refuse it; the loop never sends past Done
+        future.set_exception(RuntimeError("the program's conversation ended early"))
     else:
-        last.add_done_callback(teardown)
-    return closed
+        future.set_exception(problem)

@@ -1,0 +1,76 @@
+"""A program's conversation is driven by one sandbox thread, off the loop, and its worker
+and slot come back however the program ends."""
+
+from __future__ import annotations
+
+import threading
+
+import pytest
+
+from tooldeck._tool import ToolFailure
+from tooldeck.codemode.sandbox import (
+    Defer,
+    Done,
+    Limits,
+    SandboxPool,
+    SandboxSession,
+    Settle,
+    Settled,
+    Wait,
+)
+from tooldeck.codemode.workers import program_steps
+
+LIMITS = Limits(timeout_s=10, memory_bytes=64 << 20, suspensions=1000)
+THREE_CALLS = "t = 0\nfor i in range(3):\n    t = t + await f(i)\nt"
+
+
+@pytest.fixture(scope="module")
+def pool():
+    pool = SandboxPool(request_timeout=30, max_processes=1)
+    pool.start()
+    yield pool
+    pool.close()
+
+
+def session(pool: SandboxPool) -> SandboxSession:
+    return SandboxSession(pool, LIMITS, stubs=None, values={"f": print})
+
+
+async def test_one_sandbox_thread_answers_every_call_of_a_program(pool):
+    threads = set()
+
+    def answer(call):
+        threads.add(threading.get_ident())
+        return Defer()
+
+    steps = program_steps(pool.slots, session(pool), THREE_CALLS, answer)
+    step = await anext(steps)
+    while not isinstance(step, Done):
+        assert type(step) is Wait
+        step = await steps.asend(Settle({i: Settled(10) for i in step.call_ids}))
+    await steps.aclose()
+    assert step.output == 30
+    assert len(threads) == 1 and threading.get_ident() not in threads
+    assert pool.slots.in_use == 0
+
+
+async def test_closing_mid_program_gives_the_worker_and_slot_back(pool):
+    steps = program_steps(pool.slots, session(pool), THREE_CALLS, lambda call: Defer())
+    assert type(await anext(steps)) is Wait
+    assert pool.slots.in_use == 1
+    await steps.aclose()
+    assert pool.slots.in_use == 0
+    again = program_steps(pool.slots, session(pool), "1 + 1", lambda call: Defer())
+    assert (await anext(again)).output == 2  # the one worker is free again
+    await again.aclose()
+
+
+async def test_what_the_answer_raises_ends_the_program_there(pool):
+    def refuse(call):
+        raise ToolFailure("no more calls")
+
+    steps = program_steps(pool.slots, session(pool), THREE_CALLS, refuse)
+    with pytest.raises(ToolFailure, match="no more calls"):
+        await anext(steps)
+    await steps.aclose()
+    assert pool.slots.in_use == 0
