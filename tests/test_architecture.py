@@ -31,9 +31,9 @@ RULES_HEADING = "## What each package may import"
 GRAPH_HEADING = "## The import graph"
 
 ANYTHING = ("*",)
-SCHEMA, REGISTRY, LOCATION, EXECUTION, SERVICE, PLUGINS = (
+SCHEMA, REGISTRY, LOCATION, EXECUTION, HANDLES, SERVICE, PLUGINS = (
     f"tooldeck.host.{name}"
-    for name in ("schema", "registry", "location", "execution", "service", "plugins")
+    for name in ("schema", "registry", "location", "execution", "handles", "service", "plugins")
 )
 # The groups the doc's table names in words.
 GROUPS = {
@@ -46,7 +46,7 @@ GROUPS = {
         "tooldeck._function_tool",
         "tooldeck.paths",
     ),
-    "host": (SCHEMA, REGISTRY, LOCATION, EXECUTION, SERVICE),
+    "host": (SCHEMA, REGISTRY, LOCATION, EXECUTION, HANDLES, SERVICE),
     "anything": ANYTHING,
     "nothing": (),
 }
@@ -73,7 +73,8 @@ CONTRACT: dict[str, tuple[str, ...]] = {
         LOCATION,
         "tooldeck.providers.formats",
     ),
-    SERVICE: (*CORE, SCHEMA, REGISTRY, LOCATION, EXECUTION),
+    HANDLES: (*CORE, SCHEMA, REGISTRY, EXECUTION),
+    SERVICE: (*CORE, SCHEMA, REGISTRY, LOCATION, EXECUTION, HANDLES),
     PLUGINS: (
         *CORE,
         *HOST,

@@ -57,8 +57,8 @@ PUBLIC_MODULES = (
 BUILT_FOR_YOU = {
     "tooldeck.host.plugins.host.Host": "built by Host.open()",
     "tooldeck.host.execution.snapshot.Snapshot": "built by service.snapshot()",
-    "tooldeck.host.service.Registration": "returned by service.transform()",
-    "tooldeck.host.service.SessionScope": "returned by service.session()",
+    "tooldeck.host.handles.Registration": "returned by service.transform()",
+    "tooldeck.host.handles.SessionScope": "returned by service.session()",
     "tooldeck.host.registry.catalog.Catalog": "built by replay, read as service.catalog",
     "tooldeck.host.location.permission.PermissionService": "read as location.permission",
     "tooldeck.host.location.questions.QuestionService": "read as location.question",

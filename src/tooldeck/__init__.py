@@ -68,6 +68,8 @@ if TYPE_CHECKING:
     from tooldeck.host.execution.outcome import run_tool_call as run_tool_call
     from tooldeck.host.execution.pending import PendingCall as PendingCall
     from tooldeck.host.execution.snapshot import Snapshot as Snapshot
+    from tooldeck.host.handles import Registration as Registration
+    from tooldeck.host.handles import SessionScope as SessionScope
     from tooldeck.host.location.config import CodemodeConfig as CodemodeConfig
     from tooldeck.host.location.config import Config as Config
     from tooldeck.host.location.config import ImagesConfig as ImagesConfig
@@ -128,8 +130,6 @@ if TYPE_CHECKING:
     from tooldeck.host.registry.session import SessionTransformFn as SessionTransformFn
     from tooldeck.host.registry.state import TransformFn as TransformFn
     from tooldeck.host.schema.frozen import FrozenDict as FrozenDict
-    from tooldeck.host.service import Registration as Registration
-    from tooldeck.host.service import SessionScope as SessionScope
     from tooldeck.host.service import ToolService as ToolService
     from tooldeck.providers import TurnResult as TurnResult
     from tooldeck.providers import run_tool_calls as run_tool_calls
@@ -199,7 +199,7 @@ _LOCATIONS = {
     "QuestionGate": "tooldeck.host.location.questions",
     "QuestionRequest": "tooldeck.host.location.questions",
     "QuestionService": "tooldeck.host.location.questions",
-    "Registration": "tooldeck.host.service",
+    "Registration": "tooldeck.host.handles",
     "Reject": "tooldeck.host.location.permission",
     "Reply": "tooldeck.host.location.permission",
     "ReplyError": "tooldeck.errors",
@@ -207,7 +207,7 @@ _LOCATIONS = {
     "Ruleset": "tooldeck.host.location.wildcard",
     "SchemaSource": "tooldeck._tool",
     "SessionError": "tooldeck.errors",
-    "SessionScope": "tooldeck.host.service",
+    "SessionScope": "tooldeck.host.handles",
     "SessionTransformFn": "tooldeck.host.registry.session",
     "Snapshot": "tooldeck.host.execution.snapshot",
     "SourceEffects": "tooldeck.host.registry.catalog",

@@ -26,11 +26,11 @@ from tooldeck.cli._common import location_dir
 from tooldeck.cli._errors import CommandError
 
 if TYPE_CHECKING:
+    from tooldeck.host.handles import SessionScope
     from tooldeck.host.plugins.discovery import Candidate
     from tooldeck.host.plugins.host import Host
     from tooldeck.host.plugins.report import PluginInfo
     from tooldeck.host.registry.editor import Diagnostic
-    from tooldeck.host.service import SessionScope
 
 
 def add_parser(commands: Any) -> None:

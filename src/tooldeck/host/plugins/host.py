@@ -44,13 +44,13 @@ if TYPE_CHECKING:
     from tooldeck.host.execution.outcome import ToolCallOutcome
     from tooldeck.host.execution.pending import PendingCall
     from tooldeck.host.execution.snapshot import Snapshot
+    from tooldeck.host.handles import SessionScope
     from tooldeck.host.location.location import OnAsk
     from tooldeck.host.location.permission import Asker, Reply
     from tooldeck.host.location.questions import Answerer
     from tooldeck.host.location.store.base import Store
     from tooldeck.host.location.trust import TrustStatus
     from tooldeck.host.plugins.report import PluginGroup, PluginInfo
-    from tooldeck.host.service import SessionScope
     from tooldeck.telemetry.settings import Telemetry
 
 

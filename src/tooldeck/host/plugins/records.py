@@ -12,9 +12,10 @@ import gc
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
+from tooldeck.host.handles import Registration
 from tooldeck.host.plugins.discovery import Candidate
 from tooldeck.host.plugins.wiring import PluginTransforms
-from tooldeck.host.service import Registration, ToolService
+from tooldeck.host.service import ToolService
 
 if TYPE_CHECKING:
     from tooldeck.host.execution.hooks import CallHooks
