@@ -170,7 +170,8 @@ def rows() -> list[tuple[str, str, str]]:
         (
             "`host/schema/jsonschema_fast`: validating a two-field object",
             f"{best(lambda: fast.validate(value), 20000) * 1e6:.2f} µs",
-            f"`jsonschema` (compiled once): {best(lambda: plain.validate(value), 2000) * 1e6:.1f} µs",
+            "`jsonschema` (compiled once): "
+            f"{best(lambda: plain.validate(value), 2000) * 1e6:.1f} µs",
         ),
         (
             "`host/execution/lazy.py` `loop_running`: `Host.open` (no plugins) + snapshot",

@@ -2,7 +2,8 @@
 every request carrying a bearer token, so tooldeck serves with a principal configured.
 
     .venv/bin/python bench/w8_load.py [--clients 50] [--seconds 10] [--rounds 2]
-        [--protocol auto|legacy] [--servers floor,tooldeck] [--tooldeck PATH] [--quiet-wait S] [--out PATH]
+        [--protocol auto|legacy] [--servers floor,tooldeck] [--tooldeck PATH]
+        [--quiet-wait S] [--out PATH]
 
 Adapted from the shared driver `../shared/bench/w8_serve_load.py` (its `common.py` and
 `w6_server.py` are still imported from there, read-only). What differs: issue 23 asks for W8
@@ -68,8 +69,8 @@ competes with the server for the same cores, so calls/s and latency measure the 
 server alone; the generator is identical for both servers, so compare ratios, and the server-CPU
 per call column. The generator keeps the cyclic GC on (a 10 s window of allocations with GC off
 would grow without bound). Other processes on a shared machine add noise: `env.loadavg` is
-recorded before and after, `other_cores` per turn, and `--quiet-wait S` makes each turn wait (at most S
-seconds) until the rest of the machine is nearly idle.
+recorded before and after, `other_cores` per turn, and `--quiet-wait S` makes each turn wait
+(at most S seconds) until the rest of the machine is nearly idle.
 """
 
 import argparse
@@ -85,7 +86,7 @@ import sys
 import tempfile
 import time
 from collections import Counter
-from contextlib import AsyncExitStack
+from contextlib import AsyncExitStack, suppress
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SHARED = os.environ.get("W8_SHARED", os.path.join(HERE, "..", "..", "shared", "bench"))
@@ -170,7 +171,7 @@ def tooldeck_command_factory(exe):
 
 
 class ServerProc:
-    """One server process in its own process group; `stop()` kills that group by the pid we started."""
+    """One server process in its own process group; `stop()` kills that group by its pid."""
 
     def __init__(self, name, factory, workdir):
         self.name = name
@@ -178,7 +179,7 @@ class ServerProc:
         cmd, extra_env = factory(self.port, workdir)
         self.cmd = cmd
         self.log_path = os.path.join(workdir, f"server-{self.port}.log")
-        self._log = open(self.log_path, "wb")
+        self._log = open(self.log_path, "wb")  # noqa: SIM115 (closed by stop())
         env = dict(os.environ, **(extra_env or {}))
         self.t_start = clock()
         self.proc = subprocess.Popen(
@@ -236,10 +237,8 @@ class ServerProc:
                     continue
         else:
             # the server is gone; anything it started in its group still goes
-            try:
+            with suppress(ProcessLookupError, PermissionError):
                 os.killpg(self.pid, signal.SIGKILL)
-            except (ProcessLookupError, PermissionError):
-                pass
         self._log.close()
 
 
@@ -394,7 +393,7 @@ async def run_load(
                     if result_int(await c.call_tool("add", {"a": k, "b": 1})) != k + 1:
                         raise AssertionError("warm call: wrong sum")
                     state["connected"] += 1
-                except Exception as e:  # noqa: BLE001 -- counted, the turn goes on
+                except Exception as e:
                     connect_errors[f"{type(e).__name__}: {str(e)[:120]}"] += 1
                     c = None
             mark("ready", all_ready)
@@ -417,7 +416,7 @@ async def run_load(
                         else:
                             lat.append(t1 - t0)
                             in_a_row = 0
-                    except Exception as e:  # noqa: BLE001
+                    except Exception as e:
                         errors[f"{type(e).__name__}: {str(e)[:120]}"] += 1
                         in_a_row += 1
                     if in_a_row >= MAX_ERRORS_IN_A_ROW:
@@ -429,14 +428,14 @@ async def run_load(
         finally:
             try:
                 await stack.aclose()
-            except Exception as e:  # noqa: BLE001
+            except Exception as e:
                 errors[f"close: {type(e).__name__}"] += 1
 
     t_connect0 = clock()
     tasks = [asyncio.create_task(session(k)) for k in range(n_clients)]
     try:
         await asyncio.wait_for(all_ready.wait(), connect_timeout)
-    except asyncio.TimeoutError:
+    except TimeoutError:
         connect_errors[f"not connected within {connect_timeout} s"] += n_clients - state["ready"]
     connect_s = clock() - t_connect0
     cpu_server0, cpu_gen0, busy0 = cpu_s(server_pid), self_cpu_s(), machine_busy_s()
@@ -444,7 +443,7 @@ async def run_load(
     go.set()
     try:
         await asyncio.wait_for(all_done.wait(), seconds + call_timeout + 30)
-    except asyncio.TimeoutError:
+    except TimeoutError:
         errors["window did not end in time"] += 1
         window["t_last"] = clock()
         window["cpu1"] = (cpu_s(server_pid), self_cpu_s(), machine_busy_s())
@@ -690,9 +689,10 @@ def main():
                     f"p99 {o['p99_s'] * 1e3:.1f} ms, errors {o['errors']}+{o['connect_errors']}, "
                     f"peak RSS {o['server_peak_rss_kb'] / 1024:.0f} MiB; cores busy: server "
                     f"{o['server_cores'] or 0:.2f}, generator {o['gen_cores'] or 0:.2f}, "
-                    f"other processes {o['other_cores'] if o['other_cores'] is not None else float('nan'):.2f}"
+                    f"other processes {_or_nan(o['other_cores']):.2f}"
                     if o["calls_ok"]
-                    else f"[W8]   no successful call: {o['error_kinds']} {o['connect_error_kinds']}",
+                    else "[W8]   no successful call: "
+                    f"{o['error_kinds']} {o['connect_error_kinds']}",
                     file=sys.stderr,
                     flush=True,
                 )
@@ -751,9 +751,14 @@ def _rat(res, n, m):
     return st["median"] if st else None
 
 
+def _or_nan(value):
+    return float("nan") if value is None else value
+
+
 def print_table(res, names, a):
     print(
-        f"\nW8 serve load: {a.clients} clients x {a.seconds:g} s, {a.rounds} rounds (median over rounds; "
+        f"\nW8 serve load: {a.clients} clients x {a.seconds:g} s, {a.rounds} rounds "
+        "(median over rounds; "
         f"x = ratio to the floor per round, median)"
     )
     hdr = (
@@ -765,7 +770,7 @@ def print_table(res, names, a):
     print("-" * len(hdr))
     for n in names:
 
-        def cell(m, scale, fmt, ratio=True):
+        def cell(m, scale, fmt, ratio=True, n=n):
             v = _med(res, n, m)
             if v is None:
                 return "-"
@@ -785,10 +790,11 @@ def print_table(res, names, a):
             f"{cell('other_cores', 1, '.2f', False):>10s}"
         )
     print(
-        "* errors: all rounds together (call errors + sessions that failed to connect); other columns: "
-        "median over rounds. srv/gen CPU/call: CPU seconds of the server / of this load generator in "
-        "the window per successful call. peak RSS: the server's VmHWM (start-up + load). other load: "
-        "cores used by other processes of the machine during the window (noise)."
+        "* errors: all rounds together (call errors + sessions that failed to connect); "
+        "other columns: median over rounds. srv/gen CPU/call: CPU seconds of the server / "
+        "of this load generator in the window per successful call. peak RSS: the server's "
+        "VmHWM (start-up + load). other load: cores used by other processes of the machine "
+        "during the window (noise)."
     )
 
 

@@ -231,7 +231,8 @@ def markdown(sizes, measured, times, tok_name, note, reps):
         f"({note}) of `json.dumps(definitions_for(fmt))`; Anthropic `defer_loading` "
         "definitions are not counted (the API keeps them out of the prompt)._",
         "",
-        "| tools | mode | advertised | openai tokens | anthropic tokens | namespaces named | stubs |",
+        "| tools | mode | advertised | openai tokens | anthropic tokens "
+        "| namespaces named | stubs |",
         "|---|---|---|---|---|---|---|",
     ]
     for s in sizes:
