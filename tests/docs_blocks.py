@@ -65,6 +65,7 @@ class Page:
 
     def __init__(self, doc: str) -> None:
         self.doc = doc
+        self.text = (DOCS / doc).read_text(encoding="utf-8")
         self.blocks = blocks(doc)
         self._taken: dict[int, str] = {}
 
