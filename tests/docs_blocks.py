@@ -53,7 +53,11 @@ class Block:
 
 def blocks(doc: str) -> list[Block]:
     """Every fenced block of ``docs/<doc>``, in order; ``line`` is the fence's line."""
-    text = (DOCS / doc).read_text(encoding="utf-8")
+    return fenced((DOCS / doc).read_text(encoding="utf-8"), doc)
+
+
+def fenced(text: str, doc: str) -> list[Block]:
+    """Every fenced block of a markdown ``text``, which ``doc`` names in test ids."""
     return [
         Block(doc, text.count("\n", 0, m.start("code")), m["lang"], m["code"], m["marker"])
         for m in FENCE.finditer(text)
