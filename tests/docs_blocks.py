@@ -52,7 +52,7 @@ class Block:
 
 
 def blocks(doc: str) -> list[Block]:
-    """Every fenced block of ``docs/<doc>``, in order; ``line`` is the fence's line."""
+    """Every fenced block of ``docs/<doc>``, in order; ``line`` is the fence's (1-based)."""
     return fenced((DOCS / doc).read_text(encoding="utf-8"), doc)
 
 
@@ -67,11 +67,12 @@ def fenced(text: str, doc: str) -> list[Block]:
 class Page:
     """The blocks of one page and which of them a runner has taken."""
 
-    def __init__(self, doc: str) -> None:
+    def __init__(self, doc: str, text: str | None = None) -> None:
+        """``docs/<doc>``, or ``text`` standing for it."""
         self.doc = doc
-        self.text = (DOCS / doc).read_text(encoding="utf-8")
-        self.blocks = blocks(doc)
-        self._taken: dict[int, str] = {}
+        self.text = (DOCS / doc).read_text(encoding="utf-8") if text is None else text
+        self.blocks = fenced(self.text, doc)
+        self._taken: set[int] = set()
 
     def take(self, lang: str, containing: str) -> Block:
         """The one ``lang`` block containing ``containing``, now counted as run."""
@@ -82,7 +83,7 @@ class Page:
         index, block = found[0]
         assert block.not_run is None, f"{block} is marked not run, yet a test takes it"
         assert index not in self._taken, f"{block} is taken twice"
-        self._taken[index] = containing
+        self._taken.add(index)
         return block
 
     def unclaimed(self) -> list[str]:
