@@ -76,21 +76,26 @@ def run_python(code: str, name: str) -> None:
     exec(compile(code, name, "exec"), {"__name__": "__doc_example__"})
 
 
-@pytest.fixture(scope="module")
-def project(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
-    """A project with a README, and an environment where the servers the SDK starts (it
-    passes them ``HOME`` and a few more variables, never ``XDG_*``) keep their data in
-    a temporary home."""
-    base = tmp_path_factory.mktemp("mcp-doc")
-    root = base / "project"
-    root.mkdir()
-    (root / "README.md").write_text(README)
-    (base / "home").mkdir()
+@pytest.fixture(scope="module", autouse=True)
+def home(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """A temporary home, and no ``XDG_*`` or ``TOOLDECK_*`` variables: the servers the SDK
+    starts get ``HOME`` and a few more variables, never ``XDG_*``, so this is how they
+    (and this process) keep their config and data out of the real home."""
+    home = tmp_path_factory.mktemp("home")
     with pytest.MonkeyPatch.context() as patch:
         for name in [n for n in os.environ if n.startswith(("TOOLDECK_", "XDG_"))]:
             patch.delenv(name)
-        patch.setenv("HOME", str(base / "home"))
-        yield root
+        patch.setenv("HOME", str(home))
+        yield home
+
+
+@pytest.fixture(scope="module")
+def project(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The served project: a README to read."""
+    root = tmp_path_factory.mktemp("mcp-doc") / "project"
+    root.mkdir()
+    (root / "README.md").write_text(README)
+    return root
 
 
 # -- installing and configuring ---------------------------------------------------------------
@@ -132,11 +137,11 @@ def test_the_server_entries_read_as_their_comments_say(tmp_path):
     assert (search.enabled, search.codemode) == (False, False)
 
 
-def test_the_servers_mount_and_the_rule_trusts_their_tools(project, monkeypatch):
+def test_the_servers_mount_and_the_rule_trusts_their_tools(tmp_path, monkeypatch):
     """The two blocks as one project file: ``calc`` really starts (``python -m
     calc_server`` in ``tools/``, with its ``env``), ``search`` stays off, and ``calc_*``
     lets calls through with no asker."""
-    root = project.parent / "mounting"
+    root = tmp_path / "mounting"
     (root / "tools").mkdir(parents=True)
     shutil.copy(SERVERS / "calc_server.py", root / "tools" / "calc_server.py")
     (root / "tooldeck.toml").write_text(SERVERS_TOML.code + "\n" + CALC_RULE.code)
@@ -244,8 +249,8 @@ def test_the_desktop_clients_entry_starts_a_server(project):
 
 
 # -- principals -------------------------------------------------------------------------------
-def test_the_principals_block_hides_and_refuses_what_it_denies(project):
-    root = project.parent / "principals"
+def test_the_principals_block_hides_and_refuses_what_it_denies(tmp_path):
+    root = tmp_path / "principals"
     root.mkdir()
     (root / "tooldeck.toml").write_text(PRINCIPALS.code)
     port = free_port()
