@@ -7,7 +7,11 @@ module under ``tests/`` (other than the meta-tests, which name every hook generi
 mentions the hook by name.
 
 ``docs/compat-matrix.md`` says ``py311-deps-min`` pins the *lowest declared* versions of
-the core dependencies; the last test keeps ``tox.ini`` and ``pyproject.toml`` agreeing.
+the core dependencies; a test keeps ``tox.ini`` and ``pyproject.toml`` agreeing.
+
+The last test checks ``tests/docs_blocks.Page``, which the page runners
+(``tests/mcp/test_docs.py``, ``tests/host/location/test_security_doc.py``) rely on to
+fail when a block is neither run nor marked ``<!-- not run: reason -->``.
 """
 
 from __future__ import annotations
@@ -24,6 +28,8 @@ from packaging.utils import canonicalize_name
 from packaging.version import Version
 
 from tooldeck import hookspecs
+
+from .docs_blocks import Page
 
 TESTS = Path(__file__).resolve().parent
 HOOKS_DOC = TESTS.parent / "docs" / "hooks.md"
@@ -121,3 +127,18 @@ def test_deps_min_pins_exactly_the_declared_lower_bounds():
     pins, bounds = deps_min_pins(), lower_bounds()
     assert set(CORE) <= set(bounds), f"pyproject.toml must give {CORE} a >= bound"
     assert pins == bounds, "tox.ini's deps-min pins drifted from pyproject.toml's lower bounds"
+
+
+def test_a_page_runner_answers_for_every_block_or_a_reason():
+    page = Page(
+        "page.md",
+        "```toml\na = 1\n```\n\n<!-- not run: a load balancer's config -->\n```nginx\nx;\n```\n"
+        "\n<!-- not run: -->\n```bash\nmake\n```\n\n```python\nprint(1)\n```\n",
+    )
+    assert page.take("toml", "a = 1").line == 1
+    with pytest.raises(AssertionError, match="marked not run"):
+        page.take("nginx", "x;")
+    with pytest.raises(AssertionError, match="0 python blocks"):
+        page.take("python", "print(2)")
+    # the marked block counts as answered; an empty reason does not
+    assert page.unclaimed() == ["page.md:11 (bash): 'make'", "page.md:15 (python): 'print(1)'"]

@@ -19,12 +19,14 @@ import os
 import re
 import subprocess
 import sys
-from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
 from tooldeck.host.location.config_files import load_config
+
+from .docs_blocks import Block
+from .docs_blocks import blocks as all_blocks
 
 ROOT = Path(__file__).resolve().parent.parent
 AGENT_LOOP = ROOT / "examples" / "agent_loop.py"
@@ -37,44 +39,18 @@ DOCS = (
     "approvals.md",
 )
 
-_FENCE = re.compile(
-    r"(?:^<!--\s*(?P<marker>[^>]*?)\s*-->\n)?^```(?P<lang>[\w-]*)\n(?P<code>.*?)^```$",
-    re.S | re.M,
-)
-
-
-@dataclass(frozen=True)
-class Block:
-    doc: str
-    line: int
-    lang: str
-    code: str
-    marker: str | None
-
-    @property
-    def file(self) -> str | None:
-        if self.marker and self.marker.startswith("file:"):
-            return self.marker.removeprefix("file:").strip()
-        return None
-
-    @property
-    def runs(self) -> bool:
-        return self.lang == "python" and self.marker is None
-
-    def __str__(self) -> str:
-        return f"{self.doc}:{self.line}"
-
 
 def blocks(doc: str) -> list[Block]:
-    text = (ROOT / "docs" / doc).read_text(encoding="utf-8")
-    found = []
-    for match in _FENCE.finditer(text):
-        marker = match["marker"]
-        if marker not in (None, "no-run", "shell") and not marker.startswith("file:"):
+    found = all_blocks(doc)
+    for block in found:
+        marker = block.marker
+        if marker not in (None, "no-run", "shell") and not block.file:
             raise ValueError(f"{doc}: unknown marker <!-- {marker} --> (no-run, shell, file: PATH)")
-        line = text.count("\n", 0, match.start("code"))
-        found.append(Block(doc, line, match["lang"], match["code"], marker))
     return found
+
+
+def runs(block: Block) -> bool:
+    return block.lang == "python" and block.marker is None
 
 
 ALL = [block for doc in DOCS for block in blocks(doc)]
@@ -205,13 +181,13 @@ def test_each_provider_keeps_its_own_message_count(transcripts):
 # -- the guides ------------------------------------------------------------------------------
 def test_the_guides_have_runnable_examples():
     for doc in DOCS:
-        runnable = [b for b in ALL if b.doc == doc and b.runs]
+        runnable = [b for b in ALL if b.doc == doc and runs(b)]
         skipped = [b for b in ALL if b.doc == doc and b.marker == "no-run"]
         assert len(runnable) >= 2, f"{doc}: only {len(runnable)} runnable python blocks"
         assert len(skipped) <= 2, f"{doc}: no-run is for the odd fragment, not {len(skipped)}"
 
 
-@pytest.mark.parametrize("block", [b for b in ALL if b.runs], ids=str)
+@pytest.mark.parametrize("block", [b for b in ALL if runs(b)], ids=str)
 def test_python_block_runs(block, env):
     exec(compile(block.code, str(block), "exec"), {"__name__": "__doc_example__"})
 

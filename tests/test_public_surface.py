@@ -38,6 +38,8 @@ import pytest
 
 import tooldeck
 
+from .docs_blocks import fenced
+
 ROOT = Path(__file__).resolve().parent.parent
 API_DOC = ROOT / "docs" / "api.md"
 
@@ -551,19 +553,15 @@ def test_readme_lists_the_api_reference():
 
 
 # -- only public names leave the package -----------------------------------------------------
-_FENCE = re.compile(r"^```(?P<lang>[\w-]*)\n(?P<code>.*?)^```$", re.S | re.M)
-
-
 def python_sources() -> list[tuple[str, str]]:
     """``(where, code)`` for the example files and every python block of the docs."""
     files = sorted([*ROOT.glob("examples/**/*.py"), *ROOT.glob("example_plugins/**/*.py")])
     found = [(str(path.relative_to(ROOT)), path.read_text(encoding="utf-8")) for path in files]
     for doc in [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]:
-        text = doc.read_text(encoding="utf-8")
-        for match in _FENCE.finditer(text):
-            if match["lang"] in ("python", "py"):
-                line = text.count("\n", 0, match.start("code")) + 1
-                found.append((f"{doc.relative_to(ROOT)}:{line}", match["code"]))
+        where = str(doc.relative_to(ROOT))
+        for block in fenced(doc.read_text(encoding="utf-8"), where):
+            if block.lang in ("python", "py"):
+                found.append((str(block), block.code))
     return found
 
 

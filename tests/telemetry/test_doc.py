@@ -2,19 +2,16 @@
 
 from __future__ import annotations
 
-import re
 import subprocess
 import sys
-from pathlib import Path
 
 from tooldeck import Host
 
-DOC = Path(__file__).parents[2] / "docs" / "telemetry.md"
-FENCE = re.compile(r"^```(\w+)\n(.*?)^```$", re.MULTILINE | re.DOTALL)
+from ..docs_blocks import blocks
 
 
 def block(language: str) -> str:
-    return next(body for lang, body in FENCE.findall(DOC.read_text()) if lang == language)
+    return next(b.code for b in blocks("telemetry.md") if b.lang == language)
 
 
 def test_the_python_block_traces_a_host_it_opens(tmp_path, clean_env):

@@ -9,12 +9,13 @@ block showing a failure message is checked against the real message.
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 import pytest
 
-DOC = Path(__file__).parents[2] / "docs" / "testing.md"
-FENCE = re.compile(r"^```(\w+)\n(.*?)^```$", re.MULTILINE | re.DOTALL)
+from ..docs_blocks import DOCS
+from ..docs_blocks import blocks as page_blocks
+
+DOC = DOCS / "testing.md"
 FIXTURES = (
     "tooldeck_host",
     "tooldeck_asker",
@@ -42,7 +43,7 @@ EXPECTED = """
 
 
 def blocks(language):
-    return [body for lang, body in FENCE.findall(DOC.read_text()) if lang == language]
+    return [block.code for block in page_blocks(DOC.name) if block.lang == language]
 
 
 def examples():
