@@ -169,7 +169,6 @@ EVALUATING = [
         "unevaluatedProperties": False,
     },
     {"dependentSchemas": {"a": {"properties": {"b": True}}}, "unevaluatedProperties": False},
-    {"additionalProperties": {"type": "string"}, "unevaluatedProperties": False},
     {
         "oneOf": [{"additionalProperties": True}],
         "properties": {"z": False},
@@ -198,3 +197,21 @@ def test_bounded_unevaluated_properties_agree_with_jsonschema(schema, draft):
     for instance in INSTANCES:
         expected = sorted(e.message for e in reference.iter_errors(instance))
         assert sorted(e.message for e in mine.iter_errors(instance)) == expected, instance
+
+
+def test_additional_properties_evaluates_the_properties_it_passes():
+    """``additionalProperties`` marks as evaluated each property it validated, so only the
+    one that failed it is also unevaluated. Pinned here rather than compared: jsonschema's
+    own answer has changed between releases (before 4.24, a failing
+    ``additionalProperties`` left every property unevaluated)."""
+    from jsonschema import validators
+
+    from tooldeck.host.schema.jsonschema_fast._bounded import bounded
+
+    schema = {"additionalProperties": {"type": "string"}, "unevaluatedProperties": False}
+    mine = bounded(validators.Draft202012Validator)(schema)
+    assert sorted(e.message for e in mine.iter_errors({"name": "n", "x1": 3})) == [
+        "3 is not of type 'string'",
+        "Unevaluated properties are not allowed ('x1' was unexpected)",
+    ]
+    assert list(mine.iter_errors({"name": "n"})) == []
