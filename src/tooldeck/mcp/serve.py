@@ -174,11 +174,13 @@ async def _stdio(server: Any) -> None:
 
 async def _http(server: Any, address: HttpAddress, tokens: dict[str, str], limits: Any) -> None:
     """Serve over streamable HTTP, every resource bounded by ``[mcp.serve]``: connections
-    (503 past ``max_connections``), sessions, body size (413), slow headers (dropped) and
-    slow bodies (dropped)."""
+    (503 past ``max_connections``), sessions (503), body size (413), slow headers
+    (dropped) and slow bodies (dropped). A refusal's body is a JSON-RPC error naming its
+    limit (``refusals.py``)."""
     import uvicorn
 
     from tooldeck.mcp.limits import read_deadlines
+    from tooldeck.mcp.refusals import Refusals
     from tooldeck.mcp.sdk import TransportSecuritySettings
     from tooldeck.mcp.sessions import RequestScope
 
@@ -202,14 +204,21 @@ async def _http(server: Any, address: HttpAddress, tokens: dict[str, str], limit
     app = RequestScope(app, server.sessions)
     if tokens:
         app = BearerCheck(app, tokens)
-    config = uvicorn.Config(
+    refusals = Refusals(
         app,
+        max_connections=limits.max_connections,
+        max_body_bytes=limits.max_body_bytes,
+        max_sessions=limits.max_sessions,
+    )
+    config = uvicorn.Config(
+        refusals,
         host=host,
         port=port,
         log_level="warning",
         lifespan="on",
         http=read_deadlines(limits.header_timeout_s, limits.body_timeout_s),
-        limit_concurrency=limits.max_connections,
         backlog=min(2048, limits.max_connections * 2),
     )
-    await uvicorn.Server(config).serve()
+    served = uvicorn.Server(config)
+    refusals.state = served.server_state  # the connections it counts
+    await served.serve()
