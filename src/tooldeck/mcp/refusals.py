@@ -79,7 +79,10 @@ class Refusals:
 
 class _Rewriting:
     """``send`` of one request: a response head whose status is a known refusal goes out
-    with that refusal's JSON-RPC body instead of the app's, whose body is dropped."""
+    with that refusal's JSON-RPC body instead of the app's, whose body is dropped.
+
+    A plain method returning ``send``'s own awaitable: a message passed through costs no
+    coroutine of its own."""
 
     __slots__ = ("_bodies", "_replaced", "_send")
 
@@ -88,16 +91,19 @@ class _Rewriting:
         self._bodies = bodies
         self._replaced = False
 
-    async def __call__(self, message: MutableMapping[str, Any]) -> None:
+    def __call__(self, message: MutableMapping[str, Any]) -> Awaitable[None]:
         if self._replaced:
-            return  # the app's own body of a replaced refusal
+            return _nothing()  # the app's own body of a replaced refusal
         if message["type"] == "http.response.start":
             body = self._bodies.get(message["status"])
             if body is not None:
                 self._replaced = True
-                await _send(self._send, message["status"], body, close=False)
-                return
-        await self._send(message)
+                return _send(self._send, message["status"], body, close=False)
+        return self._send(message)
+
+
+async def _nothing() -> None:
+    return None
 
 
 async def _send(send: Send, status: int, body: bytes, *, close: bool) -> None:
