@@ -195,6 +195,7 @@ def test_a_refused_connection_reads_as_a_json_rpc_error_naming_max_connections(p
         assert "MCPError(-32000, 'too many connections" in anyio.run(sdk_error, server.url)
         stack.close()
         assert "add" in server.names()  # the held connections went: served again
+        assert "[mcp.serve] max_connections = 2 reached" in server.stderr
     assert "too many connections" in message
 
 

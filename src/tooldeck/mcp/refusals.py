@@ -20,12 +20,16 @@ code ``LIMIT_ERROR``, JSON-RPC's range for server-defined errors.
 from __future__ import annotations
 
 import json
+import logging
+import time
 from collections.abc import Awaitable, Callable, MutableMapping
 from typing import Any, Final
 
 Scope = MutableMapping[str, Any]
 Receive = Callable[[], Awaitable[MutableMapping[str, Any]]]
 Send = Callable[[MutableMapping[str, Any]], Awaitable[None]]
+
+_log = logging.getLogger(__name__)
 
 LIMIT_ERROR: Final = -32000
 """The JSON-RPC error code of every refusal by a ``[mcp.serve]`` limit."""
@@ -48,6 +52,8 @@ class Refusals:
         self.app = app
         self.state: Any = None
         self._limit = max_connections
+        self._refused = 0  # since the last line on stderr (at most one a second)
+        self._report_at = 0.0
         self._busy = refusal_body(
             f"too many connections: the server holds [mcp.serve] max_connections = "
             f"{max_connections}; retry once some close"
@@ -69,12 +75,27 @@ class Refusals:
         state = self.state
         limit = self._limit
         if state is not None and (len(state.connections) > limit or len(state.tasks) > limit):
+            self._report()
             await _send(send, 503, self._busy, close=True)
             return
         if scope["method"] == "POST":
             await self.app(scope, receive, _Rewriting(send, self._rewritten))
         else:
             await self.app(scope, receive, send)
+
+    def _report(self) -> None:
+        """Tell the operator the server is full, in one line a second however many are
+        refused (a burst must not turn into a flood of log lines)."""
+        self._refused += 1
+        now = time.monotonic()
+        if now >= self._report_at:
+            _log.warning(
+                "tooldeck: refused %d request(s): [mcp.serve] max_connections = %d reached",
+                self._refused,
+                self._limit,
+            )
+            self._refused = 0
+            self._report_at = now + 1.0
 
 
 class _Rewriting:
