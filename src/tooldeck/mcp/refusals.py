@@ -1,8 +1,8 @@
 """What a client of ``tooldeck mcp serve --http`` reads when a limit refuses its request.
 
 A refusal is an HTTP error whose body is a JSON-RPC error naming the limit and its
-``[mcp.serve]`` key, so the SDK's client reports "connection limit
-([mcp.serve] max_connections = 4096)" rather than "Server returned an error response"
+``[mcp.serve]`` key, so the SDK's client raises "too many connections: the server holds
+[mcp.serve] max_connections = 4096; ..." rather than "Server returned an error response"
 (it surfaces a JSON-RPC error body at any status; a plain-text body it cannot read):
 
 * **503, too many connections** (``max_connections``): counted here, from uvicorn's own
