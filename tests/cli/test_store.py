@@ -60,16 +60,17 @@ def test_a_wrong_store_fails_the_command_naming_the_variable_not_the_password(
 ):
     for name, value in variables.items():
         monkeypatch.setenv(name, value)
-    code, out, err = tooldeck("tools")
+    code, out, err = tooldeck("call", "greet", '{"name": "Ada"}')
     assert (code, out) == (2, "")
     assert message in err
     assert "hunter2" not in err
+    assert tooldeck("tools")[0] == 0  # listing never connects to the store
 
 
 def test_without_psycopg_the_error_names_the_extra(tooldeck, monkeypatch):
     monkeypatch.setenv("TOOLDECK_STORE_URL", "postgresql://u:hunter2@db/x")
     monkeypatch.setitem(__import__("sys").modules, "psycopg", None)  # as if not installed
-    code, _, err = tooldeck("plugins")
+    code, _, err = tooldeck("run-code", "1")
     assert code == 2
     assert "TOOLDECK_STORE_URL selects a PostgreSQL store" in err
     assert "pip install 'tooldeck[postgres]'" in err

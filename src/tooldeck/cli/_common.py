@@ -23,13 +23,14 @@ def location_dir(args: argparse.Namespace) -> Path:
     return path
 
 
-def open_host(args: argparse.Namespace, **options: Any) -> Host:
+def open_host(args: argparse.Namespace, *, calls: bool = False, **options: Any) -> Host:
     """``Host.open`` on ``--location`` (config errors reach ``main`` as exit code 2).
 
     MCP servers are mounted from their kept listings (``mcp_listings="cached"``): a
-    command starts a server only when it calls one of its tools. Approvals and pending
-    calls live in the store ``TOOLDECK_STORE_URL`` names (``_store.py``), closed with
-    the host, or the Location's SQLite database.
+    command starts a server only when it calls one of its tools. A command that
+    ``calls`` tools keeps approvals and pending calls in the store ``TOOLDECK_STORE_URL``
+    names (``_store.py``, closed with the host), or the Location's SQLite database; one
+    that only lists never connects to it, so a database that is down costs it nothing.
 
     When the folder brings code that was skipped because it is not trusted, one line on
     stderr says so and names the trust command (never a prompt: stdin may be a pipe).
@@ -42,7 +43,7 @@ def open_host(args: argparse.Namespace, **options: Any) -> Host:
 
     options.setdefault("mcp_listings", "cached")  # a command answers from kept listings
     root = location_dir(args)
-    store = store_from_env(os.environ)
+    store = store_from_env(os.environ) if calls else None
     try:
         host = Host.open(root, store=store, **options)
     except BaseException:

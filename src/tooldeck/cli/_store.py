@@ -1,9 +1,10 @@
 """The store a command opens its Location with: ``TOOLDECK_STORE_URL`` or the SQLite default.
 
 Replicas of ``tooldeck mcp serve`` on different machines share saved approvals and
-pending calls only through one database, so every command that opens a Host reads the
+pending calls only through one database, so every command that runs tools reads the
 same variable: ``mcp serve`` on each replica, and ``call``/``run-code`` for an operator
-whose ``always`` answers should reach the replicas. The value names a PostgreSQL server
+whose ``always`` answers should reach the replicas (``tools`` and ``plugins`` only list,
+and never connect). The value names a PostgreSQL server
 (a ``postgresql://``/``postgres://`` URL or a libpq conninfo such as ``host=db
 dbname=tooldeck``); unset or empty means the Location's own SQLite database.
 ``TOOLDECK_STORE_SCHEMA`` picks the schema (default ``tooldeck``): one per project, since
