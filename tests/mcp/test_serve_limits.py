@@ -151,3 +151,95 @@ def test_a_corrupted_config_keeps_the_last_good_catalog_until_it_is_fixed(projec
         config.write_text('[plugins]\nonly = ["local:adder"]\ndisable = ["builtin:shell"]\n')
         wait_for(lambda: "shell" not in server.names())
         assert server.process.poll() is None
+
+
+# -- refusals: a JSON-RPC error naming the limit ------------------------------------------------
+LIMITED = CONFIG + (
+    "[mcp.serve]\nmax_connections = 2\nheader_timeout_s = 60\nmax_body_bytes = 2000\n"
+    "max_sessions = 1\n"
+)
+
+
+def refused_by(response, status: int, key: str) -> str:
+    """The refusal's message, once its status and JSON-RPC shape are checked."""
+    assert response.status_code == status
+    assert response.headers["content-type"] == "application/json"
+    body = response.json()
+    assert (body["jsonrpc"], body["id"], body["error"]["code"]) == ("2.0", None, -32000)
+    assert f"[mcp.serve] {key}" in body["error"]["message"]
+    return str(body["error"]["message"])
+
+
+async def sdk_error(url: str, **call: object) -> str:
+    """The SDK client's error when its connection (or ``call``) is refused."""
+    with anyio.fail_after(20):
+        try:
+            async with Client(url) as client:
+                if call:
+                    await client.call_tool("add", call)
+        except Exception as exc:  # the SDK's MCPError, inside the client's task groups
+            return repr(exc)
+    return ""
+
+
+def test_a_refused_connection_reads_as_a_json_rpc_error_naming_max_connections(project):
+    import httpx
+
+    (project / "tooldeck.toml").write_text(LIMITED)
+    with served(project) as server, ExitStack() as stack:
+        for _ in range(2):  # the limit's worth of connections, held open and idle
+            stack.enter_context(socket.create_connection(("127.0.0.1", server.port)))
+        refused = httpx.post(server.url, json={}, timeout=10)
+        message = refused_by(refused, 503, "max_connections = 2")
+        assert refused.headers["retry-after"] == "1"
+        assert "MCPError(-32000, 'too many connections" in anyio.run(sdk_error, server.url)
+        stack.close()
+        assert "add" in server.names()  # the held connections went: served again
+        assert "[mcp.serve] max_connections = 2 reached" in server.stderr
+    assert "too many connections" in message
+
+
+def test_a_body_over_the_limit_reads_as_a_json_rpc_error_naming_max_body_bytes(project):
+    import httpx
+
+    (project / "tooldeck.toml").write_text(LIMITED)
+    with served(project) as server:
+        big = {"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {"x": "y" * 3000}}
+        headers = {"Accept": "application/json, text/event-stream"}
+        refused = httpx.post(server.url, json=big, headers=headers, timeout=10)
+        refused_by(refused, 413, "max_body_bytes = 2000")
+        shown = anyio.run(lambda: sdk_error(server.url, a=1, b="2" * 3000))
+        assert "MCPError(-32000, 'request body too large" in shown
+        assert "add" in server.names()
+        assert server.process.poll() is None
+
+
+def test_a_session_over_the_limit_reads_as_a_json_rpc_error_naming_max_sessions(project):
+    import httpx
+
+    (project / "tooldeck.toml").write_text(
+        LIMITED.replace("max_connections = 2", "max_connections = 64")
+    )
+    opening = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "initialize",
+        "params": {
+            "protocolVersion": "2025-11-25",
+            "capabilities": {},
+            "clientInfo": {"name": "probe", "version": "1"},
+        },
+    }
+    headers = {"Accept": "application/json, text/event-stream"}
+
+    async def scenario():
+        async with Client(server.url, mode="legacy") as holder, httpx.AsyncClient() as http:
+            refused = await http.post(server.url, json=opening, headers=headers, timeout=10)
+            still = [t.name for t in (await holder.list_tools()).tools]
+        return refused, still
+
+    with served(project) as server:
+        refused, still = anyio.run(scenario)
+        refused_by(refused, 503, "max_sessions = 1")
+        assert "add" in still
+        assert "add" in server.names()

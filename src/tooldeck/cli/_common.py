@@ -23,21 +23,35 @@ def location_dir(args: argparse.Namespace) -> Path:
     return path
 
 
-def open_host(args: argparse.Namespace, **options: Any) -> Host:
+def open_host(args: argparse.Namespace, *, calls: bool = False, **options: Any) -> Host:
     """``Host.open`` on ``--location`` (config errors reach ``main`` as exit code 2).
 
     MCP servers are mounted from their kept listings (``mcp_listings="cached"``): a
-    command starts a server only when it calls one of its tools.
+    command starts a server only when it calls one of its tools. A command that
+    ``calls`` tools keeps approvals and pending calls in the store ``TOOLDECK_STORE_URL``
+    names (``_store.py``, closed with the host), or the Location's SQLite database; one
+    that only lists never connects to it, so a database that is down costs it nothing.
 
     When the folder brings code that was skipped because it is not trusted, one line on
     stderr says so and names the trust command (never a prompt: stdin may be a pipe).
     """
+    import os
     import sys
 
+    from tooldeck.cli._store import store_from_env
     from tooldeck.host.plugins.host import Host
 
     options.setdefault("mcp_listings", "cached")  # a command answers from kept listings
-    host = Host.open(location_dir(args), **options)
+    root = location_dir(args)
+    store = store_from_env(os.environ) if calls else None
+    try:
+        host = Host.open(root, store=store, **options)
+    except BaseException:
+        if store is not None:
+            store.close()
+        raise
+    if store is not None:
+        host.location.on_close(store.close)
     notice = host.trust.notice()
     if notice:
         print(notice, file=sys.stderr)

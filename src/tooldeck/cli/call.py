@@ -49,7 +49,7 @@ def run(args: argparse.Namespace) -> int:
     from tooldeck.host.execution.outcome import run_tool_call
 
     asker = choose_asker(args.yes, interactive=_interactive(args))
-    with open_host(args, asker=asker) as host:  # closing ends mounted MCP servers
+    with open_host(args, calls=True, asker=asker) as host:  # closing ends mounted MCP servers
         outcome = asyncio.run(
             run_tool_call(
                 host.snapshot(),

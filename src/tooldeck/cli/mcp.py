@@ -2,7 +2,8 @@
 
 Needs the ``mcp`` extra. stdio by default (a client starts the command); ``--http
 [HOST:]PORT`` serves streamable HTTP at ``/mcp``. Runs until stdin closes (stdio) or the
-process is interrupted (HTTP).
+process is interrupted (HTTP). ``TOOLDECK_STORE_URL`` shares approvals and pending calls
+between replicas through PostgreSQL (``_store.py``).
 """
 
 from __future__ import annotations
@@ -50,6 +51,11 @@ def add_parser(commands: Any) -> None:
         help="allow a non-loopback address; every request then needs "
         "TOOLDECK_MCP_TOKEN as a bearer token",
     )
+    serve.epilog = (
+        "environment: TOOLDECK_STORE_URL (a postgresql:// URL or libpq conninfo) keeps "
+        "approvals and pending calls in PostgreSQL, shared by replicas; unset, the "
+        "Location's SQLite database"
+    )
     serve.set_defaults(handler=run)
 
 
@@ -61,10 +67,21 @@ def run(args: argparse.Namespace) -> int:
         raise CommandError(
             f"tooldeck mcp serve needs the MCP extra: pip install 'tooldeck[mcp]' ({exc})"
         ) from None
-    serve(
-        location_dir(args).resolve(),
-        http=args.http,
-        allow_remote=args.allow_remote,
-        codemode=not args.no_codemode,
-    )
+    import os
+
+    from tooldeck.cli._store import store_from_env
+
+    root = location_dir(args).resolve()
+    store = store_from_env(os.environ)  # one for the process: every reopened host uses it
+    try:
+        serve(
+            root,
+            http=args.http,
+            allow_remote=args.allow_remote,
+            codemode=not args.no_codemode,
+            store=store,
+        )
+    finally:
+        if store is not None:
+            store.close()
     return 0

@@ -40,7 +40,7 @@ def run(args: argparse.Namespace) -> int:
     code = read_code(args.code)
     interactive = args.code != "-" and sys.stdin.isatty()
     asker = choose_asker(args.yes, interactive=interactive)
-    with open_host(args, asker=asker) as host:
+    with open_host(args, calls=True, asker=asker) as host:
         snapshot = host.snapshot()
         if not snapshot.codemode_catalog:
             raise CommandError(_why_not(snapshot))

@@ -1,7 +1,7 @@
 """Bounded resources of ``tooldeck mcp serve --http``: slow clients are dropped, not waited on.
 
-uvicorn bounds connections (``limit_concurrency``: a 503 past it) and the idle time
-between requests (keep-alive), but not a request whose headers never finish: a client
+``refusals.py`` bounds connections (a 503 past ``max_connections``) and uvicorn the idle
+time between requests (keep-alive), but not a request whose headers never finish: a client
 that sends one byte every few seconds holds its connection, and its descriptor, for as
 long as it likes, and one that stops halfway through its body holds it too.
 ``read_deadlines`` closes such connections, however they trickle; a request whose body

@@ -14,12 +14,15 @@ from __future__ import annotations
 import os
 import sys
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import anyio
 
 from tooldeck.errors import UsageError
 from tooldeck.mcp.auth import TOKEN_ENV, BearerCheck
+
+if TYPE_CHECKING:
+    from tooldeck.host.location.store.base import Store
 
 LOOPBACK = ("127.0.0.1", "localhost", "::1")
 
@@ -44,10 +47,21 @@ class HttpAddress(NamedTuple):
         return f"http://{shown}:{self.port}/mcp"
 
 
-def serve(root: Path, *, http: str | None, allow_remote: bool, codemode: bool = True) -> None:
+def serve(
+    root: Path,
+    *,
+    http: str | None,
+    allow_remote: bool,
+    codemode: bool = True,
+    store: Store | None = None,
+) -> None:
     """Open the Location at ``root`` and serve it until stdin closes or the process ends.
 
-    ``codemode=False`` serves every tool natively, whatever the config says.
+    ``codemode=False`` serves every tool natively, whatever the config says. ``store``:
+    where approvals and pending calls live (default: the Location's SQLite database); a
+    ``PostgresStore`` shared by replicas lets any of them honour an ``always`` saved
+    through another and resume a question another asked. Every host opened while
+    serving uses it; the caller closes it.
     """
     address = HttpAddress.parse(http) if http is not None else None
     if address is not None and address.host not in LOOPBACK and not allow_remote:
@@ -57,7 +71,7 @@ def serve(root: Path, *, http: str | None, allow_remote: bool, codemode: bool = 
         )
     if address is not None:
         print(f"tooldeck: serving MCP at {address.url}", file=sys.stderr, flush=True)
-    anyio.run(_serve, root, address, allow_remote, codemode)
+    anyio.run(_serve, root, address, allow_remote, codemode, store)
 
 
 def _tokens(address: HttpAddress | None, allow_remote: bool, limits: Any) -> dict[str, str]:
@@ -84,7 +98,11 @@ def _tokens(address: HttpAddress | None, allow_remote: bool, limits: Any) -> dic
 
 
 async def _serve(
-    root: Path, address: HttpAddress | None, allow_remote: bool, codemode: bool
+    root: Path,
+    address: HttpAddress | None,
+    allow_remote: bool,
+    codemode: bool,
+    store: Store | None,
 ) -> None:
     from tooldeck.mcp.asking import ElicitingAsker
     from tooldeck.mcp.server import CatalogServer
@@ -92,7 +110,9 @@ async def _serve(
     from tooldeck.mcp.watch import Serving, watch
 
     asker = ElicitingAsker()
-    serving = await anyio.to_thread.run_sync(lambda: Serving(lambda: _open(root, asker, codemode)))
+    serving = await anyio.to_thread.run_sync(
+        lambda: Serving(lambda: _open(root, asker, codemode, store))
+    )
     limits = serving.current().location.config.mcp.serve  # read once, at start
     try:
         tokens = _tokens(address, allow_remote, limits)
@@ -118,13 +138,13 @@ async def _serve(
         await anyio.to_thread.run_sync(serving.current().close)
 
 
-def _open(root: Path, asker: Any, codemode: bool) -> Any:
+def _open(root: Path, asker: Any, codemode: bool, store: Store | None) -> Any:
     """The served host; without code mode, its Location's config says code mode is off
     (set before the first snapshot, which reads it)."""
     from tooldeck import Host
     from tooldeck.mcp.principals import load_approvals, names
 
-    host = Host.open(root, asker=asker)
+    host = Host.open(root, asker=asker, store=store)
     load_approvals(host, names(host.location.config.mcp.serve, os.environ))
     notice = host.trust.notice()
     if notice:  # the untrusted view is served; say once per open what it leaves out
@@ -154,11 +174,13 @@ async def _stdio(server: Any) -> None:
 
 async def _http(server: Any, address: HttpAddress, tokens: dict[str, str], limits: Any) -> None:
     """Serve over streamable HTTP, every resource bounded by ``[mcp.serve]``: connections
-    (503 past ``max_connections``), sessions, body size (413), slow headers (dropped) and
-    slow bodies (dropped)."""
+    (503 past ``max_connections``), sessions (503), body size (413), slow headers
+    (dropped) and slow bodies (dropped). A refusal's body is a JSON-RPC error naming its
+    limit (``refusals.py``)."""
     import uvicorn
 
     from tooldeck.mcp.limits import read_deadlines
+    from tooldeck.mcp.refusals import Refusals
     from tooldeck.mcp.sdk import TransportSecuritySettings
     from tooldeck.mcp.sessions import RequestScope
 
@@ -182,14 +204,21 @@ async def _http(server: Any, address: HttpAddress, tokens: dict[str, str], limit
     app = RequestScope(app, server.sessions)
     if tokens:
         app = BearerCheck(app, tokens)
-    config = uvicorn.Config(
+    refusals = Refusals(
         app,
+        max_connections=limits.max_connections,
+        max_body_bytes=limits.max_body_bytes,
+        max_sessions=limits.max_sessions,
+    )
+    config = uvicorn.Config(
+        refusals,
         host=host,
         port=port,
         log_level="warning",
         lifespan="on",
         http=read_deadlines(limits.header_timeout_s, limits.body_timeout_s),
-        limit_concurrency=limits.max_connections,
         backlog=min(2048, limits.max_connections * 2),
     )
-    await uvicorn.Server(config).serve()
+    served = uvicorn.Server(config)
+    refusals.state = served.server_state  # the connections it counts
+    await served.serve()

@@ -199,6 +199,19 @@ async def test_approvals_from_two_services_on_one_data_dir_merge(tmp_path):
     assert fresh.evaluate("edit", "a.py") == fresh.evaluate("edit", "b.py") == "allow"
 
 
+async def test_an_always_saved_by_another_service_answers_the_next_ask(tmp_path):
+    """The approvals are read again before asking, so an ``always`` another process saved
+    in the same store since this one first read them is honoured, not asked again."""
+    here = make(tmp_path, asker=Script("reject"))
+    with pytest.raises(PermissionDeclined):
+        await assert_(here, "edit", ["a.py"])  # read the approvals (none), then asked
+    await assert_(make(tmp_path, asker=Script("always")), "edit", ["a.py"])
+    asker = Script("reject")
+    here.asker = asker
+    await assert_(here, "edit", ["a.py"])
+    assert asker.requests == []
+
+
 async def test_an_unwritable_data_dir_keeps_the_approval_in_memory(tmp_path, caplog):
     (tmp_path / "data").write_text("not a directory")
     location = make(tmp_path, asker=Script("always"))

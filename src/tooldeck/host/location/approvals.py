@@ -6,7 +6,11 @@ opens the store (a SQLite file that another process may hold locked for seconds,
 disk, a database server), so async code reads them with ``load``, which runs in a
 thread of its own and waits at most ``LOAD_WAIT_S``: the event loop never waits on the
 store. Saving adds to the store in one transaction and takes back every
-approval the store holds, so approvals other processes saved meanwhile are seen too.
+approval the store holds, so approvals other processes saved meanwhile are seen too, and
+so does ``refresh``, which the permission service awaits before it asks anyone: an
+``always`` saved by another process sharing the store (a replica of ``tooldeck mcp
+serve``) is honoured instead of asked again. Reading only when about to ask keeps the
+store off the path of every call the rules already settle.
 Two processes approving at once both land: the store, not a read-merge-write of a
 file, orders them. A served principal's approvals are the same kind of object keyed by
 its name in the store (``principal``), so they outlive a restart and stay its own.
@@ -90,6 +94,21 @@ class Approvals:
                 "the store answers",
                 LOAD_WAIT_S,
             )
+
+    async def refresh(self) -> bool:
+        """Read the store again, off the event loop (waiting at most ``LOAD_WAIT_S``),
+        and keep what it holds beside what this process knows. True if it added rules."""
+        try:
+            stored = await asyncio.wait_for(asyncio.to_thread(self._read), LOAD_WAIT_S)
+        except TimeoutError:
+            return False
+        with self._lock:
+            known = self._known()
+            merged = tuple(dict.fromkeys((*known, *stored)))
+            if len(merged) == len(known):
+                return False
+            self._rules = Ruleset(merged)
+            return True
 
     def _read_in_thread(self, done: Future[Ruleset]) -> None:
         done.set_result(self._read_once())

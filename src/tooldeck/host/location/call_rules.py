@@ -42,6 +42,10 @@ class CallRules:
         """The principal's saved ``always`` answer matching, if any."""
         return self._approvals.rules.rule_for(action, names)
 
+    async def refresh(self) -> bool:
+        """Read this principal's approvals from the store again (``Approvals.refresh``)."""
+        return await self._approvals.refresh()
+
     def approve(self, rules: Iterable[PermissionRule]) -> None:
         """Save ``always`` answers for this principal alone (blocking I/O: async code
         calls it in a thread)."""

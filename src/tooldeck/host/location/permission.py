@@ -9,8 +9,9 @@ Three layers decide one resource:
 
 1. the **policy**: built-in defaults (``read``, ``glob``, ``grep``, ``question`` allow)
    under the Location's configured ``[[permission]]`` rules;
-2. the **approvals**: allow rules saved by "always" replies, kept in
-   ``<data_dir>/permissions.json``. They sit above the policy's ``allow``/``ask`` rules
+2. the **approvals**: allow rules saved by "always" replies, kept in the Location's
+   store and read again before anyone is asked (another process sharing the store may
+   have saved one). They sit above the policy's ``allow``/``ask`` rules
    but never lift a policy ``deny``: a deny is policy, an "always" is a convenience, and
    a broad saved pattern (``git *``) must not undo ``deny "git push *"``;
 3. the **asker** (``Location.asker``) for whatever is still ``ask``, unless asks are
@@ -184,6 +185,8 @@ class PermissionService:
             if observer is not None:
                 observer.answered("denied", "rules")
             raise
+        if asked and await self._refreshed():  # another process may have said "always"
+            asked = self._to_ask(action, wanted)
         if not asked:
             if observer is not None:
                 observer.answered(self._allowed_by(action, wanted), "rules")
@@ -222,6 +225,13 @@ class PermissionService:
             if observer is not None:
                 observer.answered(_named(reply), "sibling" if from_sibling else "asker")
             await self._settle(pending, reply, from_sibling)
+
+    async def _refreshed(self) -> bool:
+        """Read the approvals that apply to this call from the store again, before asking
+        anyone: True if another process saved some since they were last read."""
+        principal = call_rules.current()  # a principal's own, then the Location's
+        mine = await principal.refresh() if principal is not None else False
+        return await self._approvals.refresh() or mine
 
     def save(self, action: str, patterns: Sequence[str]) -> None:
         """Save allow rules for ``action`` as an "always" reply does (blocking I/O): for

@@ -1,0 +1,124 @@
+"""The store a command opens its Location with: ``TOOLDECK_STORE_URL`` or the SQLite default.
+
+Replicas of ``tooldeck mcp serve`` on different machines share saved approvals and
+pending calls only through one database, so every command that runs tools reads the
+same variable: ``mcp serve`` on each replica, and ``call``/``run-code`` for an operator
+whose ``always`` answers should reach the replicas (``tools`` and ``plugins`` only list,
+and never connect). The value names a PostgreSQL server
+(a ``postgresql://``/``postgres://`` URL or a libpq conninfo such as ``host=db
+dbname=tooldeck``); unset or empty means the Location's own SQLite database.
+``TOOLDECK_STORE_SCHEMA`` picks the schema (default ``tooldeck``): one per project, since
+approvals are not keyed by project path.
+
+The value carries a password, so it comes from the environment only (never a file in
+the project), and no message prints it: every error names the variable and what failed,
+with the password replaced by ``***``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from typing import TYPE_CHECKING
+from urllib.parse import unquote, urlsplit
+
+from tooldeck.cli._errors import CommandError
+
+if TYPE_CHECKING:
+    from tooldeck.host.location.store.base import Store
+
+STORE_ENV = "TOOLDECK_STORE_URL"
+SCHEMA_ENV = "TOOLDECK_STORE_SCHEMA"
+CONNECT_TIMEOUT_S = 10
+"""libpq waits forever for an unreachable host by default; a command waits this long
+unless the value sets its own ``connect_timeout``."""
+
+_SCHEMES = ("postgresql://", "postgres://")
+
+
+def store_from_env(environ: Mapping[str, str]) -> Store | None:
+    """A ``PostgresStore`` when ``TOOLDECK_STORE_URL`` is set, else ``None`` (SQLite).
+
+    Connects now, so a wrong value fails the command at start with a ``CommandError``
+    naming the variable, rather than at the first ask. The caller closes the store.
+    """
+    value = environ.get(STORE_ENV, "").strip()
+    if not value:
+        return None
+    _check_form(value)
+    try:
+        import psycopg
+        from psycopg.conninfo import conninfo_to_dict, make_conninfo
+    except ImportError:
+        raise CommandError(
+            f"{STORE_ENV} selects a PostgreSQL store, which needs psycopg 3: "
+            "pip install 'tooldeck[postgres]'"
+        ) from None
+    from tooldeck.host.location.store.postgres import PostgresStore
+
+    schema = environ.get(SCHEMA_ENV, "").strip() or "tooldeck"
+    secrets = _secrets(value)
+    try:
+        if "connect_timeout" not in conninfo_to_dict(value):
+            value = make_conninfo(value, connect_timeout=CONNECT_TIMEOUT_S)
+        return PostgresStore(value, schema=schema)
+    except ValueError as exc:  # the schema: PostgresStore checks it before connecting
+        raise CommandError(f"{SCHEMA_ENV}: {exc}") from None
+    except psycopg.ProgrammingError as exc:  # libpq could not parse the value
+        raise CommandError(
+            f"{STORE_ENV}: not a valid PostgreSQL URL or conninfo: {_hide(exc, secrets)}"
+        ) from None
+    except psycopg.Error as exc:
+        raise CommandError(
+            f"{STORE_ENV}: could not open the PostgreSQL store: {_hide(exc, secrets)}"
+        ) from None
+
+
+def _check_form(value: str) -> None:
+    """Refuse a value that is neither a PostgreSQL URL nor a conninfo, naming only its
+    scheme (the part before ``://`` holds no password)."""
+    if value.startswith(_SCHEMES):
+        return
+    scheme, sep, _ = value.partition("://")
+    if sep:
+        raise CommandError(
+            f"{STORE_ENV}: a {scheme}:// URL is not a store tooldeck knows; give a "
+            "postgresql:// URL or a libpq conninfo ('host=db dbname=tooldeck'), or unset "
+            "it for the Location's SQLite database"
+        )
+    if "=" not in value:
+        raise CommandError(
+            f"{STORE_ENV}: expected a postgresql:// URL or a libpq conninfo "
+            "('host=db dbname=tooldeck'), or unset it for the Location's SQLite database"
+        )
+
+
+_CONNINFO_PASSWORD = re.compile(r"password\s*=\s*('(?:[^'\\]|\\.)*'|\S+)")
+
+
+def _secrets(value: str) -> set[str]:
+    """The password as it may appear in a message: raw, quoted and percent-decoded."""
+    found: set[str] = set()
+    if value.startswith(_SCHEMES):
+        try:
+            parts = urlsplit(value)
+        except ValueError:  # libpq reports the malformed URL; the regex below still looks
+            parts = None
+        if parts is not None and parts.password:
+            found.update({parts.password, unquote(parts.password)})
+        for part in parts.query.split("&") if parts is not None else ():
+            key, _, given = part.partition("=")
+            if key == "password" and given:
+                found.update({given, unquote(given)})
+    for match in _CONNINFO_PASSWORD.finditer(value):
+        given = match.group(1)
+        found.update({given, given.strip("'")})
+    return {secret for secret in found if secret}
+
+
+def _hide(exc: BaseException, secrets: set[str]) -> str:
+    """``exc``'s first lines, with every form of the password replaced by ``***``."""
+    text = " ".join(line.strip() for line in str(exc).strip().splitlines())
+    for secret in sorted(secrets, key=len, reverse=True):
+        text = text.replace(secret, "***")
+    return text
