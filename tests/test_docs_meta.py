@@ -9,14 +9,16 @@ mentions the hook by name.
 ``docs/compat-matrix.md`` says ``py311-deps-min`` pins the *lowest declared* versions of
 the core dependencies; a test keeps ``tox.ini`` and ``pyproject.toml`` agreeing.
 
-The last test checks ``tests/docs_blocks.Page``, which the page runners
-(``tests/mcp/test_docs.py``, ``tests/host/location/test_security_doc.py``) rely on to
-fail when a block is neither run nor marked ``<!-- not run: reason -->``.
+Every fenced block of every page (``docs/*.md`` and ``README.md``) is run by a test or
+marked ``<!-- not run: reason -->``: the page runners in ``RUNNERS`` take the blocks they
+run from the shared ``tests/docs_blocks.page(doc)`` when they are imported, and the last
+tests import them all and ask each page for what nobody took.
 """
 
 from __future__ import annotations
 
 import configparser
+import importlib
 import inspect
 import re
 import tomllib
@@ -29,7 +31,7 @@ from packaging.version import Version
 
 from tooldeck import hookspecs
 
-from .docs_blocks import Page
+from .docs_blocks import Page, page, pages
 
 TESTS = Path(__file__).resolve().parent
 HOOKS_DOC = TESTS.parent / "docs" / "hooks.md"
@@ -37,6 +39,17 @@ META_TESTS = {"test_docs_meta.py", "test_hookspecs.py"}
 ROOT = TESTS.parent
 DEPS_MIN = "testenv:py{311,312,313}-deps-min"
 CORE = ("importlib-metadata", "jsonschema", "pluggy", "pydantic")
+RUNNERS = (  # the modules that take blocks of the pages, at import
+    "tests.host.location.test_security_doc",
+    "tests.mcp.test_docs",
+    "tests.telemetry.test_doc",
+    "tests.test_architecture",
+    "tests.test_examples",
+    "tests.test_hookspecs",
+    "tests.test_public_surface",
+    "tests.test_readme",
+    "tests.testing.test_docs",
+)
 
 
 def specified_hooks() -> list[str]:
@@ -142,3 +155,12 @@ def test_a_page_runner_answers_for_every_block_or_a_reason():
         page.take("python", "print(2)")
     # the marked block counts as answered; an empty reason does not
     assert page.unclaimed() == ["page.md:11 (bash): 'make'", "page.md:15 (python): 'print(1)'"]
+
+
+@pytest.mark.parametrize("doc", pages())
+def test_every_block_of_every_page_runs_or_says_why(doc):
+    for runner in RUNNERS:
+        importlib.import_module(runner)
+    assert page(doc).unclaimed() == [], (
+        "take it in a test of one of RUNNERS, or put <!-- not run: why --> right before it"
+    )
