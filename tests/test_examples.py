@@ -69,7 +69,9 @@ COMPAT = blocks("compat-matrix.md")
 # blocks with a test of their own below, taken there
 STUBS = page("codemode.md").take("python", "class tools_weather:")
 POSTGRES = page("approvals.md").take("python", "PostgresStore(")
-ASSERT_SIGNATURE = page("pack-author-guide.md").take("python", "assert_(action, resources, save=None")
+ASSERT_SIGNATURE = page("pack-author-guide.md").take(
+    "python", "assert_(action, resources, save=None"
+)
 GUIDE_TREE = page("pack-author-guide.md").take("text", "tooldeck-notes/\n├──")
 CHECK_COMMANDS = page("pack-author-guide.md").take("bash", "tooldeck check tooldeck-notes")
 CHECK_OUTPUT = page("pack-author-guide.md").take("text", "$ tooldeck check .")
@@ -367,7 +369,9 @@ def test_the_permission_assert_signature_is_the_gates():
     [call] = ast.parse(ASSERT_SIGNATURE.code.strip().removeprefix("await ")).body
     shown = call.value
     assert ast.unparse(shown.func) == "ctx.permission.assert_"
-    shown_args = [a.id for a in shown.args] + [f"{k.arg}={ast.unparse(k.value)}" for k in shown.keywords]
+    shown_args = [a.id for a in shown.args] + [
+        f"{k.arg}={ast.unparse(k.value)}" for k in shown.keywords
+    ]
     parameters = list(inspect.signature(PermissionGate.assert_).parameters.values())[1:]
     real = [p.name if p.default is p.empty else f"{p.name}={p.default!r}" for p in parameters]
     assert shown_args == real
