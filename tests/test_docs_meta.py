@@ -143,18 +143,33 @@ def test_deps_min_pins_exactly_the_declared_lower_bounds():
 
 
 def test_a_page_runner_answers_for_every_block_or_a_reason():
-    page = Page(
+    sample = Page(
         "page.md",
         "```toml\na = 1\n```\n\n<!-- not run: a load balancer's config -->\n```nginx\nx;\n```\n"
         "\n<!-- not run: -->\n```bash\nmake\n```\n\n```python\nprint(1)\n```\n",
     )
-    assert page.take("toml", "a = 1").line == 1
+    toml = sample.take("toml", "a = 1")
+    assert toml.line == 1
+    with pytest.raises(AssertionError, match="taken twice"):
+        sample.claim(toml)
     with pytest.raises(AssertionError, match="marked not run"):
-        page.take("nginx", "x;")
+        sample.take("nginx", "x;")
     with pytest.raises(AssertionError, match="0 python blocks"):
-        page.take("python", "print(2)")
+        sample.take("python", "print(2)")
     # the marked block counts as answered; an empty reason does not
-    assert page.unclaimed() == ["page.md:11 (bash): 'make'", "page.md:15 (python): 'print(1)'"]
+    assert sample.unclaimed() == ["page.md:11 (bash): 'make'", "page.md:15 (python): 'print(1)'"]
+
+
+def test_every_module_that_takes_blocks_is_a_runner():
+    """A runner left out of ``RUNNERS`` would pass in a whole run (collection imports it)
+    and fail when the meta test runs alone."""
+    takers = {
+        ".".join(path.relative_to(ROOT).with_suffix("").parts)
+        for path in sorted(TESTS.rglob("*.py"))
+        if path.name not in ("docs_blocks.py", "test_docs_meta.py")
+        and re.search(r"^from \.+docs_blocks import .*\bpage\b", path.read_text(), re.M)
+    }
+    assert takers == set(RUNNERS)
 
 
 @pytest.mark.parametrize("doc", pages())
