@@ -66,7 +66,7 @@ def take(block: Block) -> Block:
 
 ALL = [block for doc in DOCS for block in blocks(doc)]
 COMPAT = blocks("compat-matrix.md")
-# blocks with a test of their own below, taken there
+# blocks with a test of their own below
 STUBS = page("codemode.md").take("python", "class tools_weather:")
 POSTGRES = page("approvals.md").take("python", "PostgresStore(")
 ASSERT_SIGNATURE = page("pack-author-guide.md").take(
