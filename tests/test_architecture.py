@@ -23,6 +23,8 @@ import pytest
 
 import tooldeck
 
+from .docs_blocks import page
+
 ROOT = Path(__file__).resolve().parents[1]
 SRC = ROOT / "src"
 TESTS = ROOT / "tests"
@@ -382,7 +384,8 @@ def package_graph() -> dict[str, list[str]]:
 
 
 def test_the_doc_draws_the_real_import_graph():
-    lines = re.findall(r"^(\S+) +→ +(.+)$", _section(GRAPH_HEADING), flags=re.M)
+    assert GRAPH.code in _section(GRAPH_HEADING)
+    lines = re.findall(r"^(\S+) +→ +(.+)$", GRAPH.code, flags=re.M)
     documented = {source: [t.strip() for t in targets.split(",")] for source, targets in lines}
     width = max(map(len, package_graph()))
     expected = "\n".join(f"{s:<{width}} → {', '.join(t)}" for s, t in package_graph().items())
@@ -407,3 +410,51 @@ def test_tests_mirror_the_package_layout():
         if (p / "__init__.py").is_file() and not (TESTS / "host" / p.name).is_dir()
     ]
     assert untested == [], f"host packages without tests/host/<package>/: {untested}"
+
+
+# -- the doc's drawings ----------------------------------------------------------------------
+PAGE = page("architecture.md")
+TREE = PAGE.take("", "src/tooldeck/\n")
+FLOW = PAGE.take("", "installed packs, built-ins")
+GRAPH = PAGE.take("", "__main__        → cli")
+_TREE_ENTRY = re.compile(r"^(?P<indent> {2,18})(?P<name>[\w.]+(?:/|\.py))(?= |$)")
+
+
+def tree_entries() -> dict[str, str]:
+    """``{path under src/: its description}`` of every entry of the package tree."""
+    entries: dict[str, str] = {}
+    stack: list[str] = []
+    path = ""
+    for line in TREE.code.splitlines()[1:]:
+        found = _TREE_ENTRY.match(line)
+        if found:
+            depth = len(found["indent"]) // 2 - 1
+            stack[depth:] = [found["name"]]
+            path = "tooldeck/" + "".join(stack)
+            entries[path] = ""
+        entries[path] += line[found.end() if found else 0 :] + " "
+    return entries
+
+
+def test_the_package_tree_names_real_files_and_every_package():
+    entries = tree_entries()
+    missing = [path for path in entries if not (SRC / path).exists()]
+    assert missing == [], f"docs/architecture.md names what is not there: {missing}"
+    for package in ("tooldeck", "tooldeck/host"):
+        real = {
+            f"{package}/{p.name}/"
+            for p in sorted((SRC / package).iterdir())
+            if (p / "__init__.py").is_file() and p.name != "__pycache__"
+        }
+        assert real <= set(entries), f"packages the tree leaves out: {sorted(real - set(entries))}"
+    for path, text in entries.items():
+        if path.endswith("/"):
+            for named in re.findall(r"(?<![/\w])(\w+\.py)\b", text):  # not tests/...
+                assert list((SRC / path).rglob(named)), f"{path}: no {named} under it"
+
+
+def test_the_flow_names_real_modules():
+    modules = re.findall(r"\b((?:host|codemode|mcp)/[\w/]+\.py)\b", FLOW.code)
+    assert len(modules) >= 5
+    missing = [m for m in modules if not (SRC / "tooldeck" / m).is_file()]
+    assert missing == [], f"the flow in docs/architecture.md names missing modules: {missing}"

@@ -9,14 +9,16 @@ mentions the hook by name.
 ``docs/compat-matrix.md`` says ``py311-deps-min`` pins the *lowest declared* versions of
 the core dependencies; a test keeps ``tox.ini`` and ``pyproject.toml`` agreeing.
 
-The last test checks ``tests/docs_blocks.Page``, which the page runners
-(``tests/mcp/test_docs.py``, ``tests/host/location/test_security_doc.py``) rely on to
-fail when a block is neither run nor marked ``<!-- not run: reason -->``.
+Every fenced block of every page (``docs/*.md`` and ``README.md``) is run by a test or
+marked ``<!-- not run: reason -->``: the page runners in ``RUNNERS`` take the blocks they
+run from the shared ``tests/docs_blocks.page(doc)`` when they are imported, and the last
+tests import them all and ask each page for what nobody took.
 """
 
 from __future__ import annotations
 
 import configparser
+import importlib
 import inspect
 import re
 import tomllib
@@ -29,7 +31,7 @@ from packaging.version import Version
 
 from tooldeck import hookspecs
 
-from .docs_blocks import Page
+from .docs_blocks import Page, page, pages
 
 TESTS = Path(__file__).resolve().parent
 HOOKS_DOC = TESTS.parent / "docs" / "hooks.md"
@@ -37,6 +39,17 @@ META_TESTS = {"test_docs_meta.py", "test_hookspecs.py"}
 ROOT = TESTS.parent
 DEPS_MIN = "testenv:py{311,312,313}-deps-min"
 CORE = ("importlib-metadata", "jsonschema", "pluggy", "pydantic")
+RUNNERS = (  # the modules that take blocks of the pages, at import
+    "tests.host.location.test_security_doc",
+    "tests.mcp.test_docs",
+    "tests.telemetry.test_doc",
+    "tests.test_architecture",
+    "tests.test_examples",
+    "tests.test_hookspecs",
+    "tests.test_public_surface",
+    "tests.test_readme",
+    "tests.testing.test_docs",
+)
 
 
 def specified_hooks() -> list[str]:
@@ -130,15 +143,39 @@ def test_deps_min_pins_exactly_the_declared_lower_bounds():
 
 
 def test_a_page_runner_answers_for_every_block_or_a_reason():
-    page = Page(
+    sample = Page(
         "page.md",
         "```toml\na = 1\n```\n\n<!-- not run: a load balancer's config -->\n```nginx\nx;\n```\n"
         "\n<!-- not run: -->\n```bash\nmake\n```\n\n```python\nprint(1)\n```\n",
     )
-    assert page.take("toml", "a = 1").line == 1
+    toml = sample.take("toml", "a = 1")
+    assert toml.line == 1
+    with pytest.raises(AssertionError, match="taken twice"):
+        sample.claim(toml)
     with pytest.raises(AssertionError, match="marked not run"):
-        page.take("nginx", "x;")
+        sample.take("nginx", "x;")
     with pytest.raises(AssertionError, match="0 python blocks"):
-        page.take("python", "print(2)")
+        sample.take("python", "print(2)")
     # the marked block counts as answered; an empty reason does not
-    assert page.unclaimed() == ["page.md:11 (bash): 'make'", "page.md:15 (python): 'print(1)'"]
+    assert sample.unclaimed() == ["page.md:11 (bash): 'make'", "page.md:15 (python): 'print(1)'"]
+
+
+def test_every_module_that_takes_blocks_is_a_runner():
+    """A runner left out of ``RUNNERS`` would pass in a whole run (collection imports it)
+    and fail when the meta test runs alone."""
+    takers = {
+        ".".join(path.relative_to(ROOT).with_suffix("").parts)
+        for path in sorted(TESTS.rglob("*.py"))
+        if path.name not in ("docs_blocks.py", "test_docs_meta.py")
+        and re.search(r"^from \.+docs_blocks import .*\bpage\b", path.read_text(), re.M)
+    }
+    assert takers == set(RUNNERS)
+
+
+@pytest.mark.parametrize("doc", pages())
+def test_every_block_of_every_page_runs_or_says_why(doc):
+    for runner in RUNNERS:
+        importlib.import_module(runner)
+    assert page(doc).unclaimed() == [], (
+        "take it in a test of one of RUNNERS, or put <!-- not run: why --> right before it"
+    )

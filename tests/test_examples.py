@@ -2,19 +2,27 @@
 
 * ``examples/agent_loop.py`` runs in a subprocess and its transcript is checked.
 * Every ``python`` block of the guides in ``DOCS`` (code mode's too) runs on its own, in an empty
-  temporary directory, unless a ``<!-- no-run -->`` comment stands right before it.
+  temporary directory, unless it is a file of an example project or has a test of its own
+  below.
 * A block preceded by ``<!-- file: PATH -->`` is a file of an example project instead:
   those of one guide are written out together, then ``tooldeck check`` and the
   project's own tests (``pytest``) run on them.
 * Every ``toml`` block that is not a file is a tooldeck config snippet and must load.
 * The ``tox.ini`` of ``docs/compat-matrix.md`` parses and covers its matrix.
 * A ``bash`` block preceded by ``<!-- shell -->`` is a step of the pack author's path;
-  ``tests_packs/test_pack_guide.py`` runs those steps literally, in an empty folder.
+  ``tests_packs/test_pack_guide.py`` runs those steps literally, in an empty folder (with
+  the compatibility page's files), and a test here checks it reads exactly these blocks.
+
+Each block is taken from the shared ``docs_blocks.page`` at import, so
+``tests/test_docs_meta.py`` knows which blocks of these pages run.
 """
 
 from __future__ import annotations
 
+import ast
 import configparser
+import importlib.util
+import inspect
 import os
 import re
 import subprocess
@@ -23,9 +31,10 @@ from pathlib import Path
 
 import pytest
 
+from tooldeck import Host, PermissionGate
 from tooldeck.host.location.config_files import load_config
 
-from .docs_blocks import Block
+from .docs_blocks import Block, page
 from .docs_blocks import blocks as all_blocks
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -44,16 +53,41 @@ def blocks(doc: str) -> list[Block]:
     found = all_blocks(doc)
     for block in found:
         marker = block.marker
-        if marker not in (None, "no-run", "shell") and not block.file:
-            raise ValueError(f"{doc}: unknown marker <!-- {marker} --> (no-run, shell, file: PATH)")
+        if marker not in (None, "shell") and not block.file and block.not_run is None:
+            raise ValueError(
+                f"{doc}: unknown marker <!-- {marker} --> (shell, file: PATH, not run: why)"
+            )
     return found
 
 
-def runs(block: Block) -> bool:
-    return block.lang == "python" and block.marker is None
+def take(block: Block) -> Block:
+    return page(block.doc).claim(block)
 
 
 ALL = [block for doc in DOCS for block in blocks(doc)]
+COMPAT = blocks("compat-matrix.md")
+# blocks with a test of their own below
+STUBS = page("codemode.md").take("python", "class tools_weather:")
+POSTGRES = page("approvals.md").take("python", "PostgresStore(")
+ASSERT_SIGNATURE = page("pack-author-guide.md").take(
+    "python", "assert_(action, resources, save=None"
+)
+GUIDE_TREE = page("pack-author-guide.md").take("text", "tooldeck-notes/\n├──")
+CHECK_COMMANDS = page("pack-author-guide.md").take("bash", "tooldeck check tooldeck-notes")
+CHECK_OUTPUT = page("pack-author-guide.md").take("text", "$ tooldeck check .")
+TOX_INI = page("compat-matrix.md").take("ini", "[tox]")
+OWN_TEST = {STUBS, POSTGRES, ASSERT_SIGNATURE}
+
+
+def runs(block: Block) -> bool:
+    return block.lang == "python" and block.marker is None and block not in OWN_TEST
+
+
+RUN = [take(b) for b in ALL if runs(b)]
+CONFIGS = [take(b) for b in ALL if b.lang == "toml" and not b.file]
+FILES = [take(b) for b in ALL if b.file]
+SHELL_STEPS = [take(b) for b in ALL + COMPAT if b.marker == "shell"]
+PACK_FILES = [take(b) for b in COMPAT if b.file and b != TOX_INI]  # tests_packs writes them
 
 
 @pytest.fixture
@@ -181,18 +215,24 @@ def test_each_provider_keeps_its_own_message_count(transcripts):
 # -- the guides ------------------------------------------------------------------------------
 def test_the_guides_have_runnable_examples():
     for doc in DOCS:
-        runnable = [b for b in ALL if b.doc == doc and runs(b)]
-        skipped = [b for b in ALL if b.doc == doc and b.marker == "no-run"]
+        runnable = [b for b in RUN if b.doc == doc]
+        skipped = [b for b in ALL if b.doc == doc and b.not_run]
         assert len(runnable) >= 2, f"{doc}: only {len(runnable)} runnable python blocks"
-        assert len(skipped) <= 2, f"{doc}: no-run is for the odd fragment, not {len(skipped)}"
+        assert len(skipped) <= 2, f"{doc}: not run is for the odd fragment, not {len(skipped)}"
 
 
-@pytest.mark.parametrize("block", [b for b in ALL if runs(b)], ids=str)
+def run_python(code: str, name: str) -> dict[str, object]:
+    namespace = {"__name__": "__doc_example__"}
+    exec(compile(code, name, "exec"), namespace)
+    return namespace
+
+
+@pytest.mark.parametrize("block", RUN, ids=str)
 def test_python_block_runs(block, env):
-    exec(compile(block.code, str(block), "exec"), {"__name__": "__doc_example__"})
+    run_python(block.code, str(block))
 
 
-@pytest.mark.parametrize("block", [b for b in ALL if b.lang == "toml" and not b.file], ids=str)
+@pytest.mark.parametrize("block", CONFIGS, ids=str)
 def test_config_snippet_loads(block, env):
     (env / "work" / "tooldeck.toml").write_text(block.code)
     load_config(env / "work")
@@ -220,21 +260,29 @@ def guide_pack(tmp_path_factory):
 
 @pytest.mark.slow
 def test_the_guide_pack_passes_tooldeck_check(guide_pack, tmp_path):
-    done = subprocess.run(
-        [sys.executable, "-m", "tooldeck", "check", str(guide_pack)],
-        cwd=tmp_path,
-        env=subprocess_env(tmp_path),
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    assert done.returncode == 0, done.stdout + done.stderr
-    assert done.stdout.splitlines() == [
-        "tooldeck-notes: ok (notes_add, notes_search)",
-        "no problems found",
-    ]
-    guide = (ROOT / "docs" / "pack-author-guide.md").read_text()
-    assert done.stdout in guide  # the guide shows the real output
+    """Both documented forms, through the console script: the source tree from its folder,
+    and the distribution by name once installed (into a folder on ``PYTHONPATH``)."""
+    site = tmp_path / "site"
+    install = [sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--no-index"]
+    install += ["--no-build-isolation", "--target", str(site), str(guide_pack)]
+    subprocess.run(install, check=True, capture_output=True, timeout=300)
+    env = subprocess_env(tmp_path, PYTHONPATH=str(site))
+    commands = [line.partition("#")[0].split() for line in CHECK_COMMANDS.code.splitlines()]
+    assert commands == [["tooldeck", "check", "."], ["tooldeck", "check", "tooldeck-notes"]]
+    (shown_command, *shown_output) = CHECK_OUTPUT.code.splitlines()
+    assert shown_command == "$ tooldeck check ."
+    for command in commands:
+        console_script = Path(sys.executable).parent / command[0]
+        done = subprocess.run(
+            [str(console_script), *command[1:]],
+            cwd=guide_pack,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        assert done.returncode == 0, done.stdout + done.stderr
+        assert done.stdout.splitlines() == shown_output  # the guide shows the real output
 
 
 @pytest.mark.slow
@@ -270,10 +318,68 @@ def test_the_guides_location_plugin_works_from_dot_tooldeck_plugins(env, capsys)
     assert capsys.readouterr().out == "3\n"
 
 
+def test_the_guide_tree_shows_the_guides_files():
+    paths, stack = set(), []
+    for line in GUIDE_TREE.code.splitlines()[1:]:
+        name = line.lstrip("│├└─ ").split()[0]
+        depth = (len(line) - len(line.lstrip("│├└─ "))) // 4
+        stack[depth - 1 :] = [name]
+        if not name.endswith("/"):
+            paths.add("tooldeck-notes/" + "".join(stack))
+    assert GUIDE_TREE.code.splitlines()[0] == "tooldeck-notes/"
+    assert paths == {b.file for b in FILES if b.doc == "pack-author-guide.md"}
+
+
+def test_tests_packs_runs_the_shell_steps_and_writes_the_files(tmp_path):
+    """The shell steps and the compatibility page's files are run by the slow
+    ``tests_packs/test_pack_guide.py``: it reads exactly the blocks taken here."""
+    path = ROOT / "tests_packs" / "test_pack_guide.py"
+    spec = importlib.util.spec_from_file_location("tests_packs_pack_guide", path)
+    assert spec is not None and spec.loader is not None
+    runner = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(runner)
+    steps = runner.shell_steps("pack-author-guide.md") + runner.shell_steps("compat-matrix.md")
+    assert steps == [b.code for b in SHELL_STEPS]
+    written = runner.write_files("compat-matrix.md", tmp_path)
+    assert written == [b.file for b in COMPAT if b.file]
+
+
+def test_the_code_mode_stubs_are_what_the_model_sees(env):
+    [first] = [b for b in RUN if b.doc == "codemode.md" and "class Weather" in b.code]
+    weather = run_python(first.code, str(first))["Weather"]
+    with Host.open(".", plugins=[weather()]) as host:
+        definitions = host.snapshot().definitions_for("mcp")
+    [execute] = [d for d in definitions if d["name"] == "execute"]
+    assert STUBS.code in execute["description"]
+
+
+def test_the_postgres_store_example_opens_a_host(env, postgres_dsn):
+    code = re.sub(r'"postgresql://[^"]*"', repr(postgres_dsn), POSTGRES.code, count=1)
+    assert code != POSTGRES.code
+    namespace = run_python(code, str(POSTGRES))
+    store, host = namespace["store"], namespace["host"]
+    try:
+        assert host.location.store is store
+    finally:
+        host.close()
+        store.close()
+
+
+def test_the_permission_assert_signature_is_the_gates():
+    [call] = ast.parse(ASSERT_SIGNATURE.code.strip().removeprefix("await ")).body
+    shown = call.value
+    assert ast.unparse(shown.func) == "ctx.permission.assert_"
+    shown_args = [a.id for a in shown.args] + [
+        f"{k.arg}={ast.unparse(k.value)}" for k in shown.keywords
+    ]
+    parameters = list(inspect.signature(PermissionGate.assert_).parameters.values())[1:]
+    real = [p.name if p.default is p.empty else f"{p.name}={p.default!r}" for p in parameters]
+    assert shown_args == real
+
+
 def test_the_compat_matrix_tox_ini_covers_its_matrix():
-    [block] = [b for b in blocks("compat-matrix.md") if b.lang == "ini"]
     config = configparser.ConfigParser(interpolation=None)
-    config.read_string(block.code)
+    config.read_string(TOX_INI.code)
     env_list = config["tox"]["env_list"]
     deps = config["testenv"]["deps"]
     for factor in ("tooldeck{01,latest}", "tooldecknext", "neighbours"):
@@ -281,4 +387,4 @@ def test_the_compat_matrix_tox_ini_covers_its_matrix():
     for factor in ("tooldeck01:", "tooldecklatest:", "tooldecknext:", "neighbours:"):
         assert factor in deps
     assert config["testenv"]["package"] == "wheel"
-    assert "git+" not in block.code  # local paths and wheel URLs only
+    assert "git+" not in TOX_INI.code  # local paths and wheel URLs only

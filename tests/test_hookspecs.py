@@ -3,17 +3,35 @@
 from __future__ import annotations
 
 import inspect
-import re
-from pathlib import Path
+import tomllib
 
 import pluggy
 import pytest
 
-from tooldeck import hookimpl, hookspec, hookspecs
+from tooldeck import Host, hookimpl, hookspec, hookspecs
 from tooldeck.host.plugins.wiring import LOCATION_HOOKS
 
-DOCS = Path(__file__).parent.parent / "docs" / "hooks.md"
-HOST_TESTS = Path(__file__).parent / "host" / "plugins" / "test_host.py"
+from .docs_blocks import ROOT, page
+
+DOCS = ROOT / "docs" / "hooks.md"
+HOST_TESTS = ROOT / "tests" / "host" / "plugins" / "test_host.py"
+PAGE = page("hooks.md")
+EXAMPLES = [PAGE.claim(b) for b in PAGE.blocks if b.lang == "python"]
+ENTRY_POINTS = PAGE.take("toml", "[project.entry-points.tooldeck]")
+PACK_MODULE = """\
+from tooldeck import hookimpl, tool
+
+
+@tool
+def forecast(city: str) -> str:
+    \"\"\"Today's weather in a city.\"\"\"
+    return city
+
+
+@hookimpl
+def tool_transform(editor):
+    editor.add(forecast)
+"""
 
 
 def spec_functions():
@@ -93,12 +111,28 @@ def test_every_hook_has_a_test(name):
     assert f"def test_hook_{name}(" in HOST_TESTS.read_text()
 
 
-def doc_examples():
-    return re.findall(r"```python\n(.*?)```", DOCS.read_text(), flags=re.S)
-
-
 @pytest.mark.usefixtures("clean_env")
-@pytest.mark.parametrize("index", range(len(doc_examples())))
-def test_every_documented_example_runs(index, tmp_path, monkeypatch):
+@pytest.mark.parametrize("block", EXAMPLES, ids=str)
+def test_every_documented_example_runs(block, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
-    exec(compile(doc_examples()[index], f"docs/hooks.md example {index}", "exec"), {})
+    exec(compile(block.code, str(block), "exec"), {})
+
+
+def test_the_entry_point_snippet_publishes_a_pack(clean_env, tmp_path, monkeypatch):
+    """The snippet's table, installed as pip writes it (``entry_points.txt`` in a
+    ``dist-info`` on ``sys.path``) next to the module it names: the host loads it."""
+    table = tomllib.loads(ENTRY_POINTS.code)["project"]["entry-points"]
+    (group,) = table
+    (module,) = table[group].values()
+    lines = "".join(f"{name} = {value}\n" for name, value in table[group].items())
+    site = tmp_path / "site"
+    info = site / "tooldeck_weather-1.0.dist-info"
+    info.mkdir(parents=True)
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: tooldeck-weather\nVersion: 1.0\n")
+    (info / "entry_points.txt").write_text(f"[{group}]\n{lines}")
+    (site / f"{module}.py").write_text(PACK_MODULE)
+    monkeypatch.syspath_prepend(str(site))
+    with Host.open(tmp_path) as host:
+        [plugin] = [p for p in host.plugins if p.layer == "entrypoint"]
+        assert (plugin.name, plugin.status) == ("tooldeck-weather", "active")
+        assert "forecast" in {entry.name for entry in host.snapshot().codemode_catalog}

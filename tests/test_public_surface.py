@@ -15,7 +15,9 @@ pydantic, ...) end the walk.
 a python block with its signature, a sentence — and nothing else. Each signature is
 compared with the source's own AST: parameters, annotations, defaults (``...`` in the
 doc matches any default), decorators, fields and aliases; a class entry shows every
-public method and field its class defines.
+public method and field its class defines. These comparisons are how the page's
+signature blocks are taken (its trust example runs in
+``tests/host/location/test_security_doc.py``).
 
 **The only thing that leaves.** The examples, the example packs, the README and every
 python block of ``docs/`` import only public modules and the names they export
@@ -38,7 +40,7 @@ import pytest
 
 import tooldeck
 
-from .docs_blocks import fenced
+from .docs_blocks import fenced, page
 
 ROOT = Path(__file__).resolve().parent.parent
 API_DOC = ROOT / "docs" / "api.md"
@@ -506,6 +508,18 @@ def compare_stub(entry: Entry, target: Name) -> list[str]:
 
 
 ENTRIES = api_entries(API_DOC.read_text(encoding="utf-8"))
+
+
+def take_entries() -> None:
+    """Count each entry's signature block of the page as run: the test below compares it."""
+    stubs = {entry.stub for entry in ENTRIES}
+    api = page("api.md")
+    for block in api.blocks:
+        if block.lang == "python" and block.code in stubs:
+            api.claim(block)
+
+
+take_entries()
 
 
 def test_the_api_reference_documents_exactly_the_public_names():

@@ -15,7 +15,7 @@ written:
 * the desktop client's ``json`` entry starts a server the way such a client does;
 * the principals block is served, and its rules hold for a client with its token.
 
-``test_every_block_runs_or_says_why`` keeps it that way for blocks added later.
+``tests/test_docs_meta.py`` keeps it that way for blocks added later.
 """
 
 from __future__ import annotations
@@ -42,10 +42,10 @@ from mcp import Client, StdioServerParameters
 from tooldeck import Host, ToolCall, run_tool_call
 from tooldeck.host.location.config_files import load_config
 
-from ..docs_blocks import Page
+from ..docs_blocks import page
 from .conftest import SERVERS, free_port, wait_for
 
-PAGE = Page("mcp.md")
+PAGE = page("mcp.md")
 PIP = PAGE.take("bash", "pip install")
 SERVERS_TOML = PAGE.take("toml", "[mcp.servers.calc]")
 CALC_RULE = PAGE.take("toml", 'action = "calc_*"')
@@ -59,10 +59,6 @@ DESKTOP = PAGE.take("json", '"mcpServers"')
 CONSOLE_SCRIPT = Path(sys.executable).parent / "tooldeck"
 BUILTINS = {"edit", "glob", "grep", "patch", "question", "read", "shell", "webfetch", "write"}
 README = "# A served project\n"
-
-
-def test_every_block_runs_or_says_why():
-    assert PAGE.unclaimed() == [], "run it here, or put <!-- not run: why --> right before it"
 
 
 def real(code: str, project: Path, port: int | None = None) -> str:

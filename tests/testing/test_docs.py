@@ -12,10 +12,12 @@ import re
 
 import pytest
 
-from ..docs_blocks import DOCS
-from ..docs_blocks import blocks as page_blocks
+from ..docs_blocks import DOCS, page
 
 DOC = DOCS / "testing.md"
+PAGE = page("testing.md")
+FILES = [PAGE.claim(b) for b in PAGE.blocks if b.lang in ("python", "toml")]
+MESSAGE = PAGE.take("text", "AssertionError: no tool 'gret'")
 FIXTURES = (
     "tooldeck_host",
     "tooldeck_asker",
@@ -42,14 +44,10 @@ def test_the_documented_failure_message(tooldeck_host):
 EXPECTED = """
 
 
-def blocks(language):
-    return [block.code for block in page_blocks(DOC.name) if block.lang == language]
-
-
 def examples():
     """``{path: source}`` of every python/toml block of the doc."""
     found = {}
-    for body in blocks("python") + blocks("toml"):
+    for body in (block.code for block in FILES):
         first = body.splitlines()[0]
         assert first.startswith("# "), f"a block must start with '# <path>': {first}"
         path = first[2:].strip()
@@ -74,8 +72,8 @@ def test_the_examples_pass(inner):
     for path, body in found.items():
         (pack / path).parent.mkdir(parents=True, exist_ok=True)
         (pack / path).write_text(body)
-    (message,) = blocks("text")
-    (pack / "tests" / "test_doc_message.py").write_text(MESSAGE_TEST + repr(message.strip()) + "\n")
+    message = MESSAGE.code.strip()
+    (pack / "tests" / "test_doc_message.py").write_text(MESSAGE_TEST + repr(message) + "\n")
     inner.syspathinsert(pack)
     result = inner.runpytest_inprocess(str(pack / "tests"), "-p", "no:cacheprovider")
     count = sum(

@@ -6,8 +6,9 @@
 * The embedding host's ``python`` block runs in this process with the project as its
   working directory, its ``input()`` answered no, then yes, then not at all (a trusted
   folder asks nothing), then no after the plugin changed.
+* ``docs/api.md``'s trust example (the same steps, shorter) runs the same way.
 
-``test_every_block_runs_or_says_why`` keeps every block of the page run or marked
+``tests/test_docs_meta.py`` keeps every block of the page run or marked
 ``<!-- not run: reason -->``.
 """
 
@@ -23,11 +24,12 @@ import pytest
 
 from tooldeck import grant_trust, trust_status, trusted_folders
 
-from ...docs_blocks import Page
+from ...docs_blocks import Block, page
 
-PAGE = Page("security.md")
+PAGE = page("security.md")
 TRUST_COMMANDS = PAGE.take("bash", "tooldeck trust --yes [DIR]")
 EMBEDDING = PAGE.take("python", "tooldeck.trust_status(path)")
+API_EXAMPLE = page("api.md").take("python", "tooldeck.trust_status(path)")
 
 CONSOLE_SCRIPT = Path(sys.executable).parent / "tooldeck"
 PLUGIN = """\
@@ -48,10 +50,6 @@ def hello() -> str:
 def tool_transform(editor):
     editor.add(hello)
 """
-
-
-def test_every_block_runs_or_says_why():
-    assert PAGE.unclaimed() == [], "run it here, or put <!-- not run: why --> right before it"
 
 
 @pytest.fixture
@@ -130,10 +128,12 @@ def test_trust_asks_y_n_on_a_terminal(project):
 
 
 # -- an embedding host ----------------------------------------------------------------------
-def run_embedding(answers: str, monkeypatch: pytest.MonkeyPatch, capsys) -> list[str]:
+def run_embedding(
+    answers: str, monkeypatch: pytest.MonkeyPatch, capsys, block: Block = EMBEDDING
+) -> list[str]:
     """The block's output lines, its ``input()`` reading ``answers``."""
     monkeypatch.setattr("sys.stdin", io.StringIO(answers))
-    exec(compile(EMBEDDING.code, str(EMBEDDING), "exec"), {"__name__": "__doc_example__"})
+    exec(compile(block.code, str(block), "exec"), {"__name__": "__doc_example__"})
     return capsys.readouterr().out.splitlines()
 
 
@@ -164,4 +164,16 @@ def test_the_embedding_example_asks_records_and_opens(project, monkeypatch, caps
     assert "tooldeck: this folder changed since it was trusted; " in changed[-2]
     assert changed[-1] == "untrusted ['untrusted']"
     assert not imported(project)
-    assert changed[-1] == "untrusted ['untrusted']"
+
+
+def test_the_api_reference_example_asks_and_opens(project, monkeypatch, capsys):
+    monkeypatch.chdir(project)
+    shown = trust_status(project).describe()
+    no = run_embedding("n\n", monkeypatch, capsys, API_EXAMPLE)
+    assert "\n".join(no[:-1]) == shown
+    assert no[-1] == "Trust this folder? [y/N] False untrusted"
+    assert not imported(project)
+    yes = run_embedding("y\n", monkeypatch, capsys, API_EXAMPLE)
+    assert yes[-1] == "Trust this folder? [y/N] True store"
+    assert imported(project)
+    assert run_embedding("", monkeypatch, capsys, API_EXAMPLE) == ["True store"]
