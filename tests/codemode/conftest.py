@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import inspect
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 import pytest
 
 from tooldeck import Location, Tool, ToolCall, ToolResult, ToolService, hookimpl, run_tool_call
 from tooldeck.codemode import CodeMode
+from tooldeck.codemode.sandbox import SandboxPool
 from tooldeck.host.location.config import Config
 
 
@@ -110,3 +111,12 @@ def loop_guard(request: pytest.FixtureRequest) -> None:
     """Async tests here fail when their event loop stalls (``tooldeck_loop_guard``)."""
     if inspect.iscoroutinefunction(request.function):
         request.getfixturevalue("tooldeck_loop_guard")
+
+
+@pytest.fixture(scope="module")
+def pool() -> Iterator[SandboxPool]:
+    """A started sandbox pool of one warm worker, for tests that drive sessions directly."""
+    pool = SandboxPool(request_timeout=30, max_processes=1)
+    pool.start()
+    yield pool
+    pool.close()

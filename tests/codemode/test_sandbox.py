@@ -11,7 +11,6 @@ from tooldeck.codemode.sandbox import (
     Limits,
     Raise,
     SandboxFailure,
-    SandboxPool,
     SandboxSession,
     Settle,
     Settled,
@@ -19,14 +18,6 @@ from tooldeck.codemode.sandbox import (
 )
 
 LIMITS = Limits(timeout_s=10, memory_bytes=64 << 20, suspensions=100)
-
-
-@pytest.fixture(scope="module")
-def pool():
-    pool = SandboxPool(request_timeout=30, max_processes=1)
-    pool.start()
-    yield pool
-    pool.close()
 
 
 def session(pool, **values):

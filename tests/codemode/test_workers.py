@@ -24,14 +24,6 @@ LIMITS = Limits(timeout_s=10, memory_bytes=64 << 20, suspensions=1000)
 THREE_CALLS = "t = 0\nfor i in range(3):\n    t = t + await f(i)\nt"
 
 
-@pytest.fixture(scope="module")
-def pool():
-    pool = SandboxPool(request_timeout=30, max_processes=1)
-    pool.start()
-    yield pool
-    pool.close()
-
-
 def session(pool: SandboxPool) -> SandboxSession:
     return SandboxSession(pool, LIMITS, stubs=None, values={"f": print})
 

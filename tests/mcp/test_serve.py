@@ -211,6 +211,20 @@ def test_a_2026_client_answers_each_question_of_a_call_once(project):
     assert "not the second" in result.content[0].text
 
 
+async def answered_once(client, name, first):
+    """Retry the call to ``name`` that ended in ``first`` (a 2026-07-28 question), answering
+    its one question "once" by hand with the request state it echoed."""
+    [key] = first.input_requests
+    answer = {key: types.ElicitResult(action="accept", content={"decision": "once"})}
+    return await client.session.call_tool(
+        name,
+        {},
+        input_responses=answer,
+        request_state=first.request_state,
+        allow_input_required=True,
+    )
+
+
 def test_a_2026_answer_sent_twice_runs_the_tool_once(project):
     async def never(ctx, params):
         raise AssertionError("the test answers by hand")
@@ -218,18 +232,7 @@ def test_a_2026_answer_sent_twice_runs_the_tool_once(project):
     async def scenario():
         async with served(project, elicitation_callback=never) as client:
             first = await client.session.call_tool("counted", {}, allow_input_required=True)
-            [key] = first.input_requests
-            answer = {key: types.ElicitResult(action="accept", content={"decision": "once"})}
-            retries = [
-                await client.session.call_tool(
-                    "counted",
-                    {},
-                    input_responses=answer,
-                    request_state=first.request_state,
-                    allow_input_required=True,
-                )
-                for _ in range(2)
-            ]
+            retries = [await answered_once(client, "counted", first) for _ in range(2)]
             return first, retries
 
     first, retries = anyio.run(scenario)

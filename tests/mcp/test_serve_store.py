@@ -19,7 +19,12 @@ import pytest
 from mcp import Client
 
 from .conftest import free_port
-from .test_serve import TOOLDECK, http_served, project  # noqa: F401  (the fixture)
+from .test_serve import (  # noqa: F401  (project: the fixture)
+    TOOLDECK,
+    answered_once,
+    http_served,
+    project,
+)
 
 TOKEN = {"TOOLDECK_MCP_TOKEN": "replica-secret"}
 
@@ -103,17 +108,8 @@ def test_a_2026_retry_sent_to_another_replica_resumes_the_call_once(project, sha
             on_a = await connect(stack, url_a, never)
             on_b = await connect(stack, url_b, never)
             first = await on_a.session.call_tool("counted", {}, allow_input_required=True)
-            [key] = first.input_requests
-            answer = {key: types.ElicitResult(action="accept", content={"decision": "once"})}
             retries = [
-                await client.session.call_tool(
-                    "counted",
-                    {},
-                    input_responses=answer,
-                    request_state=first.request_state,
-                    allow_input_required=True,
-                )
-                for client in (on_b, on_b, on_a)
+                await answered_once(client, "counted", first) for client in (on_b, on_b, on_a)
             ]
             return first, retries
 
