@@ -149,7 +149,30 @@ def test_loopback_without_a_token_serves_anyone_and_says_so(servers, header):
 def test_a_refused_request_names_the_variable(servers):
     answer = httpx.post(servers["loopback-set"].url, json={}, headers=HEADERS["wrong"])
     assert (answer.status_code, answer.headers["www-authenticate"]) == (401, "Bearer")
-    assert answer.text == "missing or wrong bearer token (TOOLDECK_MCP_TOKEN)\n"
+    assert answer.json() == {  # a JSON-RPC error, as every refusal of mcp serve
+        "jsonrpc": "2.0",
+        "id": None,
+        "error": {"code": -32001, "message": "missing or wrong bearer token (TOOLDECK_MCP_TOKEN)"},
+    }
+
+
+def test_the_sdk_client_reads_why_it_was_refused(servers):
+    async def refusal() -> str:
+        import httpx2
+        from mcp.client.streamable_http import streamable_http_client
+
+        async with httpx2.AsyncClient(headers=HEADERS["wrong"]) as http:
+            try:
+                async with Client(
+                    streamable_http_client(servers["loopback-set"].url, http_client=http)
+                ) as client:
+                    await client.list_tools()
+            except Exception as exc:  # the SDK's MCPError, inside its task groups
+                return repr(exc)
+        return "listed"
+
+    shown = anyio.run(refusal)
+    assert "MCPError(-32001, 'missing or wrong bearer token (TOOLDECK_MCP_TOKEN)'" in shown
 
 
 def test_remote_without_a_token_does_not_start(module_env):

@@ -15,6 +15,8 @@ import hmac
 from collections.abc import Awaitable, Callable, Mapping, MutableMapping
 from typing import Any
 
+from tooldeck.mcp.refusals import UNAUTHORIZED, refusal_body
+
 TOKEN_ENV = "TOOLDECK_MCP_TOKEN"
 DEFAULT_PRINCIPAL = "default"
 PRINCIPAL_KEY = "tooldeck.principal"
@@ -59,16 +61,17 @@ class BearerCheck:
 
 
 async def _unauthorized(send: Send) -> None:
+    """401 with a JSON-RPC error body, so an MCP client shows why (as for every refusal)."""
+    body = refusal_body(f"missing or wrong bearer token ({TOKEN_ENV})", UNAUTHORIZED)
     await send(
         {
             "type": "http.response.start",
             "status": 401,
-            "headers": [(b"content-type", b"text/plain"), (b"www-authenticate", b"Bearer")],
+            "headers": [
+                (b"content-type", b"application/json"),
+                (b"www-authenticate", b"Bearer"),
+                (b"content-length", str(len(body)).encode()),
+            ],
         }
     )
-    await send(
-        {
-            "type": "http.response.body",
-            "body": f"missing or wrong bearer token ({TOKEN_ENV})\n".encode(),
-        }
-    )
+    await send({"type": "http.response.body", "body": body})

@@ -35,9 +35,13 @@ LIMIT_ERROR: Final = -32000
 """The JSON-RPC error code of every refusal by a ``[mcp.serve]`` limit."""
 
 
-def refusal_body(message: str) -> bytes:
+UNAUTHORIZED: Final = -32001
+"""The JSON-RPC error code of a request refused for its bearer token."""
+
+
+def refusal_body(message: str, code: int = LIMIT_ERROR) -> bytes:
     """A JSON-RPC error without a request id, as bytes."""
-    error = {"jsonrpc": "2.0", "id": None, "error": {"code": LIMIT_ERROR, "message": message}}
+    error = {"jsonrpc": "2.0", "id": None, "error": {"code": code, "message": message}}
     return json.dumps(error).encode()
 
 
