@@ -51,8 +51,8 @@ def call_rows() -> list[tuple[str, str, str]]:
 
     from tooldeck import Location, ToolCall, ToolService, run_tool_call, tool
     from tooldeck._function_tool import _model_arguments
-    from tooldeck.host.execution.call import _executor_path
-    from tooldeck.host.execution.content import normalize_content, render_output
+    from tooldeck.host.call.content import normalize_content, render_output
+    from tooldeck.host.call.path import _executor_path
     from tooldeck.host.registry.record import record_of
     from tooldeck.host.schema.validators import _loads
 
@@ -103,7 +103,7 @@ def call_rows() -> list[tuple[str, str, str]]:
 
     return [
         row(
-            "`host/execution/call.py` `_function_path`: a whole `tool(add)` call",
+            "`host/call/path.py` `_function_path`: a whole `tool(add)` call",
             whole,
             per_call(lambda: general.execute_sync(call)),  # type: ignore[attr-defined]
             "the general executor path",

@@ -329,9 +329,10 @@ def authenticated(url, mode, stack, http_errors=None):
     otherwise: `create_mcp_http_client`, its timeouts), its HTTP client closed with `stack`.
     With `http_errors` (a Counter), every HTTP error status is counted there with its
     method and body, so an error the SDK reports only as "error response" shows its cause."""
-    from mcp.client import Client
     from mcp.client.streamable_http import streamable_http_client
     from mcp.shared._httpx_utils import create_mcp_http_client
+
+    from mcp.client import Client
 
     http = create_mcp_http_client(headers={"Authorization": f"Bearer {TOKEN}"})
     if http_errors is not None:

@@ -102,20 +102,20 @@ CONTRACT: dict[str, tuple[str, ...]] = {
     "tooldeck.builtin_plugins._run.question": (*BUILTINS, "tooldeck.host.location.questions"),
     "tooldeck.builtin_plugins._run.files": (
         *BUILTINS,
-        "tooldeck.host.execution.bounding",
-        "tooldeck.host.execution.sizes",
+        "tooldeck.host.call.bounding",
+        "tooldeck.host.call.sizes",
     ),
-    "tooldeck.builtin_plugins._run.read": (*BUILTINS, "tooldeck.host.execution.images"),
+    "tooldeck.builtin_plugins._run.read": (*BUILTINS, "tooldeck.host.call.images"),
     "tooldeck.builtin_plugins._run.shell": (
         *BUILTINS,
-        "tooldeck.host.execution.bounding",
-        "tooldeck.host.execution.sizes",
+        "tooldeck.host.call.bounding",
+        "tooldeck.host.call.sizes",
     ),
-    "tooldeck.builtin_plugins._run.write": (*BUILTINS, "tooldeck.host.execution.sizes"),
+    "tooldeck.builtin_plugins._run.write": (*BUILTINS, "tooldeck.host.call.sizes"),
     "tooldeck.integrations": (
         *PUBLIC,
         "tooldeck.providers",
-        "tooldeck.host.execution.outcome",
+        "tooldeck.host.boundary.boundary",
         "tooldeck.host.schema.strict",
     ),
     "tooldeck.cli": ANYTHING,
@@ -283,12 +283,12 @@ def test_builtins_take_only_exported_names_from_the_core_modules():
     ("source", "expected"),
     [
         (
-            "from tooldeck.host.location.permission import Reject\n",
-            ["tooldeck.host.location.permission"],
+            "from tooldeck.host.permissions.permission import Reject\n",
+            ["tooldeck.host.permissions.permission"],
         ),
         (
             "def f():\n    from tooldeck.host.location import permission\n",
-            ["tooldeck.host.location.permission"],
+            ["tooldeck.host.permissions.permission"],
         ),
         (
             "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n"
@@ -317,12 +317,12 @@ def test_a_violation_names_the_module_line_and_rule():
         "tooldeck.host.registry.editor",
         SRC / "tooldeck/host/registry/editor.py",
         12,
-        "tooldeck.host.location.permission",
+        "tooldeck.host.permissions.permission",
         ("PermissionService",),
     )
     assert violation(edge) == (
         "src/tooldeck/host/registry/editor.py:12: tooldeck.host.registry.editor imports "
-        "tooldeck.host.location.permission, but host.registry may import only: errors, "
+        "tooldeck.host.permissions.permission, but host.registry may import only: errors, "
         "_tool, host.schema (docs/architecture.md, 'What each package may import')"
     )
     assert violation(edge._replace(module="tooldeck.host.service")) is None

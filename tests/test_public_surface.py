@@ -17,7 +17,7 @@ compared with the source's own AST: parameters, annotations, defaults (``...`` i
 doc matches any default), decorators, fields and aliases; a class entry shows every
 public method and field its class defines. These comparisons are how the page's
 signature blocks are taken (its trust example runs in
-``tests/host/location/test_security_doc.py``).
+``tests/host/trust/test_security_doc.py``).
 
 **The only thing that leaves.** The examples, the example packs, the README and every
 python block of ``docs/`` import only public modules and the names they export
@@ -64,7 +64,7 @@ BUILT_FOR_YOU = {
     "tooldeck.host.handles.Registration": "returned by service.transform()",
     "tooldeck.host.handles.SessionScope": "returned by service.session()",
     "tooldeck.host.registry.catalog.Catalog": "built by replay, read as service.catalog",
-    "tooldeck.host.location.permission.PermissionService": "read as location.permission",
+    "tooldeck.host.permissions.permission.PermissionService": "read as location.permission",
     "tooldeck.host.location.questions.QuestionService": "read as location.question",
 }
 
@@ -285,9 +285,9 @@ def test_every_type_in_a_public_signature_is_exported():
 
 def test_the_walk_follows_aliases_fields_methods_and_type_checking_imports():
     found = {str(name) for name in reached()}
-    assert "tooldeck.host.location.permission.Reply" in found  # alias inside an alias
-    assert "tooldeck.host.location.permission.PermissionGate" in found  # TYPE_CHECKING import
-    assert "tooldeck.host.execution.outcome.ToolError" in found  # a NamedTuple field
+    assert "tooldeck.host.permissions.permission.Reply" in found  # alias inside an alias
+    assert "tooldeck.host.permissions.permission.PermissionGate" in found  # TYPE_CHECKING import
+    assert "tooldeck.host.boundary.boundary.ToolError" in found  # a NamedTuple field
     assert "tooldeck.host.registry.editor.CatalogEntry" in found  # a Protocol method
     assert not any(n.endswith((".InT", ".OutT")) for n in found)  # TypeVars are not types
 
@@ -543,7 +543,7 @@ def test_each_api_entry_shows_the_signature_of_the_source(entry):
 
 
 def test_the_api_checks_catch_drift():
-    target = Name("tooldeck.host.location.permission", "PermissionRequest")
+    target = Name("tooldeck.host.permissions.permission", "PermissionRequest")
     stub = "class PermissionRequest:\n    action: int\n    session_id: str = 'x'\n"
     assert compare_stub(Entry("PermissionRequest", stub, ""), target) == [
         "action: annotated int, source: str",
@@ -553,7 +553,7 @@ def test_the_api_checks_catch_drift():
         "save: not shown",
         "source: not shown",
     ]
-    run = Name("tooldeck.host.execution.outcome", "run_tool_call")
+    run = Name("tooldeck.host.boundary.boundary", "run_tool_call")
     stub = "async def run_tool_call(snapshot: Snapshot, call: ToolCall) -> ToolCallOutcome: ..."
     assert compare_stub(Entry("run_tool_call", stub, ""), run) != []
     assert (
@@ -616,13 +616,13 @@ def test_the_private_import_check_catches_each_kind():
     code = (
         "import tooldeck, tooldeck.paths, tooldeck.host.location\n"
         "from tooldeck import Tool, errors, _tool\n"
-        "from tooldeck.host.location.permission import Reply\n"
+        "from tooldeck.host.permissions.permission import Reply\n"
         "from tooldeck.testing import _report, TestHost\n"
         "from . import _local\n"
     )
     assert private_imports(code) == [
         "tooldeck.host.location",
         "tooldeck._tool",
-        "tooldeck.host.location.permission",
+        "tooldeck.host.permissions.permission",
         "tooldeck.testing._report",
     ]

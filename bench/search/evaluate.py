@@ -26,7 +26,7 @@ from pathlib import Path
 from tooldeck import Tool, ToolResult
 from tooldeck.host.registry.editor import CatalogEntry, NamespaceEntry
 from tooldeck.host.registry.names import effective_name
-from tooldeck.host.registry.ranking import ToolIndex
+from tooldeck.host.search.ranking import ToolIndex
 
 HERE = Path(__file__).resolve().parent
 Ranker = Callable[[str], list[int]]

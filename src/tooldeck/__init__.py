@@ -53,20 +53,20 @@ if TYPE_CHECKING:
     from tooldeck.errors import UsageError as UsageError
     from tooldeck.hookspecs import hookimpl as hookimpl
     from tooldeck.hookspecs import hookspec as hookspec
-    from tooldeck.host.execution.call import CallScope as CallScope
-    from tooldeck.host.execution.call import CallVia as CallVia
-    from tooldeck.host.execution.call import ExecutedTool as ExecutedTool
-    from tooldeck.host.execution.call import ToolCall as ToolCall
+    from tooldeck.host.boundary.boundary import ErrorType as ErrorType
+    from tooldeck.host.boundary.boundary import Status as Status
+    from tooldeck.host.boundary.boundary import ToolCallOutcome as ToolCallOutcome
+    from tooldeck.host.boundary.boundary import ToolError as ToolError
+    from tooldeck.host.boundary.boundary import run_tool_call as run_tool_call
+    from tooldeck.host.boundary.hooks import ToolCallContext as ToolCallContext
+    from tooldeck.host.boundary.pending import PendingCall as PendingCall
+    from tooldeck.host.call.path import CallScope as CallScope
+    from tooldeck.host.call.path import CallVia as CallVia
+    from tooldeck.host.call.path import ExecutedTool as ExecutedTool
+    from tooldeck.host.call.path import ToolCall as ToolCall
     from tooldeck.host.execution.definitions import CodeModeProvider as CodeModeProvider
     from tooldeck.host.execution.definitions import ToolDefinition as ToolDefinition
     from tooldeck.host.execution.definitions import Visibility as Visibility
-    from tooldeck.host.execution.hooks import ToolCallContext as ToolCallContext
-    from tooldeck.host.execution.outcome import ErrorType as ErrorType
-    from tooldeck.host.execution.outcome import Status as Status
-    from tooldeck.host.execution.outcome import ToolCallOutcome as ToolCallOutcome
-    from tooldeck.host.execution.outcome import ToolError as ToolError
-    from tooldeck.host.execution.outcome import run_tool_call as run_tool_call
-    from tooldeck.host.execution.pending import PendingCall as PendingCall
     from tooldeck.host.execution.snapshot import Snapshot as Snapshot
     from tooldeck.host.handles import Registration as Registration
     from tooldeck.host.handles import SessionScope as SessionScope
@@ -86,12 +86,6 @@ if TYPE_CHECKING:
     from tooldeck.host.location.config_files import load_config as load_config
     from tooldeck.host.location.location import Location as Location
     from tooldeck.host.location.location import OnAsk as OnAsk
-    from tooldeck.host.location.permission import Asker as Asker
-    from tooldeck.host.location.permission import PermissionGate as PermissionGate
-    from tooldeck.host.location.permission import PermissionRequest as PermissionRequest
-    from tooldeck.host.location.permission import PermissionService as PermissionService
-    from tooldeck.host.location.permission import Reject as Reject
-    from tooldeck.host.location.permission import Reply as Reply
     from tooldeck.host.location.questions import Answerer as Answerer
     from tooldeck.host.location.questions import Answers as Answers
     from tooldeck.host.location.questions import Option as Option
@@ -99,23 +93,15 @@ if TYPE_CHECKING:
     from tooldeck.host.location.questions import QuestionGate as QuestionGate
     from tooldeck.host.location.questions import QuestionRequest as QuestionRequest
     from tooldeck.host.location.questions import QuestionService as QuestionService
-    from tooldeck.host.location.store.base import PendingChange as PendingChange
-    from tooldeck.host.location.store.base import PendingEntry as PendingEntry
-    from tooldeck.host.location.store.base import PendingState as PendingState
-    from tooldeck.host.location.store.base import Store as Store
-    from tooldeck.host.location.store.postgres import PostgresStore as PostgresStore
-    from tooldeck.host.location.store.sqlite import SqliteStore as SqliteStore
-    from tooldeck.host.location.trust import TrustItem as TrustItem
-    from tooldeck.host.location.trust import TrustKind as TrustKind
-    from tooldeck.host.location.trust import TrustSource as TrustSource
-    from tooldeck.host.location.trust import TrustStatus as TrustStatus
-    from tooldeck.host.location.trust_store import grant_trust as grant_trust
-    from tooldeck.host.location.trust_store import revoke_trust as revoke_trust
-    from tooldeck.host.location.trust_store import trust_status as trust_status
-    from tooldeck.host.location.trust_store import trusted_folders as trusted_folders
-    from tooldeck.host.location.wildcard import Effect as Effect
-    from tooldeck.host.location.wildcard import RuleLike as RuleLike
-    from tooldeck.host.location.wildcard import Ruleset as Ruleset
+    from tooldeck.host.permissions.permission import Asker as Asker
+    from tooldeck.host.permissions.permission import PermissionGate as PermissionGate
+    from tooldeck.host.permissions.permission import PermissionRequest as PermissionRequest
+    from tooldeck.host.permissions.permission import PermissionService as PermissionService
+    from tooldeck.host.permissions.permission import Reject as Reject
+    from tooldeck.host.permissions.permission import Reply as Reply
+    from tooldeck.host.permissions.wildcard import Effect as Effect
+    from tooldeck.host.permissions.wildcard import RuleLike as RuleLike
+    from tooldeck.host.permissions.wildcard import Ruleset as Ruleset
     from tooldeck.host.plugins.host import Host as Host
     from tooldeck.host.plugins.report import PluginInfo as PluginInfo
     from tooldeck.host.plugins.report import PluginStatus as PluginStatus
@@ -131,6 +117,20 @@ if TYPE_CHECKING:
     from tooldeck.host.registry.state import TransformFn as TransformFn
     from tooldeck.host.schema.frozen import FrozenDict as FrozenDict
     from tooldeck.host.service import ToolService as ToolService
+    from tooldeck.host.store.base import PendingChange as PendingChange
+    from tooldeck.host.store.base import PendingEntry as PendingEntry
+    from tooldeck.host.store.base import PendingState as PendingState
+    from tooldeck.host.store.base import Store as Store
+    from tooldeck.host.store.postgres import PostgresStore as PostgresStore
+    from tooldeck.host.store.sqlite import SqliteStore as SqliteStore
+    from tooldeck.host.trust.project import TrustItem as TrustItem
+    from tooldeck.host.trust.project import TrustKind as TrustKind
+    from tooldeck.host.trust.project import TrustSource as TrustSource
+    from tooldeck.host.trust.project import TrustStatus as TrustStatus
+    from tooldeck.host.trust.store import grant_trust as grant_trust
+    from tooldeck.host.trust.store import revoke_trust as revoke_trust
+    from tooldeck.host.trust.store import trust_status as trust_status
+    from tooldeck.host.trust.store import trusted_folders as trusted_folders
     from tooldeck.providers import TurnResult as TurnResult
     from tooldeck.providers import run_tool_calls as run_tool_calls
     from tooldeck.telemetry.settings import Telemetry as Telemetry
@@ -140,9 +140,9 @@ _LOCATIONS = {
     "Answerer": "tooldeck.host.location.questions",
     "Answers": "tooldeck.host.location.questions",
     "AnyTool": "tooldeck._tool",
-    "Asker": "tooldeck.host.location.permission",
-    "CallScope": "tooldeck.host.execution.call",
-    "CallVia": "tooldeck.host.execution.call",
+    "Asker": "tooldeck.host.permissions.permission",
+    "CallScope": "tooldeck.host.call.path",
+    "CallVia": "tooldeck.host.call.path",
     "CallHookFn": "tooldeck.host.registry.editor",
     "Catalog": "tooldeck.host.registry.catalog",
     "CatalogEntry": "tooldeck.host.registry.editor",
@@ -154,9 +154,9 @@ _LOCATIONS = {
     "Content": "tooldeck._tool",
     "ContentPart": "tooldeck._tool",
     "Diagnostic": "tooldeck.host.registry.editor",
-    "Effect": "tooldeck.host.location.wildcard",
-    "ErrorType": "tooldeck.host.execution.outcome",
-    "ExecutedTool": "tooldeck.host.execution.call",
+    "Effect": "tooldeck.host.permissions.wildcard",
+    "ErrorType": "tooldeck.host.boundary.boundary",
+    "ExecutedTool": "tooldeck.host.call.path",
     "ExternalError": "tooldeck.errors",
     "FilePart": "tooldeck._tool",
     "FrozenDict": "tooldeck.host.schema.frozen",
@@ -173,25 +173,25 @@ _LOCATIONS = {
     "Option": "tooldeck.host.location.questions",
     "OutputConfig": "tooldeck.host.location.config",
     "PackBuildError": "tooldeck.errors",
-    "PendingCall": "tooldeck.host.execution.pending",
+    "PendingCall": "tooldeck.host.boundary.pending",
     "PendingCallError": "tooldeck.errors",
-    "PendingChange": "tooldeck.host.location.store.base",
-    "PendingEntry": "tooldeck.host.location.store.base",
-    "PendingState": "tooldeck.host.location.store.base",
+    "PendingChange": "tooldeck.host.store.base",
+    "PendingEntry": "tooldeck.host.store.base",
+    "PendingState": "tooldeck.host.store.base",
     "PermissionBlocked": "tooldeck.errors",
     "PermissionCorrected": "tooldeck.errors",
     "PermissionDeclined": "tooldeck.errors",
     "PermissionDeferred": "tooldeck.errors",
-    "PermissionGate": "tooldeck.host.location.permission",
-    "PermissionRequest": "tooldeck.host.location.permission",
+    "PermissionGate": "tooldeck.host.permissions.permission",
+    "PermissionRequest": "tooldeck.host.permissions.permission",
     "PermissionRule": "tooldeck.host.location.config",
-    "PermissionService": "tooldeck.host.location.permission",
+    "PermissionService": "tooldeck.host.permissions.permission",
     "PermissionsConfig": "tooldeck.host.location.config",
     "PluginError": "tooldeck.errors",
     "PluginInfo": "tooldeck.host.plugins.report",
     "PluginStatus": "tooldeck.host.plugins.report",
     "PluginsConfig": "tooldeck.host.location.config",
-    "PostgresStore": "tooldeck.host.location.store.postgres",
+    "PostgresStore": "tooldeck.host.store.postgres",
     "PrincipalConfig": "tooldeck.host.location.config",
     "ProgressCallback": "tooldeck._tool",
     "Question": "tooldeck.host.location.questions",
@@ -200,56 +200,56 @@ _LOCATIONS = {
     "QuestionRequest": "tooldeck.host.location.questions",
     "QuestionService": "tooldeck.host.location.questions",
     "Registration": "tooldeck.host.handles",
-    "Reject": "tooldeck.host.location.permission",
-    "Reply": "tooldeck.host.location.permission",
+    "Reject": "tooldeck.host.permissions.permission",
+    "Reply": "tooldeck.host.permissions.permission",
     "ReplyError": "tooldeck.errors",
-    "RuleLike": "tooldeck.host.location.wildcard",
-    "Ruleset": "tooldeck.host.location.wildcard",
+    "RuleLike": "tooldeck.host.permissions.wildcard",
+    "Ruleset": "tooldeck.host.permissions.wildcard",
     "SchemaSource": "tooldeck._tool",
     "SessionError": "tooldeck.errors",
     "SessionScope": "tooldeck.host.handles",
     "SessionTransformFn": "tooldeck.host.registry.session",
     "Snapshot": "tooldeck.host.execution.snapshot",
     "SourceEffects": "tooldeck.host.registry.catalog",
-    "SqliteStore": "tooldeck.host.location.store.sqlite",
-    "Status": "tooldeck.host.execution.outcome",
-    "Store": "tooldeck.host.location.store.base",
+    "SqliteStore": "tooldeck.host.store.sqlite",
+    "Status": "tooldeck.host.boundary.boundary",
+    "Store": "tooldeck.host.store.base",
     "Telemetry": "tooldeck.telemetry.settings",
     "TelemetryConfig": "tooldeck.host.location.config",
     "TextPart": "tooldeck._tool",
     "Tool": "tooldeck._tool",
-    "ToolCall": "tooldeck.host.execution.call",
-    "ToolCallContext": "tooldeck.host.execution.hooks",
-    "ToolCallOutcome": "tooldeck.host.execution.outcome",
+    "ToolCall": "tooldeck.host.call.path",
+    "ToolCallContext": "tooldeck.host.boundary.hooks",
+    "ToolCallOutcome": "tooldeck.host.boundary.boundary",
     "ToolConfig": "tooldeck.host.location.config",
     "ToolContext": "tooldeck._tool",
     "ToolDefectError": "tooldeck.errors",
     "ToolDefinition": "tooldeck.host.execution.definitions",
     "ToolEditor": "tooldeck.host.registry.editor",
-    "ToolError": "tooldeck.host.execution.outcome",
+    "ToolError": "tooldeck.host.boundary.boundary",
     "ToolFailure": "tooldeck._tool",
     "ToolResult": "tooldeck._tool",
     "ToolService": "tooldeck.host.service",
     "TooldeckError": "tooldeck.errors",
     "TransformFn": "tooldeck.host.registry.state",
-    "TrustItem": "tooldeck.host.location.trust",
-    "TrustKind": "tooldeck.host.location.trust",
-    "TrustSource": "tooldeck.host.location.trust",
-    "TrustStatus": "tooldeck.host.location.trust",
+    "TrustItem": "tooldeck.host.trust.project",
+    "TrustKind": "tooldeck.host.trust.project",
+    "TrustSource": "tooldeck.host.trust.project",
+    "TrustStatus": "tooldeck.host.trust.project",
     "TurnResult": "tooldeck.providers",
     "UpdateFn": "tooldeck.host.registry.editor",
     "UsageError": "tooldeck.errors",
     "Visibility": "tooldeck.host.execution.definitions",
-    "grant_trust": "tooldeck.host.location.trust_store",
+    "grant_trust": "tooldeck.host.trust.store",
     "hookimpl": "tooldeck.hookspecs",
     "hookspec": "tooldeck.hookspecs",
     "load_config": "tooldeck.host.location.config_files",
-    "revoke_trust": "tooldeck.host.location.trust_store",
-    "run_tool_call": "tooldeck.host.execution.outcome",
+    "revoke_trust": "tooldeck.host.trust.store",
+    "run_tool_call": "tooldeck.host.boundary.boundary",
     "run_tool_calls": "tooldeck.providers",
     "tool": "tooldeck._function_tool",
-    "trust_status": "tooldeck.host.location.trust_store",
-    "trusted_folders": "tooldeck.host.location.trust_store",
+    "trust_status": "tooldeck.host.trust.store",
+    "trusted_folders": "tooldeck.host.trust.store",
 }
 
 __all__ = sorted([*_LOCATIONS, "__version__"])

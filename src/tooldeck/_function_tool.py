@@ -247,7 +247,7 @@ def _arguments_validator(
     The fast path of ``tool(fn)`` input (``bench/PROFILE-W3.md``): one pydantic-core call
     into a dict, for a ``TypedDict`` of the model's own fields, instead of building a model
     instance and copying its fields out. Valid input gives ``function`` the same arguments
-    (the differential test in ``tests/host/execution/test_function_fast_path.py``): a field
+    (the differential test in ``tests/host/call/test_function_fast_path.py``): a field
     left out is left to ``function``'s own default where that is the model's, and filled
     in by pydantic-core where it is not (a ``Field(...)`` default is a spec, not a value).
     Input the ``TypedDict`` refuses is validated by the model again, so a failure is the

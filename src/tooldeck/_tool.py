@@ -19,8 +19,8 @@ if TYPE_CHECKING:
     from pydantic import TypeAdapter
 
     from tooldeck.host.location.location import Location
-    from tooldeck.host.location.permission import PermissionGate
     from tooldeck.host.location.questions import QuestionGate
+    from tooldeck.host.permissions.permission import PermissionGate
 
 # Defaults, so that a tool whose input or output says nothing about its type (a JSON
 # Schema, no output) still gets a type: ``Any`` for that parameter.

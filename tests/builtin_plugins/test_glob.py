@@ -7,7 +7,7 @@ import pytest
 from tooldeck._tool import TextPart
 from tooldeck.host.location.config import Config, PermissionRule
 from tooldeck.host.location.location import Location
-from tooldeck.host.location.permission import Reject
+from tooldeck.host.permissions.permission import Reject
 
 
 def make(root, *relatives):

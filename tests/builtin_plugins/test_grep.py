@@ -13,7 +13,7 @@ from tooldeck.builtin_plugins._run.grep_python import parse_pattern
 from tooldeck.builtin_plugins._run.grep_rg import RIPGREP_ENV, _chunks, find_ripgrep, search_rg
 from tooldeck.host.location.config import Config, PermissionRule
 from tooldeck.host.location.location import Location
-from tooldeck.host.location.permission import Reject
+from tooldeck.host.permissions.permission import Reject
 
 
 def make(root, files):

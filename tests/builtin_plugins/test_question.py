@@ -3,11 +3,11 @@ from __future__ import annotations
 import pytest
 
 from tooldeck._tool import TextPart
-from tooldeck.host.execution.outcome import DISMISSED_TEXT
+from tooldeck.host.boundary.boundary import DISMISSED_TEXT
 from tooldeck.host.location.config import Config, PermissionRule
 from tooldeck.host.location.location import Location
-from tooldeck.host.location.permission import Reject
 from tooldeck.host.location.questions import Option, Question
+from tooldeck.host.permissions.permission import Reject
 
 DB = {
     "question": "Which database should the service use?",

@@ -10,7 +10,7 @@ from tooldeck._tool import FilePart, ImagePart, TextPart
 from tooldeck.builtin_plugins.read import MAX_ATTACHMENT_BYTES
 from tooldeck.host.location.config import Config, OutputConfig, PermissionRule
 from tooldeck.host.location.location import Location
-from tooldeck.host.location.permission import Reject
+from tooldeck.host.permissions.permission import Reject
 
 
 @pytest.fixture
@@ -358,7 +358,7 @@ async def test_offset_0_reads_from_the_start_like_1(read, root):
 async def test_saved_outputs_are_read_without_an_outside_ask(builtins, location, asker):
     """A truncation marker tells the model to read or grep the saved file, which lives in
     the data dir, outside the project: the read-only tools reach it without asking."""
-    from tooldeck.host.execution.bounding import save_output
+    from tooldeck.host.call.bounding import save_output
 
     tools = builtins.load("read", "grep", "glob", "write")
     saved = save_output("".join(f"line {i}\n" for i in range(10)), location.data_dir, "c1")

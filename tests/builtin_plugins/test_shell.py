@@ -11,7 +11,7 @@ from tooldeck.builtin_plugins._run.process import read_tail, run_in_group
 from tooldeck.builtin_plugins._run.shell import command_resources
 from tooldeck.host.location.config import Config, OutputConfig, PermissionRule
 from tooldeck.host.location.location import Location
-from tooldeck.host.location.permission import Reject
+from tooldeck.host.permissions.permission import Reject
 
 
 def text_of(outcome) -> str:

@@ -6,7 +6,7 @@ import pytest
 
 from tooldeck.host.location.config import Config, PermissionRule
 from tooldeck.host.location.location import Location
-from tooldeck.host.location.permission import Reject
+from tooldeck.host.permissions.permission import Reject
 
 
 @pytest.fixture

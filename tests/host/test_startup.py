@@ -29,10 +29,10 @@ NOT_AT_OPEN = (
     "traceback",
     "logging",
     "argparse",
-    "tooldeck.host.location.permission",
-    "tooldeck.host.location.approvals",
+    "tooldeck.host.permissions.permission",
+    "tooldeck.host.permissions.approvals",
     "tooldeck.host.location.questions",
-    "tooldeck.host.execution.outcome",
+    "tooldeck.host.boundary.boundary",
     "tooldeck.host.plugins.report",
     # pydantic's TypeAdapter and JSON Schema generator
     "pydantic.type_adapter",

@@ -9,7 +9,7 @@ import anyio
 from tooldeck import Host, ToolCall, ToolResult, grant_trust, run_tool_call, trust_status
 
 from .conftest import make_project, stdio_server
-from .test_serve import served
+from .serve.test_serve import served
 
 ADDER = '''
 from tooldeck import ToolResult, hookimpl, tool

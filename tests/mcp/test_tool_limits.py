@@ -12,7 +12,7 @@ import pytest
 from tooldeck import Host, ToolCall, grant_trust, run_tool_call, trust_status
 
 from .conftest import make_project, stdio_server, wait_for
-from .test_serve import served
+from .serve.test_serve import served
 
 LIMITS = """
 [tools."ov_work"]

@@ -6,8 +6,8 @@ import pytest
 
 from tooldeck import PermissionCorrected, PermissionDeclined, QuestionDismissed, Reject
 from tooldeck.host.location.location import Location
-from tooldeck.host.location.permission import PermissionRequest
 from tooldeck.host.location.questions import Question, QuestionRequest
+from tooldeck.host.permissions.permission import PermissionRequest
 from tooldeck.testing import ScriptedAnswerer, ScriptedAsker
 
 

@@ -25,7 +25,7 @@ from urllib.parse import unquote, urlsplit
 from tooldeck.cli._errors import CommandError
 
 if TYPE_CHECKING:
-    from tooldeck.host.location.store.base import Store
+    from tooldeck.host.store.base import Store
 
 STORE_ENV = "TOOLDECK_STORE_URL"
 SCHEMA_ENV = "TOOLDECK_STORE_SCHEMA"
@@ -54,7 +54,7 @@ def store_from_env(environ: Mapping[str, str]) -> Store | None:
             f"{STORE_ENV} selects a PostgreSQL store, which needs psycopg 3: "
             "pip install 'tooldeck[postgres]'"
         ) from None
-    from tooldeck.host.location.store.postgres import PostgresStore
+    from tooldeck.host.store.postgres import PostgresStore
 
     schema = environ.get(SCHEMA_ENV, "").strip() or "tooldeck"
     secrets = _secrets(value)

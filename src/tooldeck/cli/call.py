@@ -22,8 +22,8 @@ if TYPE_CHECKING:
     from collections.abc import Sequence
 
     from tooldeck._tool import ContentPart
-    from tooldeck.host.execution.outcome import ToolCallOutcome
-    from tooldeck.host.location.permission import Asker, PermissionRequest, Reply
+    from tooldeck.host.boundary.boundary import ToolCallOutcome
+    from tooldeck.host.permissions.permission import Asker, PermissionRequest, Reply
 
 CALL_ID = "cli-call"
 
@@ -45,8 +45,8 @@ def run(args: argparse.Namespace) -> int:
     import asyncio
 
     raw = read_input(args.input)
-    from tooldeck.host.execution.call import ToolCall
-    from tooldeck.host.execution.outcome import run_tool_call
+    from tooldeck.host.boundary.boundary import run_tool_call
+    from tooldeck.host.call.path import ToolCall
 
     asker = choose_asker(args.yes, interactive=_interactive(args))
     with open_host(args, calls=True, asker=asker) as host:  # closing ends mounted MCP servers
@@ -108,7 +108,7 @@ _CHOICES = {
 
 def ask_on_terminal(request: PermissionRequest) -> Reply:
     """Prompt on stderr/stdin until the user picks once, always, reject or feedback."""
-    from tooldeck.host.location.permission import Reject
+    from tooldeck.host.permissions.permission import Reject
 
     shown = ", ".join(request.resources) or "*"
     sys.stderr.write(f"tooldeck: permission requested: {request.action} on {shown}\n")
@@ -146,7 +146,7 @@ def report(label: str, outcome: ToolCallOutcome, asker: Asker | None = None) -> 
 
 
 def print_content(content: Sequence[ContentPart], stream: Any) -> None:
-    from tooldeck.host.execution.sizes import format_size
+    from tooldeck.host.call.sizes import format_size
 
     for part in content:
         text = getattr(part, "text", None)

@@ -62,7 +62,7 @@ def add_parser(commands: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     try:
         from tooldeck.mcp import sdk  # noqa: F401  (without the SDK, say what to install)
-        from tooldeck.mcp.serve import serve
+        from tooldeck.mcp.serve.command import serve
     except ImportError as exc:
         raise CommandError(
             f"tooldeck mcp serve needs the MCP extra: pip install 'tooldeck[mcp]' ({exc})"

@@ -12,9 +12,9 @@ from tooldeck.cli._errors import CommandError
 
 if TYPE_CHECKING:
     from tooldeck.host.execution.snapshot import Snapshot
-    from tooldeck.host.location.trust import TrustStatus
     from tooldeck.host.registry.catalog import Catalog
     from tooldeck.host.registry.editor import CatalogEntry
+    from tooldeck.host.trust.project import TrustStatus
 
 FORMATS = ("openai", "openai-responses", "anthropic", "gemini", "mcp")
 """Mirrors ``tooldeck.providers.formats.FORMATS`` (kept here so ``--help`` stays light)."""

@@ -47,7 +47,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _list() -> int:
-    from tooldeck.host.location.trust_store import trusted_folders
+    from tooldeck.host.trust.store import trusted_folders
 
     folders = trusted_folders()
     if not folders:
@@ -58,7 +58,7 @@ def _list() -> int:
 
 
 def _revoke(folder: Path) -> int:
-    from tooldeck.host.location.trust_store import revoke_trust
+    from tooldeck.host.trust.store import revoke_trust
 
     done = revoke_trust(folder)
     print(f"{'no longer trusted' if done else 'was not trusted'}: {folder.resolve()}")
@@ -66,7 +66,7 @@ def _revoke(folder: Path) -> int:
 
 
 def _trust(folder: Path, *, yes: bool) -> int:
-    from tooldeck.host.location.trust_store import grant_trust, inspect_folder
+    from tooldeck.host.trust.store import grant_trust, inspect_folder
 
     status = inspect_folder(folder, None, environ={})[2]
     print(status.describe())

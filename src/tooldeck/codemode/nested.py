@@ -20,8 +20,8 @@ from pydantic_core import to_jsonable_python
 from tooldeck._tool import ContentPart, TextPart, ToolContext
 from tooldeck.codemode.plan import Target
 from tooldeck.codemode.sandbox import Settled
-from tooldeck.host.execution.call import CallScope, ToolCall
-from tooldeck.host.execution.outcome import run_tool_call
+from tooldeck.host.boundary.boundary import run_tool_call
+from tooldeck.host.call.path import CallScope, ToolCall
 from tooldeck.host.execution.snapshot import Snapshot
 
 MAX_ARGUMENT_BYTES = 512 * 1024

@@ -1,6 +1,6 @@
 """``search(query, limit=10)`` inside a program: find tools the description left out.
 
-Ranked by the one tool ranking (``tooldeck.host.registry.ranking``: BM25 over the
+Ranked by the one tool ranking (``tooldeck.host.search.ranking``: BM25 over the
 effective name, namespace, descriptions and parameters), the same the native
 ``search_tools`` tool uses. Ties keep stub order (pinned first, then effective name).
 A query without search terms lists tools in stub order.

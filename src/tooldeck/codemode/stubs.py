@@ -23,8 +23,8 @@ from typing import Any
 from tooldeck.codemode.naming import Node, ToolTree
 from tooldeck.codemode.pytypes import TypeBook, camel, literal, param_name
 from tooldeck.host.registry.editor import CatalogEntry, NamespaceEntry
-from tooldeck.host.registry.ranking import ToolIndex
 from tooldeck.host.registry.record import record_of
+from tooldeck.host.search.ranking import ToolIndex
 
 HEADER = "from typing import Any, Literal, NotRequired, TypedDict"
 ROOT_CLASS = "Tools"

@@ -23,15 +23,15 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Literal
 
 from tooldeck._tool import AnyTool
-from tooldeck.host.execution import deferral
+from tooldeck.host.boundary.hooks import CallHooks
+from tooldeck.host.boundary.limits import CallLimits, Gates
 from tooldeck.host.execution.definitions import CodeModeProvider, Visibility
-from tooldeck.host.execution.hooks import CallHooks
-from tooldeck.host.execution.limits import CallLimits, Gates
 from tooldeck.host.execution.snapshot import Snapshot
 from tooldeck.host.handles import Registration, SessionScope
 from tooldeck.host.registry.catalog import Catalog
 from tooldeck.host.registry.editor import Diagnostic
 from tooldeck.host.registry.state import ToolState, TransformFn
+from tooldeck.host.search import deferral
 
 if TYPE_CHECKING:
     from contextlib import AbstractContextManager

@@ -4,12 +4,8 @@ Everything here needs the optional ``mcp`` SDK (``pip install 'tooldeck[mcp]'``)
 costs over a second to import; so does nothing at import, and each module that talks to
 the SDK imports it only when a server is configured or ``tooldeck mcp serve`` runs.
 
-Client side, one module per job: ``specs`` (config → connection specs), ``loop`` (the
-Location's background event-loop thread), ``connection`` (one client session per
-server), ``failures`` (how a server failed, in one line), ``results`` (MCP results →
-tooldeck results), ``cache`` (each server's last good listing, kept on disk),
-``executors`` (servers that run code, native by default), ``layer`` (the one stable
-transform and the report rows). Server side: ``server`` (the MCP handlers over a live
-snapshot), ``asking`` (permission asks as elicitation), ``watch`` (catalog changes),
-``serve`` (stdio and HTTP transports).
+``client/`` mounts servers (specs, the background loop, connections, kept listings,
+the one transform); ``serve/`` serves a catalog (handlers, sessions, principals, asks,
+transports). ``sdk.py`` is the only module importing the SDK; ``results.py`` turns MCP
+results into tooldeck's, for both sides.
 """

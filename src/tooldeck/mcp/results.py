@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 from tooldeck._tool import ContentPart, FilePart, ImagePart, TextPart, ToolFailure, ToolResult
 
 if TYPE_CHECKING:
-    from tooldeck.host.execution.outcome import ToolCallOutcome
+    from tooldeck.host.boundary.boundary import ToolCallOutcome
     from tooldeck.mcp.sdk import types
 
 _FAILURE_TEXT_LIMIT = 20_000
@@ -104,7 +104,7 @@ def call_result(
     conversion hosts use too; failed, declined and interrupted outcomes are errors.
     ``structured``: the advertised tool declares an object output (only then is the
     output its ``structured_content``)."""
-    from tooldeck.host.execution.call import ToolCall
+    from tooldeck.host.call.path import ToolCall
     from tooldeck.mcp.sdk import types
     from tooldeck.providers import results_for
 

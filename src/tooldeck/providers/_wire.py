@@ -26,10 +26,10 @@ from typing import Any
 from urllib.parse import quote
 
 from tooldeck._tool import ContentPart, FilePart, ImagePart
-from tooldeck.host.execution.call import ToolCall
-from tooldeck.host.execution.deferral import SEARCH_TOOLS
-from tooldeck.host.execution.outcome import ToolCallOutcome
-from tooldeck.host.execution.sizes import format_size
+from tooldeck.host.boundary.boundary import ToolCallOutcome
+from tooldeck.host.call.path import ToolCall
+from tooldeck.host.call.sizes import format_size
+from tooldeck.host.search.deferral import SEARCH_TOOLS
 
 
 # -- reading replies, naming attachments ----------------------------------------------------

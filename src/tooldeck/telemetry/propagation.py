@@ -1,9 +1,9 @@
 """W3C trace context in an MCP request's ``params._meta``, both ways.
 
-A mounted call (``mcp/mount.py``) sends the current context as ``traceparent`` /
+A mounted call (``mcp/client/mount.py``) sends the current context as ``traceparent`` /
 ``tracestate`` in its request's ``_meta`` (``mounted_call``), so a mounted server's
 spans join the host's trace, and its span records the HTTP session the server gave
-(``mounted_session``). A served call (``mcp/server.py``) marks its request with
+(``mounted_session``). A served call (``mcp/serve/server.py``) marks its request with
 ``serving``; the ``execute_tool`` span of that call continues the trace the client sent
 (``tracing.py`` reads ``served_request``). The MCP SDK propagates through ``_meta`` too,
 when its own spans are on; doing it here as well keeps a host's trace whole when only

@@ -20,8 +20,8 @@ from typing import TYPE_CHECKING, Any, Literal, TypeAlias
 from tooldeck._tool import AnyTool, ProgressCallback, TextPart
 from tooldeck.codemode.provider import CodeMode
 from tooldeck.errors import UsageError
-from tooldeck.host.execution.call import ToolCall
-from tooldeck.host.execution.outcome import ToolCallOutcome, run_tool_call
+from tooldeck.host.boundary.boundary import ToolCallOutcome, run_tool_call
+from tooldeck.host.call.path import ToolCall
 from tooldeck.host.plugins.discovery import (
     Candidate,
     builtin_candidates,
@@ -39,8 +39,8 @@ from tooldeck.testing import _report
 if TYPE_CHECKING:
     from tooldeck.host.execution.snapshot import Snapshot
     from tooldeck.host.location.location import Location
-    from tooldeck.host.location.permission import Asker
     from tooldeck.host.location.questions import Answerer
+    from tooldeck.host.permissions.permission import Asker
     from tooldeck.host.plugins.report import PluginInfo
 
 __all__ = ["Builtins", "Mode", "TestHost", "text_of"]

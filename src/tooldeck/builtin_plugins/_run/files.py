@@ -36,15 +36,15 @@ from tooldeck._tool import ToolFailure
 from tooldeck.builtin_plugins._run.lookalikes import lookalikes
 from tooldeck.builtin_plugins.read import MAX_LINE_CHARS
 from tooldeck.errors import PermissionCorrected
-from tooldeck.host.execution.bounding import OUTPUT_DIR
-from tooldeck.host.execution.sizes import format_size as format_size  # webfetch uses it
+from tooldeck.host.call.bounding import OUTPUT_DIR
+from tooldeck.host.call.sizes import format_size as format_size  # webfetch uses it
 from tooldeck.paths import lexical_path, resolve_in_location
 
 if TYPE_CHECKING:
     from tooldeck._tool import ToolContext, ToolResult
     from tooldeck.builtin_plugins._deferred import RunFn
     from tooldeck.host.location.location import Location
-    from tooldeck.host.location.permission import PermissionGate, PermissionService
+    from tooldeck.host.permissions.permission import PermissionGate, PermissionService
 
 BOM = "\ufeff"
 SNIFF_BYTES = 8192

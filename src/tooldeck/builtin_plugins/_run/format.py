@@ -37,7 +37,7 @@ from tooldeck.builtin_plugins._run.process import run_in_group
 from tooldeck.builtin_plugins._run.writes import stage
 
 if TYPE_CHECKING:
-    from tooldeck.host.location.permission import PermissionGate
+    from tooldeck.host.permissions.permission import PermissionGate
 
 FORMAT_TIMEOUT_S = 10.0
 FILE = "$FILE"

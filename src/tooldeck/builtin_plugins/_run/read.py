@@ -22,7 +22,7 @@ from tooldeck.builtin_plugins._run.files import (
 )
 from tooldeck.builtin_plugins._run.lookalikes import noted, recover
 from tooldeck.builtin_plugins.read import ReadInput, ReadOutput
-from tooldeck.host.execution.images import sniff_image
+from tooldeck.host.call.images import sniff_image
 
 if TYPE_CHECKING:
     from tooldeck._tool import ContentPart

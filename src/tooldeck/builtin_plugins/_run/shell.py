@@ -15,14 +15,14 @@ from tooldeck._tool import ToolContext, ToolFailure, ToolResult
 from tooldeck.builtin_plugins._run.files import SHELL_DIR, FileServices, feedback_as_failure
 from tooldeck.builtin_plugins._run.process import Finished, Tail, open_new, read_tail, run_in_group
 from tooldeck.builtin_plugins.shell import DEFAULT_TIMEOUT_MS, SHELL, ShellInput, ShellOutput
-from tooldeck.host.execution.bounding import cleanup_once, file_stem
-from tooldeck.host.execution.sizes import format_size
+from tooldeck.host.call.bounding import cleanup_once, file_stem
+from tooldeck.host.call.sizes import format_size
 
 if TYPE_CHECKING:
     from tooldeck.builtin_plugins._deferred import RunFn
     from tooldeck.host.location.config import OutputConfig
     from tooldeck.host.location.location import Location
-    from tooldeck.host.location.permission import PermissionGate
+    from tooldeck.host.permissions.permission import PermissionGate
 
 # Room kept under the output limits for the truncation marker and the status line, so
 # the shell's own text always fits and the generic bounding has nothing to cut.

@@ -18,7 +18,7 @@ from tooldeck.builtin_plugins._run.files import (
 from tooldeck.builtin_plugins._run.format import with_report, write_then_format
 from tooldeck.builtin_plugins._run.writes import Target, writing
 from tooldeck.builtin_plugins.write import WriteInput, WriteOutput
-from tooldeck.host.execution.sizes import count_lines, format_size
+from tooldeck.host.call.sizes import count_lines, format_size
 
 
 async def _write(services: FileServices, data: WriteInput, ctx: ToolContext) -> ToolResult:

@@ -43,7 +43,7 @@ from tooldeck.builtin_plugins._run.files import os_failure, read_regular
 if TYPE_CHECKING:
     from tooldeck.builtin_plugins._run.files import FileServices
     from tooldeck.host.location.location import Location
-    from tooldeck.host.location.permission import PermissionGate
+    from tooldeck.host.permissions.permission import PermissionGate
 
 
 # -- reading -----------------------------------------------------------------------------------

@@ -29,8 +29,8 @@ from operator import attrgetter
 from typing import Any, TypeVar
 
 from tooldeck._tool import AnyTool, ToolFailure
-from tooldeck.host.execution.call import CallScope
-from tooldeck.host.execution.deferral import SEARCH_TOOLS, Deferral
+from tooldeck.host.boundary.limits import CallLimits, Gates
+from tooldeck.host.call.path import CallScope
 from tooldeck.host.execution.definitions import (
     CodeModeProvider,
     ToolDefinition,
@@ -39,12 +39,12 @@ from tooldeck.host.execution.definitions import (
     visible,
 )
 from tooldeck.host.execution.lazy import wire_formats
-from tooldeck.host.execution.limits import CallLimits, Gates
 from tooldeck.host.execution.snapshot import Snapshot
 from tooldeck.host.registry.catalog import Catalog
 from tooldeck.host.registry.editor import CatalogEntry, Diagnostic
 from tooldeck.host.registry.names import RESERVED_CODEMODE_NAME
 from tooldeck.host.registry.record import ToolRecord, record_of
+from tooldeck.host.search.deferral import SEARCH_TOOLS, Deferral
 
 T = TypeVar("T")
 _effective = attrgetter("effective")
@@ -81,7 +81,7 @@ class LayeredSnapshot(Snapshot):
         self.data_dir = base.data_dir
         self.call_hooks = base.call_hooks  # the Location's plugins wrap a session's calls
         if catalog.call_hooks and fail is not None:  # and the session's own, outside them
-            from tooldeck.host.execution.hooks import session_chain  # only with a hook
+            from tooldeck.host.boundary.hooks import session_chain  # only with a hook
 
             self.call_hooks = session_chain(base.call_hooks, catalog.call_hooks, fail)
         self.call_limits = base.call_limits

@@ -15,8 +15,7 @@ from typing import TYPE_CHECKING, Any, Literal, overload
 
 from tooldeck._tool import AnyTool, ProgressCallback, ToolFailure
 from tooldeck.errors import SessionError, UsageError
-from tooldeck.host.execution.advertised import SEARCH_VARIANTS, SearchVariant, advertise
-from tooldeck.host.execution.call import (
+from tooldeck.host.call.path import (
     CallPath,
     CallScope,
     CallVia,
@@ -24,7 +23,7 @@ from tooldeck.host.execution.call import (
     ToolCall,
     call_path,
 )
-from tooldeck.host.execution.deferral import SEARCH_TOOLS, Deferral
+from tooldeck.host.call.sizes import text_budget
 from tooldeck.host.execution.definitions import (
     CodeModeProvider,
     ToolDefinition,
@@ -33,16 +32,17 @@ from tooldeck.host.execution.definitions import (
     codemode_in_use,
 )
 from tooldeck.host.execution.lazy import loop_running, run_async, wire_formats
-from tooldeck.host.execution.sizes import text_budget
 from tooldeck.host.registry.catalog import Catalog
 from tooldeck.host.registry.editor import CatalogEntry
 from tooldeck.host.registry.names import RESERVED_CODEMODE_NAME
 from tooldeck.host.registry.record import ToolRecord, record_of
 from tooldeck.host.schema.frozen import FrozenDict
+from tooldeck.host.search.advertised import SEARCH_VARIANTS, SearchVariant, advertise
+from tooldeck.host.search.deferral import SEARCH_TOOLS, Deferral
 
 if TYPE_CHECKING:
-    from tooldeck.host.execution.hooks import HookChain
-    from tooldeck.host.execution.limits import CallLimits
+    from tooldeck.host.boundary.hooks import HookChain
+    from tooldeck.host.boundary.limits import CallLimits
     from tooldeck.host.location.config import OutputConfig
     from tooldeck.host.location.location import Location
     from tooldeck.providers.formats import Format

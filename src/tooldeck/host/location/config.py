@@ -143,7 +143,7 @@ class ImagesConfig(_Section):
 
     A larger image is downscaled and re-encoded (with Pillow, the ``images`` extra), one
     that cannot be brought within both limits is dropped with a note; see
-    ``host/execution/images.py``. Defaults: what the major providers accept.
+    ``host/call/images.py``. Defaults: what the major providers accept.
     """
 
     max_bytes: int = Field(default=5 * 1024 * 1024, gt=0)

@@ -15,13 +15,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Literal, TypeAlias
 
 from tooldeck.host.location.config import Config, default_config
-from tooldeck.host.location.policy import policy
+from tooldeck.host.permissions.policy import policy
 
 if TYPE_CHECKING:
-    from tooldeck.host.location.permission import Asker, PermissionService
     from tooldeck.host.location.questions import Answerer, QuestionService
-    from tooldeck.host.location.store.base import Store
-    from tooldeck.host.location.wildcard import Ruleset
+    from tooldeck.host.permissions.permission import Asker, PermissionService
+    from tooldeck.host.permissions.wildcard import Ruleset
+    from tooldeck.host.store.base import Store
 
 
 OnAsk: TypeAlias = Literal["ask", "defer"]
@@ -86,7 +86,7 @@ class Location:
     def permission(self) -> PermissionService:
         """Rule evaluation and asks for this Location (created on first use)."""
         if self._permission is None:
-            from tooldeck.host.location.permission import PermissionService
+            from tooldeck.host.permissions.permission import PermissionService
 
             self._permission = PermissionService(self)
         return self._permission
@@ -112,19 +112,19 @@ class Location:
         reading approvals must not create a data dir and a database in it."""
         if self._store_ready or self._store is not None:
             return self.store
-        from tooldeck.host.location.store.legacy import LEGACY_NAME
-        from tooldeck.host.location.store.sqlite import DATABASE_NAME
+        from tooldeck.host.store.legacy import LEGACY_NAME
+        from tooldeck.host.store.sqlite import DATABASE_NAME
 
         names = (DATABASE_NAME, LEGACY_NAME)
         return self.store if any(os.path.lexists(self.data_dir / n) for n in names) else None
 
     def _open_store(self) -> Store:
         """The given store or the data dir's SQLite one (closed with the Location)."""
-        from tooldeck.host.location.store.legacy import migrate_legacy
+        from tooldeck.host.store.legacy import migrate_legacy
 
         store = self._store
         if store is None:
-            from tooldeck.host.location.store.sqlite import SqliteStore
+            from tooldeck.host.store.sqlite import SqliteStore
 
             store = SqliteStore.in_dir(self.data_dir)
             self.on_close(store.close)

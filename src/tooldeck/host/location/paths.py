@@ -24,7 +24,7 @@ LOCAL_PLUGIN_DIR = Path(".tooldeck") / "plugins"
 
 if TYPE_CHECKING:
     from tooldeck.host.location.location import Location
-    from tooldeck.host.location.permission import PermissionGate
+    from tooldeck.host.permissions.permission import PermissionGate
 
 EXTERNAL_DIRECTORY = "external_directory"
 

@@ -25,8 +25,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from tooldeck.errors import PluginError
-from tooldeck.host.location.trust import digest as content_digest
-from tooldeck.host.location.trust import local_plugin_files
+from tooldeck.host.trust.project import digest as content_digest
+from tooldeck.host.trust.project import local_plugin_files
 
 if TYPE_CHECKING:
     from importlib.metadata import Distribution

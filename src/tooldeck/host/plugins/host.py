@@ -40,17 +40,17 @@ from tooldeck.host.service import ToolService
 from tooldeck.telemetry import semconv
 
 if TYPE_CHECKING:
+    from tooldeck.host.boundary.boundary import ToolCallOutcome
+    from tooldeck.host.boundary.pending import PendingCall
     from tooldeck.host.execution.definitions import Visibility
-    from tooldeck.host.execution.outcome import ToolCallOutcome
-    from tooldeck.host.execution.pending import PendingCall
     from tooldeck.host.execution.snapshot import Snapshot
     from tooldeck.host.handles import SessionScope
     from tooldeck.host.location.location import OnAsk
-    from tooldeck.host.location.permission import Asker, Reply
     from tooldeck.host.location.questions import Answerer
-    from tooldeck.host.location.store.base import Store
-    from tooldeck.host.location.trust import TrustStatus
+    from tooldeck.host.permissions.permission import Asker, Reply
     from tooldeck.host.plugins.report import PluginGroup, PluginInfo
+    from tooldeck.host.store.base import Store
+    from tooldeck.host.trust.project import TrustStatus
     from tooldeck.telemetry.settings import Telemetry
 
 
@@ -191,7 +191,7 @@ class Host:
         this says why, lists the skipped allow rules too and names the trust command.
         """
         if self._trust is None:  # a host built by hand: its caller chose every plugin
-            from tooldeck.host.location.trust import TrustStatus
+            from tooldeck.host.trust.project import TrustStatus
 
             return TrustStatus(self.location.root, (), "", True, "argument")
         return self._trust
@@ -241,7 +241,7 @@ class Host:
     def pending(self, session: str | None = None) -> list[PendingCall]:
         """Calls waiting for an answer (of one session, or all), oldest first; expired
         ones are left out. Reads the store: blocking I/O, cheap on SQLite."""
-        from tooldeck.host.execution.pending import PendingCall
+        from tooldeck.host.boundary.pending import PendingCall
 
         now = time.time()
         entries = self.location.store.list_pending(session)
@@ -257,7 +257,7 @@ class Host:
         twice. Raises ``PendingCallError`` for an unknown id, an expired call or a tool
         whose definition changed since the ask.
         """
-        from tooldeck.host.execution.resume import Resume
+        from tooldeck.host.boundary.resume import Resume
 
         return await Resume(self.location, self._snapshot_for, pending_id)(reply)
 
@@ -412,7 +412,7 @@ def _mcp_layer(
     """The MCP layer when the config names servers (only then is ``tooldeck.mcp`` loaded)."""
     if not location.config.mcp.servers:
         return None
-    from tooldeck.mcp.layer import McpLayer
+    from tooldeck.mcp.client.layer import McpLayer
 
     return McpLayer(
         location,

@@ -18,7 +18,7 @@ from tooldeck.host.plugins.wiring import PluginTransforms
 from tooldeck.host.service import ToolService
 
 if TYPE_CHECKING:
-    from tooldeck.host.execution.hooks import CallHooks
+    from tooldeck.host.boundary.hooks import CallHooks
     from tooldeck.host.plugins.report import PluginStatus
 
 

@@ -17,10 +17,10 @@ from tooldeck.host.location.paths import LOCAL_PLUGIN_DIR
 from tooldeck.host.plugins.discovery import Candidate, member_candidate
 
 if TYPE_CHECKING:
-    from tooldeck.host.location.permission import Asker
     from tooldeck.host.location.questions import Answerer
-    from tooldeck.host.location.store.base import Store
-    from tooldeck.host.location.trust import TrustStatus
+    from tooldeck.host.permissions.permission import Asker
+    from tooldeck.host.store.base import Store
+    from tooldeck.host.trust.project import TrustStatus
 
 
 def admits(status: TrustStatus | None, candidate: Candidate) -> bool:
@@ -57,8 +57,8 @@ def open_location(
     untrusted, its ``[mcp.servers]`` and ``allow`` rules are dropped before merging.
     """
     from tooldeck.host.location.config_files import merged_config
-    from tooldeck.host.location.trust import narrowed
-    from tooldeck.host.location.trust_store import inspect_folder
+    from tooldeck.host.trust.project import narrowed
+    from tooldeck.host.trust.store import inspect_folder
 
     user, project, status = inspect_folder(root, trust)
     if project is not None and not status.trusted:

@@ -29,7 +29,7 @@ import pluggy
 from tooldeck import hookspecs
 from tooldeck.errors import PluginError
 from tooldeck.hookspecs import HOOKS
-from tooldeck.host.execution.hooks import CallHook
+from tooldeck.host.boundary.hooks import CallHook
 from tooldeck.host.plugins.discovery import LAYERS, Candidate, brief, normalize_dist
 from tooldeck.host.registry.editor import ToolEditor
 

@@ -1,0 +1,238 @@
+"""Per-tool limits at the call boundary: ``timeout_s``, ``max_concurrency``, ``sequential``.
+
+A tool declares them (``Tool(timeout_s=...)``) and ``[tools."NAME-or-PATTERN"]`` in the
+config overrides them field by field (the last matching entry wins, as for
+``defer_loading``). A snapshot holds ``call_limits = None`` when no tool of its catalog
+has a limit and the config sets none, so ``run_tool_call`` does no limit work then.
+
+* ``timeout_s``: the call (its wait for a slot included) is cancelled at the limit and
+  ends ``failed`` naming the limit. Cancellation reaches what the tool awaits (a
+  process-running tool kills its process on cancellation); a synchronous executor
+  running on the event loop cannot be interrupted.
+* ``max_concurrency``: at most that many calls of the tool run at once, per service;
+  the others wait in arrival order.
+* ``sequential``: such a call waits until no other call of its session runs, and no
+  other call of the session starts until it ends. Nested calls (inside a code-mode
+  program) are exempt: their program already holds its session's turn.
+
+The waiting primitives are asyncio's, bound to one event loop, so they are kept per loop
+(and asyncio is imported only by the calls that wait, never by building a snapshot).
+"""
+
+from __future__ import annotations
+
+import weakref
+from collections.abc import Mapping
+from contextlib import AsyncExitStack
+from typing import TYPE_CHECKING, Any, NamedTuple
+
+from tooldeck._tool import ProgressCallback, ToolFailure
+from tooldeck.host.call.path import CallScope, ExecutedTool, ToolCall
+from tooldeck.host.permissions.wildcard import match
+
+if TYPE_CHECKING:
+    import asyncio
+
+    from tooldeck.host.execution.snapshot import Snapshot
+    from tooldeck.host.location.config import ToolConfig
+    from tooldeck.host.registry.catalog import Catalog
+    from tooldeck.host.registry.record import ToolRecord
+
+
+class Limits(NamedTuple):
+    """One tool's effective limits; the defaults mean none."""
+
+    timeout_s: float | None = None
+    max_concurrency: int | None = None
+    sequential: bool = False
+
+
+NO_LIMITS = Limits()
+
+
+class Gates:
+    """A service's waiting places: a semaphore per limited tool, a turn per session."""
+
+    __slots__ = ("_by_loop",)
+
+    def __init__(self) -> None:
+        self._by_loop: weakref.WeakKeyDictionary[
+            asyncio.AbstractEventLoop, tuple[dict[str, asyncio.Semaphore], dict[str, _Turns]]
+        ] = weakref.WeakKeyDictionary()
+
+    def _of_loop(self) -> tuple[dict[str, asyncio.Semaphore], dict[str, _Turns]]:
+        import asyncio
+
+        loop = asyncio.get_running_loop()
+        found = self._by_loop.get(loop)
+        if found is None:
+            found = self._by_loop[loop] = ({}, {})
+        return found
+
+    def semaphore(self, name: str, most: int) -> asyncio.Semaphore:
+        semaphores = self._of_loop()[0]
+        key = f"{name}\0{most}"
+        found = semaphores.get(key)
+        if found is None:
+            import asyncio
+
+            found = semaphores[key] = asyncio.Semaphore(most)
+        return found
+
+    def turns(self, session_id: str) -> _Turns:
+        sessions = self._of_loop()[1]
+        found = sessions.get(session_id)
+        if found is None:
+            found = sessions[session_id] = _Turns()
+        return found
+
+
+class _Turns:
+    """One session's calls: shared turns for ordinary calls, an exclusive one for a
+    ``sequential`` call. A waiting exclusive call holds back new shared ones (no starving)."""
+
+    __slots__ = ("_changed", "_exclusive", "_running", "_waiting")
+
+    def __init__(self) -> None:
+        import asyncio
+
+        self._changed = asyncio.Condition()
+        self._running = 0
+        self._exclusive = False
+        self._waiting = 0
+
+    def turn(self, exclusive: bool) -> _Turn:
+        return _Turn(self, exclusive)
+
+    async def enter(self, exclusive: bool) -> None:
+        async with self._changed:
+            if exclusive:
+                self._waiting += 1
+                try:
+                    await self._changed.wait_for(lambda: not self._exclusive and not self._running)
+                finally:
+                    self._waiting -= 1
+                    self._changed.notify_all()
+                self._exclusive = True
+            else:
+                await self._changed.wait_for(lambda: not self._exclusive and not self._waiting)
+            self._running += 1
+
+    async def leave(self, exclusive: bool) -> None:
+        async with self._changed:
+            self._running -= 1
+            if exclusive:
+                self._exclusive = False
+            self._changed.notify_all()
+
+
+class _Turn:
+    __slots__ = ("_exclusive", "_turns")
+
+    def __init__(self, turns: _Turns, exclusive: bool) -> None:
+        self._turns = turns
+        self._exclusive = exclusive
+
+    async def __aenter__(self) -> None:
+        await self._turns.enter(self._exclusive)
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        import asyncio
+
+        await asyncio.shield(self._turns.leave(self._exclusive))
+
+
+class CallLimits:
+    """The limits of one snapshot's calls, and the service's ``Gates`` they wait at."""
+
+    __slots__ = ("_by_name", "_patterns", "gates", "sequential")
+
+    def __init__(
+        self, patterns: tuple[tuple[str, ToolConfig], ...], gates: Gates, sequential: bool
+    ) -> None:
+        self._patterns = patterns
+        self._by_name: dict[str, Limits] = {}
+        self.gates = gates
+        self.sequential = sequential
+        """Whether any call may be ``sequential``: then every call of a session takes turns."""
+
+    @classmethod
+    def of(
+        cls, catalog: Catalog, config: Mapping[str, ToolConfig], gates: Gates
+    ) -> CallLimits | None:
+        """The limits of ``catalog``'s tools; ``None`` when no tool has any."""
+        patterns = tuple(
+            (p, c)
+            for p, c in config.items()
+            if c.timeout_s is not None or c.max_concurrency is not None or c.sequential is not None
+        )
+        tools = [e.tool for e in catalog.tools.values()]
+        limited = [t for t in tools if t.timeout_s or t.max_concurrency or t.sequential]
+        if not patterns and not limited:
+            return None
+        sequential = any(t.sequential for t in limited) or any(c.sequential for _, c in patterns)
+        return cls(patterns, gates, sequential)
+
+    def of_record(self, record: ToolRecord) -> Limits:
+        name = record.effective
+        found = self._by_name.get(name)
+        if found is None:
+            tool = record.tool
+            values: dict[str, Any] = {
+                "timeout_s": tool.timeout_s,
+                "max_concurrency": tool.max_concurrency,
+                "sequential": tool.sequential,
+            }
+            for pattern, option in self._patterns:
+                if match(pattern, name):
+                    values.update(
+                        (k, v) for k in Limits._fields if (v := getattr(option, k)) is not None
+                    )
+            found = self._by_name[name] = Limits(**values)
+        return found
+
+
+async def run_limited(
+    limits: CallLimits,
+    snapshot: Snapshot,
+    call: ToolCall,
+    scope: CallScope,
+    progress: ProgressCallback | None,
+) -> ExecutedTool:
+    """Run ``call`` within its tool's limits (then its hooks, then the tool)."""
+    import asyncio
+
+    record = snapshot._record_named(call.name)
+    own = limits.of_record(record) if record is not None else NO_LIMITS
+    takes_turns = limits.sequential and scope.via != "nested"
+    if own is NO_LIMITS and not takes_turns:
+        return await unlimited(snapshot, call, scope, progress)
+    name = record.effective if record is not None else call.name
+    try:
+        async with asyncio.timeout(own.timeout_s) as deadline, AsyncExitStack() as held:
+            if own.max_concurrency is not None:
+                await held.enter_async_context(limits.gates.semaphore(name, own.max_concurrency))
+            if takes_turns:
+                turns = limits.gates.turns(scope.session_id)
+                await held.enter_async_context(turns.turn(own.sequential and scope.via != "nested"))
+            return await unlimited(snapshot, call, scope, progress)
+    except TimeoutError:
+        if own.timeout_s is None or not deadline.expired():
+            raise
+        raise ToolFailure(
+            f"Tool '{name}' did not finish within its {own.timeout_s:g} s limit (timeout_s) and "
+            "was stopped. Try a smaller task, or ask the user to raise the limit."
+        ) from None
+
+
+async def unlimited(
+    snapshot: Snapshot, call: ToolCall, scope: CallScope, progress: ProgressCallback | None
+) -> ExecutedTool:
+    """The call past its limits: the plugins' hooks if any, then the tool."""
+    hooks = snapshot.call_hooks
+    if hooks is not None:
+        from tooldeck.host.boundary.hooks import run_hooked
+
+        return await run_hooked(hooks, snapshot, call, scope, progress)
+    done = snapshot.start(call, scope, progress)
+    return done if isinstance(done, ExecutedTool) else await done

@@ -1,0 +1,234 @@
+"""Deferred tools: advertised behind a tool search instead of in full.
+
+A native tool is **deferred** when config says so (``[tools."PATTERN"] defer_loading``,
+the last matching pattern wins, over what packs declare), else when the tool or its
+namespace does (``Tool(defer_loading=True)``, ``editor.namespace(..., defer_loading=True)``;
+an MCP server's ``defer_loading`` sets it on each mounted tool). Pinned tools, the
+code-mode ``execute`` tool and tools loaded into a session by ``search_tools`` are never
+deferred. A snapshot computes its deferred set once (``Deferral``).
+
+How each format advertises them (``advertise``):
+
+- ``openai``, ``gemini``, ``mcp``: deferred tools are left out, and one native
+  ``search_tools(query, limit)`` tool (a fixed definition, so adding or removing a
+  deferred tool changes no byte) sits before ``execute`` while anything is deferred.
+  It ranks the deferred tools (``registry.ranking``), returns each match's name,
+  description and input schema, and loads them into the caller's open session: a
+  session-scoped registration (source ``LOADED_SOURCE``) after which that session's
+  snapshots advertise them natively until it closes. Without a session it lists only.
+- ``anthropic`` and ``openai-responses``: the provider's own tool search; see
+  ``provider_search``.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import weakref
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+from tooldeck._tool import Tool, ToolContext, ToolResult
+from tooldeck.host.permissions.wildcard import match
+from tooldeck.host.registry.editor import CatalogEntry, ToolEditor
+from tooldeck.host.registry.names import RESERVED_CODEMODE_NAME
+from tooldeck.host.registry.record import ToolRecord, record_of
+from tooldeck.host.search.ranking import ToolIndex
+
+if TYPE_CHECKING:
+    from tooldeck.host.location.location import Location
+    from tooldeck.host.registry.catalog import Catalog
+
+SEARCH_TOOLS = "search_tools"
+LOADED_SOURCE = "tooldeck:search_tools"
+MAX_RESULTS = 20
+
+SEARCH_DESCRIPTION = (
+    "Search the tools that are not listed here. More tools are available than are "
+    "advertised: describe what you need in a few words and the best matches come back "
+    "with their name, description and input schema; they can be called by name right "
+    "away."
+)
+SEARCH_INPUT: Mapping[str, Any] = {
+    "type": "object",
+    "properties": {
+        "query": {"type": "string", "description": "What the tool should do, in a few words."},
+        "limit": {
+            "type": "integer",
+            "minimum": 1,
+            "maximum": MAX_RESULTS,
+            "default": 5,
+            "description": "The most tools to return.",
+        },
+    },
+    "required": ["query"],
+    "additionalProperties": False,
+}
+SEARCH_OUTPUT: Mapping[str, Any] = {
+    "type": "object",
+    "properties": {
+        "tools": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "properties": {
+                    "name": {"type": "string"},
+                    "description": {"type": "string"},
+                    "input_schema": {"type": "object"},
+                },
+                "required": ["name", "description", "input_schema"],
+            },
+        },
+        "loaded": {"type": "boolean"},
+    },
+    "required": ["tools", "loaded"],
+}
+
+Loader = Callable[[str, Sequence[str]], bool]
+"""``(session_id, names) -> loaded``: registers ``names`` in that open session."""
+
+# Weak both ways: the Location as key, the loader's object (its ToolService) by a weak
+# reference, so this table never keeps a service or its Location alive.
+_loaders: weakref.WeakKeyDictionary[Location, tuple[weakref.ref[Any], Any]] = (
+    weakref.WeakKeyDictionary()
+)
+_loaders_lock = threading.Lock()
+
+
+def set_loader(location: Location, loader: Loader) -> None:
+    """Where ``search_tools`` loads into the sessions of ``location``: a bound method of
+    its ToolService (held weakly)."""
+    with _loaders_lock:
+        owner: Any = getattr(loader, "__self__", None)
+        if owner is None:
+            raise TypeError("set_loader() takes a bound method of the Location's ToolService")
+        _loaders[location] = (weakref.ref(owner), getattr(loader, "__func__", None))
+
+
+def undefer(names: Sequence[str]) -> Callable[[ToolEditor], None]:
+    """The session transform that loads ``names``: each becomes an entry of
+    ``LOADED_SOURCE``, never deferred."""
+
+    def transform(editor: ToolEditor) -> None:
+        for name in names:
+            editor.update(name, _loaded)
+
+    return transform
+
+
+def _loaded(tool: Any) -> Any:
+    return tool.replace(defer_loading=False)
+
+
+class Deferral:
+    """One snapshot's deferred tools, their search index and its ``search_tools``."""
+
+    __slots__ = ("_index", "_lock", "_tool", "entries", "names", "namespaces")
+
+    def __init__(self, entries: tuple[CatalogEntry, ...], namespaces: Mapping[str, Any]) -> None:
+        self.entries = entries
+        self.names = frozenset(e.name for e in entries)
+        self.namespaces = namespaces
+        self._index: ToolIndex | None = None
+        self._tool: Tool[Any, Any] | None = None
+        self._lock = threading.Lock()
+
+    @classmethod
+    def of(cls, catalog: Catalog, records: Iterable[ToolRecord], location: Location) -> Deferral:
+        """The deferred tools among ``records`` (``NOTHING`` when there are none)."""
+        patterns = tuple(
+            (pattern, option.defer_loading)
+            for pattern, option in location.config.tools.items()
+            if option.defer_loading is not None
+        )
+        spaces = catalog.namespaces
+        deferred_spaces = {name for name, space in spaces.items() if space.defer_loading}
+        entries = []
+        for record in records:
+            # Most tools are deferred by nothing: one attribute and one set test each.
+            tool = record.tool
+            if patterns or tool.defer_loading or tool.namespace in deferred_spaces:
+                entry = catalog.tools.get(record.effective)
+                if entry is not None and _deferred(entry, spaces, patterns):
+                    entries.append(entry)
+        # Shared when empty: a session snapshot then holds nothing for deferral.
+        return cls(tuple(entries), spaces) if entries else NOTHING
+
+    def search(self, query: str, limit: int) -> list[CatalogEntry]:
+        """The best ``limit`` deferred tools for ``query`` (the one ranking)."""
+        with self._lock:
+            if self._index is None:
+                self._index = ToolIndex.of(self.entries, self.namespaces)
+        return [self.entries[i] for i in self._index.search(query, limit)]
+
+    def search_record(self) -> ToolRecord:
+        """``search_tools`` of this snapshot (the same definition in every snapshot)."""
+        with self._lock:
+            if self._tool is None:
+                self._tool = Tool(
+                    name=SEARCH_TOOLS,
+                    description=SEARCH_DESCRIPTION,
+                    input=SEARCH_INPUT,
+                    output=SEARCH_OUTPUT,
+                    execute=self._execute,
+                    codemode=False,
+                )
+        return record_of(self._tool)
+
+    def _execute(self, arguments: Mapping[str, Any], ctx: ToolContext) -> ToolResult:
+        found = self.search(arguments["query"], arguments.get("limit", 5))
+        tools = [
+            {
+                "name": e.name,
+                "description": e.tool.description,
+                "input_schema": json.loads(json.dumps(record_of(e.tool).input_schema)),
+            }
+            for e in found
+        ]
+        loaded = bool(tools) and _load(ctx, [t["name"] for t in tools])
+        return ToolResult(content=_text(tools, loaded), output={"tools": tools, "loaded": loaded})
+
+
+NOTHING = Deferral((), {})
+"""The deferral of a snapshot with nothing deferred."""
+
+
+def _deferred(
+    entry: CatalogEntry,
+    spaces: Mapping[str, Any],
+    patterns: tuple[tuple[str, bool], ...],
+) -> bool:
+    tool = entry.tool
+    if tool.pinned or entry.name == RESERVED_CODEMODE_NAME or entry.source == LOADED_SOURCE:
+        return False
+    for pattern, value in reversed(patterns):
+        if match(pattern, entry.name):
+            return value
+    if tool.defer_loading:
+        return True
+    space = spaces.get(tool.namespace or "")
+    return space is not None and bool(space.defer_loading)
+
+
+def _load(ctx: ToolContext, names: list[str]) -> bool:
+    if not ctx.session_id:
+        return False
+    with _loaders_lock:
+        held = _loaders.get(ctx.location)
+    owner = held[0]() if held is not None else None
+    return owner is not None and bool(held[1](owner, ctx.session_id, names))  # type: ignore[index]
+
+
+def _text(tools: list[dict[str, Any]], loaded: bool) -> str:
+    if not tools:
+        return "No tool matches. Try other words."
+    head = (
+        "These tools are now available; call them by name."
+        if loaded
+        else "These tools match; call them by name."
+    )
+    lines = [head]
+    for t in tools:
+        schema = json.dumps(t["input_schema"], separators=(",", ":"))
+        lines.append(f"- {t['name']}: {' '.join(t['description'].split())}\n  input: {schema}")
+    return "\n".join(lines)

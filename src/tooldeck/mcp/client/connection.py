@@ -1,0 +1,374 @@
+"""One configured MCP server: its client session, its latest tool list, its calls.
+
+Everything here runs on the Location's background loop (``loop.LoopThread``). Each
+connection has one *owner task* that enters the SDK's ``Client`` and exits it, because
+the SDK's task groups must be entered and exited in one task; calls and listings run in
+other tasks against the open session.
+
+The owner also keeps the tool list current in both protocol eras: a handshake-era
+server's ``notifications/tools/list_changed`` arrives at the message handler, a
+2026-07-28 server's through a ``subscriptions/listen`` stream. Either one marks the list
+dirty; a relister waits for ``DEBOUNCE_S`` without signals (at most ``MAX_DELAY_S``) so a
+burst costs one listing, lists again, and tells the layer only when the list changed.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+import anyio
+
+from tooldeck._tool import ToolFailure
+from tooldeck.mcp.client.cache import wire_tools
+from tooldeck.mcp.client.failures import closed_connection, describe, first_line
+from tooldeck.mcp.client.listing import list_page
+from tooldeck.mcp.client.specs import ServerSpec
+from tooldeck.mcp.client.stdio import StdioProcess
+from tooldeck.mcp.client.transports import StderrLog, open_transport
+
+if TYPE_CHECKING:
+    from tooldeck.mcp.sdk import Client, types
+
+log = logging.getLogger("tooldeck.mcp")
+
+DEBOUNCE_S = 0.1
+"""The quiet time after a list-changed signal before the server is listed again."""
+MAX_DELAY_S = 1.0
+"""The longest a listing waits for a burst of signals to end."""
+MAX_TOOLS = 2000
+"""Tools mounted from one server; a longer listing is cut with a note in its row."""
+MAX_PAGES = 200
+"""Pages of one listing: a server whose cursor never ends cannot hang a listing."""
+CLOSE_TIMEOUT_S = 10.0
+
+Spawn = Callable[..., None]
+"""``spawn(coroutine_function, *args)``: start a long-lived task on the loop."""
+Listed = Callable[["Connection"], None]
+"""``on_listed(connection)``: a listing succeeded (called in a worker thread, so it may
+write files); its tools, notes and ``ttl_ms`` are the connection's."""
+
+
+class Connection:
+    """A server's session on the loop: connect, list, call, follow changes, close."""
+
+    def __init__(
+        self,
+        spec: ServerSpec,
+        on_change: Callable[[Connection], None],
+        spawn: Spawn,
+        on_listed: Listed | None = None,
+    ) -> None:
+        """``on_change(connection)``: its tools changed (called on the loop);
+        ``spawn(fn, *args)``: start a task that outlives the call starting it;
+        ``on_listed(connection)``: a listing succeeded (``Listed``)."""
+        self.spec = spec
+        self._spawn = spawn
+        self.tools: tuple[types.Tool, ...] = ()
+        self.notes: tuple[str, ...] = ()
+        """Problems of the latest listing (cut short, ...), shown in the report row."""
+        self.failure: str | None = "not connected yet"
+        self.protocol_version: str | None = None
+        self.session_id: str | None = None
+        """The MCP session an HTTP server gave this connection (``None`` over stdio)."""
+        self.process: StdioProcess | None = None
+        """A stdio server's process (its pid, and its exit status once it ended)."""
+        self.listings = 0
+        """Completed listings (the first one included): debouncing is measured by it."""
+        self.ttl_ms: int | None = None
+        """The time-to-live the server declared for its latest listing, if any."""
+        self.deferred = False
+        """Tools came from a kept listing and the server has not been started yet: the
+        first call (or ``wake``) starts it."""
+        self._on_change = on_change
+        self._on_listed = on_listed
+        self._kept: tuple[dict[str, Any], ...] | None = None
+        self._client: Client | None = None
+        self._stderr: StderrLog | None = None
+        self._scope: anyio.CancelScope | None = None
+        self._done = anyio.Event()
+        self._dirty = anyio.Event()
+        self._lost = anyio.Event()
+        self._may_reconnect = False
+        self._reconnecting = anyio.Lock()
+        self._closed = False
+
+    @property
+    def name(self) -> str:
+        return self.spec.name
+
+    # -- lifetime ------------------------------------------------------------------------
+    async def start(self) -> None:
+        """Connect and list, bounded by ``timeout_s``; on failure ``self.failure`` says why."""
+        timeout = self.spec.config.timeout_s
+        ready = anyio.Event()
+        self._done = anyio.Event()
+        self._lost = anyio.Event()
+        self.failure = None
+        self._spawn(self._own, ready)
+        with anyio.move_on_after(timeout):
+            await ready.wait()
+        if not ready.is_set():
+            await self._stop()
+            self.failure = self._with_stderr(
+                f"timed out after {timeout:g}s connecting and listing tools (timeout_s)"
+            )
+        if self.failure is None:
+            self._may_reconnect = True
+
+    def preload(
+        self,
+        tools: tuple[Any, ...],
+        wire: tuple[dict[str, Any], ...],
+        notes: tuple[str, ...],
+        ttl_ms: int | None,
+    ) -> None:
+        """Take a kept listing as the server's tools without starting it; the first call
+        or ``wake`` starts the server (whose listing then replaces these). ``tools`` have
+        the attributes mounting reads (``cache.KeptTool``); ``wire`` is the listing as
+        kept, to tell whether the server's own listing differs."""
+        self.tools, self.notes, self.ttl_ms = tools, notes, ttl_ms
+        self._kept = wire
+        self.failure = None
+        self.deferred = True
+        self._may_reconnect = True
+
+    async def wake(self) -> None:
+        """Start a server whose tools came from a kept listing (no-op once started)."""
+        if self.deferred:
+            await self._reconnected()
+
+    async def close(self) -> None:
+        """End the session (and a stdio server's process). Idempotent."""
+        self._closed = True
+        if not self.deferred:  # a server never started has nothing to end
+            await self._stop()
+        self.failure = "closed"
+        if self._stderr is not None:
+            self._stderr.close()
+            self._stderr = None
+
+    async def _stop(self) -> None:
+        if self._scope is not None:
+            self._scope.cancel()
+        with anyio.move_on_after(CLOSE_TIMEOUT_S):
+            await self._done.wait()
+
+    async def _own(self, ready: anyio.Event) -> None:
+        from tooldeck.mcp.sdk import Client
+
+        if self._stderr is None and self.spec.config.command is not None:
+            self._stderr = StderrLog()
+        try:
+            with anyio.CancelScope() as scope:
+                self._scope = scope
+                self.session_id = None
+                transport = open_transport(
+                    self.spec, self._stderr, self._lost.set, self._started, self._session
+                )
+                async with Client(transport, message_handler=self._on_message) as client:
+                    self.protocol_version = client.protocol_version
+                    await self._list(client)
+                    self._client = client
+                    ready.set()
+                    await self._serve(client)
+                self.failure = self.failure or self._with_stderr(self._gone())
+        except Exception as exc:  # every way a server can fail ends up in its report row
+            reason = self._gone() if closed_connection(exc) else describe(exc, self.spec)
+            self.failure = self._with_stderr(reason)
+            log.debug("MCP server %r failed", self.name, exc_info=True)
+        finally:
+            self._client = None
+            self._scope = None
+            ready.set()
+            self._done.set()
+
+    def _started(self, process: StdioProcess) -> None:
+        self.process = process
+
+    def _session(self, session_id: str) -> None:
+        self.session_id = session_id
+
+    async def _serve(self, client: Client) -> None:
+        """Follow list changes until the server goes away or the connection is closed."""
+        async with anyio.create_task_group() as group:
+            group.start_soon(self._relister, client)
+            if _modern(client.protocol_version):
+                group.start_soon(self._listen, client)
+            await self._lost.wait()
+            group.cancel_scope.cancel()
+        if not self._closed:
+            await self._reaped()
+            self.failure = self._with_stderr(self._gone())
+
+    async def _reaped(self) -> None:
+        """Give a stdio child that closed its stdout a moment to report its exit status."""
+        with anyio.move_on_after(1.0):
+            while self.process is not None and self.process.returncode is None:
+                await anyio.sleep(0.01)
+
+    # -- listing ---------------------------------------------------------------------------
+    async def _list(self, client: Client) -> bool:
+        """List every page (bounded); True when the tools differ from the last listing."""
+        tools: list[types.Tool] = []
+        cursor: str | None = None
+        notes: list[str] = []
+        ttl_ms: int | None = None
+        with anyio.fail_after(self.spec.config.timeout_s):
+            for _ in range(MAX_PAGES):
+                page, skipped = await list_page(client, cursor)
+                if "ttl_ms" in page.model_fields_set:  # the SDK's own default is not sent
+                    ttl_ms = page.ttl_ms if ttl_ms is None else min(ttl_ms, page.ttl_ms)
+                tools += page.tools
+                notes += skipped
+                cursor = page.next_cursor
+                if cursor is None or len(tools) > MAX_TOOLS:
+                    break
+        if len(tools) > MAX_TOOLS or cursor is not None:
+            more = "more" if cursor is not None else str(len(tools))
+            notes.append(f"the server lists {more} tools; only the first {MAX_TOOLS} are mounted")
+            tools = tools[:MAX_TOOLS]
+        changed = tuple(tools) != self.tools
+        self.tools, self.notes = tuple(tools), tuple(notes)
+        self.ttl_ms = ttl_ms
+        self.listings += 1
+        if self._on_listed is not None:
+            await anyio.to_thread.run_sync(self._on_listed, self)
+        return changed
+
+    async def _on_message(self, message: Any) -> None:
+        from tooldeck.mcp.sdk import types
+
+        if isinstance(message, types.ToolListChangedNotification):
+            self._dirty.set()
+        elif isinstance(message, Exception):
+            log.warning(
+                "MCP server %r sent a line that is not JSON-RPC: %s",
+                self.name,
+                first_line(str(message)),
+            )
+
+    async def _listen(self, client: Client) -> None:
+        try:
+            async with client.listen(tools_list_changed=True) as subscription:
+                async for _event in subscription:
+                    self._dirty.set()
+        except Exception as exc:  # the stream is an extra: calls and the report go on
+            log.debug("MCP server %r: subscriptions/listen ended: %s", self.name, exc)
+
+    async def _relister(self, client: Client) -> None:
+        while True:
+            await self._dirty.wait()
+            # Wait for a quiet moment (a burst costs one listing), but not forever.
+            deadline = anyio.current_time() + MAX_DELAY_S
+            while self._dirty.is_set() and anyio.current_time() < deadline:
+                self._dirty = anyio.Event()
+                await anyio.sleep(DEBOUNCE_S)
+            try:
+                changed = await self._list(client)
+            except Exception as exc:
+                log.warning(
+                    "MCP server %r: listing tools after a change failed: %s",
+                    self.name,
+                    describe(exc, self.spec),
+                )
+                continue
+            if changed:
+                self._on_change(self)
+
+    async def refresh(self) -> bool:
+        """List again now (as after a change signal); True when the list changed."""
+        client = self._client
+        if client is None:
+            raise ToolFailure(self._unavailable())
+        changed = await self._list(client)
+        if changed:
+            self._on_change(self)
+        return changed
+
+    # -- calls -------------------------------------------------------------------------------
+    async def call(
+        self, tool: str, arguments: dict[str, Any], meta: dict[str, Any] | None = None
+    ) -> types.CallToolResult:
+        """Call ``tool``; a lost server is reconnected once, then reported as failed.
+
+        ``meta``: the request's ``params._meta`` (the caller's trace context).
+
+        The call is bounded by the server's ``timeout_s``: past it the request is
+        abandoned, which sends ``notifications/cancelled`` to the server (the SDK's
+        default), and the call fails naming the server and the limit.
+        """
+        client = self._client if not self._lost.is_set() else None
+        if client is None:
+            client = await self._reconnected()
+        timeout = self.spec.config.timeout_s
+        try:
+            with anyio.fail_after(timeout):
+                return await client.call_tool(tool, arguments, meta=meta)  # type: ignore[arg-type]
+        except TimeoutError:
+            raise ToolFailure(
+                f"MCP server {self.name!r} did not answer the call to {tool!r} within "
+                f"{timeout:g}s (timeout_s = {timeout:g} in [mcp.servers.{self.name}]); the "
+                "request was cancelled on the server."
+            ) from None
+        except Exception as exc:
+            raise ToolFailure(self._call_failure(tool, exc)) from exc
+
+    async def _reconnected(self) -> Client:
+        async with self._reconnecting:
+            if self._client is not None and not self._lost.is_set():
+                return self._client
+            if self._closed or not self._may_reconnect:
+                raise ToolFailure(self._unavailable())
+            self._may_reconnect = False
+            if not self.deferred:  # a deferred server has no session to end yet
+                await self._stop()
+            self.deferred = False
+            before = self.tools
+            await self.start()
+            if self._client is None:
+                raise ToolFailure(self._unavailable())
+            kept, self._kept = self._kept, None
+            if kept is not None and self.tools is not before:  # listed after a kept listing
+                changed = wire_tools(self.tools) != list(kept)
+            else:
+                changed = self.tools != before
+            if changed:
+                self._on_change(self)
+            return self._client
+
+    def _call_failure(self, tool: str, exc: Exception) -> str:
+
+        if closed_connection(exc):
+            self._lost.set()
+            return (
+                f"MCP server {self.name!r} closed the connection during the call to "
+                f"{tool!r} ({self._gone()}){self._stderr_suffix()}. The next call "
+                "reconnects once."
+            )
+        return f"MCP server {self.name!r}, tool {tool!r}: {describe(exc, self.spec)}"
+
+    def _unavailable(self) -> str:
+        return f"MCP server {self.name!r} is not available: {self.failure or 'not connected'}"
+
+    # -- helpers -------------------------------------------------------------------------------
+    def _gone(self) -> str:
+        """How the server went away: its exit status when it was our child."""
+        code = self.process.returncode if self.process is not None else None
+        if code is None:
+            return "the server closed the connection"
+        return f"the server exited with status {code}"
+
+    def _with_stderr(self, reason: str) -> str:
+        return reason + self._stderr_suffix()
+
+    def _stderr_suffix(self) -> str:
+        tail = self._stderr.tail() if self._stderr is not None else ""
+        return f"; its stderr ends with:\n{tail}" if tail else ""
+
+
+def _modern(version: str | None) -> bool:
+    from tooldeck.mcp.sdk import MODERN_PROTOCOL_VERSIONS
+
+    return version in MODERN_PROTOCOL_VERSIONS

@@ -1,0 +1,64 @@
+"""How talking to an MCP server failed, said in one line for its report row or a call.
+
+Used by ``connection`` for every failure a server can cause: not found, not executable,
+timed out, a protocol error, a malformed or refused result, a closed connection.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import anyio
+
+from tooldeck.mcp.client.specs import ServerSpec
+
+
+def closed_connection(exc: BaseException) -> bool:
+    """Whether ``exc`` (possibly inside exception groups) is the SDK's closed connection."""
+    from tooldeck.mcp.sdk import CONNECTION_CLOSED, MCPError
+
+    exc = _leaf(exc)
+    return isinstance(exc, MCPError) and exc.code == CONNECTION_CLOSED
+
+
+def describe(exc: BaseException, spec: ServerSpec) -> str:
+    """One line saying how talking to ``spec``'s server failed."""
+    from pydantic import ValidationError
+
+    from tooldeck.mcp.sdk import MCPError
+
+    exc = _leaf(exc)
+    command = spec.config.command
+    if isinstance(exc, FileNotFoundError) and command is not None:
+        return (
+            f"command {command[0]!r} not found on PATH or next to the running interpreter "
+            f"(configured command: {spec.origin})"
+        )
+    if isinstance(exc, PermissionError) and command is not None:
+        return f"command {command[0]!r} cannot be executed: {exc.strerror}"
+    if isinstance(exc, TimeoutError):
+        return f"timed out after {spec.config.timeout_s:g}s (timeout_s)"
+    if isinstance(exc, MCPError):
+        return f"protocol error: {exc.message} (code {exc.code})"
+    if isinstance(exc, ValidationError):
+        return f"protocol error: malformed response ({first_line(str(exc))})"
+    if isinstance(exc, OSError):
+        return f"cannot start the server: {exc}"
+    if isinstance(exc, RuntimeError):  # the SDK's checks of a result (output schema, ...)
+        return f"the server's result was refused: {first_line(str(exc).split(chr(10))[0])}"
+    return f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
+
+
+def _leaf(exc: BaseException) -> BaseException:
+    """The first real error inside (possibly nested) exception groups."""
+    while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
+        inner: Sequence[BaseException] = exc.exceptions
+        exc = next(
+            (e for e in inner if not isinstance(e, anyio.get_cancelled_exc_class())), inner[0]
+        )
+    return exc
+
+
+def first_line(text: str) -> str:
+    """``text`` on one line, at most 200 characters."""
+    return " ".join(text.split())[:200]

@@ -1,0 +1,180 @@
+"""Permission asks of ``tooldeck mcp serve``, answered by the MCP client's user.
+
+A call that needs an answer asks the client through elicitation when the client
+declared the capability: allow once, always, reject, or reject with feedback. Otherwise
+the Location's rules decide alone, and an ask that remains is declined with a text
+naming the rule to add.
+
+The two protocol eras elicit differently. A handshake-era client gets an
+``elicitation/create`` request in the middle of the call. A 2026-07-28 client cannot be
+sent a request, so its calls defer their asks (``on_ask="defer"``, docs/approvals.md):
+a call that asks ends ``pending``, the result is ``input_required`` with the question and
+the pending call's id in ``request_state``, and the client's retry carrying the answer
+resumes that pending call, exactly once. A retry sent twice gets the recorded outcome
+and never runs the tool again; a call that asks again is pending again, under a new id
+that carries the answers already given. The state is not sealed: it names a pending
+call by an unguessable id, and answering is what the client is asked to do.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import contextvars
+import json
+from collections.abc import Iterator
+from typing import TYPE_CHECKING, Any
+
+from tooldeck.host.permissions.permission import PermissionRequest, Reject, Reply
+from tooldeck.mcp.sdk import types
+
+if TYPE_CHECKING:
+    from tooldeck.host.boundary.pending import PendingCall
+
+
+class Asked:
+    """The asks of one handshake-era call that no one could answer (they were declined)."""
+
+    def __init__(self, ctx: Any) -> None:
+        self.ctx = ctx
+        self.unanswerable: list[PermissionRequest] = []
+
+
+def input_required(pending: PendingCall) -> types.InputRequiredResult:
+    """The round-trip result asking a 2026-07-28 client the question of ``pending``."""
+    request = pending.request
+    ask = types.ElicitRequest(
+        params=types.ElicitRequestFormParams(message=_message(request), requested_schema=SCHEMA)
+    )
+    state = json.dumps({"pending": pending.id, "tool": pending.call.name})
+    return types.InputRequiredResult(input_requests={_key(request): ask}, request_state=state)
+
+
+def answered(params: types.CallToolRequestParams) -> tuple[str, Reply] | None:
+    """``(pending id, reply)`` when a retried 2026-07-28 call answers a pending call of
+    the same tool; ``None`` for a first call, or a retry without an answer (the call then
+    runs afresh and asks again)."""
+    try:
+        state = json.loads(params.request_state) if params.request_state else None
+    except ValueError:
+        return None
+    if not isinstance(state, dict) or state.get("tool") != params.name:
+        return None
+    pending_id = state.get("pending")
+    responses = [
+        response
+        for response in (params.input_responses or {}).values()
+        if isinstance(response, types.ElicitResult)
+    ]
+    if not isinstance(pending_id, str) or len(responses) != 1:
+        return None
+    return pending_id, _reply(responses[0])
+
+
+MODERN = "2026-07-28"
+"""The protocol era whose clients are asked through ``input_required`` results."""
+
+_REQUEST: contextvars.ContextVar[Asked | None] = contextvars.ContextVar(
+    "tooldeck_mcp_request", default=None
+)
+
+SCHEMA: types.ElicitRequestedSchema = {
+    "type": "object",
+    "properties": {
+        "decision": {
+            "type": "string",
+            "enum": ["once", "always", "reject"],
+            "description": "once: allow this call; always: allow from now on; "
+            "reject: do not run it",
+        },
+        "feedback": {
+            "type": "string",
+            "description": "with reject: what the model should do instead",
+        },
+    },
+    "required": ["decision"],
+}
+
+
+@contextlib.contextmanager
+def current_request(ctx: Any) -> Iterator[Asked]:
+    """Mark the MCP request whose tool call may ask (the asker runs in its task)."""
+    asked = Asked(ctx)
+    token = _REQUEST.set(asked)
+    try:
+        yield asked
+    finally:
+        _REQUEST.reset(token)
+
+
+class ElicitingAsker:
+    """The Location's asker while it is served over MCP."""
+
+    async def __call__(self, request: PermissionRequest) -> Reply:
+        asked = _REQUEST.get()
+        if asked is None or not _can_elicit(asked.ctx):
+            if asked is not None:
+                asked.unanswerable.append(request)
+            return "reject"
+        result = await asked.ctx.session.elicit_form(
+            _message(request), SCHEMA, related_request_id=asked.ctx.request_id
+        )
+        return _reply(result)
+
+    @staticmethod
+    def declined_text(requests: list[PermissionRequest]) -> str:
+        """Why the call was declined, and the rule that would allow it."""
+        request = requests[0]
+        resources = ", ".join(request.resources)
+        rule = f'[[permission]]\naction = "{request.action}"\n'
+        if resources != "*":
+            rule += f'resource = "{request.resources[0]}"\n'
+        return (
+            f"Permission for {request.action!r} on {resources} needs an answer, and this "
+            "MCP client cannot be asked (no elicitation), so the call was declined. To "
+            "allow it, add this rule to the Location's tooldeck.toml:\n\n"
+            f'{rule}effect = "allow"\n'
+        )
+
+
+def _can_elicit(ctx: Any) -> bool:
+    """A handshake-era client that can be sent ``elicitation/create`` now."""
+    session = ctx.session
+    if session.protocol_version == MODERN or not session.can_send_request:
+        return False
+    return _declares_elicitation(session)
+
+
+def elicits_by_round_trip(ctx: Any) -> bool:
+    """A 2026-07-28 client that takes questions in an ``input_required`` result."""
+    session = ctx.session
+    return bool(session.protocol_version == MODERN and _declares_elicitation(session))
+
+
+_ELICITATION = types.ClientCapabilities(elicitation=types.ElicitationCapability())
+"""The capability asked about on every served call, built once (the SDK only reads it)."""
+
+
+def _declares_elicitation(session: Any) -> bool:
+    return bool(session.check_client_capability(_ELICITATION))
+
+
+def _key(request: PermissionRequest) -> str:
+    """The question's key: the same ask in a rerun of the call finds its answer."""
+    return "permission " + json.dumps([request.action, list(request.resources)])
+
+
+def _message(request: PermissionRequest) -> str:
+    resources = ", ".join(request.resources)
+    return f"Allow {request.action!r} on {resources}?"
+
+
+def _reply(result: types.ElicitResult) -> Reply:
+    if result.action != "accept" or not result.content:
+        return "reject"
+    decision = result.content.get("decision")
+    feedback = str(result.content.get("feedback") or "").strip()
+    if decision == "reject" and feedback:
+        return Reject(feedback)
+    if decision in ("once", "always"):
+        return "once" if decision == "once" else "always"
+    return "reject"

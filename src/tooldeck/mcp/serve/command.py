@@ -1,0 +1,224 @@
+"""``tooldeck mcp serve``: run the catalog server over stdio or streamable HTTP.
+
+HTTP binds 127.0.0.1 unless told otherwise; any other address needs ``--allow-remote``
+and a ``TOOLDECK_MCP_TOKEN``. Whenever ``TOOLDECK_MCP_TOKEN`` is set, every HTTP request
+must carry it as a bearer token (401 otherwise), loopback included; loopback without a
+token serves anyone on the machine and says so in one warning line. The served URL is
+printed on stderr at start. DNS-rebinding protection is always on: the Host and Origin
+headers must name the address the server is bound to. The Location opens as ``Host.open``
+opens it: an untrusted folder is served in its untrusted view.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, NamedTuple
+
+import anyio
+
+from tooldeck.errors import UsageError
+from tooldeck.mcp.serve.auth import TOKEN_ENV, BearerCheck
+
+if TYPE_CHECKING:
+    from tooldeck.host.store.base import Store
+
+LOOPBACK = ("127.0.0.1", "localhost", "::1")
+
+
+class HttpAddress(NamedTuple):
+    host: str
+    port: int
+
+    @classmethod
+    def parse(cls, text: str) -> HttpAddress:
+        """``PORT`` or ``HOST:PORT`` (``[::1]:PORT`` for IPv6)."""
+        host, sep, port = text.rpartition(":")
+        host = host.strip("[]") if sep else "127.0.0.1"
+        if not port.isdigit() or not 0 < int(port) < 65536:
+            raise UsageError(f"--http {text}: expected [HOST:]PORT with a port 1-65535")
+        return cls(host or "127.0.0.1", int(port))
+
+    @property
+    def url(self) -> str:
+        """``http://HOST:PORT/mcp`` (IPv6 hosts in brackets)."""
+        shown = f"[{self.host}]" if ":" in self.host else self.host
+        return f"http://{shown}:{self.port}/mcp"
+
+
+def serve(
+    root: Path,
+    *,
+    http: str | None,
+    allow_remote: bool,
+    codemode: bool = True,
+    store: Store | None = None,
+) -> None:
+    """Open the Location at ``root`` and serve it until stdin closes or the process ends.
+
+    ``codemode=False`` serves every tool natively, whatever the config says. ``store``:
+    where approvals and pending calls live (default: the Location's SQLite database); a
+    ``PostgresStore`` shared by replicas lets any of them honour an ``always`` saved
+    through another and resume a question another asked. Every host opened while
+    serving uses it; the caller closes it.
+    """
+    address = HttpAddress.parse(http) if http is not None else None
+    if address is not None and address.host not in LOOPBACK and not allow_remote:
+        raise UsageError(
+            f"--http {address.host}:{address.port}: refusing to listen on a "
+            "non-loopback address without --allow-remote"
+        )
+    if address is not None:
+        print(f"tooldeck: serving MCP at {address.url}", file=sys.stderr, flush=True)
+    anyio.run(_serve, root, address, allow_remote, codemode, store)
+
+
+def _tokens(address: HttpAddress | None, allow_remote: bool, limits: Any) -> dict[str, str]:
+    """The bearer tokens HTTP requests must carry and their principals (empty: loopback
+    with none configured, which serves anyone on the machine and says so)."""
+    if address is None:
+        return {}
+    from tooldeck.mcp.serve.principals import tokens
+
+    found = tokens(limits, os.environ)
+    if allow_remote and not found:
+        raise UsageError(
+            f"--allow-remote needs a bearer token in {TOKEN_ENV} "
+            "or [mcp.serve.principals.NAME] token_env"
+        )
+    if not found:
+        print(
+            f"tooldeck: warning: no {TOKEN_ENV} set: any process on this machine "
+            "can list and call these tools",
+            file=sys.stderr,
+            flush=True,
+        )
+    return found
+
+
+async def _serve(
+    root: Path,
+    address: HttpAddress | None,
+    allow_remote: bool,
+    codemode: bool,
+    store: Store | None,
+) -> None:
+    from tooldeck.mcp.serve.asking import ElicitingAsker
+    from tooldeck.mcp.serve.server import CatalogServer
+    from tooldeck.mcp.serve.sessions import ClientSessions
+    from tooldeck.mcp.serve.watch import Serving, watch
+
+    asker = ElicitingAsker()
+    serving = await anyio.to_thread.run_sync(
+        lambda: Serving(lambda: _open(root, asker, codemode, store))
+    )
+    limits = serving.current().location.config.mcp.serve  # read once, at start
+    try:
+        tokens = _tokens(address, allow_remote, limits)
+    except UsageError:
+        await anyio.to_thread.run_sync(serving.current().close)
+        raise
+    sessions = ClientSessions(
+        serving.current,
+        idle_timeout_s=limits.idle_timeout_s,
+        max_calls=limits.max_calls_per_session,
+    )
+    server = CatalogServer(serving.current, asker, sessions)
+    try:
+        async with anyio.create_task_group() as group:
+            group.start_soon(watch, serving, server, root)
+            group.start_soon(_reap, sessions)
+            if address is None:
+                await _stdio(server)
+            else:
+                await _http(server, address, tokens, limits)
+            group.cancel_scope.cancel()
+    finally:
+        await anyio.to_thread.run_sync(serving.current().close)
+
+
+def _open(root: Path, asker: Any, codemode: bool, store: Store | None) -> Any:
+    """The served host; without code mode, its Location's config says code mode is off
+    (set before the first snapshot, which reads it)."""
+    from tooldeck import Host
+    from tooldeck.mcp.serve.principals import load_approvals, names
+
+    host = Host.open(root, asker=asker, store=store)
+    load_approvals(host, names(host.location.config.mcp.serve, os.environ))
+    notice = host.trust.notice()
+    if notice:  # the untrusted view is served; say once per open what it leaves out
+        print(notice, file=sys.stderr, flush=True)
+    if not codemode:
+        config = host.location.config
+        host.location.config = config.model_copy(
+            update={"codemode": config.codemode.model_copy(update={"enabled": False})}
+        )
+    return host
+
+
+async def _reap(sessions: Any) -> None:
+    """Close idle client sessions, forever."""
+    while True:
+        await anyio.sleep(sessions.check_every_s())
+        sessions.reap()
+
+
+async def _stdio(server: Any) -> None:
+    from tooldeck.mcp.sdk import NotificationOptions, stdio_server
+
+    options = server.server.create_initialization_options(NotificationOptions(tools_changed=True))
+    async with stdio_server() as (read, write):
+        await server.server.run(read, write, options)
+
+
+async def _http(server: Any, address: HttpAddress, tokens: dict[str, str], limits: Any) -> None:
+    """Serve over streamable HTTP, every resource bounded by ``[mcp.serve]``: connections
+    (503 past ``max_connections``), sessions (503), body size (413), slow headers
+    (dropped) and slow bodies (dropped). A refusal's body is a JSON-RPC error naming its
+    limit (``refusals.py``)."""
+    import uvicorn
+
+    from tooldeck.mcp.sdk import TransportSecuritySettings
+    from tooldeck.mcp.serve.deadlines import read_deadlines
+    from tooldeck.mcp.serve.refusals import Refusals
+    from tooldeck.mcp.serve.sessions import RequestScope
+
+    host, port = address
+    shown = f"[{host}]" if ":" in host else host
+    security = TransportSecuritySettings(
+        enable_dns_rebinding_protection=True,
+        allowed_hosts=[f"{shown}:{port}", f"localhost:{port}"]
+        if host in LOOPBACK
+        else [f"{shown}:{port}"],
+        allowed_origins=[f"http://{shown}:{port}", f"http://localhost:{port}"],
+    )
+    app: Any = server.server.streamable_http_app(
+        streamable_http_path="/mcp",
+        host=host,
+        transport_security=security,
+        max_request_body_size=limits.max_body_bytes,
+        session_idle_timeout=limits.idle_timeout_s,
+        max_sessions=limits.max_sessions,
+    )
+    app = RequestScope(app, server.sessions)
+    if tokens:
+        app = BearerCheck(app, tokens)
+    refusals = Refusals(
+        app,
+        max_connections=limits.max_connections,
+        max_body_bytes=limits.max_body_bytes,
+        max_sessions=limits.max_sessions,
+    )
+    config = uvicorn.Config(
+        refusals,
+        host=host,
+        port=port,
+        log_level="warning",
+        lifespan="on",
+        http=read_deadlines(limits.header_timeout_s, limits.body_timeout_s),
+        backlog=min(2048, limits.max_connections * 2),
+    )
+    served = uvicorn.Server(config)
+    refusals.state = served.server_state  # the connections it counts
+    await served.serve()

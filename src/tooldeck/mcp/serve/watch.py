@@ -1,0 +1,134 @@
+"""Keep a served catalog live: notice config and Location-plugin changes, and tell clients.
+
+Polling, twice a second, because it needs nothing installed and sees what file events
+miss on some systems: ``.tooldeck/plugins/`` created after the server started, a file
+replaced by an editor's rename. A changed config file opens a new host (rules, servers,
+plugins may all differ) and closes the old one; a changed plugin folder refreshes the
+plugins. Whatever changed the catalog (a mounted server's list included), clients hear
+about it once the advertised definitions differ.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, NamedTuple, TypeGuard
+
+import anyio
+
+from tooldeck.errors import TooldeckError
+from tooldeck.host.location.config_files import (
+    PROJECT_FILE,
+    PYPROJECT_FILE,
+    user_config_path,
+)
+from tooldeck.host.location.paths import LOCAL_PLUGIN_DIR
+from tooldeck.host.trust.store import trust_store_path
+
+if TYPE_CHECKING:
+    from tooldeck import Host
+    from tooldeck.mcp.serve.server import CatalogServer
+
+
+POLL_S = 0.5
+
+Stamp = tuple[tuple[str, int, int], ...]
+
+
+class Stamps(NamedTuple):
+    """What the files that shape a Location's catalog look like right now."""
+
+    config: Stamp
+    plugins: Stamp
+
+    @classmethod
+    def of(cls, root: Path) -> Stamps:
+        # the trust store too: trusting (or revoking) the folder reopens it
+        files = [root / PROJECT_FILE, root / PYPROJECT_FILE, user_config_path(), trust_store_path()]
+        folder = root / LOCAL_PLUGIN_DIR
+        plugins = sorted(folder.glob("*.py")) if folder.is_dir() else []
+        return cls(_stamp(files), _stamp(plugins))
+
+
+def _stamp(paths: list[Path]) -> Stamp:
+    found = []
+    for path in paths:
+        try:
+            info = os.stat(path)
+        except OSError:
+            continue
+        found.append((str(path), info.st_mtime_ns, info.st_size))
+    return tuple(found)
+
+
+class Serving:
+    """The host being served; replaced as a whole when the config changes."""
+
+    def __init__(self, open_host: Callable[[], Host]) -> None:
+        self._open = open_host
+        self.host = open_host()
+
+    def current(self) -> Host:
+        return self.host
+
+    async def reopen(self) -> None:
+        """A new host from the changed config; the old one closes (its servers end).
+
+        A config that does not open (being edited, or broken) is reported and the last
+        good host keeps serving; the next change of the files tries again. An ``OSError``
+        (no descriptors left to read it) propagates: the watcher retries at its next tick.
+        """
+        try:
+            host = await anyio.to_thread.run_sync(self._open)
+        except TooldeckError as exc:
+            if _out_of_descriptors(exc.__cause__):
+                raise exc.__cause__ from exc  # not the file's fault: try again
+            _report(f"config change not applied, still serving the last good config: {exc}")
+            return
+        old, self.host = self.host, host
+        await anyio.to_thread.run_sync(old.close)
+
+    async def refresh(self) -> None:
+        await anyio.to_thread.run_sync(self.host.refresh_plugins)
+
+
+async def watch(serving: Serving, server: CatalogServer, root: Path) -> None:
+    """Poll forever: apply file changes, and notify clients when the listing changed.
+
+    A poll that fails for want of descriptors (``EMFILE``: a flood of connections) is
+    reported once and retried at the next tick; the watcher never ends the server.
+    """
+    stamps = Stamps.of(root)
+    listed = serving.current().snapshot().definitions_for("mcp")
+    failing = False
+    while True:
+        await anyio.sleep(POLL_S)
+        try:
+            now = Stamps.of(root)
+            if now.config != stamps.config:
+                await serving.reopen()
+            elif now.plugins != stamps.plugins:
+                await serving.refresh()
+            stamps = now
+            current = serving.current().snapshot().definitions_for("mcp")
+        except (OSError, TooldeckError) as exc:
+            if not failing:
+                _report(f"watching the Location failed, retrying: {exc}")
+            failing = True
+            continue
+        failing = False
+        if current is not listed and current != listed:
+            listed = current
+            await server.tools_changed()
+
+
+def _out_of_descriptors(exc: BaseException | None) -> TypeGuard[OSError]:
+    return isinstance(exc, OSError) and exc.errno in (errno.EMFILE, errno.ENFILE)
+
+
+def _report(message: str) -> None:
+    """One line on stderr, where ``tooldeck mcp serve`` says everything it has to say."""
+    print(f"tooldeck: {message}", file=sys.stderr, flush=True)

@@ -1,0 +1,98 @@
+"""``[mcp.servers.NAME]``: every mistake names the file and the key."""
+
+from __future__ import annotations
+
+import pytest
+
+from tooldeck import Host
+from tooldeck.errors import ConfigError
+from tooldeck.mcp.client.specs import server_specs
+
+from ..conftest import make_project
+
+
+@pytest.mark.parametrize(
+    ("table", "key", "message"),
+    [
+        (
+            'command = ["a"]\nurl = "http://x"',
+            "mcp.servers.calc",
+            "expected exactly one of command (stdio) or url (streamable HTTP)",
+        ),
+        (
+            "enabled = true",
+            "mcp.servers.calc",
+            "expected exactly one of command (stdio) or url (streamable HTTP)",
+        ),
+        ("command = []", "mcp.servers.calc", "command must start with the program to run, got []"),
+        (
+            'url = "ftp://x"',
+            "mcp.servers.calc",
+            "url must start with http:// or https://, got 'ftp://x'",
+        ),
+        (
+            'url = "http://x"\nenv = {A = "1"}',
+            "mcp.servers.calc",
+            "env applies to a command, not to a url",
+        ),
+        (
+            'url = "http://x"\ncwd = "sub"',
+            "mcp.servers.calc",
+            "cwd applies to a command, not to a url",
+        ),
+        (
+            'command = ["a"]\nheaders = {A = "1"}',
+            "mcp.servers.calc",
+            "headers apply to a url, not to a command",
+        ),
+        (
+            'command = ["a"]\ntimeout_s = 0',
+            "mcp.servers.calc.timeout_s",
+            "expected a number greater than 0.0, got 0",
+        ),
+        (
+            'command = ["a"]\ntimeout_s = "5"',
+            "mcp.servers.calc.timeout_s",
+            "expected a number, got '5'",
+        ),
+        (
+            'command = ["a"]\ncodemode = "yes"',
+            "mcp.servers.calc.codemode",
+            "expected a boolean, got 'yes'",
+        ),
+        (
+            'command = ["a"]\nenabeld = false',
+            "mcp.servers.calc.enabeld",
+            "unknown key (did you mean 'enabled'?)",
+        ),
+    ],
+)
+def test_a_bad_server_table_names_the_file_and_key(tooldeck_env, table, key, message):
+    root = make_project(tooldeck_env / "p", f"[mcp.servers.calc]\n{table}\n")
+    with pytest.raises(ConfigError) as raised:
+        Host.open(root, plugins=[])
+    assert raised.value.path.endswith("tooldeck.toml")
+    assert raised.value.key == key
+    assert raised.value.message.startswith(message)
+
+
+def test_a_server_name_too_long_for_a_namespace_is_refused(tooldeck_env):
+    root = make_project(tooldeck_env / "p", f'[mcp.servers.{"s" * 49}]\ncommand = ["a"]\n')
+    with pytest.raises(ConfigError, match="must be 1-48 characters"):
+        Host.open(root, plugins=[])
+
+
+def test_specs_are_sorted_with_provider_safe_namespaces_and_resolved_cwd(tooldeck_env):
+    root = make_project(
+        tooldeck_env / "p",
+        '[mcp.servers."web.search"]\nurl = "http://x/mcp"\n'
+        '[mcp.servers.calc]\ncommand = ["calc", "--fast"]\ncwd = "tools"\n',
+    )
+    from tooldeck.host.location.config_files import load_config
+
+    specs = server_specs(load_config(root).mcp.servers, root)
+    assert [(s.name, s.namespace, s.plugin_name, s.origin) for s in specs] == [
+        ("calc", "calc", "mcp:calc", "calc --fast"),
+        ("web.search", "web_search", "mcp:web.search", "http://x/mcp"),
+    ]
+    assert specs[0].cwd == root / "tools"
