@@ -287,7 +287,7 @@ def test_the_walk_follows_aliases_fields_methods_and_type_checking_imports():
     found = {str(name) for name in reached()}
     assert "tooldeck.host.permissions.permission.Reply" in found  # alias inside an alias
     assert "tooldeck.host.permissions.permission.PermissionGate" in found  # TYPE_CHECKING import
-    assert "tooldeck.host.boundary.boundary.ToolError" in found  # a NamedTuple field
+    assert "tooldeck.host.boundary.outcome.ToolError" in found  # a NamedTuple field
     assert "tooldeck.host.registry.editor.CatalogEntry" in found  # a Protocol method
     assert not any(n.endswith((".InT", ".OutT")) for n in found)  # TypeVars are not types
 

@@ -53,12 +53,12 @@ if TYPE_CHECKING:
     from tooldeck.errors import UsageError as UsageError
     from tooldeck.hookspecs import hookimpl as hookimpl
     from tooldeck.hookspecs import hookspec as hookspec
-    from tooldeck.host.boundary.boundary import ErrorType as ErrorType
-    from tooldeck.host.boundary.boundary import Status as Status
-    from tooldeck.host.boundary.boundary import ToolCallOutcome as ToolCallOutcome
-    from tooldeck.host.boundary.boundary import ToolError as ToolError
     from tooldeck.host.boundary.boundary import run_tool_call as run_tool_call
     from tooldeck.host.boundary.hooks import ToolCallContext as ToolCallContext
+    from tooldeck.host.boundary.outcome import ErrorType as ErrorType
+    from tooldeck.host.boundary.outcome import Status as Status
+    from tooldeck.host.boundary.outcome import ToolCallOutcome as ToolCallOutcome
+    from tooldeck.host.boundary.outcome import ToolError as ToolError
     from tooldeck.host.boundary.pending import PendingCall as PendingCall
     from tooldeck.host.call.path import CallScope as CallScope
     from tooldeck.host.call.path import CallVia as CallVia
@@ -155,7 +155,7 @@ _LOCATIONS = {
     "ContentPart": "tooldeck._tool",
     "Diagnostic": "tooldeck.host.registry.editor",
     "Effect": "tooldeck.host.permissions.wildcard",
-    "ErrorType": "tooldeck.host.boundary.boundary",
+    "ErrorType": "tooldeck.host.boundary.outcome",
     "ExecutedTool": "tooldeck.host.call.path",
     "ExternalError": "tooldeck.errors",
     "FilePart": "tooldeck._tool",
@@ -212,7 +212,7 @@ _LOCATIONS = {
     "Snapshot": "tooldeck.host.execution.snapshot",
     "SourceEffects": "tooldeck.host.registry.catalog",
     "SqliteStore": "tooldeck.host.store.sqlite",
-    "Status": "tooldeck.host.boundary.boundary",
+    "Status": "tooldeck.host.boundary.outcome",
     "Store": "tooldeck.host.store.base",
     "Telemetry": "tooldeck.telemetry.settings",
     "TelemetryConfig": "tooldeck.host.location.config",
@@ -220,13 +220,13 @@ _LOCATIONS = {
     "Tool": "tooldeck._tool",
     "ToolCall": "tooldeck.host.call.path",
     "ToolCallContext": "tooldeck.host.boundary.hooks",
-    "ToolCallOutcome": "tooldeck.host.boundary.boundary",
+    "ToolCallOutcome": "tooldeck.host.boundary.outcome",
     "ToolConfig": "tooldeck.host.location.config",
     "ToolContext": "tooldeck._tool",
     "ToolDefectError": "tooldeck.errors",
     "ToolDefinition": "tooldeck.host.execution.definitions",
     "ToolEditor": "tooldeck.host.registry.editor",
-    "ToolError": "tooldeck.host.boundary.boundary",
+    "ToolError": "tooldeck.host.boundary.outcome",
     "ToolFailure": "tooldeck._tool",
     "ToolResult": "tooldeck._tool",
     "ToolService": "tooldeck.host.service",

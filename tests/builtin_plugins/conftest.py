@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from tooldeck.host.boundary.boundary import ToolCallOutcome
+from tooldeck.host.boundary.outcome import ToolCallOutcome
 from tooldeck.host.location.location import Location
 from tooldeck.host.permissions.permission import Reject
 from tooldeck.testing import ScriptedAnswerer, ScriptedAsker, TestHost

@@ -3,7 +3,7 @@ from __future__ import annotations
 import pytest
 
 from tooldeck._tool import TextPart
-from tooldeck.host.boundary.boundary import DISMISSED_TEXT
+from tooldeck.host.boundary.outcome import DISMISSED_TEXT
 from tooldeck.host.location.config import Config, PermissionRule
 from tooldeck.host.location.location import Location
 from tooldeck.host.location.questions import Option, Question

@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     from collections.abc import Sequence
 
     from tooldeck._tool import ContentPart
-    from tooldeck.host.boundary.boundary import ToolCallOutcome
+    from tooldeck.host.boundary.outcome import ToolCallOutcome
     from tooldeck.host.permissions.permission import Asker, PermissionRequest, Reply
 
 CALL_ID = "cli-call"

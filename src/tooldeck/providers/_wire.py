@@ -26,7 +26,7 @@ from typing import Any
 from urllib.parse import quote
 
 from tooldeck._tool import ContentPart, FilePart, ImagePart
-from tooldeck.host.boundary.boundary import ToolCallOutcome
+from tooldeck.host.boundary.outcome import ToolCallOutcome
 from tooldeck.host.call.path import ToolCall
 from tooldeck.host.call.sizes import format_size
 from tooldeck.host.search.deferral import SEARCH_TOOLS

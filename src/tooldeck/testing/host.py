@@ -20,7 +20,8 @@ from typing import TYPE_CHECKING, Any, Literal, TypeAlias
 from tooldeck._tool import AnyTool, ProgressCallback, TextPart
 from tooldeck.codemode.provider import CodeMode
 from tooldeck.errors import UsageError
-from tooldeck.host.boundary.boundary import ToolCallOutcome, run_tool_call
+from tooldeck.host.boundary.boundary import run_tool_call
+from tooldeck.host.boundary.outcome import ToolCallOutcome
 from tooldeck.host.call.path import ToolCall
 from tooldeck.host.plugins.discovery import (
     Candidate,

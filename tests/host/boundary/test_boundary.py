@@ -20,7 +20,7 @@ from tooldeck import (
     run_tool_call,
 )
 from tooldeck.errors import PermissionCorrected
-from tooldeck.host.boundary.boundary import (
+from tooldeck.host.boundary.outcome import (
     CORRECTED_TEXT,
     DECLINED_TEXT,
     DISMISSED_TEXT,

@@ -31,7 +31,7 @@ from tooldeck import (
     ToolService,
     run_tool_call,
 )
-from tooldeck.host.boundary.boundary import INTERRUPTED_TEXT
+from tooldeck.host.boundary.outcome import INTERRUPTED_TEXT
 from tooldeck.host.location.config import Config, OutputConfig
 
 # -- strategies -------------------------------------------------------------------------------

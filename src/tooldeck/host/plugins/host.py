@@ -40,7 +40,7 @@ from tooldeck.host.service import ToolService
 from tooldeck.telemetry import semconv
 
 if TYPE_CHECKING:
-    from tooldeck.host.boundary.boundary import ToolCallOutcome
+    from tooldeck.host.boundary.outcome import ToolCallOutcome
     from tooldeck.host.boundary.pending import PendingCall
     from tooldeck.host.execution.definitions import Visibility
     from tooldeck.host.execution.snapshot import Snapshot
