@@ -134,7 +134,7 @@ async def run_tool_call(
             scope = snapshot.scope(session_id, message_id, agent)
     elif session_id or message_id or agent is not None:
         raise ValueError("run_tool_call takes a scope or session_id/message_id/agent, not both")
-    asking = _ask_mode(on_ask)
+    restore = None if on_ask is None else _ask_mode(on_ask)
     try:
         done: Done = snapshot.run(call, scope, progress)
         content, metadata, output = done if isinstance(done, ExecutedTool) else await done
@@ -164,15 +164,14 @@ async def run_tool_call(
             raise
         return outcome
     finally:
-        if asking is not None:
-            asking()
+        if restore is not None:
+            restore()
     return tuple_new(ToolCallOutcome, ("completed", content, metadata, output, None))
 
 
-def _ask_mode(on_ask: OnAsk | None) -> Callable[[], None] | None:
-    """Set this task's ask mode to ``on_ask``; what restores it (``None``: left as it is)."""
-    if on_ask is None:
-        return None
+def _ask_mode(on_ask: OnAsk) -> Callable[[], None]:
+    """Set this task's ask mode to ``on_ask`` (read by the permission service); what
+    restores the mode it had."""
     from tooldeck.host.permissions.asks import restore_on_ask, set_on_ask
 
     token = set_on_ask(on_ask)

@@ -297,7 +297,7 @@ class Snapshot:
         scope = self.default_scope
         if session_id or message_id or agent is not None:
             scope = self.scope(session_id, message_id, agent)
-        done = cross(self.layers, self._start, call, scope, progress)
+        done = self.run(call, scope, progress)
         return done if isinstance(done, ExecutedTool) else await done
 
     def execute_sync(
@@ -322,7 +322,7 @@ class Snapshot:
         scope = self.default_scope
         if session_id or message_id or agent is not None:
             scope = self.scope(session_id, message_id, agent)
-        done = cross(self.layers, self._start, call, scope, progress)
+        done = self.run(call, scope, progress)
         if isinstance(done, ExecutedTool):
             return done
         return run_async(done)  # only sync hosts running async executors need it
@@ -356,7 +356,16 @@ class Snapshot:
         ``ToolFailure`` and every other exception propagate: classifying how a call ended
         is ``run_tool_call``'s job, the one boundary every call crosses.
         """
-        return cross(self.layers, self._start, call, scope, progress)
+        if self.layers:
+            return cross(self.layers, self._start, call, scope, progress)
+        # Hot: with no active layer ``cross`` would only call ``_start``; its body is
+        # written here instead, saving a call per call (``bench/DECISIONS.md``; pinned to
+        # ``cross`` by ``tests/host/execution/test_snapshot.py``).
+        record = self._records_by_name.get(call.name) or self._unavailable(call.name)
+        path: CallPath | None = record.call_path
+        if path is None:
+            path = record.call_path = call_path(record)
+        return path(self.location, call, scope, progress)
 
     def _start(
         self, call: ToolCall, scope: CallScope, progress: ProgressCallback | None = None
