@@ -69,7 +69,7 @@ if TYPE_CHECKING:
     from tooldeck.host.boundary.pending import PendingCall
     from tooldeck.host.call.path import ToolCall
     from tooldeck.host.execution.snapshot import Snapshot
-    from tooldeck.host.location.location import OnAsk
+    from tooldeck.host.permissions.asks import OnAsk
 
 log = logging.getLogger("tooldeck")
 

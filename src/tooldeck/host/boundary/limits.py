@@ -33,8 +33,8 @@ from tooldeck.host.permissions.wildcard import match
 if TYPE_CHECKING:
     import asyncio
 
+    from tooldeck.host.config.config import ToolConfig
     from tooldeck.host.execution.snapshot import Snapshot
-    from tooldeck.host.location.config import ToolConfig
     from tooldeck.host.registry.catalog import Catalog
     from tooldeck.host.registry.record import ToolRecord
 

@@ -23,7 +23,7 @@ from pydantic_core import to_jsonable_python
 from tooldeck._tool import ContentPart, FilePart, ImagePart, TextPart
 from tooldeck.host.boundary.boundary import ToolCallOutcome, ToolError
 from tooldeck.host.call.path import ToolCall
-from tooldeck.host.permissions.permission import PermissionRequest, Reject, Reply
+from tooldeck.host.permissions.request import PermissionRequest, Reject, Reply
 
 
 @dataclass(frozen=True, slots=True)

@@ -43,7 +43,7 @@ from tooldeck.host.search.deferral import SEARCH_TOOLS, Deferral
 if TYPE_CHECKING:
     from tooldeck.host.boundary.hooks import HookChain
     from tooldeck.host.boundary.limits import CallLimits
-    from tooldeck.host.location.config import OutputConfig
+    from tooldeck.host.config.config import OutputConfig
     from tooldeck.host.location.location import Location
     from tooldeck.providers.formats import Format
     from tooldeck.providers.wire_types import (

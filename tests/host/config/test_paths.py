@@ -6,7 +6,7 @@ import pytest
 
 from tooldeck import Location
 from tooldeck.errors import PermissionDeclined
-from tooldeck.host.location.paths import is_inside, resolve_in_location
+from tooldeck.paths import is_inside, resolve_in_location
 
 SOURCE = {"type": "tool", "message_id": "m1", "id": "call_1"}
 
