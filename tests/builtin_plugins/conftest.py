@@ -15,7 +15,7 @@ import pytest
 
 from tooldeck.host.boundary.outcome import ToolCallOutcome
 from tooldeck.host.location.location import Location
-from tooldeck.host.permissions.permission import Reject
+from tooldeck.host.permissions.request import Reject
 from tooldeck.testing import ScriptedAnswerer, ScriptedAsker, TestHost
 
 

@@ -18,7 +18,7 @@ from tooldeck.providers.formats import FORMATS, Format
 if TYPE_CHECKING:
     from tooldeck.host.boundary.pending import PendingCall
     from tooldeck.host.execution.snapshot import Snapshot
-    from tooldeck.host.location.location import OnAsk
+    from tooldeck.host.permissions.asks import OnAsk
     from tooldeck.providers.wire_types import (
         AnthropicMessage,
         GeminiContent,

@@ -41,7 +41,7 @@ if TYPE_CHECKING:
     from tooldeck.host.execution.snapshot import Snapshot
     from tooldeck.host.location.location import Location
     from tooldeck.host.location.questions import Answerer
-    from tooldeck.host.permissions.permission import Asker
+    from tooldeck.host.permissions.request import Asker
     from tooldeck.host.plugins.report import PluginInfo
 
 __all__ = ["Builtins", "Mode", "TestHost", "text_of"]

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from tooldeck.errors import PackBuildError
-from tooldeck.host.location.config_files import read_toml
+from tooldeck.host.config.config_files import read_toml
 
 if TYPE_CHECKING:
     from tooldeck.testing.install import Pack

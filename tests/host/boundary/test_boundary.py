@@ -29,7 +29,7 @@ from tooldeck.host.boundary.outcome import (
     ToolError,
 )
 from tooldeck.host.call.path import CallScope
-from tooldeck.host.location.config import Config, OutputConfig, PermissionRule
+from tooldeck.host.config.config import Config, OutputConfig, PermissionRule
 
 
 class Args(BaseModel):

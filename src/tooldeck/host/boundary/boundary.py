@@ -85,7 +85,7 @@ if TYPE_CHECKING:
     from tooldeck.host.call.bounding import Bounded
     from tooldeck.host.call.path import ToolCall
     from tooldeck.host.execution.snapshot import Snapshot
-    from tooldeck.host.location.location import OnAsk
+    from tooldeck.host.permissions.asks import OnAsk
 
 LAYERS: tuple[Callable[[Snapshot], Layer | None], ...] = (limits.layer, hooks.layer)
 """The layers every call crosses, outermost first: ``layer(snapshot)`` is that layer for

@@ -19,7 +19,7 @@ from tooldeck._tool import TextPart
 from tooldeck.host.boundary.outcome import PENDING_TEXT, ToolCallOutcome, ToolError
 from tooldeck.host.boundary.pending import PendingCall, describe
 from tooldeck.host.permissions.asks import answers_given
-from tooldeck.host.permissions.permission import PermissionRequest
+from tooldeck.host.permissions.request import PermissionRequest
 from tooldeck.host.store.base import PendingEntry
 
 if TYPE_CHECKING:

@@ -37,8 +37,8 @@ if TYPE_CHECKING:
 
     from tooldeck.host.call.layers import Layer, Next
     from tooldeck.host.call.path import CallScope, ExecutedTool, ToolCall
+    from tooldeck.host.config.config import ToolConfig
     from tooldeck.host.execution.snapshot import Snapshot
-    from tooldeck.host.location.config import ToolConfig
     from tooldeck.host.registry.catalog import Catalog
     from tooldeck.host.registry.editor import CatalogEntry
     from tooldeck.host.registry.record import ToolRecord

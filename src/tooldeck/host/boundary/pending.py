@@ -24,7 +24,7 @@ from tooldeck._tool import ContentPart, FilePart, ImagePart, TextPart
 from tooldeck.host.boundary.outcome import ToolCallOutcome, ToolError
 from tooldeck.host.call.path import ToolCall
 from tooldeck.host.execution.snapshot import named_record
-from tooldeck.host.permissions.permission import PermissionRequest, Reject, Reply
+from tooldeck.host.permissions.request import PermissionRequest, Reject, Reply
 from tooldeck.host.registry.names import RESERVED_CODEMODE_NAME
 
 if TYPE_CHECKING:

@@ -51,7 +51,7 @@ from tooldeck.host.boundary.pending import (
     reply_to_json,
 )
 from tooldeck.host.permissions.asks import answers_in_place, asks_deferred
-from tooldeck.host.permissions.permission import Reject, Reply
+from tooldeck.host.permissions.request import Reject, Reply
 from tooldeck.host.store.base import PendingChange, PendingEntry, PendingState, Store
 
 if TYPE_CHECKING:

@@ -53,7 +53,7 @@ provider that builds ``execute`` when there are code-mode tools."""
 if TYPE_CHECKING:
     from tooldeck.host.boundary.hooks import HookChain
     from tooldeck.host.boundary.limits import CallLimits
-    from tooldeck.host.location.config import OutputConfig
+    from tooldeck.host.config.config import OutputConfig
     from tooldeck.host.location.location import Location
     from tooldeck.providers.formats import Format
     from tooldeck.providers.wire_types import (

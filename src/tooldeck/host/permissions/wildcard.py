@@ -40,7 +40,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Literal, TypeAlias
 
-from tooldeck.host.location.config import PermissionRule
+from tooldeck.host.config.config import PermissionRule
 from tooldeck.host.schema.patterns import LinearRegex
 
 Effect: TypeAlias = Literal["allow", "ask", "deny"]

@@ -24,7 +24,7 @@ from collections.abc import Callable, Iterable
 from typing import Any, TypeVar
 
 from tooldeck.errors import ExternalError, UsageError
-from tooldeck.host.location.config import PermissionRule
+from tooldeck.host.config.config import PermissionRule
 from tooldeck.host.store.base import (
     PENDING_COLUMNS,
     PendingChange,

@@ -21,7 +21,7 @@ import weakref
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
-from tooldeck.host.location.config import PermissionRule
+from tooldeck.host.config.config import PermissionRule
 from tooldeck.host.store.base import (
     PENDING_COLUMNS,
     PendingChange,

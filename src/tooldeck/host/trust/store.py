@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from tooldeck.errors import ConfigError
-from tooldeck.host.location.config_files import ConfigSource, config_sources
+from tooldeck.host.config.config_files import ConfigSource, config_sources
 from tooldeck.host.trust.project import (
     TrustItem,
     TrustStatus,

@@ -29,7 +29,7 @@ from typing import Any, NamedTuple
 from pydantic import BaseModel, ValidationError
 
 from tooldeck.errors import ConfigError
-from tooldeck.host.location.config import NOT_YET_AVAILABLE, Config, default_config
+from tooldeck.host.config.config import NOT_YET_AVAILABLE, Config, default_config
 
 PROJECT_FILE = "tooldeck.toml"
 PYPROJECT_FILE = "pyproject.toml"
