@@ -123,8 +123,8 @@ if TYPE_CHECKING:
     from tooldeck.host.store.base import Store as Store
     from tooldeck.host.store.postgres import PostgresStore as PostgresStore
     from tooldeck.host.store.sqlite import SqliteStore as SqliteStore
-    from tooldeck.host.trust.project import TrustItem as TrustItem
-    from tooldeck.host.trust.project import TrustKind as TrustKind
+    from tooldeck.host.trust.items import TrustItem as TrustItem
+    from tooldeck.host.trust.items import TrustKind as TrustKind
     from tooldeck.host.trust.project import TrustSource as TrustSource
     from tooldeck.host.trust.project import TrustStatus as TrustStatus
     from tooldeck.host.trust.store import grant_trust as grant_trust
@@ -232,8 +232,8 @@ _LOCATIONS = {
     "ToolService": "tooldeck.host.service",
     "TooldeckError": "tooldeck.errors",
     "TransformFn": "tooldeck.host.registry.state",
-    "TrustItem": "tooldeck.host.trust.project",
-    "TrustKind": "tooldeck.host.trust.project",
+    "TrustItem": "tooldeck.host.trust.items",
+    "TrustKind": "tooldeck.host.trust.items",
     "TrustSource": "tooldeck.host.trust.project",
     "TrustStatus": "tooldeck.host.trust.project",
     "TurnResult": "tooldeck.providers",

@@ -33,7 +33,7 @@ from tooldeck.host.plugins.discovery import (
     scan_entry_points,
 )
 from tooldeck.host.plugins.host import Host
-from tooldeck.host.plugins.wiring import Selection
+from tooldeck.host.plugins.selection import Selection
 from tooldeck.host.service import ToolService
 from tooldeck.testing import _report
 

@@ -19,14 +19,15 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from tooldeck.host.config.config import Config, default_config
+from tooldeck.host.config.layers import NO_PROJECT, ProjectLayer
 from tooldeck.host.permissions.policy import CurrentPolicy
 
 if TYPE_CHECKING:
     from tooldeck.host.location.questions import Answerer, QuestionService
     from tooldeck.host.permissions.asks import OnAsk
+    from tooldeck.host.permissions.layers import Rules
     from tooldeck.host.permissions.permission import PermissionService
     from tooldeck.host.permissions.request import Asker
-    from tooldeck.host.permissions.wildcard import Ruleset
     from tooldeck.host.store.base import Store
 
 
@@ -38,7 +39,12 @@ def default_data_dir(root: Path) -> Path:
 
 
 class Location:
-    """A project directory and its scoped services (config, data dir, permission, question)."""
+    """A project directory and its scoped services (config, data dir, permission, question).
+
+    ``config``: the user's config with the project's merged over it, except what the
+    ``project`` layer holds apart (its permission rules and plugin selection, which
+    combine with the user's by laws of their own: ``host/config/layers.py``).
+    """
 
     def __init__(
         self,
@@ -50,11 +56,13 @@ class Location:
         answerer: Answerer | None = None,
         store: Store | None = None,
         on_ask: OnAsk = "ask",
+        project: ProjectLayer = NO_PROJECT,
     ) -> None:
         if on_ask not in ("ask", "defer"):
             raise ValueError(f"on_ask must be 'ask' or 'defer', got {on_ask!r}")
         self.root = Path(root).expanduser().resolve()
         self.config = config if config is not None else default_config()
+        self.project = project
         self.data_dir = Path(data_dir) if data_dir is not None else default_data_dir(self.root)
         self.asker = asker
         self.answerer = answerer
@@ -64,20 +72,28 @@ class Location:
         self._store_lock = threading.Lock()
         self._permission: PermissionService | None = None
         self._question: QuestionService | None = None
-        self._policy = CurrentPolicy(lambda: self.config.permission)
+        self._policy = CurrentPolicy(lambda: self.config.permission, project)
         self._closers: list[Callable[[], None]] = []
         self._closed = False
         self._close_lock = threading.Lock()
 
     @property
-    def policy(self) -> Ruleset:
-        """The configured permission rules over the built-in defaults (``read``, ``glob``,
-        ``grep`` and ``question`` allow): what ``snapshot(permissions="location")`` hides by.
+    def policy(self) -> Rules:
+        """The user's configured permission rules over the built-in defaults (``read``,
+        ``glob``, ``grep`` and ``question`` allow), combined with the project's by
+        strictest wins: what ``snapshot(permissions="location")`` hides by.
 
         Rebuilt only when ``config`` changes. Cheaper than ``permission``: snapshots need
         the policy to hide denied tools, and most processes never ask anything.
         """
         return self._policy()
+
+    def principal_policy(self, name: str) -> Rules:
+        """The policy a served principal's calls run under: the Location's, each layer
+        followed by that layer's own rules for ``name`` (``[mcp.serve.principals.NAME]``).
+        """
+        configured = self.config.mcp.serve.principals.get(name)
+        return self._policy.principal(name, configured.permission if configured else ())
 
     @property
     def permission(self) -> PermissionService:

@@ -29,13 +29,20 @@ from tooldeck.host.plugins.discovery import (
 )
 from tooldeck.host.plugins.instrument import OFF, Instrumentation, instrumentation, replayed
 from tooldeck.host.plugins.records import PluginRecord, collector_paused
+from tooldeck.host.plugins.selection import (
+    Selection,
+    kept_for_hooks,
+    moved,
+    ordered,
+    without_added_tools,
+)
 from tooldeck.host.plugins.trust_gate import (
     admits,
     open_location,
     skipped_servers,
     untrusted_reason,
 )
-from tooldeck.host.plugins.wiring import PluginWiring, Selection, ordered
+from tooldeck.host.plugins.wiring import PluginWiring
 from tooldeck.host.service import ToolService
 from tooldeck.telemetry import semconv
 
@@ -164,7 +171,11 @@ class Host:
         config = location.config
         names, objects = _split(plugins)
         selection = Selection.build(
-            plugins=names, disable=disable, config=config.plugins, environ=os.environ
+            plugins=names,
+            disable=disable,
+            config=config.plugins,
+            environ=os.environ,
+            project=location.project.plugins,
         )
         from tooldeck.codemode.provider import CodeMode
 
@@ -324,6 +335,7 @@ class Host:
         records = [self._carry(c, old.pop(c.name, None)) for c in candidates if c.load]
         for gone in old.values():
             self._retire(gone)
+        records = moved(records, self._selection.project.order, _candidate, _guards)
         self._place([r for r in records if r.transform is not None])
         missing = self._selection.missing(candidates)
         self._records = self._with_skipped(records) + [
@@ -356,12 +368,30 @@ class Host:
             return PluginRecord(candidate, "disabled", reason=excluded)
         if candidate.layer == "local" and not admits(self._trust, candidate):
             return PluginRecord(candidate, "untrusted", reason=untrusted_reason(self.trust))
+        unwanted = self._selection.unwanted(candidate)
+        if unwanted is not None and candidate.layer == "local":  # the project's own
+            return PluginRecord(candidate, "disabled", reason=unwanted)
         attributes = {semconv.PLUGIN: candidate.name, semconv.PLUGIN_LAYER: candidate.layer}
         with self._spans("tooldeck.plugin.load", attributes) as span:
             record = self._loaded(candidate)
+            if unwanted is not None and record.transform is not None:
+                record = self._unwanted(record, unwanted)
             if span is not None:
                 span.set_attribute(semconv.PLUGIN_STATUS, record.status)
         return record
+
+    def _unwanted(self, record: PluginRecord, reason: str) -> PluginRecord:
+        """A user's plugin the project's ``[plugins]`` leaves out, once loaded: disabled,
+        unless it has a ``tool_call`` hook (then it stays, with its tools hidden)."""
+        transform = record.transform
+        assert transform is not None
+        if transform.call is None:
+            self._wiring.unregister(record.candidate.name)
+            return PluginRecord(record.candidate, "disabled", reason=reason)
+        hidden = transform._replace(location=without_added_tools(transform.location))
+        return PluginRecord(
+            record.candidate, "active", reason=kept_for_hooks(reason), transform=hidden
+        )
 
     def _loaded(self, candidate: Candidate) -> PluginRecord:
         assert candidate.load is not None
@@ -414,11 +444,22 @@ def _mcp_layer(
         return None
     from tooldeck.mcp.client.layer import McpLayer
 
-    return McpLayer(
-        location,
-        service,
-        lambda name: selection.excluded(member_candidate(name, "mcp")),
-        listings,
+    def excluded(name: str) -> str | None:
+        server = member_candidate(name, "mcp")  # a server has no hooks: the project may
+        return selection.excluded(server) or selection.unwanted(server)
+
+    return McpLayer(location, service, excluded, listings)
+
+
+def _candidate(record: PluginRecord) -> Candidate:
+    return record.candidate
+
+
+def _guards(record: PluginRecord) -> bool:
+    """A plugin of the user's with an active ``tool_call`` hook (see ``selection.moved``)."""
+    transform = record.transform
+    return (
+        record.candidate.layer != "local" and transform is not None and transform.call is not None
     )
 
 
