@@ -90,7 +90,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.print_usage(sys.stderr)
         return error("a command is required (tools, plugins, call, run-code, check)", 2)
     try:
-        code: int = args.handler(args)
+        with _WarningsOnStderr():
+            code: int = args.handler(args)
         sys.stdout.flush()  # inside the try: a reader that left is handled below
     except (CommandError, TooldeckError) as exc:
         return error(str(exc), getattr(exc, "code", 2))
@@ -100,6 +101,28 @@ def main(argv: Sequence[str] | None = None) -> int:
         _silence_stdout()
         return 1
     return code
+
+
+class _WarningsOnStderr:
+    """While a command runs, warnings logged by tooldeck (a folder that is not trusted,
+    a broken trust store, a tool's defect) are plain lines on the current stderr, even
+    where something else already handles logging (a test runner). A class, not
+    ``contextlib``: importing the CLI loads as little as it can."""
+
+    def __enter__(self) -> None:
+        import logging
+
+        class Stderr(logging.Handler):
+            def emit(self, record: logging.LogRecord) -> None:
+                print(self.format(record), file=sys.stderr, flush=True)
+
+        self.handler: logging.Handler = Stderr(logging.WARNING)
+        logging.getLogger().addHandler(self.handler)
+
+    def __exit__(self, *exc_info: object) -> None:
+        import logging
+
+        logging.getLogger().removeHandler(self.handler)
 
 
 def _silence_stdout() -> None:

@@ -421,6 +421,9 @@ class Snapshot:
                 return record
         if name == SEARCH_TOOLS and self._deferred_view().names:
             return self._deferred_view().search_record()
+        withheld = self.location.withheld(name)
+        if withheld is not None:
+            raise ToolFailure(f"Tool '{name}' {withheld}")
         listed = ", ".join(self.names) or "none"
         raise ToolFailure(
             f"Tool '{name}' is not available. Call one of the available tools instead: {listed}."

@@ -73,6 +73,9 @@ class Location:
         self._permission: PermissionService | None = None
         self._question: QuestionService | None = None
         self._policy = CurrentPolicy(lambda: self.config.permission, project)
+        self.withheld: Callable[[str], str | None] = _nothing_withheld
+        """Why a tool this Location does not have was left out, for the failure of a call
+        to it (``None``: nothing known). ``Host.open`` sets it to what trust skipped."""
         self._closers: list[Callable[[], None]] = []
         self._closed = False
         self._close_lock = threading.Lock()
@@ -197,3 +200,7 @@ class Location:
 
     def __repr__(self) -> str:
         return f"Location({str(self.root)!r})"
+
+
+def _nothing_withheld(name: str) -> str | None:
+    return None

@@ -27,15 +27,10 @@ from tooldeck.host.plugins.discovery import (
     forget_modules,
     member_candidate,
 )
+from tooldeck.host.plugins.guarded import guards, unwanted
 from tooldeck.host.plugins.instrument import OFF, Instrumentation, instrumentation, replayed
 from tooldeck.host.plugins.records import PluginRecord, collector_paused
-from tooldeck.host.plugins.selection import (
-    Selection,
-    kept_for_hooks,
-    moved,
-    ordered,
-    without_added_tools,
-)
+from tooldeck.host.plugins.selection import Selection, moved, ordered
 from tooldeck.host.plugins.trust_gate import (
     admits,
     open_location,
@@ -126,10 +121,14 @@ class Host:
         ``[plugins] disable`` does. Raises ``ConfigError`` for an invalid config file; a
         broken plugin never raises, it is reported in ``host.plugins``.
 
-        ``trust``: whether the project's own code may run (``.tooldeck/plugins``, its
-        ``[mcp.servers]``, its ``allow`` rules). ``None`` asks ``TOOLDECK_TRUST``, then
-        the user's trust store; ``True`` trusts for this process; ``False`` opens the
-        untrusted view. ``host.trust`` says what was decided and what was skipped.
+        ``trust``: whether the project's own code may run or grant anything (its
+        ``.tooldeck/plugins``, ``[mcp.servers]``, ``[format]``, served principals,
+        ``allow`` rules: whatever ``host.trust.items`` lists). ``None`` asks
+        ``TOOLDECK_TRUST``, then the user's trust store; ``True`` trusts for this
+        process; ``False`` opens the untrusted view, where the project can only narrow
+        what the user's own config allows. ``host.trust`` says what was decided and what
+        was skipped; a folder that skipped something logs one warning on the
+        ``tooldeck`` logger naming the trust command.
 
         ``on_ask="defer"``: a permission ask ends its call ``pending`` instead of awaiting
         ``asker`` (answer it later with ``resume``). ``store``: where approvals and
@@ -192,6 +191,11 @@ class Host:
             instrumented=instrumented,
         )
         host.refresh_plugins()
+        notice = status.notice()
+        if notice is not None:
+            import logging  # only for a folder that skipped something
+
+            logging.getLogger("tooldeck").warning("%s", notice)
         return host
 
     @property
@@ -335,7 +339,7 @@ class Host:
         records = [self._carry(c, old.pop(c.name, None)) for c in candidates if c.load]
         for gone in old.values():
             self._retire(gone)
-        records = moved(records, self._selection.project.order, _candidate, _guards)
+        records = moved(records, self._selection.project.order, _candidate, guards)
         self._place([r for r in records if r.transform is not None])
         missing = self._selection.missing(candidates)
         self._records = self._with_skipped(records) + [
@@ -368,30 +372,17 @@ class Host:
             return PluginRecord(candidate, "disabled", reason=excluded)
         if candidate.layer == "local" and not admits(self._trust, candidate):
             return PluginRecord(candidate, "untrusted", reason=untrusted_reason(self.trust))
-        unwanted = self._selection.unwanted(candidate)
-        if unwanted is not None and candidate.layer == "local":  # the project's own
-            return PluginRecord(candidate, "disabled", reason=unwanted)
+        wish = self._selection.unwanted(candidate)  # the project's [plugins]
+        if wish is not None and candidate.layer == "local":  # among its own: final
+            return PluginRecord(candidate, "disabled", reason=wish)
         attributes = {semconv.PLUGIN: candidate.name, semconv.PLUGIN_LAYER: candidate.layer}
         with self._spans("tooldeck.plugin.load", attributes) as span:
             record = self._loaded(candidate)
-            if unwanted is not None and record.transform is not None:
-                record = self._unwanted(record, unwanted)
+            if wish is not None and record.transform is not None:
+                record = unwanted(record, wish, self._wiring)
             if span is not None:
                 span.set_attribute(semconv.PLUGIN_STATUS, record.status)
         return record
-
-    def _unwanted(self, record: PluginRecord, reason: str) -> PluginRecord:
-        """A user's plugin the project's ``[plugins]`` leaves out, once loaded: disabled,
-        unless it has a ``tool_call`` hook (then it stays, with its tools hidden)."""
-        transform = record.transform
-        assert transform is not None
-        if transform.call is None:
-            self._wiring.unregister(record.candidate.name)
-            return PluginRecord(record.candidate, "disabled", reason=reason)
-        hidden = transform._replace(location=without_added_tools(transform.location))
-        return PluginRecord(
-            record.candidate, "active", reason=kept_for_hooks(reason), transform=hidden
-        )
 
     def _loaded(self, candidate: Candidate) -> PluginRecord:
         assert candidate.load is not None
@@ -453,14 +444,6 @@ def _mcp_layer(
 
 def _candidate(record: PluginRecord) -> Candidate:
     return record.candidate
-
-
-def _guards(record: PluginRecord) -> bool:
-    """A plugin of the user's with an active ``tool_call`` hook (see ``selection.moved``)."""
-    transform = record.transform
-    return (
-        record.candidate.layer != "local" and transform is not None and transform.call is not None
-    )
 
 
 def _split(plugins: Sequence[str | object] | None) -> tuple[list[str] | None, list[object]]:

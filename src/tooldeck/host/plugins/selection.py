@@ -8,7 +8,7 @@ order. What it can never do is switch off, or reorder below another plugin, a pl
 user installed or configured that provides a ``tool_call`` hook (a guard): such a plugin
 loads anyway, and the tools it adds are hidden instead. Whether a plugin has a hook is
 known only once it is imported, so ``Selection.unwanted`` names what the project would
-leave out and the host decides after loading (``kept_for_hooks``, ``moved``).
+leave out and the host decides after loading (``guarded.py``, and ``moved`` here).
 """
 
 from __future__ import annotations
@@ -18,8 +18,6 @@ from typing import NamedTuple, TypeVar
 
 from tooldeck.host.config.config import PluginsConfig
 from tooldeck.host.plugins.discovery import LAYERS, Candidate, normalize_dist
-from tooldeck.host.registry.editor import ToolEditor
-from tooldeck.host.registry.record import record_of
 
 SELECTED_BY_NAME = frozenset({"entrypoint", "local"})
 """Third-party layers that ``plugins=[...]``, ``TOOLDECK_LOAD_PLUGINS`` and
@@ -210,28 +208,3 @@ def moved(
                 result.remove(item)
                 result.append(item)
     return result
-
-
-# -- a hook plugin the project wanted out -----------------------------------------------------
-def kept_for_hooks(reason: str) -> str:
-    """The report line of a user's hook plugin the project's ``[plugins]`` named."""
-    return (
-        f"kept although {reason}: it provides a tool_call hook the user installed, which a "
-        "project cannot switch off; the tools it adds are hidden"
-    )
-
-
-def without_added_tools(transform: Callable[[ToolEditor], None]) -> Callable[[ToolEditor], None]:
-    """``transform`` with the tools it adds removed again: what a project that does not
-    want a hook plugin's tools gets. The tools it overrides keep its version (removing
-    them would bring back what it replaced)."""
-
-    def hidden(editor: ToolEditor) -> None:
-        before = {record_of(tool).effective for tool in editor.list()}
-        transform(editor)
-        for tool in editor.list():
-            name = record_of(tool).effective
-            if name not in before:
-                editor.remove(name)
-
-    return hidden

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 from tooldeck.host.config.paths import LOCAL_PLUGIN_DIR
 from tooldeck.host.location.location import Location
 from tooldeck.host.plugins.discovery import Candidate, member_candidate
+from tooldeck.host.plugins.withheld import withheld_by_trust
 
 if TYPE_CHECKING:
     from tooldeck.host.location.questions import Answerer
@@ -77,6 +78,7 @@ def open_location(
         on_ask=on_ask,
         project=layer,
     )
+    location.withheld = withheld_by_trust(status)
     return location, status
 
 

@@ -34,12 +34,12 @@ TrustSource = Literal["nothing to trust", "store", "argument", "environment", "u
 ``Host.open(trust=...)``, ``TOOLDECK_TRUST``, or no trust recorded for these items."""
 
 GROUPS: tuple[tuple[TrustKind, str], ...] = (
-    ("plugin", "import these Python files into tooldeck:"),
-    ("server", "start these MCP servers (commands) or connect to them (URLs):"),
-    ("principal", "let these principals into `tooldeck mcp serve` with their own token:"),
-    ("allow", "allow these without asking:"),
-    ("formatter", "run these formatters on files that tools write:"),
-    ("setting", "make these settings:"),
+    ("plugin", "Python files imported into tooldeck:"),
+    ("server", "MCP servers started (commands) or connected to (URLs):"),
+    ("principal", "principals `tooldeck mcp serve` lets in with their own token:"),
+    ("allow", "permission rules that allow without asking:"),
+    ("formatter", "formatter commands run on files that tools write:"),
+    ("setting", "settings only a trusted folder may make:"),
 )
 """How ``describe`` groups the items: one heading per kind, in ``KIND_WORDS`` order."""
 
@@ -89,7 +89,7 @@ class TrustStatus:
         if not self.items:
             return f"{self.root}: nothing here needs trust (no plugins, servers, principals, rules)"
         state = "trusted" if self.trusted else "not trusted"
-        lines = [f"{self.root} ({state}). Trusting it lets this folder, each time it opens:"]
+        lines = [f"{self.root} ({state}). Trusting it applies, each time tooldeck opens it:"]
         for kind, heading in GROUPS:
             chosen = [i for i in self.items if i.kind == kind]
             if chosen:

@@ -60,6 +60,13 @@ def names(config: McpServeConfig, environ: Mapping[str, str]) -> tuple[str, ...]
     return (*found, DEFAULT_PRINCIPAL) if environ.get(TOKEN_ENV) else found
 
 
+def admitted(host: Host, name: str) -> bool:
+    """Whether ``host`` still serves the principal ``name``: its token was read at start,
+    but a principal that left the config (its folder no longer trusted) is let in no
+    more."""
+    return name == DEFAULT_PRINCIPAL or name in host.location.config.mcp.serve.principals
+
+
 def load_approvals(host: Host, principals: Iterable[str]) -> None:
     """Read each principal's saved approvals now (blocking I/O: called in a thread when
     the served host opens), so no call on the event loop waits on the store."""

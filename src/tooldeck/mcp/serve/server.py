@@ -189,7 +189,9 @@ class CatalogServer:
             with current_request(ctx) as asked:
                 outcome = await run_tool_call(snapshot, call, scope=scope)
         if outcome.status == "declined" and asked.unanswerable:
-            return _error(self._asker.declined_text(asked.unanswerable))
+            trust = self._current().trust
+            name = rules.name if rules is not None else None
+            return _error(self._asker.declined_text(asked.unanswerable, name, trust))
         return call_result(
             outcome, structured=_declares_output(snapshot, params.name), call_id=call.id
         )
