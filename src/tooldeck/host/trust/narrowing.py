@@ -112,11 +112,12 @@ def _walk(
 # -- the items of what is left out -------------------------------------------------------------
 def dropped(path: tuple[str, ...], value: Any) -> list[TrustItem]:
     """The items of the value at ``path`` that narrowing leaves out: one per server,
-    principal or formatter, else one per setting (a table's leaves)."""
+    principal or formatter, else one per setting (each leaf of a table; an empty table
+    sets nothing and is no item)."""
     entries = ENTRIES.get(path)
     if entries is not None and isinstance(value, Mapping):
         return [item for name, entry in sorted(value.items()) for item in entries(name, entry)]
-    if isinstance(value, Mapping) and value:
+    if isinstance(value, Mapping):
         return [
             item for key, inner in sorted(value.items()) for item in dropped((*path, key), inner)
         ]
