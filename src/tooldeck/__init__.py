@@ -93,6 +93,7 @@ if TYPE_CHECKING:
     from tooldeck.host.location.questions import QuestionRequest as QuestionRequest
     from tooldeck.host.location.questions import QuestionService as QuestionService
     from tooldeck.host.permissions.asks import OnAsk as OnAsk
+    from tooldeck.host.permissions.layers import Policy as Policy
     from tooldeck.host.permissions.permission import PermissionGate as PermissionGate
     from tooldeck.host.permissions.permission import PermissionService as PermissionService
     from tooldeck.host.permissions.request import Asker as Asker
@@ -191,6 +192,7 @@ _LOCATIONS = {
     "PluginInfo": "tooldeck.host.plugins.report",
     "PluginStatus": "tooldeck.host.plugins.report",
     "PluginsConfig": "tooldeck.host.config.config",
+    "Policy": "tooldeck.host.permissions.layers",
     "PostgresStore": "tooldeck.host.store.postgres",
     "PrincipalConfig": "tooldeck.host.config.config",
     "ProgressCallback": "tooldeck._tool",

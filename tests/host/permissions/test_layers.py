@@ -80,8 +80,9 @@ def test_one_layer_stays_a_ruleset():
 
 
 def location(tmp_path, user, project, principals=()):
-    layer = ProjectLayer(tuple(project), tuple(principals), trusted=False)
-    return Location(tmp_path, config=Config(permission=tuple(user)), project=layer)
+    here = Location(tmp_path, config=Config(permission=tuple(user)))
+    here.project = ProjectLayer(tuple(project), tuple(principals), trusted=False)
+    return here
 
 
 def test_a_location_decides_by_both_layers(tmp_path):
@@ -108,8 +109,8 @@ def test_a_principal_has_each_layers_rules_then_its_own(tmp_path):
         }
     )
     project = (("ci", (rule("shell", "ask", "rm *"),)),)
-    layer = ProjectLayer((), project, trusted=True)
-    here = Location(tmp_path, config=config, project=layer)
+    here = Location(tmp_path, config=config)
+    here.project = ProjectLayer((), project, trusted=True)
     ci = here.principal_policy("ci")
     assert ci.evaluate("shell", "ls") == "allow"  # the user's own rule for ci, after its deny
     assert ci.evaluate("shell", "rm x") == "ask"  # the project's rule for ci is stricter

@@ -25,7 +25,7 @@ from tooldeck.host.permissions.policy import CurrentPolicy
 if TYPE_CHECKING:
     from tooldeck.host.location.questions import Answerer, QuestionService
     from tooldeck.host.permissions.asks import OnAsk
-    from tooldeck.host.permissions.layers import Rules
+    from tooldeck.host.permissions.layers import Policy
     from tooldeck.host.permissions.permission import PermissionService
     from tooldeck.host.permissions.request import Asker
     from tooldeck.host.store.base import Store
@@ -56,13 +56,15 @@ class Location:
         answerer: Answerer | None = None,
         store: Store | None = None,
         on_ask: OnAsk = "ask",
-        project: ProjectLayer = NO_PROJECT,
     ) -> None:
         if on_ask not in ("ask", "defer"):
             raise ValueError(f"on_ask must be 'ask' or 'defer', got {on_ask!r}")
         self.root = Path(root).expanduser().resolve()
         self.config = config if config is not None else default_config()
-        self.project = project
+        self.project: ProjectLayer = NO_PROJECT
+        """The project's rules and plugin selection, kept apart from ``config``
+        (``host/config/layers.py``); ``Host.open`` sets it, a Location built by hand has
+        none."""
         self.data_dir = Path(data_dir) if data_dir is not None else default_data_dir(self.root)
         self.asker = asker
         self.answerer = answerer
@@ -72,7 +74,7 @@ class Location:
         self._store_lock = threading.Lock()
         self._permission: PermissionService | None = None
         self._question: QuestionService | None = None
-        self._policy = CurrentPolicy(lambda: self.config.permission, project)
+        self._policy = CurrentPolicy(lambda: self.config.permission, lambda: self.project)
         self.withheld: Callable[[str], str | None] = _nothing_withheld
         """Why a tool this Location does not have was left out, for the failure of a call
         to it (``None``: nothing known). ``Host.open`` sets it to what trust skipped."""
@@ -81,7 +83,7 @@ class Location:
         self._close_lock = threading.Lock()
 
     @property
-    def policy(self) -> Rules:
+    def policy(self) -> Policy:
         """The user's configured permission rules over the built-in defaults (``read``,
         ``glob``, ``grep`` and ``question`` allow), combined with the project's by
         strictest wins: what ``snapshot(permissions="location")`` hides by.
@@ -91,7 +93,7 @@ class Location:
         """
         return self._policy()
 
-    def principal_policy(self, name: str) -> Rules:
+    def principal_policy(self, name: str) -> Policy:
         """The policy a served principal's calls run under: the Location's, each layer
         followed by that layer's own rules for ``name`` (``[mcp.serve.principals.NAME]``).
         """

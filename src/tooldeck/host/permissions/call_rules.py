@@ -1,4 +1,4 @@
-"""Rules that stand in for the Location's policy during one call: a served principal's.
+"""Policy that stand in for the Location's policy during one call: a served principal's.
 
 ``tooldeck mcp serve`` serves one Location to several principals, each with its own
 ``[[mcp.serve.principals.NAME.permission]]`` rules, evaluated after the Location's in the
@@ -19,13 +19,13 @@ from collections.abc import Iterable, Iterator, Sequence
 
 from tooldeck.host.config.config import PermissionRule
 from tooldeck.host.permissions.approvals import Approvals
-from tooldeck.host.permissions.layers import Rules
+from tooldeck.host.permissions.layers import Policy
 
 
 class CallRules:
     """A principal's policy (each layer's rules, then its own) and its approvals."""
 
-    def __init__(self, name: str, policy: Rules, approvals: Approvals) -> None:
+    def __init__(self, name: str, policy: Policy, approvals: Approvals) -> None:
         self.name = name
         self.policy = policy
         self._approvals = approvals

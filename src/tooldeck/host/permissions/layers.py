@@ -27,9 +27,10 @@ from tooldeck.host.permissions.wildcard import Effect, Ruleset
 STRICTNESS: Final[dict[str, int]] = {"allow": 0, "ask": 1, "deny": 2}
 
 
-class Rules(Protocol):
-    """What decides one action on one resource: a ``Ruleset`` (one layer) or
-    ``LayeredRules``. Also the ``Visibility`` a snapshot hides by."""
+class Policy(Protocol):
+    """What decides one action on one resource: a ``Ruleset`` (one layer of rules, last
+    match wins) or the user's and the project's layered (``Location.policy``). Also the
+    ``Visibility`` a snapshot hides by."""
 
     def rule_for(self, action: str, names: Sequence[str]) -> PermissionRule | None: ...
 

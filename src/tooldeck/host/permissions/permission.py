@@ -1,6 +1,6 @@
 """Permission rules, asks, and the "always" memory of one Location (DESIGN §7).
 
-Rules are ``{action, resource, effect}`` with effect ``allow | ask | deny``; inside one
+Policy are ``{action, resource, effect}`` with effect ``allow | ask | deny``; inside one
 file the last matching rule wins, the user's and the project's rules combine by strictest
 wins (``layers.py``), and nothing matching means ``ask``. Patterns are those of
 ``tooldeck.host.permissions.wildcard`` (``*``, ``?``, ``**/``; ``"git status *"`` also matches
@@ -56,7 +56,7 @@ from tooldeck.host.permissions import call_rules
 from tooldeck.host.permissions.approvals import Approvals
 from tooldeck.host.permissions.asks import OnAsk, answer_in_place, deferring
 from tooldeck.host.permissions.inflight import Pending
-from tooldeck.host.permissions.layers import Rules
+from tooldeck.host.permissions.layers import Policy
 from tooldeck.host.permissions.observer import NO_OBSERVER, AskObserver
 from tooldeck.host.permissions.request import Asker, PermissionRequest, Reject, Reply
 from tooldeck.host.permissions.wildcard import Effect
@@ -79,7 +79,7 @@ class PermissionService:
         self,
         *,
         root: Path,
-        policy: Callable[[], Rules],
+        policy: Callable[[], Policy],
         open_store: Callable[[], Store],
         saved_store: Callable[[], Store | None],
         asker: Callable[[], Asker | None],
@@ -111,7 +111,7 @@ class PermissionService:
         rule = self._decide(action, resource)
         return rule.effect if rule is not None else "ask"
 
-    def visibility(self) -> Rules:
+    def visibility(self) -> Policy:
         """The policy as a hashable ``Visibility`` for ``service.snapshot(permissions=)``.
 
         Approvals are left out: they only allow, and never lift a policy deny, so they
@@ -343,7 +343,7 @@ class PermissionGate:
         )
 
 
-def principal_rules(service: PermissionService, name: str, policy: Rules) -> call_rules.CallRules:
+def principal_rules(service: PermissionService, name: str, policy: Policy) -> call_rules.CallRules:
     """The rules a served principal's calls run under (``call_rules.applying``):
     ``policy``, and the approvals saved for ``name`` in ``service``'s store (read the
     first time this service is asked for them: blocking I/O)."""

@@ -13,7 +13,7 @@ from typing import Final
 
 from tooldeck.host.config.config import PermissionRule
 from tooldeck.host.config.layers import NO_PROJECT, ProjectLayer
-from tooldeck.host.permissions.layers import Rules, layered
+from tooldeck.host.permissions.layers import Policy, layered
 from tooldeck.host.permissions.wildcard import Ruleset
 
 # model_construct: constants need no validation, and validating would build the
@@ -33,8 +33,8 @@ def policy(configured: Iterable[PermissionRule]) -> Ruleset:
 class CurrentPolicy:
     """The policy of configured rules that may be replaced (a served Location reloads its
     config): calling it gives the policy of the rules ``configured()`` returns now,
-    combined with the ``project`` layer, rebuilt only when they are another tuple than
-    last time.
+    combined with the ``project()`` layer, rebuilt only when either is another object
+    than last time.
 
     One is shared by the Location (``location.policy``, what snapshots hide by) and its
     permission service, so both decide by the same rules and build them once.
@@ -45,31 +45,33 @@ class CurrentPolicy:
     def __init__(
         self,
         configured: Callable[[], tuple[PermissionRule, ...]],
-        project: ProjectLayer = NO_PROJECT,
+        project: Callable[[], ProjectLayer] = lambda: NO_PROJECT,
     ) -> None:
         self._configured = configured
         self._project = project
-        self._cached: tuple[object, Rules] = _UNSET
+        self._cached: tuple[object, object, Policy] = _UNSET
 
-    def __call__(self) -> Rules:
-        configured = self._configured()
+    def __call__(self) -> Policy:
+        configured, project = self._configured(), self._project()
         cached = self._cached
-        if cached[0] is not configured:
-            cached = self._cached = (configured, self._layered(policy(configured), ()))
-        return cached[1]
+        if cached[0] is not configured or cached[1] is not project:
+            built = _layered(policy(configured), project, ())
+            cached = self._cached = (configured, project, built)
+        return cached[2]
 
-    def principal(self, name: str, own: tuple[PermissionRule, ...]) -> Rules:
+    def principal(self, name: str, own: tuple[PermissionRule, ...]) -> Policy:
         """A served principal's policy: each layer's rules followed by that layer's own
         rules for ``name`` (``own``: the user's; the project's come from its layer),
         the layers combined as the Location's are."""
-        if not own and not self._project.principal_rules(name):
+        project = self._project()
+        if not own and not project.principal_rules(name):
             return self()
         user = policy((*self._configured(), *own))
-        return self._layered(user, self._project.principal_rules(name))
-
-    def _layered(self, user: Ruleset, extra: tuple[PermissionRule, ...]) -> Rules:
-        project = self._project
-        return layered(user, (*project.permission, *extra), project_allows=project.trusted)
+        return _layered(user, project, project.principal_rules(name))
 
 
-_UNSET: Final = (object(), Ruleset())
+def _layered(user: Ruleset, project: ProjectLayer, extra: tuple[PermissionRule, ...]) -> Policy:
+    return layered(user, (*project.permission, *extra), project_allows=project.trusted)
+
+
+_UNSET: Final = (object(), object(), Ruleset())

@@ -76,8 +76,8 @@ def open_location(
         answerer=answerer,
         store=store,
         on_ask=on_ask,
-        project=layer,
     )
+    location.project = layer
     location.withheld = withheld_by_trust(status)
     return location, status
 

@@ -22,7 +22,7 @@ from tooldeck.host.boundary.boundary import run_tool_call
 from tooldeck.host.call.path import CallScope, ToolCall
 from tooldeck.host.execution.snapshot import Snapshot
 from tooldeck.host.permissions.call_rules import CallRules, applying
-from tooldeck.host.permissions.layers import Rules
+from tooldeck.host.permissions.layers import Policy
 from tooldeck.host.registry.record import record_of
 from tooldeck.host.schema.frozen import thaw
 from tooldeck.mcp.results import call_result
@@ -142,7 +142,9 @@ class CatalogServer:
         """The snapshot of a client's session (opened on first use) or the Location's,
         hiding what its principal's rules deny (the rules its calls run under)."""
         host = self._current()
-        permissions: Rules | Literal["location"] = rules.policy if rules is not None else "location"
+        permissions: Policy | Literal["location"] = (
+            rules.policy if rules is not None else "location"
+        )
         if key is None:
             return host.snapshot(permissions)
         host.session(key)
