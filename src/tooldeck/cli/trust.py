@@ -2,9 +2,9 @@
 
 Shows exactly what trusting the folder lets run or grant, one line per item (plugin
 files with their digests, MCP server commands and URLs, served principals and each of
-their allow rules, allow rules, formatters, other settings) and asks y/N on a terminal. Without a terminal
-it never waits for an answer: ``--yes`` trusts, anything else leaves the folder
-untrusted and exits 1. ``TOOLDECK_TRUST`` does not change what this command sees: it
+their allow rules, allow rules, formatters, other settings) and asks y/N on a terminal.
+Without a terminal it never waits for an answer: ``--yes`` trusts, anything else leaves
+the folder untrusted and exits 1. ``TOOLDECK_TRUST`` does not change what this command sees: it
 reads and writes the user's trust store only.
 """
 
