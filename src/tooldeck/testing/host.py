@@ -130,7 +130,11 @@ class TestHost:
         names = [p for p in listed if isinstance(p, str)]
         objects = [p for p in listed if not isinstance(p, str)]
         selection = Selection.build(
-            plugins=names, disable=(), config=location.config.plugins, environ={}
+            plugins=names,
+            disable=(),
+            config=location.config.plugins,
+            environ={},
+            project=location.project.plugins,
         )
         discover = partial(
             _candidates,

@@ -110,3 +110,24 @@ def test_the_project_adds_to_the_users_disable_and_never_replaces_it(tmp_path):
     with open_with(tmp_path / "p", '[plugins]\ndisable = ["Shell"]\n', user) as host:
         assert rows(host)["Raw"] == ("disabled", "disabled by config plugins.disable")
         assert rows(host)["Shell"][0] == "disabled"
+
+
+class SessionGuard(Guard):
+    """A guard that also gives each session a tool of its own."""
+
+    @hookimpl
+    def session_transform(self, editor, session_id):
+        editor.add(tool("session_note"))
+
+
+def test_the_tools_a_kept_guard_adds_in_a_session_are_hidden_too(tmp_path):
+    root = tmp_path / "p"
+    root.mkdir()
+    (root / "tooldeck.toml").write_text('[plugins]\ndisable = ["SessionGuard"]\n')
+    with Host.open(root, plugins=[Shell(), SessionGuard()], trust=False) as host:
+        host.session("s1")
+        names = host.snapshot(session="s1").names
+        assert "session_note" not in names and "guard_status" not in names
+        call = ToolCall("c1", "shell", {})
+        outcome = asyncio.run(run_tool_call(host.snapshot(session="s1"), call, session_id="s1"))
+        assert outcome.content[0].text == "refused by the guard"

@@ -12,7 +12,7 @@ the project selects among its own is final.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Concatenate, ParamSpec
 
 from tooldeck.host.plugins.records import PluginRecord
 from tooldeck.host.registry.record import record_of
@@ -20,6 +20,8 @@ from tooldeck.host.registry.record import record_of
 if TYPE_CHECKING:
     from tooldeck.host.plugins.wiring import PluginWiring
     from tooldeck.host.registry.editor import ToolEditor
+
+P = ParamSpec("P")
 
 
 def guards(record: PluginRecord) -> bool:
@@ -38,7 +40,11 @@ def unwanted(record: PluginRecord, reason: str, wiring: PluginWiring) -> PluginR
     if not guards(record):
         wiring.unregister(record.candidate.name)
         return PluginRecord(record.candidate, "disabled", reason=reason)
-    hidden = transform._replace(location=without_added_tools(transform.location))
+    session = transform.session
+    hidden = transform._replace(
+        location=without_added_tools(transform.location),
+        session=without_added_tools(session) if session is not None else None,
+    )
     return PluginRecord(record.candidate, "active", reason=kept_for_hooks(reason), transform=hidden)
 
 
@@ -51,14 +57,15 @@ def kept_for_hooks(reason: str) -> str:
 
 
 def without_added_tools(
-    transform: Callable[[ToolEditor], None],
-) -> Callable[[ToolEditor], None]:
-    """``transform`` with the tools it adds removed again. The tools it overrides keep
-    its version: removing them would bring back what it replaced, unguarded."""
+    transform: Callable[Concatenate[ToolEditor, P], None],
+) -> Callable[Concatenate[ToolEditor, P], None]:
+    """``transform`` (a Location's or a session's) with the tools it adds removed again.
+    The tools it overrides keep its version: removing them would bring back what it
+    replaced, unguarded."""
 
-    def hidden(editor: ToolEditor) -> None:
+    def hidden(editor: ToolEditor, /, *args: P.args, **kwargs: P.kwargs) -> None:
         before = {record_of(tool).effective for tool in editor.list()}
-        transform(editor)
+        transform(editor, *args, **kwargs)
         for tool in editor.list():
             name = record_of(tool).effective
             if name not in before:
