@@ -77,7 +77,6 @@ class CatalogServer:
         asker: ElicitingAsker,
         sessions: ClientSessions | None = None,
     ) -> None:
-        self._serving = serving
         self._asker = asker
         self.sessions = sessions or ClientSessions(serving, idle_timeout_s=900.0, max_calls=16)
         self._bus = InMemorySubscriptionBus()
@@ -100,7 +99,7 @@ class CatalogServer:
         )
         self.server.middleware.append(self._remember)
 
-    # -- listing ------------------------------------------------------------------------------
+    # -- every request ------------------------------------------------------------------------
     async def _remember(self, ctx: Any, call_next: Any) -> Any:
         session = ctx.session
         params = session.client_params
@@ -111,6 +110,7 @@ class CatalogServer:
                 del self._sessions[next(iter(self._sessions))]
         return await call_next(ctx)
 
+    # -- listing ------------------------------------------------------------------------------
     async def _list_tools(self, ctx: Any, params: Any) -> types.ListToolsResult:
         request = ctx.request
         key = client_key(request)

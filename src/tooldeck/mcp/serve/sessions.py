@@ -35,7 +35,8 @@ import contextvars
 import itertools
 import time
 from collections.abc import Awaitable, Callable, MutableMapping
-from typing import TYPE_CHECKING, Any, NamedTuple
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 from tooldeck.mcp.serve.auth import PRINCIPAL_KEY
 from tooldeck.mcp.serve.principals import Principals
@@ -69,9 +70,11 @@ def principal_of(request: Any) -> str | None:
     return request.scope.get(PRINCIPAL_KEY) if request is not None else None
 
 
-class ClientView(NamedTuple):
+@dataclass(frozen=True, slots=True)
+class ClientView:
     """What one client is served: ``snapshot``, taken under ``rules`` (its principal's,
-    ``None``: the Location's own), which its calls also run under.
+    ``None``: the Location's own), which its calls also run under; ``permissions`` is the
+    policy the snapshot hides by.
 
     ``outputs`` remembers, per tool name, whether the advertised tool declares an object
     output (its result then carries ``structured_content``); it belongs to this snapshot.
@@ -120,14 +123,15 @@ class ClientSessions:
         slot = key if key is not None else principal
         host = self._serving.host
         view = views.get(slot)
-        if view is not None and view.host is host and view.principal == principal:
-            snapshot = host.service.snapshot(view.permissions, session=key)
-            if snapshot is view.snapshot:
-                return view
-            rules = view.rules  # the same host and principal: the same rules
-        else:
-            rules = self.principals.rules(host, principal)
-        view = views[slot] = _taken(host, key, principal, rules)
+        if (
+            view is not None
+            and view.host is host
+            and view.principal == principal
+            and host.service.snapshot(view.permissions, session=key) is view.snapshot
+        ):
+            return view  # the catalog, the config and the principal are as they were
+        rules = self.principals.rules(host, principal)  # kept per host: the config's
+        view = views[slot] = _open_view(host, key, principal, rules)
         return view
 
     def stateless_key(self) -> str:
@@ -186,7 +190,7 @@ class ClientSessions:
         return min(30.0, max(0.05, self.idle_timeout_s / 4))
 
 
-def _taken(
+def _open_view(
     host: Host, key: str | None, principal: str | None, rules: CallRules | None
 ) -> ClientView:
     """A new view: the client's session scope opened (if it has one) and its snapshot
