@@ -111,16 +111,24 @@ CONTRACT: dict[str, tuple[str, ...]] = {
         "tooldeck.hookspecs",
         "tooldeck.builtin_plugins",
         "tooldeck.codemode",
-        "tooldeck.mcp",
+        "tooldeck.mcp.client",
         "tooldeck.telemetry",
     ),
     "tooldeck.providers": (*PUBLIC, *HOST, "tooldeck.providers.formats"),
     "tooldeck.providers.formats": (*CORE, SCHEMA, REGISTRY),
     "tooldeck.codemode": (*PUBLIC, *HOST),
-    "tooldeck.mcp": (
+    "tooldeck.mcp": (),
+    "tooldeck.mcp.sdk": (),
+    "tooldeck.mcp.client": (
         *PUBLIC,
         *HOST,
-        "tooldeck.codemode",
+        "tooldeck.mcp.sdk",
+        "tooldeck.telemetry.propagation",
+    ),
+    "tooldeck.mcp.serve": (
+        *PUBLIC,
+        *HOST,
+        "tooldeck.mcp.sdk",
         "tooldeck.providers",
         "tooldeck.telemetry.propagation",
     ),
@@ -149,7 +157,7 @@ CONTRACT: dict[str, tuple[str, ...]] = {
     "tooldeck.testing": ANYTHING,
     "tooldeck.__main__": ("tooldeck.cli",),
 }
-PARENTS = ("tooldeck", "tooldeck.host")
+PARENTS = ("tooldeck", "tooldeck.host", "tooldeck.mcp")
 """Units that hold only their own ``__init__``: every module inside has a unit of its own."""
 NAMES_ONLY = ("tooldeck._tool", "tooldeck._function_tool")
 """Modules the built-ins may take only the names ``tooldeck`` exports from."""
