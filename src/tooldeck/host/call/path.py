@@ -39,7 +39,7 @@ from tooldeck._tool import (
     ToolResult,
     tuple_new,
 )
-from tooldeck.errors import ToolDefectError
+from tooldeck.errors import SessionError, ToolDefectError
 from tooldeck.host.call.content import normalize_content, render_output
 from tooldeck.host.call.images import ImageBounds
 from tooldeck.host.registry.record import ToolRecord
@@ -81,6 +81,24 @@ class CallScope:
     agent: str | None = None
     via: CallVia = "native"
     parent_id: str = ""
+
+
+def session_for(own: str, given: str) -> str:
+    """The session a call given ``given`` (``""``: none) runs in, against a snapshot of
+    session ``own`` (``""``: the Location's, which runs calls of any session).
+
+    A session's snapshot runs its own session's calls only, since its tools may hold that
+    session's state: another session's id is the host's mistake (``SessionError``).
+    """
+    if not own or given == own:
+        return given
+    if not given:
+        return own
+    raise SessionError(
+        own,
+        f"its snapshot cannot run a call of session {given!r} (a session's snapshot "
+        f"runs only its own calls); take host.snapshot(session={given!r})",
+    )
 
 
 class ExecutedTool(NamedTuple):
