@@ -211,7 +211,12 @@ REPLIES: dict[Format, Any] = {
     },
     "openai-responses": {
         "output": [
-            {"type": "function_call", "call_id": "c1", "name": "add", "arguments": '{"a": 1, "b": 2}'}
+            {
+                "type": "function_call",
+                "call_id": "c1",
+                "name": "add",
+                "arguments": '{"a": 1, "b": 2}',
+            }
         ]
     },
     "anthropic": {
