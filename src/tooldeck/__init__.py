@@ -114,7 +114,7 @@ if TYPE_CHECKING:
     from tooldeck.host.registry.editor import ToolEditor as ToolEditor
     from tooldeck.host.registry.editor import UpdateFn as UpdateFn
     from tooldeck.host.registry.session import SessionTransformFn as SessionTransformFn
-    from tooldeck.host.registry.state import TransformFn as TransformFn
+    from tooldeck.host.registry.steps import TransformFn as TransformFn
     from tooldeck.host.schema.frozen import FrozenDict as FrozenDict
     from tooldeck.host.service import ToolService as ToolService
     from tooldeck.host.store.base import PendingChange as PendingChange
@@ -231,7 +231,7 @@ _LOCATIONS = {
     "ToolResult": "tooldeck._tool",
     "ToolService": "tooldeck.host.service",
     "TooldeckError": "tooldeck.errors",
-    "TransformFn": "tooldeck.host.registry.state",
+    "TransformFn": "tooldeck.host.registry.steps",
     "TrustItem": "tooldeck.host.trust.project",
     "TrustKind": "tooldeck.host.trust.project",
     "TrustSource": "tooldeck.host.trust.project",

@@ -18,7 +18,7 @@ from tooldeck.host.execution.definitions import Visibility
 from tooldeck.host.execution.snapshot import Snapshot
 from tooldeck.host.registry.catalog import Catalog
 from tooldeck.host.registry.editor import CallHookFn, Diagnostic, ToolEditor
-from tooldeck.host.registry.state import TransformFn
+from tooldeck.host.registry.steps import TransformFn
 
 if TYPE_CHECKING:
     from contextlib import AbstractContextManager

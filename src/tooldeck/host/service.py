@@ -30,7 +30,8 @@ from tooldeck.host.execution.snapshot import Snapshot
 from tooldeck.host.handles import Registration, SessionScope
 from tooldeck.host.registry.catalog import Catalog
 from tooldeck.host.registry.editor import Diagnostic
-from tooldeck.host.registry.state import ToolState, TransformFn
+from tooldeck.host.registry.state import ToolState
+from tooldeck.host.registry.steps import TransformFn
 from tooldeck.host.search import deferral
 
 if TYPE_CHECKING:

@@ -8,12 +8,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from types import MappingProxyType
-from typing import TYPE_CHECKING, NamedTuple
+from typing import NamedTuple
 
 from tooldeck.host.registry.editor import CallHookFn, CatalogEntry, Diagnostic, NamespaceEntry
-
-if TYPE_CHECKING:
-    from tooldeck.host.registry.state import _Step
+from tooldeck.host.registry.steps import Step
 
 
 class SourceEffects(NamedTuple):
@@ -58,7 +56,7 @@ class Catalog:
         namespaces: Mapping[str, NamespaceEntry],
         diagnostics: tuple[Diagnostic, ...],
         failed: dict[str, Diagnostic],
-        steps: tuple[_Step, ...] = (),
+        steps: tuple[Step, ...] = (),
         *,
         base: Catalog | None = None,
         changes: Mapping[str, CatalogEntry | None] = MappingProxyType({}),
