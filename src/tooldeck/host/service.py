@@ -22,6 +22,7 @@ import threading
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Literal
 
+from tooldeck._public import public
 from tooldeck._tool import AnyTool
 from tooldeck.host.boundary.hooks import CallHooks
 from tooldeck.host.boundary.limits import CallLimits, Gates
@@ -41,6 +42,7 @@ if TYPE_CHECKING:
     from tooldeck.host.registry.session import SessionTransformFn, Templates
 
 
+@public
 class ToolService:
     """One per Location: registrations, replay, and snapshots for model requests.
 

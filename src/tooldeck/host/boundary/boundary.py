@@ -54,6 +54,7 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Literal, NamedTuple, TypeAlias
 
+from tooldeck._public import public
 from tooldeck._tool import ContentPart, ProgressCallback, TextPart, ToolFailure, tuple_new
 from tooldeck.errors import (
     PermissionBlocked,
@@ -86,6 +87,7 @@ CORRECTED_TEXT = (
 )
 
 
+@public
 @dataclass(frozen=True, slots=True)
 class ToolError:
     """Why a call ``failed``: ``type`` is the category a host branches on, ``message`` text."""
@@ -94,6 +96,7 @@ class ToolError:
     message: str
 
 
+@public
 class ToolCallOutcome(NamedTuple):
     """The terminal, recordable result of one tool call; ``error`` is set only if ``failed``.
 
@@ -114,6 +117,7 @@ class ToolCallOutcome(NamedTuple):
         return self.output if self.status == "pending" else None
 
 
+@public
 async def run_tool_call(
     snapshot: Snapshot,
     call: ToolCall,

@@ -20,12 +20,14 @@ from typing import Any
 
 from pydantic_core import to_jsonable_python
 
+from tooldeck._public import public
 from tooldeck._tool import ContentPart, FilePart, ImagePart, TextPart
 from tooldeck.host.boundary.boundary import ToolCallOutcome, ToolError
 from tooldeck.host.call.path import ToolCall
 from tooldeck.host.permissions.permission import PermissionRequest, Reject, Reply
 
 
+@public
 @dataclass(frozen=True, slots=True)
 class PendingCall:
     """A call waiting for a person's answer to ``request``; resume it with

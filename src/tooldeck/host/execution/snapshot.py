@@ -13,6 +13,7 @@ from collections.abc import Coroutine, Iterable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, overload
 
+from tooldeck._public import public
 from tooldeck._tool import AnyTool, ProgressCallback, ToolFailure
 from tooldeck.errors import SessionError, UsageError
 from tooldeck.host.call.path import (
@@ -55,6 +56,7 @@ if TYPE_CHECKING:
     )
 
 
+@public
 class Snapshot:
     """Immutable: the advertised definitions and the executors captured with them.
 

@@ -40,6 +40,7 @@ from pathlib import PurePath
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Literal, Protocol, TypeAlias
 
+from tooldeck._public import public
 from tooldeck.errors import (
     PermissionBlocked,
     PermissionCorrected,
@@ -72,6 +73,7 @@ if TYPE_CHECKING:
     from tooldeck.host.location.location import Location
 
 
+@public
 @dataclass(frozen=True, slots=True)
 class Reject:
     """A rejection with feedback: the tool fails with it and the model continues."""
@@ -83,6 +85,7 @@ Reply: TypeAlias = Literal["once", "always", "reject"] | Reject
 """An asker's answer. ``once`` and rejections save nothing; ``always`` saves ``save``."""
 
 
+@public
 @dataclass(frozen=True, slots=True)
 class PermissionRequest:
     """One ask, as the host's asker sees it.
@@ -99,6 +102,7 @@ class PermissionRequest:
     session_id: str = ""
 
 
+@public
 class Asker(Protocol):
     """The host's prompt (CLI, MCP elicitation, a test script); sync or async."""
 
@@ -120,6 +124,7 @@ class AskObserver(Protocol):
     def answered(self, reply: str, by: str) -> None: ...
 
 
+@public
 class PermissionService:
     """Rule evaluation and asks for one Location (``Location.permission``)."""
 
@@ -359,6 +364,7 @@ def _denies(rule: PermissionRule | None) -> bool:
     return rule is not None and rule.effect == "deny"
 
 
+@public
 @dataclass(frozen=True, slots=True)
 class PermissionGate:
     """A ``PermissionService`` bound to one call's canonical source and session."""

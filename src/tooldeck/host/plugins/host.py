@@ -19,6 +19,7 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
+from tooldeck._public import public
 from tooldeck.host.location.location import Location
 from tooldeck.host.plugins.discovery import Candidate, discover, member_candidate
 from tooldeck.host.plugins.instrument import OFF, Instrumentation, instrumentation, replayed
@@ -47,6 +48,7 @@ if TYPE_CHECKING:
 Discover = Callable[[], list[Candidate]]
 
 
+@public
 class Host:
     """A Location with its ``ToolService`` and plugins. Build it with ``Host.open``.
 

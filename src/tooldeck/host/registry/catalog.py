@@ -10,10 +10,12 @@ from collections.abc import Mapping
 from types import MappingProxyType
 from typing import NamedTuple
 
+from tooldeck._public import public
 from tooldeck.host.registry.editor import CallHookFn, CatalogEntry, Diagnostic, NamespaceEntry
 from tooldeck.host.registry.steps import Step
 
 
+@public
 class SourceEffects(NamedTuple):
     """What one source contributes to a catalog (for reports such as ``tooldeck plugins``)."""
 
@@ -28,6 +30,7 @@ class _Link(NamedTuple):
     previous: _Link | None
 
 
+@public
 class Catalog:
     """An immutable result of one replay: the effective tools and what happened.
 
