@@ -14,9 +14,9 @@ pydantic, ...) end the walk.
 **Documented.** ``docs/api.md`` has one entry per public name — a ``### `name``` heading,
 a python block with its signature, a sentence — and nothing else. Each signature is
 compared with the source's own AST: parameters, annotations, defaults (``...`` in the
-doc matches any default), decorators (but ``@public``), fields and aliases; a class entry shows every
-public method and field its class defines. These comparisons are how the page's
-signature blocks are taken (its trust example runs in
+doc matches any default), decorators (but ``@public``), fields and aliases; a class
+entry shows every public method and field its class defines. These comparisons are how
+the page's signature blocks are taken (its trust example runs in
 ``tests/host/trust/test_security_doc.py``).
 
 **The only thing that leaves.** The examples, the example packs, the README and every
