@@ -32,7 +32,7 @@ from pathlib import Path
 import pytest
 
 from tooldeck import Host, PermissionGate
-from tooldeck.host.location.config_files import load_config
+from tooldeck.host.config.config_files import load_config
 
 from .docs_blocks import Block, page
 from .docs_blocks import blocks as all_blocks

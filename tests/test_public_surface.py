@@ -285,9 +285,9 @@ def test_every_type_in_a_public_signature_is_exported():
 
 def test_the_walk_follows_aliases_fields_methods_and_type_checking_imports():
     found = {str(name) for name in reached()}
-    assert "tooldeck.host.permissions.permission.Reply" in found  # alias inside an alias
+    assert "tooldeck.host.permissions.request.Reply" in found  # alias inside an alias
     assert "tooldeck.host.permissions.permission.PermissionGate" in found  # TYPE_CHECKING import
-    assert "tooldeck.host.boundary.boundary.ToolError" in found  # a NamedTuple field
+    assert "tooldeck.host.boundary.outcome.ToolError" in found  # a NamedTuple field
     assert "tooldeck.host.registry.editor.CatalogEntry" in found  # a Protocol method
     assert not any(n.endswith((".InT", ".OutT")) for n in found)  # TypeVars are not types
 
@@ -547,7 +547,7 @@ def test_each_api_entry_shows_the_signature_of_the_source(entry):
 
 
 def test_the_api_checks_catch_drift():
-    target = Name("tooldeck.host.permissions.permission", "PermissionRequest")
+    target = Name("tooldeck.host.permissions.request", "PermissionRequest")
     stub = "class PermissionRequest:\n    action: int\n    session_id: str = 'x'\n"
     assert compare_stub(Entry("PermissionRequest", stub, ""), target) == [
         "action: annotated int, source: str",

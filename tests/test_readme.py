@@ -18,7 +18,7 @@ import sys
 from pathlib import Path
 
 from tooldeck import Location, ToolService
-from tooldeck.host.location.config_files import load_config
+from tooldeck.host.config.config_files import load_config
 
 from .docs_blocks import ROOT, page
 

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 from tooldeck._tool import ContentPart, FilePart, ImagePart, TextPart, ToolFailure, ToolResult
 
 if TYPE_CHECKING:
-    from tooldeck.host.boundary.boundary import ToolCallOutcome
+    from tooldeck.host.boundary.outcome import ToolCallOutcome
     from tooldeck.mcp.sdk import types
 
 _FAILURE_TEXT_LIMIT = 20_000

@@ -8,7 +8,8 @@ import json
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Literal, NamedTuple, TypeAlias, overload
 
-from tooldeck.host.boundary.boundary import ToolCallOutcome, run_tool_call
+from tooldeck.host.boundary.boundary import run_tool_call
+from tooldeck.host.boundary.outcome import ToolCallOutcome
 from tooldeck.host.call.path import ToolCall
 from tooldeck.host.schema.strict import drop_null_optionals
 from tooldeck.providers._wire import READERS, WRITERS
@@ -17,7 +18,7 @@ from tooldeck.providers.formats import FORMATS, Format
 if TYPE_CHECKING:
     from tooldeck.host.boundary.pending import PendingCall
     from tooldeck.host.execution.snapshot import Snapshot
-    from tooldeck.host.location.location import OnAsk
+    from tooldeck.host.permissions.asks import OnAsk
     from tooldeck.providers.wire_types import (
         AnthropicMessage,
         GeminiContent,

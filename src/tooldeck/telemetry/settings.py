@@ -14,7 +14,7 @@ if TYPE_CHECKING:  # annotations only: this module never imports OpenTelemetry
     from opentelemetry.metrics import MeterProvider
     from opentelemetry.trace import TracerProvider
 
-    from tooldeck.host.location.config import TelemetryConfig
+    from tooldeck.host.config.config import TelemetryConfig
 
 
 @public

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any, TypeAlias
 
 from tooldeck.errors import PackBuildError
-from tooldeck.host.location.config_files import read_toml
+from tooldeck.host.config.config_files import read_toml
 
 __all__ = ["Pack", "WheelCache"]
 

@@ -41,7 +41,7 @@ from pathlib import Path
 from typing import Literal, TypeAlias
 
 from tooldeck._public import public
-from tooldeck.host.location.config import PermissionRule
+from tooldeck.host.config.config import PermissionRule
 from tooldeck.host.schema.patterns import LinearRegex
 
 Effect: TypeAlias = Literal["allow", "ask", "deny"]

@@ -31,14 +31,14 @@ from tooldeck.host.service import ToolService
 from tooldeck.telemetry import semconv
 
 if TYPE_CHECKING:
-    from tooldeck.host.boundary.boundary import ToolCallOutcome
+    from tooldeck.host.boundary.outcome import ToolCallOutcome
     from tooldeck.host.boundary.pending import PendingCall
     from tooldeck.host.execution.definitions import Visibility
     from tooldeck.host.execution.snapshot import Snapshot
     from tooldeck.host.handles import SessionScope
-    from tooldeck.host.location.location import OnAsk
     from tooldeck.host.location.questions import Answerer
-    from tooldeck.host.permissions.permission import Asker, Reply
+    from tooldeck.host.permissions.asks import OnAsk
+    from tooldeck.host.permissions.request import Asker, Reply
     from tooldeck.host.plugins.report import PluginGroup, PluginInfo
     from tooldeck.host.store.base import Store
     from tooldeck.host.trust.project import TrustStatus

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from typing import Literal, Protocol, TypeAlias
 
 from tooldeck._public import public
-from tooldeck.host.location.config import PermissionRule
+from tooldeck.host.config.config import PermissionRule
 
 PendingState: TypeAlias = Literal["open", "claimed", "running", "done"]
 """``open``: waiting for a reply; ``claimed``: a resume holds it and has not started the

@@ -25,7 +25,7 @@ from typing import Any, TypeVar
 
 from tooldeck._public import public
 from tooldeck.errors import ExternalError, UsageError
-from tooldeck.host.location.config import PermissionRule
+from tooldeck.host.config.config import PermissionRule
 from tooldeck.host.store.base import (
     PENDING_COLUMNS,
     PendingChange,

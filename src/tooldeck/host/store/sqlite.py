@@ -22,7 +22,7 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 from tooldeck._public import public
-from tooldeck.host.location.config import PermissionRule
+from tooldeck.host.config.config import PermissionRule
 from tooldeck.host.store.base import (
     PENDING_COLUMNS,
     PendingChange,

@@ -28,7 +28,7 @@ from typing import Any, Literal
 
 from tooldeck._public import public
 from tooldeck.errors import ConfigError
-from tooldeck.host.location.paths import LOCAL_PLUGIN_DIR
+from tooldeck.host.config.paths import LOCAL_PLUGIN_DIR
 
 TRUST_ENV = "TOOLDECK_TRUST"
 """``1`` trusts every folder this process opens; ``0`` opens every folder untrusted."""

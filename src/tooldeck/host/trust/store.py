@@ -25,7 +25,7 @@ from typing import Any
 
 from tooldeck._public import public
 from tooldeck.errors import ConfigError
-from tooldeck.host.location.config_files import ConfigSource, config_sources
+from tooldeck.host.config.config_files import ConfigSource, config_sources
 from tooldeck.host.trust.project import (
     TrustItem,
     TrustStatus,

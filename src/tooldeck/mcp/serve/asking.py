@@ -24,7 +24,7 @@ import json
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
-from tooldeck.host.permissions.permission import PermissionRequest, Reject, Reply
+from tooldeck.host.permissions.request import PermissionRequest, Reject, Reply
 from tooldeck.mcp.sdk import types
 
 if TYPE_CHECKING:

@@ -20,12 +20,12 @@ from typing import TYPE_CHECKING, NamedTuple, TypeGuard
 import anyio
 
 from tooldeck.errors import TooldeckError
-from tooldeck.host.location.config_files import (
+from tooldeck.host.config.config_files import (
     PROJECT_FILE,
     PYPROJECT_FILE,
     user_config_path,
 )
-from tooldeck.host.location.paths import LOCAL_PLUGIN_DIR
+from tooldeck.host.config.paths import LOCAL_PLUGIN_DIR
 from tooldeck.host.trust.store import trust_store_path
 
 if TYPE_CHECKING:

@@ -30,7 +30,7 @@ from pydantic import BaseModel, ValidationError
 
 from tooldeck._public import public
 from tooldeck.errors import ConfigError
-from tooldeck.host.location.config import NOT_YET_AVAILABLE, Config, default_config
+from tooldeck.host.config.config import NOT_YET_AVAILABLE, Config, default_config
 
 PROJECT_FILE = "tooldeck.toml"
 PYPROJECT_FILE = "pyproject.toml"
