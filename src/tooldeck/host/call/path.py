@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING, Any, Literal, NamedTuple, TypeAlias
 from pydantic import ValidationError
 
 from tooldeck._function_tool import NO_METADATA, FunctionExecutor, wrap_output
+from tooldeck._public import public
 from tooldeck._tool import (
     ContentPart,
     ProgressCallback,
@@ -52,6 +53,7 @@ if TYPE_CHECKING:
 MAX_ISSUES = 5
 
 
+@public
 class ToolCall(NamedTuple):
     """One tool call from the model: ``input`` is JSON text or an already-parsed mapping."""
 
@@ -66,6 +68,7 @@ program, or from an MCP client of ``tooldeck mcp serve``. (A mounted MCP tool is
 property of the tool, its executor, not of how it was called.)"""
 
 
+@public
 @dataclass(frozen=True, slots=True)
 class CallScope:
     """Who a call runs for: resolved once (``Snapshot.scope``), then read below the boundary.
@@ -101,6 +104,7 @@ def session_for(own: str, given: str) -> str:
     )
 
 
+@public
 class ExecutedTool(NamedTuple):
     """What the execution boundary returns: normalized content, metadata, checked output."""
 

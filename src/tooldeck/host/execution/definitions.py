@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, NamedTuple, Protocol
 
+from tooldeck._public import public
 from tooldeck._tool import AnyTool
 from tooldeck.host.registry.editor import CatalogEntry
 from tooldeck.host.registry.names import RESERVED_CODEMODE_NAME
@@ -23,6 +24,7 @@ if TYPE_CHECKING:
     from tooldeck.host.registry.catalog import Catalog
 
 
+@public
 class ToolDefinition(NamedTuple):
     """An advertised tool as the snapshot describes it (provider-neutral)."""
 
@@ -33,12 +35,14 @@ class ToolDefinition(NamedTuple):
     tool: AnyTool
 
 
+@public
 class Visibility(Protocol):
     """What ``service.snapshot(permissions=...)`` needs: is an action wholly denied?"""
 
     def hidden(self, action: str) -> bool: ...
 
 
+@public
 class CodeModeProvider(Protocol):
     """Builds the code-mode ``execute`` tool for a snapshot (see ``tooldeck.codemode``).
 

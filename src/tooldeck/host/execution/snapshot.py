@@ -14,6 +14,7 @@ from collections.abc import Callable, Coroutine, Iterable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, overload
 
+from tooldeck._public import public
 from tooldeck._tool import AnyTool, ProgressCallback, ToolFailure
 from tooldeck.errors import UsageError
 from tooldeck.host.call.layers import Layer, cross
@@ -63,13 +64,13 @@ if TYPE_CHECKING:
     )
 
 
+@public
 class Snapshot:
     """Immutable: the advertised definitions and the executors captured with them.
 
     ``session_id`` is the session the snapshot belongs to (``""``: the Location's, which
-    runs calls of any session); its calls default to it. What bounding the text of a
-    call needs (``output_limits``, ``data_dir``, ``text_budget``) is read from the
-    Location once, here, so every call against one snapshot is bounded alike.
+    runs calls of any session); its calls default to it. What bounding a call's text
+    needs (``output_limits``, ``data_dir``, ``text_budget``) is read once, here.
 
     ``scope``, ``default_scope``, ``layers`` and ``run`` are the call boundary's side of
     the snapshot: ``run_tool_call`` resolves a ``CallScope`` once, and ``run`` takes
@@ -113,8 +114,7 @@ class Snapshot:
         """The plugins' ``tool_call`` wrappers of this catalog (the hooks layer's); ``None``
         when no plugin has one, so no call does hook work at all."""
         self.call_limits = call_limits
-        """The per-tool limits of this catalog (the limits layer's); ``None`` when no tool
-        has any."""
+        """The per-tool limits of this catalog (the limits layer's); ``None``: none."""
         self.location = location
         self.session_id = session_id
         self.output_limits: OutputConfig = location.config.output
@@ -128,12 +128,10 @@ class Snapshot:
         self._hidden: dict[str, ToolRecord] | None = None
         self._definitions: tuple[ToolDefinition, ...] | None = None
         self._deferral: Deferral | None = None
-        self.codemode_catalog: tuple[CatalogEntry, ...]
-        self._records_by_name: dict[str, ToolRecord]
-        self._codemode: CodeModeProvider | None
-        self.codemode_catalog, self._records_by_name, self._codemode = self._index(
-            permissions, codemode
-        )
+        index = self._index(permissions, codemode)
+        self.codemode_catalog: tuple[CatalogEntry, ...] = index[0]
+        self._records_by_name: dict[str, ToolRecord] = index[1]
+        self._codemode: CodeModeProvider | None = index[2]
         self.layers: tuple[Layer, ...] = bind_layers(self) if bind_layers is not None else ()
         """The boundary's layers active for this catalog, outermost first; ``()`` when none
         is (no limits, no hooks): then a call is its tool's call path alone."""
