@@ -271,9 +271,9 @@ commands =
 # (the neighbours) are built, or a wheel file or URL for the tooldecknext cell.
 set -euo pipefail
 cd "$(dirname "$0")"
+.venv/bin/pip install -q 'tox>=4.14' 'tox-uv>=1.11'
 export TOOLDECK_NEXT="${TOOLDECK_NEXT:-../tooldeck}"
 export PIP_FIND_LINKS="$PWD/../wheels"
-.venv/bin/pip install -q 'tox>=4.14' 'tox-uv>=1.11'
 if [ -d "$TOOLDECK_NEXT" ]; then
     for project in "$TOOLDECK_NEXT" "$TOOLDECK_NEXT/example_plugins/tooldeck-git" \
             "$TOOLDECK_NEXT/example_plugins/tooldeck-safe-read"; do
