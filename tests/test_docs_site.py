@@ -109,9 +109,7 @@ def test_repository_links_become_pages_of_their_files(tmp_path):
     markdown = links.on_page_markdown(
         (tmp_path / "docs" / "page.md").read_text(), page, site.config, None
     )
-    assert markdown == (
-        "See [tox.ini](source/tox.ini.md) and [the pack](source/pack.md#top).\n"
-    )
+    assert markdown == "See [tox.ini](source/tox.ini.md) and [the pack](source/pack.md#top).\n"
 
 
 def test_a_repository_link_to_nothing_fails_the_build(tmp_path):
