@@ -73,7 +73,7 @@ def test_the_next_steps_install_this_checkout_and_run_the_matrix(tmp_path, capsy
         lines
     )
     text = "\n".join(lines)
-    for needed in ("PIP_FIND_LINKS", "../wheels", "tox p", "pyenv", "-m full"):
+    for needed in ("PIP_FIND_LINKS", "../wheels", "tox p", "tox-uv", "--discover", "-m full"):
         assert needed in text
     assert f"    TOOLDECK_NEXT={checkout} bash matrix.sh" in lines
     assert f"    TOOLDECK_NEXT={checkout} bash matrix.sh -m full" in lines

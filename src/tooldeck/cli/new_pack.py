@@ -35,11 +35,13 @@ Next, as the pack author guide goes on (docs/pack-author-guide.md):
     .venv/bin/pytest
     .venv/bin/tooldeck check .
 
-Then the compatibility matrix (docs/compat-matrix.md). matrix.sh builds the wheels that
-are on no index yet (tooldeck's and the neighbour packs', from the checkout
-TOOLDECK_NEXT names) into ../wheels, hands them to tox through PIP_FIND_LINKS, finds
-pyenv's Pythons, and runs one cell per Python and the neighbours in parallel (tox p,
-with tox-uv); `-m full` adds every tooldeck version:
+Then the compatibility matrix (docs/compat-matrix.md). matrix.sh
+  - builds the wheels that are on no index yet (tooldeck's and the neighbour packs',
+    from the checkout TOOLDECK_NEXT names) into ../wheels, which tox finds through
+    PIP_FIND_LINKS;
+  - finds pyenv's Pythons (their real executables, as `tox --discover` would be told);
+  - runs `tox p`, environments made by tox-uv: one cell per Python and the neighbours,
+    and with `-m full` every tooldeck version too.
 
     TOOLDECK_NEXT={checkout} bash matrix.sh
     TOOLDECK_NEXT={checkout} bash matrix.sh -m full
