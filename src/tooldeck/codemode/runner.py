@@ -41,7 +41,7 @@ from typing import Any, NamedTuple, NoReturn
 from tooldeck._tool import ToolContext, ToolFailure, ToolResult
 from tooldeck.codemode.nested import ProgramCalls, call_tool
 from tooldeck.codemode.plan import ProgramPlan, Target, Targets
-from tooldeck.codemode.report import MAX_SEARCHES, completed_note, failure_text
+from tooldeck.codemode.report import MAX_SEARCHES, completed_note, failure_text, search_words
 from tooldeck.codemode.sandbox import (
     Call,
     CallAnswer,
@@ -257,7 +257,7 @@ class _Program:
         )
         return (
             f"{level} has no tool {name!r}; use the names in the stubs, "
-            'or await search("words") to find a tool'
+            f'or await search("{search_words(name)}") to find a tool'
         )
 
     async def _settle(self, ids: list[int]) -> dict[int, Settled]:
