@@ -142,7 +142,7 @@ async def rejected_outcome(host, pending_id):
 
 
 async def test_a_rejection_resolves_the_pending_call_in_tooldeck(host):
-    agent, model, state = await paused(host)
+    agent, _, state = await paused(host)
     [waiting] = host.pending()
     answer(state, state.get_interruptions()[0], "reject")
     await run(agent, state)
@@ -152,7 +152,7 @@ async def test_a_rejection_resolves_the_pending_call_in_tooldeck(host):
 
 
 async def test_a_rejection_with_feedback_is_recorded_with_it(host):
-    agent, model, state = await paused(host)
+    agent, _, state = await paused(host)
     [waiting] = host.pending()
     answer(state, state.get_interruptions()[0], Reject("try mars"))
     await run(agent, state)
@@ -177,7 +177,7 @@ async def test_a_rejection_in_another_process_reaches_tooldeck(host):
 
 
 async def test_the_sdks_own_rejection_reaches_tooldeck_too(host):
-    agent, model, state = await paused(host)
+    agent, _, state = await paused(host)
     [waiting] = host.pending()
     state.reject(state.get_interruptions()[0], rejection_message="not today")
     await run(agent, state)

@@ -4,7 +4,7 @@ curly or straight quotes.
 A model types ``Screenshot 2026-12-01 at 10.15.03.png`` with a plain space; macOS wrote
 the name with a narrow no-break space before ``AM``/``PM`` and decomposed accents (NFD),
 so the path does not exist though it looks right. Likewise ``it's.txt`` typed for a file
-saved as ``it’s.txt`` (editors and word processors curl apostrophes), or the other way
+saved as ``it\u2019s.txt`` (editors and word processors curl apostrophes), or the other way
 round. ``lookalikes`` finds the existing paths that differ from a missing one only that
 way, component by component.
 

@@ -289,6 +289,18 @@ class Host:
         return infos
 
     @property
+    def plugin_failures(self) -> dict[str, str]:
+        """Each plugin that failed to load (by its report name) and why, in load order.
+
+        Cheaper than ``plugins`` (no load report is built): for saying, beside a catalog,
+        that tools may be missing. MCP servers are rows of one plugin; ``mcp_failures``
+        says which of them failed.
+        """
+        with self._lock:
+            records = list(self._records)
+        return {r.candidate.name: r.reason or "failed" for r in records if r.status == "failed"}
+
+    @property
     def mcp_failures(self) -> dict[str, str]:
         """Each configured MCP server that failed (``mcp:NAME``) and why.
 
@@ -298,6 +310,17 @@ class Host:
         layer = self._groups.get("mcp")
         rows = layer.members() if layer is not None else []
         return {row.name: row.reason or "failed" for row in rows if row.status == "failed"}
+
+    @property
+    def mcp_sources(self) -> dict[str, str]:
+        """The server (``mcp:NAME``) each mounted tool comes from, by effective name.
+
+        The catalog names the one MCP registration (``mcp``) as every mounted tool's
+        source; this names the server, as ``plugins`` rows do. Empty without servers.
+        """
+        layer = self._groups.get("mcp")
+        rows = layer.members() if layer is not None else []
+        return {tool: row.name for row in rows for tool in sorted(row.tools)}
 
     # -- changing --------------------------------------------------------------------------
     def refresh_plugins(self) -> None:

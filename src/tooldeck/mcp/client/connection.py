@@ -10,6 +10,12 @@ server's ``notifications/tools/list_changed`` arrives at the message handler, a
 2026-07-28 server's through a ``subscriptions/listen`` stream. Either one marks the list
 dirty; a relister waits for ``DEBOUNCE_S`` without signals (at most ``MAX_DELAY_S``) so a
 burst costs one listing, lists again, and tells the layer only when the list changed.
+
+Each start (connecting and the first listing) is announced on the logger
+``tooldeck.mcp.progress`` at INFO, once as it begins and once as it ends, with the
+server's name and the phase (``mcp_server``, ``mcp_phase``: ``starting`` or ``done``)
+on the record: a command line can say what it waits for when a start is slow, and an
+application that logs INFO sees every start.
 """
 
 from __future__ import annotations
@@ -32,6 +38,7 @@ if TYPE_CHECKING:
     from tooldeck.mcp.sdk import Client, types
 
 log = logging.getLogger("tooldeck.mcp")
+progress = logging.getLogger("tooldeck.mcp.progress")
 
 DEBOUNCE_S = 0.1
 """The quiet time after a list-changed signal before the server is listed again."""
@@ -101,6 +108,21 @@ class Connection:
     # -- lifetime ------------------------------------------------------------------------
     async def start(self) -> None:
         """Connect and list, bounded by ``timeout_s``; on failure ``self.failure`` says why."""
+        progress.info("starting MCP server %r", self.name, extra=self._phase("starting"))
+        try:
+            await self._start()
+        finally:
+            progress.info(
+                "MCP server %r: %s",
+                self.name,
+                self.failure or "started",
+                extra=self._phase("done"),
+            )
+
+    def _phase(self, phase: str) -> dict[str, str]:
+        return {"mcp_server": self.name, "mcp_phase": phase}
+
+    async def _start(self) -> None:
         timeout = self.spec.config.timeout_s
         ready = anyio.Event()
         self._done = anyio.Event()
