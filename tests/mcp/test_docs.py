@@ -39,7 +39,7 @@ import pytest
 from packaging.requirements import Requirement
 from packaging.specifiers import SpecifierSet
 
-from mcp import Client, StdioServerParameters
+from mcp import Client, MCPError, StdioServerParameters
 from tooldeck import Host, ToolCall, run_tool_call
 from tooldeck.host.location.config_files import load_config
 
@@ -277,7 +277,6 @@ def test_the_token_client_block_reports_a_wrong_token(project, token_server, cap
 def test_a_refused_token_leaves_the_client_as_an_exception_group(token_server):
     """As the page says: ``except MCPError`` around ``async with Client`` misses it."""
     import httpx2
-    from mcp import MCPError
     from mcp.client.streamable_http import streamable_http_client
 
     port, _ = token_server
