@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import logging
 import sys
 import threading
 from pathlib import Path
@@ -11,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from tooldeck.cli import main
-from tooldeck.cli._progress import PROGRESS_LOGGER, watch_starts
+from tooldeck.cli._progress import slow_start_line
 
 from ..mcp.conftest import server_command, toml_list, wait_for
 from .conftest import trust
@@ -19,49 +18,26 @@ from .conftest import trust
 STARTING = "tooldeck: starting MCP server 'slow'…"
 
 
-def announce(server: str, phase: str) -> None:
-    """What a connection logs as a start begins (``starting``) and ends (``done``)."""
-    extra = {"mcp_server": server, "mcp_phase": phase}
-    logging.getLogger(PROGRESS_LOGGER).info("%s %s", phase, server, extra=extra)
-
-
 def timers() -> list[threading.Thread]:
     return [t for t in threading.enumerate() if isinstance(t, threading.Timer) and t.is_alive()]
 
 
 def test_a_start_that_ends_before_the_delay_prints_nothing(capsys):
-    stop = watch_starts(after=3600)
-    try:
-        announce("quick", "starting")
-        [timer] = timers()
-        announce("quick", "done")
-        assert timer.finished.is_set()  # the pending line was cancelled, not merely late
-        timer.join(timeout=60)
-    finally:
-        stop()
+    done = slow_start_line("quick", after=3600)  # as a connection starts
+    [timer] = timers()
+    done()  # as its start ends
+    assert timer.finished.is_set()  # the pending line was cancelled, not merely late
+    timer.join(timeout=60)
     assert capsys.readouterr() == ("", "")
 
 
 def test_a_start_still_running_after_the_delay_prints_one_line_on_stderr(capsys):
     printed = []
-    stop = watch_starts(after=0)
-    try:
-        announce("slow", "starting")
-        wait_for(lambda: printed.append(capsys.readouterr()) or STARTING in printed[-1].err)
-        announce("slow", "done")
-    finally:
-        stop()
+    done = slow_start_line("slow", after=0)
+    wait_for(lambda: printed.append(capsys.readouterr()) or STARTING in printed[-1].err)
+    done()
     assert "".join(out for out, _ in printed) == ""
     assert "".join(err for _, err in printed) == STARTING + "\n"
-
-
-def test_stopping_removes_the_listener_and_restores_the_level():
-    logger = logging.getLogger(PROGRESS_LOGGER)
-    before = (list(logger.handlers), logger.level)
-    stop = watch_starts()
-    stop()
-    stop()  # idempotent
-    assert (list(logger.handlers), logger.level) == before
 
 
 # -- real servers --------------------------------------------------------------------------------

@@ -34,28 +34,25 @@ def open_host(args: argparse.Namespace, *, calls: bool = False, **options: Any) 
 
     When the folder brings code that was skipped because it is not trusted, one line on
     stderr says so and names the trust command (never a prompt: stdin may be a pipe).
-    Until the host closes, an MCP server start that takes more than a second says so on
-    stderr (``_progress``).
+    An MCP server start that takes more than a second says so on stderr (``_progress``).
     """
     import os
     import sys
 
-    from tooldeck.cli._progress import watch_starts
+    from tooldeck.cli._progress import slow_start_line
     from tooldeck.cli._store import store_from_env
     from tooldeck.host.plugins.host import Host
 
     options.setdefault("mcp_listings", "cached")  # a command answers from kept listings
+    options.setdefault("on_mcp_start", slow_start_line)
     root = location_dir(args)
     store = store_from_env(os.environ) if calls else None
-    stop_watching = watch_starts()
     try:
         host = Host.open(root, store=store, **options)
     except BaseException:
-        stop_watching()
         if store is not None:
             store.close()
         raise
-    host.location.on_close(stop_watching)  # closers run last-first: after the servers
     if store is not None:
         host.location.on_close(store.close)
     notice = host.trust.notice()

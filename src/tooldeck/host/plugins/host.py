@@ -16,7 +16,7 @@ import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 
 from tooldeck.errors import PluginError
 from tooldeck.host.location.location import Location
@@ -108,6 +108,7 @@ class Host:
         store: Store | None = None,
         mcp_listings: Literal["cached", "fresh"] = "fresh",
         telemetry: bool | Telemetry | None = None,
+        on_mcp_start: Callable[[str], Callable[[], None]] | None = None,
     ) -> Host:
         """Read the config at ``path``, discover and register every selected plugin.
 
@@ -132,7 +133,10 @@ class Host:
         ``mcp_listings``: ``"fresh"`` starts every configured MCP server and waits for its
         tool listing; ``"cached"`` mounts a server from its last good listing (kept in the
         data dir) when that is still valid, and starts the server only when one of its
-        tools is called, as the CLI does. See ``docs/mcp.md``.
+        tools is called, as the CLI does. See ``docs/mcp.md``. ``on_mcp_start(name)`` is
+        called as each server start (connecting and listing) begins, on the servers'
+        loop thread, and returns the function called as it ends: the ``tooldeck``
+        command prints a line when a start lasts more than a second.
 
         ``telemetry``: OpenTelemetry spans and metrics (``tooldeck[otel]``): ``True`` reports
         to the global providers, a ``Telemetry`` to its own, ``False`` turns it off,
@@ -148,8 +152,9 @@ class Host:
         except BaseException:
             location.close()
             raise
+        mcp = _McpOptions(mcp_listings, on_mcp_start)
         with instrumented.spans("tooldeck.host.open", {semconv.LOCATION: str(location.root)}):
-            return cls._opened(location, status, plugins, disable, instrumented, mcp_listings)
+            return cls._opened(location, status, plugins, disable, instrumented, mcp)
 
     @classmethod
     def _opened(
@@ -159,7 +164,7 @@ class Host:
         plugins: Sequence[str | object] | None,
         disable: Iterable[str],
         instrumented: Instrumentation,
-        mcp_listings: Literal["cached", "fresh"],
+        mcp_options: _McpOptions,
     ) -> Host:
         config = location.config
         names, objects = _split(plugins)
@@ -169,7 +174,7 @@ class Host:
         from tooldeck.codemode.provider import CodeMode
 
         service = ToolService(location, codemode=CodeMode())
-        mcp = _mcp_layer(location, service, selection, mcp_listings)
+        mcp = _mcp_layer(location, service, selection, mcp_options)
         host = cls(
             location,
             service,
@@ -426,11 +431,15 @@ class Host:
         return f"<Host {str(self.location.root)!r} plugins={len(self._records)}>"
 
 
+class _McpOptions(NamedTuple):
+    """``Host.open``'s MCP arguments: where listings come from, who hears of starts."""
+
+    listings: Literal["cached", "fresh"]
+    on_start: Callable[[str], Callable[[], None]] | None
+
+
 def _mcp_layer(
-    location: Location,
-    service: ToolService,
-    selection: Selection,
-    listings: Literal["cached", "fresh"],
+    location: Location, service: ToolService, selection: Selection, options: _McpOptions
 ) -> Any:
     """The MCP layer when the config names servers (only then is ``tooldeck.mcp`` loaded)."""
     if not location.config.mcp.servers:
@@ -441,7 +450,8 @@ def _mcp_layer(
         location,
         service,
         lambda name: selection.excluded(member_candidate(name, "mcp")),
-        listings,
+        options.listings,
+        options.on_start,
     )
 
 
