@@ -8,7 +8,7 @@ import sys
 import pytest
 
 from tooldeck import Host
-from tooldeck.host.location.config import McpServerConfig
+from tooldeck.host.config.config import McpServerConfig
 from tooldeck.mcp.client.executors import (
     CODE_EXECUTOR_HOSTS,
     CODE_EXECUTORS,
