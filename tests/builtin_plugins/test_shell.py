@@ -65,6 +65,7 @@ async def test_echo_returns_output_and_exit_code(shell, tmp_path):
     assert text_of(outcome) == "hi\n[exit code 0]"
     assert outcome.output == {
         "command": "echo hi",
+        "output": "hi\n",
         "exit_code": 0,
         "signal": None,
         "timed_out": False,
@@ -73,6 +74,7 @@ async def test_echo_returns_output_and_exit_code(shell, tmp_path):
         "workdir": str(tmp_path / "project"),
     }
     assert list((tmp_path / "data" / "shell").iterdir()) == []  # output that fits is not kept
+    assert "output" not in outcome.metadata  # the text is the content already
 
 
 async def test_stdout_and_stderr_are_combined_in_order(shell):
@@ -103,9 +105,10 @@ async def test_long_output_returns_the_tail_and_the_full_file(shell):
     assert path.is_absolute()
     assert path.read_text() == "".join(f"{n}\n" for n in range(1, 5001))
     marker, _, rest = text.partition("\n\n")
-    assert marker.startswith("[output truncated: the first 3,003 lines")
+    assert marker.startswith("[output truncated: the first 3,004 lines")
     assert f"full output saved to {path}." in marker
-    assert rest == "".join(f"{n}\n" for n in range(3004, 5001)) + "[exit code 0]"
+    assert rest == "".join(f"{n}\n" for n in range(3005, 5001)) + "[exit code 0]"
+    assert outcome.output["output"] == "".join(f"{n}\n" for n in range(3005, 5001))
 
 
 async def test_one_huge_line_is_cut_to_the_byte_limit(builtins, root, tmp_path, asker):
@@ -122,7 +125,11 @@ async def test_one_huge_line_is_cut_to_the_byte_limit(builtins, root, tmp_path, 
 async def test_a_timeout_kills_the_whole_process_group(shell, root):
     outcome = await shell("echo $$ > pid; echo started; sleep 30 & sleep 30; wait", timeout=600)
     assert outcome.status == "completed"
-    assert text_of(outcome) == "started\n[Command timed out after 600 ms and was killed]"
+    status, hint = text_of(outcome).split("\n")[1:]
+    assert status == "[Command timed out after 600 ms and was killed]"
+    assert hint.startswith("If it needs longer, run it again with a larger timeout (at most 600000")
+    assert "keep_background" in hint
+    assert outcome.output["output"] == "started\n"
     assert outcome.output["timed_out"] is True
     assert outcome.output["exit_code"] is None
     assert live_members(int((root / "pid").read_text())) == []
@@ -291,3 +298,12 @@ def test_read_tail_keeps_whole_lines_within_both_limits(tmp_path):
     tail = read_tail(path, 1000, 20)  # the partial first line of the window is dropped
     assert (tail.text, tail.omitted_bytes) == ("line 98\nline 99\n", 790 - 16)
     assert read_tail(path, 100, 10_000).cut is False
+
+
+def test_a_timeout_at_the_limit_points_to_the_background_instead():
+    from tooldeck.builtin_plugins._run.shell import _retry_hint
+    from tooldeck.builtin_plugins.shell import MAX_TIMEOUT_MS
+
+    hint = _retry_hint(MAX_TIMEOUT_MS)
+    assert hint.startswith("The timeout was already the longest allowed")
+    assert "keep_background" in hint and "larger timeout" not in hint

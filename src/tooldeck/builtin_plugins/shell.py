@@ -87,6 +87,10 @@ class ShellInput(Model):
 
 class ShellOutput(Model):
     command: str = Field(description="The command line that ran.")
+    output: str = Field(
+        description="What it printed (stdout and stderr combined); only the last lines "
+        "when truncated, the whole of it at output_path."
+    )
     exit_code: int | None = Field(description="Exit status; null when killed by a signal.")
     signal: int | None = Field(default=None, description="The signal that killed the shell.")
     timed_out: bool = Field(description="True when the timeout expired and it was killed.")

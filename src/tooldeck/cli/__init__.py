@@ -19,6 +19,7 @@ TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (mypy kn
 if TYPE_CHECKING:
     import argparse
     from collections.abc import Sequence
+    from typing import Any
 
 COMMANDS = {
     "tools": "list the effective tool catalog",
@@ -105,24 +106,32 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 class _WarningsOnStderr:
     """While a command runs, warnings logged by tooldeck (a folder that is not trusted,
-    a broken trust store, a tool's defect) are plain lines on the current stderr, even
-    where something else already handles logging (a test runner). A class, not
-    ``contextlib``: importing the CLI loads as little as it can."""
+    a broken trust store, a tool's defect) are plain lines on the current stderr.
+
+    Only when ``logging`` is loaded already (a test runner, an embedding program): then
+    something else may handle logging, and the line must still reach stderr. Otherwise
+    nothing has a handler, and Python's last-resort handler prints a warning logged
+    later on stderr the same way, so a command never loads ``logging`` for this. A
+    class, not ``contextlib``: importing the CLI loads as little as it can."""
 
     def __enter__(self) -> None:
-        import logging
+        self.handler: Any = None
+        if "logging" not in sys.modules:
+            return
+        import logging  # loaded already: only a lookup
 
         class Stderr(logging.Handler):
             def emit(self, record: logging.LogRecord) -> None:
                 print(self.format(record), file=sys.stderr, flush=True)
 
-        self.handler: logging.Handler = Stderr(logging.WARNING)
+        self.handler = Stderr(logging.WARNING)
         logging.getLogger().addHandler(self.handler)
 
     def __exit__(self, *exc_info: object) -> None:
-        import logging
+        if self.handler is not None:
+            import logging  # loaded: it gave the handler
 
-        logging.getLogger().removeHandler(self.handler)
+            logging.getLogger().removeHandler(self.handler)
 
 
 def _silence_stdout() -> None:

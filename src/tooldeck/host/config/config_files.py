@@ -30,6 +30,7 @@ from typing import Any, NamedTuple
 
 from pydantic import BaseModel, ValidationError
 
+from tooldeck._public import public
 from tooldeck.errors import ConfigError
 from tooldeck.host.config.config import NOT_YET_AVAILABLE, Config, default_config
 
@@ -45,6 +46,7 @@ class ConfigSource(NamedTuple):
     data: Mapping[str, Any]
 
 
+@public
 def load_config(root: str | os.PathLike[str]) -> Config:
     """The validated config files of the Location at ``root``, merged as written (user
     file under project file, rules concatenated): what the files say, trusted or not.

@@ -21,12 +21,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Final, Protocol
 
+from tooldeck._public import public
 from tooldeck.host.config.config import PermissionRule
 from tooldeck.host.permissions.wildcard import Effect, Ruleset
 
 STRICTNESS: Final[dict[str, int]] = {"allow": 0, "ask": 1, "deny": 2}
 
 
+@public
 class Policy(Protocol):
     """What decides one action on one resource: a ``Ruleset`` (one layer of rules, last
     match wins) or the user's and the project's layered (``Location.policy``). Also the

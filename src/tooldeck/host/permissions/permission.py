@@ -44,6 +44,7 @@ from pathlib import Path, PurePath
 from types import MappingProxyType
 from typing import Any
 
+from tooldeck._public import public
 from tooldeck.errors import (
     PermissionBlocked,
     PermissionCorrected,
@@ -65,6 +66,7 @@ from tooldeck.host.store.base import Store
 __all__ = ["PermissionGate", "PermissionService", "principal_rules"]
 
 
+@public
 class PermissionService:
     """Rule evaluation and asks for one Location (``Location.permission``, which builds it).
 
@@ -316,6 +318,7 @@ def _denies(rule: PermissionRule | None) -> bool:
     return rule is not None and rule.effect == "deny"
 
 
+@public
 @dataclass(frozen=True, slots=True)
 class PermissionGate:
     """A ``PermissionService`` bound to one call's canonical source and session."""

@@ -16,6 +16,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from tooldeck._public import public
+
 TrustKind = Literal["plugin", "server", "principal", "allow", "formatter", "setting"]
 """A plugin file, a project MCP server, a served principal (its token and rules), a project
 allow rule, a project formatter, any other setting an untrusted project may not make."""
@@ -31,6 +33,7 @@ KIND_WORDS: dict[str, str] = {
 """Each kind as a count names it (``2 MCP servers``), in the order reports list them."""
 
 
+@public
 @dataclass(frozen=True, slots=True)
 class TrustItem:
     """One thing a project would run or grant: ``kind``, its ``name`` in the project, a

@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
+from tooldeck._public import public
 from tooldeck.errors import ConfigError
 from tooldeck.host.config.paths import LOCAL_PLUGIN_DIR
 from tooldeck.host.trust.items import KIND_WORDS, TrustItem, TrustKind, digest, printable
@@ -44,6 +45,7 @@ GROUPS: tuple[tuple[TrustKind, str], ...] = (
 """How ``describe`` groups the items: one heading per kind, in ``KIND_WORDS`` order."""
 
 
+@public
 @dataclass(frozen=True, slots=True)
 class TrustStatus:
     """Whether a folder's project code may run, and what that code is.
