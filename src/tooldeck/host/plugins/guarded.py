@@ -34,11 +34,12 @@ def guards(record: PluginRecord) -> bool:
 
 def unwanted(record: PluginRecord, reason: str, wiring: PluginWiring) -> PluginRecord:
     """The loaded ``record`` of a user's plugin the project leaves out for ``reason``:
-    disabled (``wiring`` forgets it), unless it ``guards``."""
+    disabled (``wiring`` forgets it; one that failed to load has no hook either), unless
+    it ``guards``."""
     transform = record.transform
-    assert transform is not None
-    if not guards(record):
-        wiring.unregister(record.candidate.name)
+    if transform is None or not guards(record):
+        if transform is not None:
+            wiring.unregister(record.candidate.name)
         return PluginRecord(record.candidate, "disabled", reason=reason)
     session = transform.session
     hidden = transform._replace(

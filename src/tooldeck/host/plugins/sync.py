@@ -106,7 +106,7 @@ class PluginSync:
         attributes = {semconv.PLUGIN: candidate.name, semconv.PLUGIN_LAYER: candidate.layer}
         with self._spans("tooldeck.plugin.load", attributes) as span:
             record = self._loaded(candidate)
-            if wish is not None and record.transform is not None:
+            if wish is not None:
                 record = unwanted(record, wish, self._wiring)
             if span is not None:
                 span.set_attribute(semconv.PLUGIN_STATUS, record.status)
