@@ -12,8 +12,8 @@ this module.
 
 What a hook may raise is the *signals* (``ToolFailure``, the permission and question
 signals, cancellation, ``KeyboardInterrupt``) or what the layers below raised; anything
-else, ``SystemExit`` included, is a defect of that plugin: ``HookChain.failed`` reports it (the host marks the plugin failed) and the
-call ends with a ``PluginError`` naming it.
+else, ``SystemExit`` included, is a defect of that plugin: ``HookChain.failed`` reports
+it (the host marks the plugin failed) and the call ends with a ``PluginError`` naming it.
 """
 
 from __future__ import annotations
