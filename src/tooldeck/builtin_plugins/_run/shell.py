@@ -196,7 +196,8 @@ def _marker(tail: Tail, path: Path) -> str:
 def _status(finished: Finished, timeout_ms: int) -> str:
     code = finished.returncode
     if finished.timed_out:
-        return f"[Command timed out after {timeout_ms} ms and was killed]"
+        late = finished.overrun(timeout_ms / 1000)
+        return f"[Command timed out after {timeout_ms} ms and was killed{late}]"
     if code is not None and code < 0:
         return f"[killed by signal {signal.Signals(-code).name}]"
     return f"[exit code {code}]"

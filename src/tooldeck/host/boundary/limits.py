@@ -8,8 +8,9 @@ layers and a call does no limit work at all.
 
 * ``timeout_s``: the call (its wait for a slot included) is cancelled at the limit and
   ends ``failed`` naming the limit. Cancellation reaches what the tool awaits (a
-  process-running tool kills its process on cancellation); a synchronous executor
-  running on the event loop cannot be interrupted.
+  process-running tool stops its process on cancellation: SIGTERM, then SIGKILL after a
+  grace, so the answer may come later than the limit, and then says when); a
+  synchronous executor running on the event loop cannot be interrupted.
 * ``max_concurrency``: at most that many calls of the tool run at once, per service
   (across its threads and event loops); the others wait in arrival order.
 * ``sequential``: such a call waits until no other call of its session runs, and no
@@ -21,6 +22,7 @@ The waiting places (``gates.py``) are the service's, shared by every thread and 
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Iterable, Mapping
 from contextlib import AsyncExitStack
 from functools import partial
@@ -50,6 +52,9 @@ class Limits(NamedTuple):
 
 
 NO_LIMITS = Limits()
+
+LATE_SECONDS = 0.5
+"""How far past its limit a stopped call must end before its message says when it did."""
 
 
 class CallLimits:
@@ -132,6 +137,7 @@ async def _limited(
     if own is NO_LIMITS and not takes_turns:
         return await call_next(call)
     name = record.effective if record is not None else call.name
+    started = time.monotonic()
     try:
         async with asyncio.timeout(own.timeout_s) as deadline, AsyncExitStack() as held:
             if own.max_concurrency is not None:
@@ -143,7 +149,16 @@ async def _limited(
     except TimeoutError:
         if own.timeout_s is None or not deadline.expired():
             raise
-        raise ToolFailure(
-            f"Tool '{name}' did not finish within its {own.timeout_s:g} s limit (timeout_s) and "
-            "was stopped. Try a smaller task, or ask the user to raise the limit."
-        ) from None
+        raise ToolFailure(_timed_out(name, own.timeout_s, time.monotonic() - started)) from None
+
+
+def _timed_out(name: str, limit: float, seconds: float) -> str:
+    """The failure of a call past its limit, with the real time when stopping its work
+    took a while (a process given a grace to exit): the limit alone would understate it."""
+    stopped = "was stopped"
+    if seconds - limit >= LATE_SECONDS:
+        stopped += f", {seconds:.1f} s after it started"
+    return (
+        f"Tool '{name}' did not finish within its {limit:g} s limit (timeout_s) and {stopped}. "
+        "Try a smaller task, or ask the user to raise the limit."
+    )
