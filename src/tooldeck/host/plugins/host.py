@@ -90,6 +90,7 @@ class Host:
         self._records: list[PluginRecord] = []
         self._order: list[PluginRecord] = []  # records with a registration, in service order
         self._lock = threading.RLock()
+        self._warnings: tuple[str, ...] = ()
         self._spans = instrumented.spans
         self._last = instrumented.candidates  # loaded after every other plugin
 
@@ -140,6 +141,8 @@ class Host:
         """
         if mcp_listings not in ("cached", "fresh"):
             raise ValueError(f"mcp_listings must be 'cached' or 'fresh', got {mcp_listings!r}")
+        if isinstance(disable, str):  # its characters would be entries: "*" disables all
+            raise TypeError("disable must be a list of names or patterns, not a str")
         location, status = open_location(
             Path(path), trust, data_dir, asker, answerer, store=store, on_ask=on_ask
         )
@@ -289,6 +292,14 @@ class Host:
         return infos
 
     @property
+    def warnings(self) -> tuple[str, ...]:
+        """What this host was told that had no effect: each ``disable`` entry (of
+        ``Host.open``, ``TOOLDECK_DISABLE_PLUGINS`` or ``[plugins] disable``) that names
+        no plugin or MCP server, with where it came from. Each is logged once too, as a
+        warning on the ``tooldeck`` logger."""
+        return self._warnings
+
+    @property
     def mcp_failures(self) -> dict[str, str]:
         """Each configured MCP server that failed (``mcp:NAME``) and why.
 
@@ -329,6 +340,23 @@ class Host:
         self._records = self._with_skipped(records) + [
             PluginRecord(c, "failed", reason=f"not found ({c.origin})") for c in missing
         ]
+        self._warn(candidates)
+
+    def _warn(self, candidates: list[Candidate]) -> None:
+        """Find the ``disable`` entries that name nothing here; log each new one."""
+        if not self._selection.disabled:
+            return
+        servers = [member_candidate(f"mcp:{n}", "mcp") for n in self.location.config.mcp.servers]
+        named = [*candidates, *servers, *skipped_servers(self.trust)]
+        warnings = tuple(self._selection.unmatched(named))
+        if warnings == self._warnings:
+            return
+        import logging  # only when a disable entry is set
+
+        for warning in warnings:
+            if warning not in self._warnings:
+                logging.getLogger("tooldeck").warning("%s", warning)
+        self._warnings = warnings
 
     def _with_skipped(self, records: list[PluginRecord]) -> list[PluginRecord]:
         """``records`` with an ``untrusted`` row per skipped project server, where the
