@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from functools import cached_property, partial
 from typing import TYPE_CHECKING, Any, NamedTuple
 
+from tooldeck._public import public
 from tooldeck._tool import ToolFailure, ToolResult
 from tooldeck.errors import (
     PermissionBlocked,
@@ -90,6 +91,7 @@ class HookChain:
     failed: Failed
 
 
+@public
 class ToolCallContext:
     """What a ``tool_call`` hook knows of the call besides its ``ToolCall``.
 

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Literal, NamedTuple, TypeAlias
 
+from tooldeck._public import public
 from tooldeck._tool import ContentPart
 
 if TYPE_CHECKING:
@@ -32,6 +33,7 @@ CORRECTED_TEXT = (
 PENDING_TEXT = "This tool call is waiting for the user's approval."
 
 
+@public
 @dataclass(frozen=True, slots=True)
 class ToolError:
     """Why a call ``failed``: ``type`` is the category a host branches on, ``message`` text."""
@@ -40,6 +42,7 @@ class ToolError:
     message: str
 
 
+@public
 class ToolCallOutcome(NamedTuple):
     """The terminal, recordable result of one tool call; ``error`` is set only if ``failed``.
 

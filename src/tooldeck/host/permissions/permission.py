@@ -43,6 +43,7 @@ from pathlib import Path, PurePath
 from types import MappingProxyType
 from typing import Any
 
+from tooldeck._public import public
 from tooldeck.errors import (
     PermissionBlocked,
     PermissionCorrected,
@@ -63,6 +64,7 @@ from tooldeck.host.store.base import Store
 __all__ = ["PermissionGate", "PermissionService", "principal_rules"]
 
 
+@public
 class PermissionService:
     """Rule evaluation and asks for one Location (``Location.permission``, which builds it).
 
@@ -314,6 +316,7 @@ def _denies(rule: PermissionRule | None) -> bool:
     return rule is not None and rule.effect == "deny"
 
 
+@public
 @dataclass(frozen=True, slots=True)
 class PermissionGate:
     """A ``PermissionService`` bound to one call's canonical source and session."""

@@ -23,6 +23,7 @@ import weakref
 from collections.abc import Callable, Iterable
 from typing import Any, TypeVar
 
+from tooldeck._public import public
 from tooldeck.errors import ExternalError, UsageError
 from tooldeck.host.config.config import PermissionRule
 from tooldeck.host.store.base import (
@@ -40,6 +41,7 @@ _SCHEMA_LOCK = 0x746F6F6C  # one advisory lock id: creating tables concurrently 
 _T = TypeVar("_T")
 
 
+@public
 class PostgresStore:
     """A ``Store`` in PostgreSQL. ``conninfo`` is a libpq connection string or URL."""
 
