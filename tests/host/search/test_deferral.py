@@ -178,3 +178,44 @@ def test_anthropic_search_variant_is_checked(tmp_path):
         snap.definitions_for("anthropic", search="fuzzy")
     with pytest.raises(ValueError, match="'bm25' or 'regex'"):
         snap.definitions_for("openai", search="regex")
+
+
+def unknown_call(snapshot, name):
+    import asyncio
+
+    from tooldeck import run_tool_call
+
+    return asyncio.run(run_tool_call(snapshot, ToolCall("c", name, {})))
+
+
+def test_an_unknown_tool_among_thousands_of_deferred_names_a_few_and_the_search(tmp_path):
+    deferred = [make(f"crm_record_{i:04d}", defer_loading=True) for i in range(3000)]
+    service = service_of(tmp_path, make("ping"), make("weather"), *deferred)
+    outcome = unknown_call(service.snapshot(), "crm_recod_0012")
+    message = outcome.error.message
+    assert outcome.status == "failed" and len(message) < 1500  # the whole list was 44 KB
+    assert message.startswith("Tool 'crm_recod_0012' is not available.")
+    assert "instead: crm_record_0012, " in message  # the closest names come first
+    assert "ping, weather" in message  # then what the model was shown
+    assert "more. Call search_tools with a few words" in message
+
+
+def test_an_unknown_tool_among_thousands_advertised_is_bounded_too(tmp_path):
+    service = service_of(tmp_path, *(make(f"t{i:04d}") for i in range(3000)))
+    message = unknown_call(service.snapshot(), "nope").error.message
+    assert len(message) < 1500 and message.endswith("2,980 more (all in your tool list).")
+
+
+def test_an_unknown_tool_in_a_small_catalog_lists_every_tool(tmp_path):
+    service = service_of(tmp_path, make("ping"), make("pong"))
+    assert unknown_call(service.snapshot(), "nope").error.message == (
+        "Tool 'nope' is not available. Call one of the available tools instead: ping, pong."
+    )
+
+
+def test_an_unknown_tool_when_every_tool_is_deferred_points_to_the_search(tmp_path):
+    service = service_of(tmp_path, *(make(f"t{i:04d}", defer_loading=True) for i in range(50)))
+    assert unknown_call(service.snapshot(), "nope").error.message == (
+        "Tool 'nope' is not available. Call search_tools with a few words on what you need "
+        "to find one of the 50 available tools."
+    )

@@ -42,6 +42,8 @@ if TYPE_CHECKING:
 SEARCH_TOOLS = "search_tools"
 LOADED_SOURCE = "tooldeck:search_tools"
 MAX_RESULTS = 20
+MAX_NAMED = 20
+"""The most tool names a "not available" message lists (``not_available``)."""
 
 SEARCH_DESCRIPTION = (
     "Search the tools that are not listed here. More tools are available than are "
@@ -232,3 +234,32 @@ def _text(tools: list[dict[str, Any]], loaded: bool) -> str:
         schema = json.dumps(t["input_schema"], separators=(",", ":"))
         lines.append(f"- {t['name']}: {' '.join(t['description'].split())}\n  input: {schema}")
     return "\n".join(lines)
+
+
+def not_available(name: str, names: Sequence[str], deferred: frozenset[str]) -> str:
+    """What the model reads when it calls ``name``, which is not a tool here.
+
+    ``names`` are the callable tools in definition order, ``deferred`` those of them
+    advertised behind ``search_tools``. A catalog of thousands would make the message as
+    long as the catalog, so it names at most ``MAX_NAMED``: the names closest to ``name``
+    (a misspelt call finds its tool), then the advertised ones, and says how many remain
+    and how to find them.
+    """
+    if len(names) <= MAX_NAMED and not deferred:
+        listed = ", ".join(names) or "none"
+        return f"Tool '{name}' is not available. Call one of the available tools instead: {listed}."
+    import difflib  # only on this path: a wrong name in a large catalog
+
+    close = difflib.get_close_matches(name, names, n=5, cutoff=0.6)
+    named = list(dict.fromkeys([*close, *(n for n in names if n not in deferred)]))[:MAX_NAMED]
+    rest = len(names) - len(named)
+    text = f"Tool '{name}' is not available. "
+    if not named:  # every tool is deferred and no name is close
+        search = f"Call {SEARCH_TOOLS} with a few words on what you need to find one"
+        return f"{text}{search} of the {rest:,} available tools."
+    text += "Call one of the available tools instead: " + ", ".join(named)
+    if rest:
+        text += f", or one of {rest:,} more"
+    if deferred:
+        return text + f". Call {SEARCH_TOOLS} with a few words on what you need to find the others."
+    return text + " (all in your tool list)."
