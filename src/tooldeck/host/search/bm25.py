@@ -14,7 +14,7 @@ computed once, when the index is built.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 
 from tooldeck.host.search.query import Concept
 
@@ -59,17 +59,24 @@ class Bm25:
     def idf(self, concept: Concept) -> float:
         """How rare the concept is: by the documents with the query's own words, or
         with any of its terms when it has none (a phrase, an implied lookup)."""
-        own: set[int] = set()
-        every: set[int] = set()
-        for alternative, weight in concept.alternatives:
-            posting = self._postings.get(alternative, {})
-            every.update(posting)
-            if weight == 1.0:
-                own.update(posting)
-        df = len(own) or len(every)
+        own = [t for t, weight in concept.alternatives if weight == 1.0]
+        df = _union(self._postings, own) or _union(
+            self._postings, (t for t, _ in concept.alternatives)
+        )
         return math.log(1 + (self.size - df + 0.5) / (df + 0.5))
 
     def ideal(self, concept: Concept, frequency: float, extra_idf: float = 0.0) -> float:
         """The score of a document of average length holding the concept's own word
         ``frequency`` times (what a tool named for it would score)."""
         return (self.idf(concept) + extra_idf) * frequency * (K1 + 1) / (frequency + K1)
+
+
+def _union(postings: Mapping[str, Mapping[int, float]], terms: Iterable[str]) -> int:
+    """How many documents hold any of ``terms``."""
+    found = [postings[t] for t in terms if t in postings]
+    if len(found) == 1:
+        return len(found[0])
+    docs: set[int] = set()
+    for posting in found:
+        docs.update(posting)
+    return len(docs)

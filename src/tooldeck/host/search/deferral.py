@@ -276,7 +276,7 @@ def _text(query: str, tools: list[dict[str, Any]], loaded: bool, advice: Hint | 
     if advice is not None:
         if tools:
             lines.append("The match is weak.")
-        lines.append(advice.text())
+        lines.append(advice.text(found=bool(tools)))
     elif not tools:
         lines.append("Try other words.")
     return "\n".join(lines)

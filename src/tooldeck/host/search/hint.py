@@ -57,12 +57,14 @@ class Hint:
             "unmatched": list(self.unmatched),
         }
 
-    def text(self) -> str:
-        """The hint as the lines a model reads after the results (or instead of them)."""
+    def text(self, found: bool) -> str:
+        """The hint as the lines a model reads after the tools ``found`` (or none)."""
         lines = []
         if self.unmatched:
             said = ", ".join(f'"{w}"' for w in self.unmatched)
-            lines.append(f"No tool here answers {said}.")
+            lines.append(
+                f"The best match leaves out {said}." if found else f"No tool answers {said}."
+            )
         if self.namespaces:
             lines.append("The tools are grouped in these namespaces:")
             for space in self.namespaces:

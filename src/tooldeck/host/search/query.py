@@ -32,7 +32,14 @@ from collections.abc import Container
 from dataclasses import dataclass, replace
 
 from tooldeck.host.search.synonyms import QUESTION_WORDS, SYNONYM_WEIGHT, Table, table
-from tooldeck.host.search.terms import STOP_WORDS, compound_parts, joined, term, tokens
+from tooldeck.host.search.terms import (
+    SPELLED,
+    STOP_WORDS,
+    compound_parts,
+    joined,
+    term,
+    tokens,
+)
 
 POSSESSIVE_WEIGHT = 0.5
 """What a possessive's concept counts ("cancel a customer's order": the order)."""
@@ -93,7 +100,7 @@ def parse(text: str, known: Container[str]) -> Query:
             )
             i = step
             continue
-        words.append(raw[i])
+        words.append(SPELLED.get(raw[i], raw[i]))
         concepts = _word(raw[i], stems[i], known, synonyms, len(words) - 1)
         if i + 1 < len(raw) and raw[i + 1] == "s":  # customer's: says whose, not what
             concepts = [replace(c, weight=POSSESSIVE_WEIGHT) for c in concepts]

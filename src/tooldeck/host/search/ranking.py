@@ -118,17 +118,24 @@ class ToolIndex:
         if not read.concepts:
             return Ranked(list(range(min(limit, len(self)))), read)
         totals: dict[int, float] = {}
-        hits: dict[int, set[int]] = {}
+        hits: dict[int, int] = {}  # a tool -> the query's words it answers, as bits
         parts: list[tuple[Concept, dict[int, float]]] = []
         for concept in read.concepts:
+            if concept.implied:
+                continue
             scored = self.scores(concept)
+            bits = sum(1 << s for s in concept.sources)
             for doc, score in scored.items():
                 totals[doc] = totals.get(doc, 0.0) + score * concept.weight
-                if not concept.implied:
-                    hits.setdefault(doc, set()).update(concept.sources)
+                hits[doc] = hits.get(doc, 0) | bits
             parts.append((concept, scored))
-        # A tool must answer something asked in words: the implied lookup only ranks.
-        best = heapq.nsmallest(limit, ((-s, d) for d, s in totals.items() if d in hits))
+        # A tool must answer something asked in words: the implied lookup only orders.
+        for concept in read.concepts:
+            if concept.implied:
+                for doc, score in self.scores(concept).items():
+                    if doc in totals:
+                        totals[doc] += score
+        best = heapq.nsmallest(limit, ((-s, d) for d, s in totals.items()))
         positions = [d for _, d in best]
         asked = frozenset(
             s for c, scored in parts if scored or c.group is not None for s in c.sources
@@ -136,13 +143,14 @@ class ToolIndex:
         if not positions:
             return Ranked(positions, read, asked)
         top = positions[0]
-        return Ranked(positions, read, asked, frozenset(hits[top]), self._strength(parts, top))
+        matched = frozenset(i for i in range(len(read.words)) if hits[top] >> i & 1)
+        return Ranked(positions, read, asked, matched, self._strength(parts, top))
 
     def _strength(self, parts: list[tuple[Concept, dict[int, float]]], doc: int) -> float:
         """``doc``'s score over an ideal tool's, each concept capped at its ideal."""
         got = ideal = 0.0
         for concept, scored in parts:
-            if concept.implied or not (scored or concept.group is not None):
+            if not (scored or concept.group is not None):
                 continue
             _, rarity, extra = _as_scored(concept)
             most = self._tools.ideal(rarity, NAME_WEIGHT, extra)

@@ -30,8 +30,7 @@ ACTIONS: tuple[tuple[str, str], ...] = (
         "create, make, new, add, open, start, compose, build, write, setup, set up, post, send, "
         "buy, book, schedule, upload, spin up, undo payment, reverse payment, reverse charge, "
         "money back, give back",
-        "catalogs name making something `create`; people make, add, open, start, write, send, "
-        "upload or book it (and undoing a payment is making a refund)",
+        "`create` makes something; people add, open, write, send or book it, or undo a payment",
     ),
     (
         "get, show, view, display, see, read, open, fetch, retrieve, look at, detail, inspect, "

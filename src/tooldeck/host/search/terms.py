@@ -55,6 +55,8 @@ JOINS: dict[tuple[str, str], str] = {
 ``on-call shift`` and "who is on call" meet at ``oncall`` (``on`` alone is a stop word).
 Keys are the first token as written and the second's stem (``pull requests``)."""
 _JOIN_FIRST = frozenset(first for first, _ in JOINS)
+SPELLED = {word: f"{first} {second}" for (first, second), word in JOINS.items()}
+"""A joined word as people write it (``oncall`` → ``on call``), for messages."""
 
 
 def tokens(text: str) -> list[str]:
