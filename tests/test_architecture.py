@@ -33,22 +33,50 @@ RULES_HEADING = "## What each package may import"
 GRAPH_HEADING = "## The import graph"
 
 ANYTHING = ("*",)
-SCHEMA, REGISTRY, LOCATION, EXECUTION, HANDLES, SERVICE, PLUGINS = (
-    f"tooldeck.host.{name}"
-    for name in ("schema", "registry", "location", "execution", "handles", "service", "plugins")
+HOST_PACKAGES = (
+    "schema",
+    "registry",
+    "config",
+    "store",
+    "trust",
+    "permissions",
+    "location",
+    "call",
+    "search",
+    "execution",
+    "boundary",
+    "handles",
+    "service",
 )
+(
+    SCHEMA,
+    REGISTRY,
+    CONFIG,
+    STORE,
+    TRUST,
+    PERMISSIONS,
+    LOCATION,
+    CALL,
+    SEARCH,
+    EXECUTION,
+    BOUNDARY,
+    HANDLES,
+    SERVICE,
+) = (f"tooldeck.host.{name}" for name in HOST_PACKAGES)
+PLUGINS = "tooldeck.host.plugins"
 # The groups the doc's table names in words.
 GROUPS = {
-    "core": ("tooldeck.errors", "tooldeck._tool"),
+    "core": ("tooldeck.errors", "tooldeck._tool", "tooldeck._public"),
     "public": (
         "tooldeck",
+        "tooldeck._public",
         "tooldeck.errors",
         "tooldeck.hookspecs",
         "tooldeck._tool",
         "tooldeck._function_tool",
         "tooldeck.paths",
     ),
-    "host": (SCHEMA, REGISTRY, LOCATION, EXECUTION, HANDLES, SERVICE),
+    "host": tuple(f"tooldeck.host.{name}" for name in HOST_PACKAGES),
     "anything": ANYTHING,
     "nothing": (),
 }
@@ -58,25 +86,26 @@ BUILTINS = (*PUBLIC, "tooldeck.builtin_plugins")
 CONTRACT: dict[str, tuple[str, ...]] = {
     # unit (a package or module): what it may import besides itself
     "tooldeck": ANYTHING,
-    "tooldeck.errors": (),
-    "tooldeck._tool": ("tooldeck.errors",),
+    "tooldeck._public": (),
+    "tooldeck.errors": ("tooldeck._public",),
+    "tooldeck._tool": ("tooldeck.errors", "tooldeck._public"),
     "tooldeck.hookspecs": CORE,
     "tooldeck._function_tool": CORE,
-    "tooldeck.paths": ("tooldeck.host.location.paths",),
+    "tooldeck.paths": ("tooldeck.host.config.paths",),
     "tooldeck.host": (),
     SCHEMA: CORE,
     REGISTRY: (*CORE, SCHEMA),
-    LOCATION: (*CORE, SCHEMA, REGISTRY),
-    EXECUTION: (
-        *CORE,
-        "tooldeck._function_tool",
-        SCHEMA,
-        REGISTRY,
-        LOCATION,
-        "tooldeck.providers.formats",
-    ),
+    CONFIG: CORE,
+    STORE: (*CORE, CONFIG),
+    TRUST: (*CORE, CONFIG),
+    PERMISSIONS: (*CORE, SCHEMA, CONFIG, STORE),
+    LOCATION: (*CORE, CONFIG, STORE, PERMISSIONS),
+    CALL: (*CORE, "tooldeck._function_tool", SCHEMA, REGISTRY, CONFIG),
+    SEARCH: (*CORE, SCHEMA, REGISTRY, PERMISSIONS),
+    EXECUTION: (*CORE, SCHEMA, REGISTRY, CALL, SEARCH, "tooldeck.providers.formats"),
+    BOUNDARY: (*CORE, REGISTRY, PERMISSIONS, STORE, CALL, EXECUTION),
     HANDLES: (*CORE, SCHEMA, REGISTRY, EXECUTION),
-    SERVICE: (*CORE, SCHEMA, REGISTRY, LOCATION, EXECUTION, HANDLES),
+    SERVICE: (*CORE, SCHEMA, REGISTRY, LOCATION, SEARCH, EXECUTION, BOUNDARY, HANDLES),
     PLUGINS: (
         *CORE,
         *HOST,
@@ -84,16 +113,24 @@ CONTRACT: dict[str, tuple[str, ...]] = {
         "tooldeck.hookspecs",
         "tooldeck.builtin_plugins",
         "tooldeck.codemode",
-        "tooldeck.mcp",
+        "tooldeck.mcp.client",
         "tooldeck.telemetry",
     ),
     "tooldeck.providers": (*PUBLIC, *HOST, "tooldeck.providers.formats"),
     "tooldeck.providers.formats": (*CORE, SCHEMA, REGISTRY),
     "tooldeck.codemode": (*PUBLIC, *HOST),
-    "tooldeck.mcp": (
+    "tooldeck.mcp": (),
+    "tooldeck.mcp.sdk": (),
+    "tooldeck.mcp.client": (
         *PUBLIC,
         *HOST,
-        "tooldeck.codemode",
+        "tooldeck.mcp.sdk",
+        "tooldeck.telemetry.propagation",
+    ),
+    "tooldeck.mcp.serve": (
+        *PUBLIC,
+        *HOST,
+        "tooldeck.mcp.sdk",
         "tooldeck.providers",
         "tooldeck.telemetry.propagation",
     ),
@@ -115,14 +152,14 @@ CONTRACT: dict[str, tuple[str, ...]] = {
     "tooldeck.integrations": (
         *PUBLIC,
         "tooldeck.providers",
-        "tooldeck.host.boundary.boundary",
+        "tooldeck.host.boundary.outcome",
         "tooldeck.host.schema.strict",
     ),
     "tooldeck.cli": ANYTHING,
     "tooldeck.testing": ANYTHING,
     "tooldeck.__main__": ("tooldeck.cli",),
 }
-PARENTS = ("tooldeck", "tooldeck.host")
+PARENTS = ("tooldeck", "tooldeck.host", "tooldeck.mcp")
 """Units that hold only their own ``__init__``: every module inside has a unit of its own."""
 NAMES_ONLY = ("tooldeck._tool", "tooldeck._function_tool")
 """Modules the built-ins may take only the names ``tooldeck`` exports from."""
@@ -262,7 +299,8 @@ def test_the_registry_imports_no_permission_or_location_code():
     edges = [
         f"{e.where}: the registry authorizes nothing, yet imports {e.target}"
         for e in import_graph()
-        if _inside(e.module, REGISTRY) and _inside(e.target, LOCATION)
+        if _inside(e.module, REGISTRY)
+        and (_inside(e.target, LOCATION) or _inside(e.target, PERMISSIONS))
     ]
     assert edges == [], "\n".join(edges)
 
@@ -287,7 +325,7 @@ def test_builtins_take_only_exported_names_from_the_core_modules():
             ["tooldeck.host.permissions.permission"],
         ),
         (
-            "def f():\n    from tooldeck.host.location import permission\n",
+            "def f():\n    from tooldeck.host.permissions import permission\n",
             ["tooldeck.host.permissions.permission"],
         ),
         (
@@ -300,7 +338,7 @@ def test_builtins_take_only_exported_names_from_the_core_modules():
             "else:\n    import tooldeck.host.schema\n",
             ["tooldeck.host.schema"],
         ),
-        ("from ..location import config\n", ["tooldeck.host.location.config"]),
+        ("from ..config import config\n", ["tooldeck.host.config.config"]),
         ("from .names import normalize\n", ["tooldeck.host.registry.names"]),
         ("from tooldeck import Tool, errors\n", ["tooldeck.errors", "tooldeck"]),
     ],
@@ -323,9 +361,9 @@ def test_a_violation_names_the_module_line_and_rule():
     assert violation(edge) == (
         "src/tooldeck/host/registry/editor.py:12: tooldeck.host.registry.editor imports "
         "tooldeck.host.permissions.permission, but host.registry may import only: errors, "
-        "_tool, host.schema (docs/architecture.md, 'What each package may import')"
+        "_tool, _public, host.schema (docs/architecture.md, 'What each package may import')"
     )
-    assert violation(edge._replace(module="tooldeck.host.service")) is None
+    assert violation(edge._replace(module="tooldeck.host.location.location")) is None
     assert violation(edge._replace(module="tooldeck.builtin_plugins._run.read")) is not None
     assert (
         violation(
@@ -416,7 +454,7 @@ def test_tests_mirror_the_package_layout():
 PAGE = page("architecture.md")
 TREE = PAGE.take("", "src/tooldeck/\n")
 FLOW = PAGE.take("", "installed packs, built-ins")
-GRAPH = PAGE.take("", "__main__        → cli")
+GRAPH = PAGE.take("", "_function_tool  ")
 _TREE_ENTRY = re.compile(r"^(?P<indent> {2,18})(?P<name>[\w.]+(?:/|\.py))(?= |$)")
 
 

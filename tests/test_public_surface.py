@@ -14,9 +14,9 @@ pydantic, ...) end the walk.
 **Documented.** ``docs/api.md`` has one entry per public name — a ``### `name``` heading,
 a python block with its signature, a sentence — and nothing else. Each signature is
 compared with the source's own AST: parameters, annotations, defaults (``...`` in the
-doc matches any default), decorators, fields and aliases; a class entry shows every
-public method and field its class defines. These comparisons are how the page's
-signature blocks are taken (its trust example runs in
+doc matches any default), decorators (but ``@public``), fields and aliases; a class
+entry shows every public method and field its class defines. These comparisons are how
+the page's signature blocks are taken (its trust example runs in
 ``tests/host/trust/test_security_doc.py``).
 
 **The only thing that leaves.** The examples, the example packs, the README and every
@@ -222,8 +222,8 @@ def class_mentions(cls: type) -> Iterator[tuple[str, str]]:
 
 def field_annotations(klass: type, module: str) -> list[str]:
     """The annotations of ``klass``'s public fields as its source writes them (read from
-    the source: a public class's own ``__annotations__`` are resolved when it moves to
-    ``tooldeck``, and the walk wants the names as written)."""
+    the source: a public class's own ``__annotations__`` are bound to their module by
+    ``@public``, and the walk wants the names as written)."""
     node = definitions(Name(module, klass.__name__))[-1]
     return [
         ast.unparse(statement.annotation)
@@ -285,9 +285,9 @@ def test_every_type_in_a_public_signature_is_exported():
 
 def test_the_walk_follows_aliases_fields_methods_and_type_checking_imports():
     found = {str(name) for name in reached()}
-    assert "tooldeck.host.permissions.permission.Reply" in found  # alias inside an alias
+    assert "tooldeck.host.permissions.request.Reply" in found  # alias inside an alias
     assert "tooldeck.host.permissions.permission.PermissionGate" in found  # TYPE_CHECKING import
-    assert "tooldeck.host.boundary.boundary.ToolError" in found  # a NamedTuple field
+    assert "tooldeck.host.boundary.outcome.ToolError" in found  # a NamedTuple field
     assert "tooldeck.host.registry.editor.CatalogEntry" in found  # a Protocol method
     assert not any(n.endswith((".InT", ".OutT")) for n in found)  # TypeVars are not types
 
@@ -372,8 +372,12 @@ def _shown(node: ast.AST) -> str:
 def _signature(
     doc: ast.FunctionDef | ast.AsyncFunctionDef, source: ast.FunctionDef | ast.AsyncFunctionDef
 ) -> tuple[str, str]:
-    """Both signatures as text, with ``...`` defaults of the doc applied to the source."""
+    """Both signatures as text, with ``...`` defaults of the doc applied to the source.
+
+    The source's ``@public`` is left out: it only sets the module a name reports
+    (``tooldeck._public``), and is no part of how the name is called."""
     source = copy.deepcopy(source)
+    source.decorator_list = [d for d in source.decorator_list if _shown(d) != "public"]
     # strict=False: a doc with other parameters than the source fails the comparison below
     pairs = [
         *zip(doc.args.defaults[::-1], source.args.defaults[::-1], strict=False),
@@ -543,7 +547,7 @@ def test_each_api_entry_shows_the_signature_of_the_source(entry):
 
 
 def test_the_api_checks_catch_drift():
-    target = Name("tooldeck.host.permissions.permission", "PermissionRequest")
+    target = Name("tooldeck.host.permissions.request", "PermissionRequest")
     stub = "class PermissionRequest:\n    action: int\n    session_id: str = 'x'\n"
     assert compare_stub(Entry("PermissionRequest", stub, ""), target) == [
         "action: annotated int, source: str",

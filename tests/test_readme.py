@@ -18,7 +18,7 @@ import sys
 from pathlib import Path
 
 from tooldeck import Location, ToolService
-from tooldeck.host.location.config_files import load_config
+from tooldeck.host.config.config_files import load_config
 
 from .docs_blocks import ROOT, page
 
@@ -65,7 +65,11 @@ def test_the_main_job_lists_the_builtin_catalog(clean_env):
 def test_ci_runs_the_test_command_first():
     ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
     (command,) = TEST_COMMAND.code.strip().splitlines()
-    steps = [line for line in ci.splitlines() if line.startswith(".venv/") or "venv" in line]
+    steps = [
+        line
+        for line in ci.splitlines()
+        if not line.startswith("#") and (line.startswith(".venv/") or "venv" in line)
+    ]
     assert steps[0].startswith(command), steps[0]
 
 

@@ -6,7 +6,8 @@ type checkers (a test keeps the two equal). Names are resolved lazily (PEP 562) 
 ``import tooldeck`` — and with it ``tooldeck --version`` — stays cheap: typing,
 pydantic, jsonschema and the plugin machinery load only when a name that needs them is
 used. A class or function defined in a private module reports ``tooldeck`` as its
-module once resolved here, so reprs, tracebacks and pickles name its public home.
+module from the moment that module is imported (``@public``, ``tooldeck._public``), so
+reprs, tracebacks and pickles name its public home however it was reached.
 Beside it, the public submodules are ``tooldeck.errors``, ``tooldeck.hookspecs``,
 ``tooldeck.paths``, ``tooldeck.providers`` and ``tooldeck.testing``; everything under
 ``tooldeck.host`` is internal.
@@ -53,39 +54,38 @@ if TYPE_CHECKING:
     from tooldeck.errors import UsageError as UsageError
     from tooldeck.hookspecs import hookimpl as hookimpl
     from tooldeck.hookspecs import hookspec as hookspec
-    from tooldeck.host.boundary.boundary import ErrorType as ErrorType
-    from tooldeck.host.boundary.boundary import Status as Status
-    from tooldeck.host.boundary.boundary import ToolCallOutcome as ToolCallOutcome
-    from tooldeck.host.boundary.boundary import ToolError as ToolError
     from tooldeck.host.boundary.boundary import run_tool_call as run_tool_call
     from tooldeck.host.boundary.hooks import ToolCallContext as ToolCallContext
+    from tooldeck.host.boundary.outcome import ErrorType as ErrorType
+    from tooldeck.host.boundary.outcome import Status as Status
+    from tooldeck.host.boundary.outcome import ToolCallOutcome as ToolCallOutcome
+    from tooldeck.host.boundary.outcome import ToolError as ToolError
     from tooldeck.host.boundary.pending import PendingCall as PendingCall
     from tooldeck.host.call.path import CallScope as CallScope
     from tooldeck.host.call.path import CallVia as CallVia
     from tooldeck.host.call.path import ExecutedTool as ExecutedTool
     from tooldeck.host.call.path import ToolCall as ToolCall
+    from tooldeck.host.config.config import CodemodeConfig as CodemodeConfig
+    from tooldeck.host.config.config import Config as Config
+    from tooldeck.host.config.config import ImagesConfig as ImagesConfig
+    from tooldeck.host.config.config import McpConfig as McpConfig
+    from tooldeck.host.config.config import McpServeConfig as McpServeConfig
+    from tooldeck.host.config.config import McpServerConfig as McpServerConfig
+    from tooldeck.host.config.config import OutputConfig as OutputConfig
+    from tooldeck.host.config.config import PermissionRule as PermissionRule
+    from tooldeck.host.config.config import PermissionsConfig as PermissionsConfig
+    from tooldeck.host.config.config import PluginsConfig as PluginsConfig
+    from tooldeck.host.config.config import PrincipalConfig as PrincipalConfig
+    from tooldeck.host.config.config import TelemetryConfig as TelemetryConfig
+    from tooldeck.host.config.config import ToolConfig as ToolConfig
+    from tooldeck.host.config.config_files import load_config as load_config
     from tooldeck.host.execution.definitions import CodeModeProvider as CodeModeProvider
     from tooldeck.host.execution.definitions import ToolDefinition as ToolDefinition
     from tooldeck.host.execution.definitions import Visibility as Visibility
     from tooldeck.host.execution.snapshot import Snapshot as Snapshot
     from tooldeck.host.handles import Registration as Registration
     from tooldeck.host.handles import SessionScope as SessionScope
-    from tooldeck.host.location.config import CodemodeConfig as CodemodeConfig
-    from tooldeck.host.location.config import Config as Config
-    from tooldeck.host.location.config import ImagesConfig as ImagesConfig
-    from tooldeck.host.location.config import McpConfig as McpConfig
-    from tooldeck.host.location.config import McpServeConfig as McpServeConfig
-    from tooldeck.host.location.config import McpServerConfig as McpServerConfig
-    from tooldeck.host.location.config import OutputConfig as OutputConfig
-    from tooldeck.host.location.config import PermissionRule as PermissionRule
-    from tooldeck.host.location.config import PermissionsConfig as PermissionsConfig
-    from tooldeck.host.location.config import PluginsConfig as PluginsConfig
-    from tooldeck.host.location.config import PrincipalConfig as PrincipalConfig
-    from tooldeck.host.location.config import TelemetryConfig as TelemetryConfig
-    from tooldeck.host.location.config import ToolConfig as ToolConfig
-    from tooldeck.host.location.config_files import load_config as load_config
     from tooldeck.host.location.location import Location as Location
-    from tooldeck.host.location.location import OnAsk as OnAsk
     from tooldeck.host.location.questions import Answerer as Answerer
     from tooldeck.host.location.questions import Answers as Answers
     from tooldeck.host.location.questions import Option as Option
@@ -93,12 +93,13 @@ if TYPE_CHECKING:
     from tooldeck.host.location.questions import QuestionGate as QuestionGate
     from tooldeck.host.location.questions import QuestionRequest as QuestionRequest
     from tooldeck.host.location.questions import QuestionService as QuestionService
-    from tooldeck.host.permissions.permission import Asker as Asker
+    from tooldeck.host.permissions.asks import OnAsk as OnAsk
     from tooldeck.host.permissions.permission import PermissionGate as PermissionGate
-    from tooldeck.host.permissions.permission import PermissionRequest as PermissionRequest
     from tooldeck.host.permissions.permission import PermissionService as PermissionService
-    from tooldeck.host.permissions.permission import Reject as Reject
-    from tooldeck.host.permissions.permission import Reply as Reply
+    from tooldeck.host.permissions.request import Asker as Asker
+    from tooldeck.host.permissions.request import PermissionRequest as PermissionRequest
+    from tooldeck.host.permissions.request import Reject as Reject
+    from tooldeck.host.permissions.request import Reply as Reply
     from tooldeck.host.permissions.wildcard import Effect as Effect
     from tooldeck.host.permissions.wildcard import RuleLike as RuleLike
     from tooldeck.host.permissions.wildcard import Ruleset as Ruleset
@@ -114,7 +115,7 @@ if TYPE_CHECKING:
     from tooldeck.host.registry.editor import ToolEditor as ToolEditor
     from tooldeck.host.registry.editor import UpdateFn as UpdateFn
     from tooldeck.host.registry.session import SessionTransformFn as SessionTransformFn
-    from tooldeck.host.registry.state import TransformFn as TransformFn
+    from tooldeck.host.registry.steps import TransformFn as TransformFn
     from tooldeck.host.schema.frozen import FrozenDict as FrozenDict
     from tooldeck.host.service import ToolService as ToolService
     from tooldeck.host.store.base import PendingChange as PendingChange
@@ -140,7 +141,7 @@ _LOCATIONS = {
     "Answerer": "tooldeck.host.location.questions",
     "Answers": "tooldeck.host.location.questions",
     "AnyTool": "tooldeck._tool",
-    "Asker": "tooldeck.host.permissions.permission",
+    "Asker": "tooldeck.host.permissions.request",
     "CallScope": "tooldeck.host.call.path",
     "CallVia": "tooldeck.host.call.path",
     "CallHookFn": "tooldeck.host.registry.editor",
@@ -148,14 +149,14 @@ _LOCATIONS = {
     "CatalogEntry": "tooldeck.host.registry.editor",
     "CodeMode": "tooldeck.codemode.provider",
     "CodeModeProvider": "tooldeck.host.execution.definitions",
-    "CodemodeConfig": "tooldeck.host.location.config",
-    "Config": "tooldeck.host.location.config",
+    "CodemodeConfig": "tooldeck.host.config.config",
+    "Config": "tooldeck.host.config.config",
     "ConfigError": "tooldeck.errors",
     "Content": "tooldeck._tool",
     "ContentPart": "tooldeck._tool",
     "Diagnostic": "tooldeck.host.registry.editor",
     "Effect": "tooldeck.host.permissions.wildcard",
-    "ErrorType": "tooldeck.host.boundary.boundary",
+    "ErrorType": "tooldeck.host.boundary.outcome",
     "ExecutedTool": "tooldeck.host.call.path",
     "ExternalError": "tooldeck.errors",
     "FilePart": "tooldeck._tool",
@@ -163,15 +164,15 @@ _LOCATIONS = {
     "FrozenToolError": "tooldeck._tool",
     "Host": "tooldeck.host.plugins.host",
     "ImagePart": "tooldeck._tool",
-    "ImagesConfig": "tooldeck.host.location.config",
+    "ImagesConfig": "tooldeck.host.config.config",
     "Location": "tooldeck.host.location.location",
-    "McpConfig": "tooldeck.host.location.config",
-    "McpServeConfig": "tooldeck.host.location.config",
-    "McpServerConfig": "tooldeck.host.location.config",
+    "McpConfig": "tooldeck.host.config.config",
+    "McpServeConfig": "tooldeck.host.config.config",
+    "McpServerConfig": "tooldeck.host.config.config",
     "NamespaceEntry": "tooldeck.host.registry.editor",
-    "OnAsk": "tooldeck.host.location.location",
+    "OnAsk": "tooldeck.host.permissions.asks",
     "Option": "tooldeck.host.location.questions",
-    "OutputConfig": "tooldeck.host.location.config",
+    "OutputConfig": "tooldeck.host.config.config",
     "PackBuildError": "tooldeck.errors",
     "PendingCall": "tooldeck.host.boundary.pending",
     "PendingCallError": "tooldeck.errors",
@@ -183,16 +184,16 @@ _LOCATIONS = {
     "PermissionDeclined": "tooldeck.errors",
     "PermissionDeferred": "tooldeck.errors",
     "PermissionGate": "tooldeck.host.permissions.permission",
-    "PermissionRequest": "tooldeck.host.permissions.permission",
-    "PermissionRule": "tooldeck.host.location.config",
+    "PermissionRequest": "tooldeck.host.permissions.request",
+    "PermissionRule": "tooldeck.host.config.config",
     "PermissionService": "tooldeck.host.permissions.permission",
-    "PermissionsConfig": "tooldeck.host.location.config",
+    "PermissionsConfig": "tooldeck.host.config.config",
     "PluginError": "tooldeck.errors",
     "PluginInfo": "tooldeck.host.plugins.report",
     "PluginStatus": "tooldeck.host.plugins.report",
-    "PluginsConfig": "tooldeck.host.location.config",
+    "PluginsConfig": "tooldeck.host.config.config",
     "PostgresStore": "tooldeck.host.store.postgres",
-    "PrincipalConfig": "tooldeck.host.location.config",
+    "PrincipalConfig": "tooldeck.host.config.config",
     "ProgressCallback": "tooldeck._tool",
     "Question": "tooldeck.host.location.questions",
     "QuestionDismissed": "tooldeck.errors",
@@ -200,8 +201,8 @@ _LOCATIONS = {
     "QuestionRequest": "tooldeck.host.location.questions",
     "QuestionService": "tooldeck.host.location.questions",
     "Registration": "tooldeck.host.handles",
-    "Reject": "tooldeck.host.permissions.permission",
-    "Reply": "tooldeck.host.permissions.permission",
+    "Reject": "tooldeck.host.permissions.request",
+    "Reply": "tooldeck.host.permissions.request",
     "ReplyError": "tooldeck.errors",
     "RuleLike": "tooldeck.host.permissions.wildcard",
     "Ruleset": "tooldeck.host.permissions.wildcard",
@@ -212,26 +213,26 @@ _LOCATIONS = {
     "Snapshot": "tooldeck.host.execution.snapshot",
     "SourceEffects": "tooldeck.host.registry.catalog",
     "SqliteStore": "tooldeck.host.store.sqlite",
-    "Status": "tooldeck.host.boundary.boundary",
+    "Status": "tooldeck.host.boundary.outcome",
     "Store": "tooldeck.host.store.base",
     "Telemetry": "tooldeck.telemetry.settings",
-    "TelemetryConfig": "tooldeck.host.location.config",
+    "TelemetryConfig": "tooldeck.host.config.config",
     "TextPart": "tooldeck._tool",
     "Tool": "tooldeck._tool",
     "ToolCall": "tooldeck.host.call.path",
     "ToolCallContext": "tooldeck.host.boundary.hooks",
-    "ToolCallOutcome": "tooldeck.host.boundary.boundary",
-    "ToolConfig": "tooldeck.host.location.config",
+    "ToolCallOutcome": "tooldeck.host.boundary.outcome",
+    "ToolConfig": "tooldeck.host.config.config",
     "ToolContext": "tooldeck._tool",
     "ToolDefectError": "tooldeck.errors",
     "ToolDefinition": "tooldeck.host.execution.definitions",
     "ToolEditor": "tooldeck.host.registry.editor",
-    "ToolError": "tooldeck.host.boundary.boundary",
+    "ToolError": "tooldeck.host.boundary.outcome",
     "ToolFailure": "tooldeck._tool",
     "ToolResult": "tooldeck._tool",
     "ToolService": "tooldeck.host.service",
     "TooldeckError": "tooldeck.errors",
-    "TransformFn": "tooldeck.host.registry.state",
+    "TransformFn": "tooldeck.host.registry.steps",
     "TrustItem": "tooldeck.host.trust.project",
     "TrustKind": "tooldeck.host.trust.project",
     "TrustSource": "tooldeck.host.trust.project",
@@ -243,7 +244,7 @@ _LOCATIONS = {
     "grant_trust": "tooldeck.host.trust.store",
     "hookimpl": "tooldeck.hookspecs",
     "hookspec": "tooldeck.hookspecs",
-    "load_config": "tooldeck.host.location.config_files",
+    "load_config": "tooldeck.host.config.config_files",
     "revoke_trust": "tooldeck.host.trust.store",
     "run_tool_call": "tooldeck.host.boundary.boundary",
     "run_tool_calls": "tooldeck.providers",
@@ -255,9 +256,6 @@ _LOCATIONS = {
 __all__ = sorted([*_LOCATIONS, "__version__"])
 
 
-_PUBLIC_MODULES = frozenset({"tooldeck.errors", "tooldeck.hookspecs", "tooldeck.providers"})
-
-
 def __getattr__(name: str) -> Any:
     module = _LOCATIONS.get(name)
     if module is None:
@@ -265,33 +263,8 @@ def __getattr__(name: str) -> Any:
     import importlib  # here: ``import tooldeck`` alone does not need it
 
     value = getattr(importlib.import_module(module), name)
-    if module not in _PUBLIC_MODULES and getattr(value, "__module__", None) == module:
-        _move_home(value)
     globals()[name] = value
     return value
-
-
-def _move_home(value: Any) -> None:
-    """Make a class or function defined in a private module report its public home:
-    ``tooldeck.Snapshot`` in reprs, tracebacks and pickles (which resolve it here).
-
-    ``typing.get_type_hints`` and pydantic read a class's string annotations in the
-    module its ``__module__`` names, so they are resolved first, where they were
-    written (what cannot be resolved there, a ``TYPE_CHECKING`` name, stays a string,
-    as it was).
-    """
-    if isinstance(value, type) and vars(value).get("__annotations__"):
-        import typing
-
-        try:
-            hints = typing.get_type_hints(value, include_extras=True)
-        except Exception:  # a name only a type checker sees: nothing could resolve it
-            hints = {}
-        own = vars(value)["__annotations__"]
-        own.update((key, hints[key]) for key in own if key in hints)
-        for field in getattr(value, "__dataclass_fields__", {}).values():
-            field.type = hints.get(field.name, field.type)
-    value.__module__ = "tooldeck"
 
 
 def __dir__() -> list[str]:

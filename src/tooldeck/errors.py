@@ -50,7 +50,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from tooldeck.host.location.config import PermissionRule
+    from tooldeck.host.config.config import PermissionRule
 
 __all__ = [
     "ConfigError",

@@ -13,9 +13,9 @@ from typing import Any
 
 import pytest
 
-from tooldeck.host.boundary.boundary import ToolCallOutcome
+from tooldeck.host.boundary.outcome import ToolCallOutcome
 from tooldeck.host.location.location import Location
-from tooldeck.host.permissions.permission import Reject
+from tooldeck.host.permissions.request import Reject
 from tooldeck.testing import ScriptedAnswerer, ScriptedAsker, TestHost
 
 

@@ -2,9 +2,9 @@ from __future__ import annotations
 
 import pytest
 
-from tooldeck.host.location.config import Config, PermissionRule
+from tooldeck.host.config.config import Config, PermissionRule
 from tooldeck.host.location.location import Location
-from tooldeck.host.permissions.permission import Reject
+from tooldeck.host.permissions.request import Reject
 
 
 @pytest.fixture

@@ -12,7 +12,7 @@ import os
 
 import pytest
 
-from tooldeck.host.permissions.permission import Reject
+from tooldeck.host.permissions.request import Reject
 
 SECRET = "secret token\n"
 OLD_MTIME_NS = 1_000_000_000 * 10**9

@@ -20,7 +20,7 @@ import pytest
 
 from tooldeck.builtin_plugins._run import writes
 from tooldeck.builtin_plugins._run.writes import Target, stage
-from tooldeck.host.location.config import Config, PermissionRule
+from tooldeck.host.config.config import Config, PermissionRule
 from tooldeck.host.location.location import Location
 
 
@@ -132,8 +132,8 @@ async def test_writing_through_a_symlink_keeps_the_link(tools, root):
 # in a child process that is killed if it hangs and has too little memory to read forever.
 _CHILD_SETUP = """
 import asyncio, json, os, resource, sys
-from tooldeck.host.location.config import Config, PermissionRule
-from tooldeck.host.location.config import Config, PermissionRule
+from tooldeck.host.config.config import Config, PermissionRule
+from tooldeck.host.config.config import Config, PermissionRule
 from tooldeck.host.location.location import Location
 from tooldeck.testing import TestHost
 

@@ -7,7 +7,7 @@ import sys
 
 import pytest
 
-from tooldeck.host.location.config import Config
+from tooldeck.host.config.config import Config
 from tooldeck.host.location.location import Location
 
 UPPER = "import sys; p = sys.argv[1]; t = open(p).read(); open(p, 'w').write(t.upper())"

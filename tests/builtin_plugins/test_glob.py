@@ -5,9 +5,9 @@ import os
 import pytest
 
 from tooldeck._tool import TextPart
-from tooldeck.host.location.config import Config, PermissionRule
+from tooldeck.host.config.config import Config, PermissionRule
 from tooldeck.host.location.location import Location
-from tooldeck.host.permissions.permission import Reject
+from tooldeck.host.permissions.request import Reject
 
 
 def make(root, *relatives):

@@ -11,9 +11,9 @@ from tooldeck._tool import TextPart
 from tooldeck.builtin_plugins._run import grep_re2
 from tooldeck.builtin_plugins._run.grep_python import parse_pattern
 from tooldeck.builtin_plugins._run.grep_rg import RIPGREP_ENV, _chunks, find_ripgrep, search_rg
-from tooldeck.host.location.config import Config, PermissionRule
+from tooldeck.host.config.config import Config, PermissionRule
 from tooldeck.host.location.location import Location
-from tooldeck.host.permissions.permission import Reject
+from tooldeck.host.permissions.request import Reject
 
 
 def make(root, files):

@@ -4,7 +4,7 @@ import os
 
 import pytest
 
-from tooldeck.host.permissions.permission import Reject
+from tooldeck.host.permissions.request import Reject
 
 
 def envelope(*lines: str) -> str:

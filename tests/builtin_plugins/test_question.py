@@ -3,11 +3,11 @@ from __future__ import annotations
 import pytest
 
 from tooldeck._tool import TextPart
-from tooldeck.host.boundary.boundary import DISMISSED_TEXT
-from tooldeck.host.location.config import Config, PermissionRule
+from tooldeck.host.boundary.outcome import DISMISSED_TEXT
+from tooldeck.host.config.config import Config, PermissionRule
 from tooldeck.host.location.location import Location
 from tooldeck.host.location.questions import Option, Question
-from tooldeck.host.permissions.permission import Reject
+from tooldeck.host.permissions.request import Reject
 
 DB = {
     "question": "Which database should the service use?",

@@ -8,9 +8,9 @@ import pytest
 
 from tooldeck._tool import FilePart, ImagePart, TextPart
 from tooldeck.builtin_plugins.read import MAX_ATTACHMENT_BYTES
-from tooldeck.host.location.config import Config, OutputConfig, PermissionRule
+from tooldeck.host.config.config import Config, OutputConfig, PermissionRule
 from tooldeck.host.location.location import Location
-from tooldeck.host.permissions.permission import Reject
+from tooldeck.host.permissions.request import Reject
 
 
 @pytest.fixture

@@ -9,9 +9,9 @@ import pytest
 
 from tooldeck.builtin_plugins._run.process import read_tail, run_in_group
 from tooldeck.builtin_plugins._run.shell import command_resources
-from tooldeck.host.location.config import Config, OutputConfig, PermissionRule
+from tooldeck.host.config.config import Config, OutputConfig, PermissionRule
 from tooldeck.host.location.location import Location
-from tooldeck.host.permissions.permission import Reject
+from tooldeck.host.permissions.request import Reject
 
 
 def text_of(outcome) -> str:

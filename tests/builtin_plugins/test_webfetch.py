@@ -14,9 +14,9 @@ import pytest
 
 from tooldeck._tool import ImagePart, TextPart
 from tooldeck.builtin_plugins.webfetch import MAX_BYTES
-from tooldeck.host.location.config import Config, PermissionRule
+from tooldeck.host.config.config import Config, PermissionRule
 from tooldeck.host.location.location import Location
-from tooldeck.host.permissions.permission import Reject
+from tooldeck.host.permissions.request import Reject
 
 PAGE = b"""<!doctype html>
 <html><head><title>Ignored title</title><style>body { color: red }</style></head>

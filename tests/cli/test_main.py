@@ -69,7 +69,7 @@ def test_a_config_error_exits_2_with_the_message_and_no_traceback(project, toold
 
 
 def test_a_key_of_a_feature_not_in_this_version_exits_2_naming_it(project, tooldeck, monkeypatch):
-    from tooldeck.host.location import config
+    from tooldeck.host.config import config
 
     # Every feature has landed: pretend [output] configures one still to come.
     monkeypatch.setitem(config.NOT_YET_AVAILABLE, "output", config.Unavailable("a feature"))

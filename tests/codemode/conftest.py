@@ -11,7 +11,7 @@ import pytest
 from tooldeck import Location, Tool, ToolCall, ToolResult, ToolService, hookimpl, run_tool_call
 from tooldeck.codemode import CodeMode
 from tooldeck.codemode.sandbox import SandboxPool
-from tooldeck.host.location.config import Config
+from tooldeck.host.config.config import Config
 
 
 class Adder:

@@ -32,7 +32,7 @@ NOT_AT_OPEN = (
     "tooldeck.host.permissions.permission",
     "tooldeck.host.permissions.approvals",
     "tooldeck.host.location.questions",
-    "tooldeck.host.boundary.boundary",
+    "tooldeck.host.call.bounding",
     "tooldeck.host.plugins.report",
     # pydantic's TypeAdapter and JSON Schema generator
     "pydantic.type_adapter",

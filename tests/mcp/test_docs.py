@@ -40,7 +40,7 @@ from packaging.specifiers import SpecifierSet
 
 from mcp import Client, StdioServerParameters
 from tooldeck import Host, ToolCall, run_tool_call
-from tooldeck.host.location.config_files import load_config
+from tooldeck.host.config.config_files import load_config
 
 from ..docs_blocks import page
 from .conftest import SERVERS, free_port, wait_for

@@ -9,6 +9,7 @@ import pytest
 
 from tooldeck import Host, Reject, Tool, ToolCall, ToolResult, hookimpl
 from tooldeck import run_tool_call as run
+from tooldeck.host.permissions.observer import NO_OBSERVER
 
 pytestmark = pytest.mark.usefixtures("clean_env")
 
@@ -138,7 +139,7 @@ def test_no_asker_is_a_decline_the_host_records(tmp_path, otel):
     }
 
 
-def test_without_telemetry_the_permission_service_has_no_observer(tmp_path):
+def test_without_telemetry_the_permission_service_hears_nothing(tmp_path):
     with Host.open(tmp_path, plugins=[Launcher()], trust=True, asker=lambda r: "once") as host:
         assert launched(host).status == "completed"
-        assert host.location.permission.observer is None
+        assert host.location.permission.observer is NO_OBSERVER

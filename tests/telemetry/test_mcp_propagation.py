@@ -46,7 +46,7 @@ def test_a_mounted_call_sends_its_span_as_traceparent(tmp_path, otel):
     assert (trace_id, parent_id) == (f"{context.trace_id:032x}", f"{context.span_id:016x}")
     assert span.attributes["gen_ai.tool.type"] == "extension"
     assert span.attributes["mcp.method.name"] == "tools/call"
-    assert span.attributes["tooldeck.mcp.serve.server"] == "probe"
+    assert span.attributes["tooldeck.mcp.server"] == "probe"
     assert span.attributes["mcp.protocol.version"]
 
 

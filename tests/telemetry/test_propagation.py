@@ -42,7 +42,7 @@ def test_the_current_span_is_sent_and_told_what_it_calls(otel):
     attributes = otel.span("execute_tool srv_x").attributes
     assert attributes["mcp.method.name"] == "tools/call"
     assert attributes["mcp.protocol.version"] == "2025-06-18"
-    assert attributes["tooldeck.mcp.serve.server"] == "srv"
+    assert attributes["tooldeck.mcp.server"] == "srv"
 
 
 def test_a_served_call_without_a_current_span_continues_the_requests_meta(tmp_path, otel):

@@ -7,7 +7,7 @@ import pytest
 from tooldeck import PermissionCorrected, PermissionDeclined, QuestionDismissed, Reject
 from tooldeck.host.location.location import Location
 from tooldeck.host.location.questions import Question, QuestionRequest
-from tooldeck.host.permissions.permission import PermissionRequest
+from tooldeck.host.permissions.request import PermissionRequest
 from tooldeck.testing import ScriptedAnswerer, ScriptedAsker
 
 

@@ -11,7 +11,7 @@ import pytest
 from tooldeck import Host, Tool, ToolFailure, ToolResult, hookimpl
 from tooldeck.builtin_plugins import BUILTIN_PLUGINS
 from tooldeck.errors import ConfigError, UsageError
-from tooldeck.host.location.config import Config, PermissionRule
+from tooldeck.host.config.config import Config, PermissionRule
 from tooldeck.host.location.location import Location
 from tooldeck.testing import TestHost, text_of
 

@@ -13,7 +13,7 @@ import json
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from tooldeck.host.permissions.permission import PermissionRequest, Reply
+    from tooldeck.host.permissions.request import PermissionRequest, Reply
 
 
 class NoOneToAsk:

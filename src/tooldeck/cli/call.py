@@ -22,8 +22,8 @@ if TYPE_CHECKING:
     from collections.abc import Sequence
 
     from tooldeck._tool import ContentPart
-    from tooldeck.host.boundary.boundary import ToolCallOutcome
-    from tooldeck.host.permissions.permission import Asker, PermissionRequest, Reply
+    from tooldeck.host.boundary.outcome import ToolCallOutcome
+    from tooldeck.host.permissions.request import Asker, PermissionRequest, Reply
 
 CALL_ID = "cli-call"
 
@@ -108,7 +108,7 @@ _CHOICES = {
 
 def ask_on_terminal(request: PermissionRequest) -> Reply:
     """Prompt on stderr/stdin until the user picks once, always, reject or feedback."""
-    from tooldeck.host.permissions.permission import Reject
+    from tooldeck.host.permissions.request import Reject
 
     shown = ", ".join(request.resources) or "*"
     sys.stderr.write(f"tooldeck: permission requested: {request.action} on {shown}\n")

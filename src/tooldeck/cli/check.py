@@ -121,7 +121,7 @@ def _project_candidates(folder: Path) -> list[Candidate]:
 
 def _source_entry_points(folder: Path) -> list[Any]:
     """Entry points declared in a source tree's pyproject.toml; makes them importable."""
-    from tooldeck.host.location.config_files import read_toml
+    from tooldeck.host.config.config_files import read_toml
     from tooldeck.host.plugins.discovery import EntryPointRecord, normalize_dist
 
     pyproject = folder / "pyproject.toml"

@@ -22,15 +22,18 @@ import threading
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Literal
 
+from tooldeck._public import public
 from tooldeck._tool import AnyTool
-from tooldeck.host.boundary.hooks import CallHooks
-from tooldeck.host.boundary.limits import CallLimits, Gates
+from tooldeck.host.boundary.boundary import layers
+from tooldeck.host.boundary.hooks import CallHooks, session_chain
+from tooldeck.host.boundary.limits import CallLimits, Gates, declares_limits
 from tooldeck.host.execution.definitions import CodeModeProvider, Visibility
 from tooldeck.host.execution.snapshot import Snapshot
 from tooldeck.host.handles import Registration, SessionScope
 from tooldeck.host.registry.catalog import Catalog
 from tooldeck.host.registry.editor import Diagnostic
-from tooldeck.host.registry.state import ToolState, TransformFn
+from tooldeck.host.registry.state import ToolState
+from tooldeck.host.registry.steps import TransformFn
 from tooldeck.host.search import deferral
 
 if TYPE_CHECKING:
@@ -40,6 +43,7 @@ if TYPE_CHECKING:
     from tooldeck.host.registry.session import SessionTransformFn, Templates
 
 
+@public
 class ToolService:
     """One per Location: registrations, replay, and snapshots for model requests.
 
@@ -136,6 +140,7 @@ class ToolService:
             codemode=self._codemode,
             call_hooks=self.call_hooks.chain(catalog),
             call_limits=CallLimits.of(catalog, self.location.config.tools, self._gates),
+            bind_layers=layers,
         )
         if len(self._snapshots) > 16:
             self._snapshots.clear()
@@ -161,18 +166,29 @@ class ToolService:
                 permissions=permissions,
                 codemode=self._codemode,
                 session_id=session_id,
+                call_hooks=base.call_hooks,
+                call_limits=base.call_limits,
+                bind_layers=layers,
             )
         catalog = scope._state.current()
         assert catalog.base is not None
         base = self._snapshot_of(catalog.base, permissions)
+        hooks = base.call_hooks  # the Location's plugins wrap a session's calls
+        if catalog.call_hooks:  # and the session's own, outside them
+            hooks = session_chain(base.call_hooks, catalog.call_hooks, scope._state.fail)
+        limits = base.call_limits
+        if limits is None and declares_limits(catalog.changes.values()):
+            # Limits only the session's own tools declare: waiting at the service's gates.
+            limits = CallLimits.of(catalog, self.location.config.tools, self._gates)
         snap = LayeredSnapshot(
             catalog,
             base,
             permissions=permissions,
             codemode=self._codemode,
             session_id=session_id,
-            gates=self._gates,
-            fail=scope._state.fail,
+            call_hooks=hooks,
+            call_limits=limits,
+            bind_layers=layers,
         )
         scope._cache = (permissions, snap)
         if scope.closed:  # closed meanwhile: hold nothing for it

@@ -32,7 +32,7 @@ from agents.tool import ToolOutputFileContent, ToolOutputImage, ToolOutputText
 from agents.tool_context import ToolContext
 
 from tooldeck import Host, Reject, Reply, Snapshot, ToolCall, ToolCallOutcome
-from tooldeck.host.boundary.boundary import DECLINED_TEXT
+from tooldeck.host.boundary.outcome import DECLINED_TEXT
 from tooldeck.host.schema.strict import drop_null_optionals
 from tooldeck.integrations._calls import Asked, pending_of, resume_call, run_call, text_of
 from tooldeck.providers import results_for

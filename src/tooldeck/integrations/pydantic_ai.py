@@ -37,7 +37,7 @@ from pydantic_ai.toolsets import AbstractToolset, ToolsetTool
 from pydantic_core import SchemaValidator, core_schema
 
 from tooldeck import Host, Reject, Reply, Snapshot, ToolCall, ToolCallOutcome
-from tooldeck.host.boundary.boundary import CORRECTED_TEXT, DECLINED_TEXT
+from tooldeck.host.boundary.outcome import CORRECTED_TEXT, DECLINED_TEXT
 from tooldeck.integrations._calls import (
     Asked,
     decode,

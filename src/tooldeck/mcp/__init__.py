@@ -1,11 +1,9 @@
-"""MCP: mount MCP servers' tools into a catalog, and serve a catalog as an MCP server.
+"""MCP, both ways: ``client/`` mounts MCP servers' tools into a catalog, ``serve/`` serves
+a catalog as an MCP server (``tooldeck mcp serve``).
 
 Everything here needs the optional ``mcp`` SDK (``pip install 'tooldeck[mcp]'``), which
-costs over a second to import; so does nothing at import, and each module that talks to
-the SDK imports it only when a server is configured or ``tooldeck mcp serve`` runs.
-
-``client/`` mounts servers (specs, the background loop, connections, kept listings,
-the one transform); ``serve/`` serves a catalog (handlers, sessions, principals, asks,
-transports). ``sdk.py`` is the only module importing the SDK; ``results.py`` turns MCP
-results into tooldeck's, for both sides.
+costs over a second to import; so nothing happens at import, and only a configured
+server or ``tooldeck mcp serve`` imports it, through ``sdk.py``, the one module that
+imports the SDK. The two sides share nothing else: ``client/`` never imports ``serve/``,
+and ``serve/`` needs nothing of ``client/``.
 """

@@ -1,6 +1,7 @@
 """Permission asks and their answers as events on the span of the call that asked.
 
-``TracedAsks`` is the Location's ``PermissionService.observer`` while telemetry is on.
+``TracedAsks`` is the Location's ``PermissionService.observer`` while telemetry is on
+(``NO_OBSERVER``, which hears nothing, otherwise).
 The permission service calls it in the task of the call that asked, so the current span
 is that call's ``execute_tool`` span, whichever layer settles the ask: the asker, a
 sibling ask's answer, an answer given to a resumed call, an allow or deny rule, a saved
@@ -8,6 +9,8 @@ approval, or the host (a deferred ask, no asker).
 """
 
 from __future__ import annotations
+
+from collections.abc import Callable
 
 from opentelemetry import trace
 
@@ -28,3 +31,6 @@ class TracedAsks:
         trace.get_current_span().add_event(
             semconv.REPLY_EVENT, {semconv.REPLY: reply, semconv.REPLIED_BY: by}
         )
+
+    def allowed(self, reply: Callable[[], str]) -> None:
+        self.answered(reply(), "rules")

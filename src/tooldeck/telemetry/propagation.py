@@ -3,11 +3,17 @@
 A mounted call (``mcp/client/mount.py``) sends the current context as ``traceparent`` /
 ``tracestate`` in its request's ``_meta`` (``mounted_call``), so a mounted server's
 spans join the host's trace, and its span records the HTTP session the server gave
-(``mounted_session``). A served call (``mcp/serve/server.py``) marks its request with
-``serving``; the ``execute_tool`` span of that call continues the trace the client sent
-(``tracing.py`` reads ``served_request``). The MCP SDK propagates through ``_meta`` too,
-when its own spans are on; doing it here as well keeps a host's trace whole when only
-tooldeck reports (a ``Telemetry`` provider that is not the global one).
+(``mounted_session``). The MCP SDK propagates through ``_meta`` too, when its own spans
+are on; doing it here as well keeps a host's trace whole when only tooldeck reports (a
+``Telemetry`` provider that is not the global one).
+
+A served call (``mcp/serve/server.py``) marks its request with ``serving``; the
+``execute_tool`` span of that call continues the trace the client sent (``tracing.py``
+reads ``served_request``). The request travels in a context variable, ``_SERVED``,
+because the span starts in a ``tool_call`` hook, which is given the call and its
+``ToolCallContext``, and neither carries the request; once the call's scope
+(``CallScope``, which the context wraps) can carry it, the hook can read it there. A call
+with no ``tool_call`` hook has no span, so the server marks nothing then.
 
 Nothing here imports OpenTelemetry unless it is loaded already: without it no span is
 active, so there is nothing to send.

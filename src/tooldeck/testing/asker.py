@@ -11,12 +11,12 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypeAlias
 
-from tooldeck.host.permissions.permission import PermissionRequest, Reject
+from tooldeck.host.permissions.request import PermissionRequest, Reject
 from tooldeck.host.permissions.wildcard import match
 
 if TYPE_CHECKING:
     from tooldeck.host.location.questions import Answers, Question, QuestionRequest
-    from tooldeck.host.permissions.permission import Reply
+    from tooldeck.host.permissions.request import Reply
 
 __all__ = ["AnswerScript", "ReplyScript", "ScriptedAnswerer", "ScriptedAsker"]
 

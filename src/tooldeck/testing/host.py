@@ -20,7 +20,8 @@ from typing import TYPE_CHECKING, Any, Literal, TypeAlias
 from tooldeck._tool import AnyTool, ProgressCallback, TextPart
 from tooldeck.codemode.provider import CodeMode
 from tooldeck.errors import UsageError
-from tooldeck.host.boundary.boundary import ToolCallOutcome, run_tool_call
+from tooldeck.host.boundary.boundary import run_tool_call
+from tooldeck.host.boundary.outcome import ToolCallOutcome
 from tooldeck.host.call.path import ToolCall
 from tooldeck.host.plugins.discovery import (
     Candidate,
@@ -40,7 +41,7 @@ if TYPE_CHECKING:
     from tooldeck.host.execution.snapshot import Snapshot
     from tooldeck.host.location.location import Location
     from tooldeck.host.location.questions import Answerer
-    from tooldeck.host.permissions.permission import Asker
+    from tooldeck.host.permissions.request import Asker
     from tooldeck.host.plugins.report import PluginInfo
 
 __all__ = ["Builtins", "Mode", "TestHost", "text_of"]

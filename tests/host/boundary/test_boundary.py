@@ -20,7 +20,7 @@ from tooldeck import (
     run_tool_call,
 )
 from tooldeck.errors import PermissionCorrected
-from tooldeck.host.boundary.boundary import (
+from tooldeck.host.boundary.outcome import (
     CORRECTED_TEXT,
     DECLINED_TEXT,
     DISMISSED_TEXT,
@@ -29,7 +29,7 @@ from tooldeck.host.boundary.boundary import (
     ToolError,
 )
 from tooldeck.host.call.path import CallScope
-from tooldeck.host.location.config import Config, OutputConfig, PermissionRule
+from tooldeck.host.config.config import Config, OutputConfig, PermissionRule
 
 
 class Args(BaseModel):

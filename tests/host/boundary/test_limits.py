@@ -18,8 +18,8 @@ from tooldeck import (
     run_tool_calls,
 )
 from tooldeck.errors import ConfigError
-from tooldeck.host.location.config import Config
-from tooldeck.host.location.config_files import load_config
+from tooldeck.host.config.config import Config
+from tooldeck.host.config.config_files import load_config
 
 
 class Probe:

@@ -21,7 +21,7 @@ from tooldeck.host.call.bounding import (
     within_limits,
 )
 from tooldeck.host.call.sizes import count_lines, format_size, utf8_size
-from tooldeck.host.location.config import Config, OutputConfig
+from tooldeck.host.config.config import Config, OutputConfig
 
 PNG = (
     b"\x89PNG\r\n\x1a\n"

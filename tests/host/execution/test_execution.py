@@ -629,7 +629,7 @@ def test_an_async_def_executors_call_runs_only_when_the_boundary_awaits_it(tmp_p
         return ToolResult("ok")
 
     snap = snapshot_of(tmp_path, native("later", later, input=SCHEMA))
-    started = snap.start(ToolCall("call_1", "later", '{"a": 1}'), snap.default_scope)
+    started = snap.run(ToolCall("call_1", "later", '{"a": 1}'), snap.default_scope)
     assert asyncio.iscoroutine(started) and received == []
     done = asyncio.run(started)
     assert received == [({"a": 1}, "call_1")]

@@ -31,8 +31,8 @@ from tooldeck import (
     ToolService,
     run_tool_call,
 )
-from tooldeck.host.boundary.boundary import INTERRUPTED_TEXT
-from tooldeck.host.location.config import Config, OutputConfig
+from tooldeck.host.boundary.outcome import INTERRUPTED_TEXT
+from tooldeck.host.config.config import Config, OutputConfig
 
 # -- strategies -------------------------------------------------------------------------------
 NAMES = st.sampled_from(["a", "b", "c", "name", "n-1", "x y"])

@@ -268,3 +268,47 @@ def test_execute_sync_from_eight_threads_before_asyncio_is_imported(tmp_path):
         out, _ = child.communicate(timeout=60)
         assert child.returncode == 0
         assert json.loads(out) == ["hi"] * 8
+
+
+def _ran(start):
+    import asyncio
+    import inspect
+
+    try:
+        done = start()
+        result = asyncio.run(done) if inspect.iscoroutine(done) else done
+    except ToolFailure as failure:
+        return ("failed", failure.message)
+    return ("done", result)
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        ToolCall("c1", "alpha", {"path": "a"}),
+        ToolCall("c2", "later", {"path": "b"}),
+        ToolCall("c3", "alpha", {"path": 3}),
+        ToolCall("c4", "nowhere", {}),
+    ],
+    ids=["sync", "async", "invalid", "unknown"],
+)
+def test_run_without_layers_is_what_crossing_no_layers_gives(service, call):
+    """``Snapshot.run`` writes ``cross``'s no-layer case out inline (a speed trick): the
+    same result, or the same failure, as the plain path through ``cross``."""
+    from tooldeck.host.call.layers import cross
+
+    async def later(inp, ctx):
+        return ToolResult(f"later {inp.path}")
+
+    service.transform(
+        lambda e: [
+            e.add(make("alpha")),
+            e.add(Tool(name="later", description="Later.", input=ReadInput, execute=later)),
+        ],
+        source="s",
+    )
+    snapshot = service.snapshot()
+    assert snapshot.layers == ()
+    scope = snapshot.default_scope
+    plain = _ran(lambda: cross((), snapshot._start, call, scope, None))
+    assert _ran(lambda: snapshot.run(call, scope)) == plain

@@ -6,8 +6,9 @@ import pytest
 
 from tooldeck import Location
 from tooldeck.errors import PermissionBlocked
-from tooldeck.host.location.config import Config, PermissionRule
-from tooldeck.host.permissions.call_rules import CallRules, applying
+from tooldeck.host.config.config import Config, PermissionRule
+from tooldeck.host.permissions.call_rules import applying
+from tooldeck.host.permissions.permission import principal_rules
 from tooldeck.host.permissions.wildcard import Ruleset
 from tooldeck.host.trust.project import narrowed
 
@@ -30,7 +31,7 @@ def make(tmp_path, *rules):
 
 
 def principal(location, name, *own):
-    return CallRules.of(location, name, Ruleset((*location.policy.rules, *own)))
+    return principal_rules(location.permission, name, Ruleset((*location.policy.rules, *own)))
 
 
 async def test_a_principals_rules_come_after_the_locations(tmp_path):

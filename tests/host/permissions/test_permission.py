@@ -14,8 +14,11 @@ from tooldeck.errors import (
     PermissionDeclined,
     ReplyError,
 )
-from tooldeck.host.location.config import Config, PermissionRule
-from tooldeck.host.permissions.permission import PermissionRequest, PermissionService, Reject
+from tooldeck.host.config.config import Config, PermissionRule
+from tooldeck.host.permissions.permission import PermissionService
+from tooldeck.host.permissions.policy import policy
+from tooldeck.host.permissions.request import PermissionRequest, Reject
+from tooldeck.host.store.sqlite import SqliteStore
 
 SOURCE = {"type": "tool", "message_id": "m1", "id": "call_1"}
 
@@ -168,7 +171,7 @@ async def test_always_saves_allow_rules_that_a_fresh_service_reloads(tmp_path, a
     await assert_(location, "edit", ["a.py"])
     assert len(asker.requests) == 1
     assert location.store.approvals() == (rule("edit", "a.py", "allow"),)
-    fresh = PermissionService(make(tmp_path))
+    fresh = make(tmp_path).permission  # a new Location on the same data dir
     assert fresh.evaluate("edit", "a.py") == "allow"
     assert fresh.evaluate("edit", "b.py") == "ask"
     assert (tmp_path / "data" / "tooldeck.sqlite3").is_file()
@@ -189,13 +192,33 @@ async def test_always_never_lifts_a_configured_deny(tmp_path):
         await assert_(location, "bash", ["git push origin"])
 
 
+async def test_a_service_is_built_from_its_parts_without_a_location(tmp_path):
+    """What ``Location.permission`` composes: a root, the policy, the store, the asker
+    and the default ``on_ask``; any caller can hand them over directly."""
+    store = SqliteStore.in_dir(tmp_path / "data")
+    asker = Script("always")
+    service = PermissionService(
+        root=tmp_path,
+        policy=lambda: policy([rule("edit", "docs/*", "allow")]),
+        open_store=lambda: store,
+        saved_store=lambda: store,
+        asker=lambda: asker,
+        on_ask=lambda: "ask",
+    )
+    assert service.evaluate("edit", str(tmp_path / "docs" / "a.md")) == "allow"  # relative
+    await service.assert_("edit", ["b.py"], source=SOURCE)
+    assert store.approvals() == (rule("edit", "b.py", "allow"),)
+    assert service.evaluate("edit", "b.py") == "allow"
+    store.close()
+
+
 async def test_approvals_from_two_services_on_one_data_dir_merge(tmp_path):
     first = make(tmp_path, asker=Script("always"))
     second = make(tmp_path, asker=Script("always"))
     assert first.permission is not second.permission  # both loaded before either saves
     await assert_(first, "edit", ["a.py"])
     await assert_(second, "edit", ["b.py"])
-    fresh = PermissionService(make(tmp_path))
+    fresh = make(tmp_path).permission  # a new Location on the same data dir
     assert fresh.evaluate("edit", "a.py") == fresh.evaluate("edit", "b.py") == "allow"
 
 

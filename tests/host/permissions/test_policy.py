@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tooldeck.host.location.config import PermissionRule
+from tooldeck.host.config.config import PermissionRule
 from tooldeck.host.permissions.policy import DEFAULT_RULES, policy
 
 

@@ -3,7 +3,7 @@ from __future__ import annotations
 import pydantic
 import pytest
 
-from tooldeck.host.location.config import PermissionRule
+from tooldeck.host.config.config import PermissionRule
 from tooldeck.host.permissions.wildcard import (
     Ruleset,
     is_path_pattern,

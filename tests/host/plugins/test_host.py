@@ -561,11 +561,11 @@ def test_refresh_inserts_at_the_sorted_position_without_reimporting(tmp_path):
     local(tmp_path, "a")
     local(tmp_path, "c")
     host = Host.open(tmp_path, trust=True)
-    first = host._records[0].registration
+    first = host._plugins.records[0].registration
     local(tmp_path, "b")
     host.refresh_plugins()
     assert host.service.registrations == ("local:a", "local:b", "local:c")
-    assert host._records[0].registration is first  # before the insertion point: kept
+    assert host._plugins.records[0].registration is first  # before the insertion point: kept
     assert sorted(imports(tmp_path)) == ["a", "b", "c"]  # a and c were not re-imported
     assert description(host, "shared") == "from c"
 
@@ -590,9 +590,9 @@ def test_refresh_disposes_removed_plugins_and_reloads_changed_ones(tmp_path):
 def test_refresh_with_nothing_changed_keeps_every_registration(tmp_path):
     local(tmp_path, "a")
     host = open_host(tmp_path, adds("pack", "x"), "local:a")
-    before = [r.registration for r in host._records]
+    before = [r.registration for r in host._plugins.records]
     host.refresh_plugins()
-    assert [r.registration for r in host._records] == before
+    assert [r.registration for r in host._plugins.records] == before
     assert imports(tmp_path) == ["a"]
 
 

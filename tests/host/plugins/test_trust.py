@@ -239,7 +239,7 @@ def test_the_plugin_that_runs_is_the_file_that_was_digested(tmp_path):
 
 
 def test_what_the_user_configured_loads_in_an_untrusted_folder(tmp_path):
-    from tooldeck.host.location.config_files import user_config_path
+    from tooldeck.host.config.config_files import user_config_path
 
     root, marker = tmp_path / "repo", tmp_path / "marker"
     write_plugin(root, tmp_path / "project-marker")

@@ -10,7 +10,7 @@ import pytest
 
 from tooldeck import Tool, ToolResult, hookimpl
 from tooldeck.errors import PluginError
-from tooldeck.host.location.config import PluginsConfig
+from tooldeck.host.config.config import PluginsConfig
 from tooldeck.host.location.location import Location
 from tooldeck.host.plugins.discovery import (
     MCP_SLOT,

@@ -7,7 +7,7 @@ import json
 import pytest
 
 from tooldeck import Location, Tool, ToolCall, ToolResult, ToolService, tool
-from tooldeck.host.location.config import Config
+from tooldeck.host.config.config import Config
 
 
 def make(name, namespace=None, description=None, **options):

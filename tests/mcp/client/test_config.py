@@ -88,7 +88,7 @@ def test_specs_are_sorted_with_provider_safe_namespaces_and_resolved_cwd(tooldec
         '[mcp.servers."web.search"]\nurl = "http://x/mcp"\n'
         '[mcp.servers.calc]\ncommand = ["calc", "--fast"]\ncwd = "tools"\n',
     )
-    from tooldeck.host.location.config_files import load_config
+    from tooldeck.host.config.config_files import load_config
 
     specs = server_specs(load_config(root).mcp.servers, root)
     assert [(s.name, s.namespace, s.plugin_name, s.origin) for s in specs] == [

@@ -8,7 +8,7 @@ import sys
 import pytest
 
 from tooldeck import Host
-from tooldeck.host.location.config import McpServerConfig
+from tooldeck.host.config.config import McpServerConfig
 from tooldeck.mcp.client.executors import CODE_EXECUTORS, default_codemode, runs_code
 
 from ..conftest import SERVERS, make_project, toml_list

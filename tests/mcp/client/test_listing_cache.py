@@ -151,7 +151,7 @@ def spec_of(tmp_path: Path, table: str):
     """The ``ServerSpec`` of one ``[mcp.servers.NAME]`` table, as a Location reads it."""
     import tomllib
 
-    from tooldeck.host.location.config import McpServerConfig
+    from tooldeck.host.config.config import McpServerConfig
     from tooldeck.mcp.client.specs import server_specs
 
     servers = tomllib.loads(table)["mcp"]["servers"]

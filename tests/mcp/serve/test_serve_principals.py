@@ -102,9 +102,10 @@ def test_the_sdks_schema_lookup_answers_as_the_requests_principal_was_listed(pro
     from tooldeck.mcp.serve.auth import PRINCIPAL_KEY
     from tooldeck.mcp.serve.server import CatalogServer
     from tooldeck.mcp.serve.sessions import RequestScope
+    from tooldeck.mcp.serve.watch import Serving
 
     with Host.open(project) as host:
-        server = CatalogServer(lambda: host, ElicitingAsker())
+        server = CatalogServer(Serving(lambda: host), ElicitingAsker())
         seen = {}
 
         async def app(scope, receive, send):

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from tooldeck import Host
+from tooldeck import Host, Tool, ToolResult
 from tooldeck.mcp.serve.sessions import ClientSessions, client_key
+from tooldeck.mcp.serve.watch import Serving
 
 WHOAMI = """
 from tooldeck import Tool, ToolResult, hookimpl
@@ -15,6 +16,19 @@ def session_transform(editor, session_id, state):
     state["opened"] = True
     editor.add(Tool(name="whoami", description="The session.", codemode=False,
                     execute=lambda i, c: ToolResult(session_id)))
+
+@hookimpl
+def tool_transform(editor):
+    editor.add(Tool(name="shared", description="Everyone's.", codemode=False,
+                    execute=lambda i, c: ToolResult("shared")))
+"""
+
+PRINCIPALS = """
+[mcp.serve.principals.alice]
+token_env = "ALICE_TOKEN"
+[[mcp.serve.principals.alice.permission]]
+action = "shared"
+effect = "deny"
 """
 
 
@@ -27,17 +41,27 @@ class Clock:
 
 
 @pytest.fixture
-def host(tooldeck_env):
+def root(tooldeck_env):
     root = tooldeck_env / "project"
     (root / ".tooldeck" / "plugins").mkdir(parents=True)
     (root / ".tooldeck" / "plugins" / "whoami.py").write_text(WHOAMI)
+    (root / "tooldeck.toml").write_text(PRINCIPALS)
+    return root
+
+
+@pytest.fixture
+def host(root):
     with Host.open(root, trust=True) as host:
         yield host
 
 
 def tracked(host, clock, **limits):
+    return tracked_over(Serving(lambda: host), clock, **limits)
+
+
+def tracked_over(serving, clock, **limits):
     return ClientSessions(
-        lambda: host,
+        serving,
         idle_timeout_s=limits.get("idle", 60.0),
         max_calls=limits.get("calls", 2),
         clock=clock,
@@ -105,3 +129,68 @@ def test_the_client_key_comes_from_the_transport():
     assert client_key(None) == "mcp-stdio"
     assert client_key(Request({"mcp-session-id": "abc"})) == "mcp-abc"
     assert client_key(Request({})) is None  # stateless: no scope
+
+
+def test_a_clients_view_is_kept_while_its_snapshot_stays_current(host):
+    sessions = tracked(host, Clock())
+    view = sessions.view("mcp-a", None)
+    assert "whoami" in view.snapshot.names  # the session opened with it
+    assert sessions.view("mcp-a", None) is view
+    stateless = sessions.view(None, None)
+    assert "whoami" not in stateless.snapshot.names  # the Location's view
+    assert sessions.view(None, None) is stateless
+
+
+def test_a_catalog_change_gives_the_client_a_new_view(host):
+    sessions = tracked(host, Clock())
+    view = sessions.view("mcp-a", None)
+    stateless = sessions.view(None, None)
+    host.service.transform(
+        lambda editor: editor.add(
+            Tool(name="later", description="Added.", execute=_ran, codemode=False)
+        ),
+        source="test",
+    )
+    for key, old in (("mcp-a", view), (None, stateless)):
+        new = sessions.view(key, None)
+        assert new is not old and "later" in new.snapshot.names
+        assert new.rules is old.rules
+        assert sessions.view(key, None) is new
+    host.session("mcp-a").transform(
+        lambda editor: editor.add(
+            Tool(name="mine", description="Its own.", execute=_ran, codemode=False)
+        ),
+        source="test",
+    )
+    assert "mine" in sessions.view("mcp-a", None).snapshot.names  # a session change too
+
+
+def test_a_principal_is_served_under_its_own_rules_until_the_host_changes(root, host):
+    serving = Serving(lambda: host)
+    sessions = tracked_over(serving, Clock())
+    alice = sessions.view("mcp-a", "alice")
+    assert alice.rules is not None and alice.rules.name == "alice"
+    assert "shared" not in alice.snapshot.names  # denied to alice: not advertised
+    assert sessions.view("mcp-a", "alice") is alice
+    plain = sessions.view("mcp-a", None)  # the same session as no principal: the Location's
+    assert plain.rules is None and "shared" in plain.snapshot.names
+    with Host.open(root, trust=True) as reopened:  # what a config change does
+        serving.host = reopened
+        again = sessions.view("mcp-a", "alice")
+        assert again.host is reopened and again.rules is not alice.rules
+        assert "mcp-a" in reopened.service.sessions  # its scope opened on the new host
+
+
+def test_an_ended_session_drops_its_view_and_reopens_on_its_next_request(host):
+    sessions = tracked(host, Clock())
+    sessions.touch("mcp-a")
+    view = sessions.view("mcp-a", None)
+    sessions.end("mcp-a")
+    assert host.service.sessions == ()
+    again = sessions.view("mcp-a", None)
+    assert again is not view and "whoami" in again.snapshot.names
+    assert host.service.sessions == ("mcp-a",)
+
+
+def _ran(input, ctx):
+    return ToolResult("ran")

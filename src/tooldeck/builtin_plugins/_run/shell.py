@@ -20,7 +20,7 @@ from tooldeck.host.call.sizes import format_size
 
 if TYPE_CHECKING:
     from tooldeck.builtin_plugins._deferred import RunFn
-    from tooldeck.host.location.config import OutputConfig
+    from tooldeck.host.config.config import OutputConfig
     from tooldeck.host.location.location import Location
     from tooldeck.host.permissions.permission import PermissionGate
 

@@ -1,17 +1,25 @@
-"""``run_tool_call``: the one boundary every tool call crosses.
+"""``run_tool_call``: the one boundary every tool call crosses, and its layers.
 
 A native call from a host's loop (directly or through ``run_tool_calls``), a call nested
 in a code-mode program, a call to a mounted MCP tool (a native or nested call of a tool
-whose executor is remote) and a call served through ``tooldeck mcp serve`` all run
-through ``run_tool_call``. It owns three things, so nothing else needs to:
+whose executor is remote), a call served through ``tooldeck mcp serve`` and the
+integrations' calls all run through ``run_tool_call``; ``Snapshot.execute`` and
+``execute_sync`` cross the same ``LAYERS`` (below) without the classification. It owns:
+
+* **the layers**, listed once in ``LAYERS``, outermost first: per-tool limits
+  (``limits.py``), then the plugins' ``tool_call`` hooks (``hooks.py``; tracing is the
+  outermost hook, a built-in plugin), then the tool. Each is one function
+  ``layer(call, scope, call_next)`` (``host/call/layers.py``); a snapshot holds only the
+  ones active for its catalog, so a call pays for a layer only when it has work;
 
 * **who the call runs for**: one ``CallScope`` (session, message, agent, how it
   arrived), resolved once by ``Snapshot.scope`` and passed down unchanged;
 * **how the call ended**, classified in ``_ended`` (DESIGN §6);
 * **the signals**: ``PermissionCorrected`` becomes a failure carrying the user's
-  feedback whether or not the executor caught it.
+  feedback whether or not the executor caught it; a deferred ask ends ``pending``
+  (``deferred.py`` saves the call).
 
-``Snapshot.start`` lets every exception through unchanged, on purpose:
+``Snapshot.run`` lets every exception through unchanged, on purpose:
 
 =====================================  ============  ================================
 raised by the call                     ending        outcome
@@ -39,21 +47,17 @@ the ``execute`` call's result is bounded), and a decline, an interrupt or a defe
 propagates, so the program stops and the outer call classifies how it ended (a
 deferred ask too: the whole program ends ``pending``).
 
-Plugins' ``tool_call`` wrappers (``hooks.py``) wrap the ``start`` of a call here, inside
-the classification: a hook's refusal, rewrite or replacement ends like the tool's own
-(a hook's defect is a ``PluginError`` naming its plugin). With no such plugin the
-snapshot's ``call_hooks`` is ``None`` and the call does no hook work.
+Every layer runs inside the classification: a hook's refusal, rewrite or replacement
+and a limit's timeout end like the tool's own failure (a hook's defect is a
+``PluginError`` naming its plugin).
 """
 
 from __future__ import annotations
 
-import asyncio
-import logging
 from collections.abc import Mapping
-from dataclasses import dataclass
-from types import MappingProxyType
-from typing import TYPE_CHECKING, Any, Literal, NamedTuple, TypeAlias
+from typing import TYPE_CHECKING, Any
 
+from tooldeck._public import public
 from tooldeck._tool import ContentPart, ProgressCallback, TextPart, ToolFailure, tuple_new
 from tooldeck.errors import (
     PermissionBlocked,
@@ -62,58 +66,40 @@ from tooldeck.errors import (
     PermissionDeferred,
     QuestionDismissed,
 )
-from tooldeck.host.call.bounding import Bounded, bound_output
+from tooldeck.host.boundary import hooks, limits
+from tooldeck.host.boundary.outcome import (
+    CORRECTED_TEXT,
+    DECLINED_TEXT,
+    DISMISSED_TEXT,
+    EMPTY,
+    INTERRUPTED_TEXT,
+    ErrorType,
+    ToolCallOutcome,
+    ToolError,
+)
+from tooldeck.host.call.layers import Layer
 from tooldeck.host.call.path import CallScope, Done, ExecutedTool
 
 if TYPE_CHECKING:
-    from tooldeck.host.boundary.pending import PendingCall
+    from collections.abc import Callable
+
+    from tooldeck.host.call.bounding import Bounded
     from tooldeck.host.call.path import ToolCall
     from tooldeck.host.execution.snapshot import Snapshot
-    from tooldeck.host.location.location import OnAsk
+    from tooldeck.host.permissions.asks import OnAsk
 
-log = logging.getLogger("tooldeck")
-
-Status: TypeAlias = Literal["completed", "failed", "declined", "interrupted", "pending"]
-ErrorType: TypeAlias = Literal["tool.execution", "permission.rejected", "unknown"]
-
-_EMPTY: Mapping[str, Any] = MappingProxyType({})
-DECLINED_TEXT = "The user declined this tool call. Do not retry it; ask the user how to proceed."
-DISMISSED_TEXT = "The user dismissed the question. Do not ask it again; continue without an answer."
-INTERRUPTED_TEXT = "The tool call was interrupted before it finished."
-CORRECTED_TEXT = (
-    "The user rejected this tool call and said: {feedback}\n"
-    "Take this feedback into account before trying again."
-)
+LAYERS: tuple[Callable[[Snapshot], Layer | None], ...] = (limits.layer, hooks.layer)
+"""The layers every call crosses, outermost first: ``layer(snapshot)`` is that layer for
+one snapshot's calls, or ``None`` when it has nothing to do there. A new layer is one
+module with a ``layer`` function and one entry here."""
 
 
-@dataclass(frozen=True, slots=True)
-class ToolError:
-    """Why a call ``failed``: ``type`` is the category a host branches on, ``message`` text."""
-
-    type: ErrorType
-    message: str
+def layers(snapshot: Snapshot) -> tuple[Layer, ...]:
+    """The active layers of ``snapshot``'s calls, outermost first (bound once per snapshot)."""
+    return tuple(found for make in LAYERS if (found := make(snapshot)) is not None)
 
 
-class ToolCallOutcome(NamedTuple):
-    """The terminal, recordable result of one tool call; ``error`` is set only if ``failed``.
-
-    ``content`` is what the model reads (bounded; for failures, declines and interrupts a
-    short text saying what happened, so every call gets a tool result). A named tuple:
-    one is built per call, and building it must stay cheap.
-    """
-
-    status: Status
-    content: tuple[ContentPart, ...] = ()
-    metadata: Mapping[str, Any] = _EMPTY
-    output: Any = None
-    error: ToolError | None = None
-
-    @property
-    def pending(self) -> PendingCall | None:
-        """The ``PendingCall`` of a ``pending`` outcome (kept in ``output``), else ``None``."""
-        return self.output if self.status == "pending" else None
-
-
+@public
 async def run_tool_call(
     snapshot: Snapshot,
     call: ToolCall,
@@ -144,43 +130,15 @@ async def run_tool_call(
     host's mistake, not an outcome of the call. ``scope`` (from ``snapshot.scope(...)``)
     gives the ids resolved once, for many calls; it replaces the three id arguments.
     """
-    if on_ask is not None:  # set for this task only, around the ordinary call
-        from tooldeck.host.permissions.asks import restore_on_ask, set_on_ask
-
-        token = set_on_ask(on_ask)
-        try:
-            return await run_tool_call(
-                snapshot,
-                call,
-                session_id=session_id,
-                message_id=message_id,
-                agent=agent,
-                progress=progress,
-                propagate_cancel=propagate_cancel,
-                scope=scope,
-            )
-        finally:
-            restore_on_ask(token)
     if scope is None:
         scope = snapshot.default_scope
         if session_id or message_id or agent is not None:
             scope = snapshot.scope(session_id, message_id, agent)
     elif session_id or message_id or agent is not None:
         raise ValueError("run_tool_call takes a scope or session_id/message_id/agent, not both")
+    restore = None if on_ask is None else _ask_mode(on_ask)
     try:
-        # What ``await snapshot.execute(call, ...)`` does, without a coroutine around it.
-        limits = snapshot.call_limits
-        done: Done
-        if limits is not None:  # per-tool limits (``limits.py``): only when a tool has one
-            from tooldeck.host.boundary.limits import run_limited
-
-            done = await run_limited(limits, snapshot, call, scope, progress)
-        elif snapshot.call_hooks is None:
-            done = snapshot.start(call, scope, progress)
-        else:  # plugins' ``tool_call`` wrappers (``hooks.py``): only when one exists
-            from tooldeck.host.boundary.hooks import run_hooked
-
-            done = await run_hooked(snapshot.call_hooks, snapshot, call, scope, progress)
+        done: Done = snapshot.run(call, scope, progress)
         content, metadata, output = done if isinstance(done, ExecutedTool) else await done
         # Hot: the usual content is one short ``TextPart`` (what ``tool(fn)`` output renders
         # to); it is decided here by its length, against the snapshot's ``text_budget``,
@@ -199,7 +157,7 @@ async def run_tool_call(
     except PermissionDeferred as exc:
         if scope.via == "nested":
             raise  # the program that made the call ends pending as a whole
-        from tooldeck.host.boundary.resume import deferred_outcome
+        from tooldeck.host.boundary.deferred import deferred_outcome
 
         return await deferred_outcome(snapshot, call, exc, scope.message_id, scope.agent)
     except BaseException as exc:  # every other ending but ``completed``: classified in one place
@@ -207,21 +165,35 @@ async def run_tool_call(
         if outcome is None:
             raise
         return outcome
+    finally:
+        if restore is not None:
+            restore()
     return tuple_new(ToolCallOutcome, ("completed", content, metadata, output, None))
+
+
+def _ask_mode(on_ask: OnAsk) -> Callable[[], None]:
+    """Set this task's ask mode to ``on_ask`` (read by the permission service); what
+    restores the mode it had."""
+    from tooldeck.host.permissions.asks import restore_on_ask, set_on_ask
+
+    token = set_on_ask(on_ask)
+    return lambda: restore_on_ask(token)
 
 
 def _ended(
     snapshot: Snapshot, call: ToolCall, scope: CallScope, exc: BaseException, propagate: bool
 ) -> ToolCallOutcome | None:
     """The outcome of a call that raised ``exc``; ``None`` where ``exc`` must travel on."""
+    import asyncio  # loaded already: run_tool_call runs in an event loop
+
     nested = scope.via == "nested"
     if isinstance(exc, ToolFailure):
         return _failed(snapshot, call, scope, "tool.execution", exc.message, exc.metadata)
     if isinstance(exc, PermissionCorrected):
         text = CORRECTED_TEXT.format(feedback=exc.feedback)
-        return _failed(snapshot, call, scope, "permission.rejected", text, _EMPTY)
+        return _failed(snapshot, call, scope, "permission.rejected", text, EMPTY)
     if isinstance(exc, PermissionBlocked):
-        return _failed(snapshot, call, scope, "permission.rejected", str(exc), _EMPTY)
+        return _failed(snapshot, call, scope, "permission.rejected", str(exc), EMPTY)
     if isinstance(exc, PermissionDeclined | QuestionDismissed):
         if nested:
             return None
@@ -238,8 +210,11 @@ def _ended(
         return None
     # A defect, even a custom BaseException or GeneratorExit: logged with its traceback,
     # never crashes the host.
+    import logging
+
+    log = logging.getLogger("tooldeck")
     log.error("tool call %r (id %r) failed with a defect", call.name, call.id, exc_info=exc)
-    return _failed(snapshot, call, scope, "unknown", _defect_message(call, exc), _EMPTY)
+    return _failed(snapshot, call, scope, "unknown", _defect_message(call, exc), EMPTY)
 
 
 def _failed(
@@ -264,6 +239,8 @@ def _bounded(
     metadata: Mapping[str, Any],
 ) -> Bounded:
     """``content`` within the snapshot's output limits; the full text saved when cut."""
+    from tooldeck.host.call.bounding import bound_output  # not loaded until text is long
+
     return bound_output(
         content,
         metadata,
@@ -281,5 +258,7 @@ def _defect_message(call: ToolCall, exc: BaseException) -> str:
 
 def _cancelling() -> bool:
     """True when the running task itself is being cancelled (not just the tool's inner work)."""
+    import asyncio
+
     task = asyncio.current_task()
     return task is not None and task.cancelling() > 0

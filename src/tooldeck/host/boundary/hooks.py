@@ -7,7 +7,8 @@ where it yields, sends the result in (or throws what the layer raised) and reads
 returns. The chain is the catalog's plugin order; the last loaded plugin is outermost.
 
 Zero cost without hooks: a snapshot holds ``call_hooks = None`` when no registered plugin
-implements ``tool_call``, and ``run_tool_call`` then never reaches this module.
+implements ``tool_call``; then this layer is not among its layers and no call reaches
+this module.
 
 What a hook may raise is the *signals* (``ToolFailure``, the permission and question
 signals, cancellation) or what the layers below raised; anything else is a defect of
@@ -22,7 +23,8 @@ from dataclasses import dataclass
 from functools import cached_property, partial
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from tooldeck._tool import ProgressCallback, ToolFailure, ToolResult
+from tooldeck._public import public
+from tooldeck._tool import ToolFailure, ToolResult
 from tooldeck.errors import (
     PermissionBlocked,
     PermissionCorrected,
@@ -32,9 +34,11 @@ from tooldeck.errors import (
     QuestionDismissed,
 )
 from tooldeck.host.call.path import CallScope, CallVia, ExecutedTool, ToolCall, finish
+from tooldeck.host.execution.snapshot import named_record
 from tooldeck.host.registry.editor import Diagnostic
 
 if TYPE_CHECKING:
+    from tooldeck.host.call.layers import Layer, Next
     from tooldeck.host.execution.snapshot import Snapshot
     from tooldeck.host.registry.catalog import Catalog
 
@@ -85,6 +89,7 @@ class HookChain:
     failed: Failed
 
 
+@public
 class ToolCallContext:
     """What a ``tool_call`` hook knows of the call besides its ``ToolCall``.
 
@@ -143,28 +148,28 @@ class ToolCallContext:
         )
 
 
-async def run_hooked(
-    chain: HookChain,
-    snapshot: Snapshot,
-    call: ToolCall,
-    scope: CallScope,
-    progress: ProgressCallback | None,
+def layer(snapshot: Snapshot) -> Layer | None:
+    """The hooks layer of ``snapshot``'s calls; ``None`` when no plugin has a ``tool_call``."""
+    chain = snapshot.call_hooks
+    return None if chain is None else partial(_hooked, chain, snapshot)
+
+
+async def _hooked(
+    chain: HookChain, snapshot: Snapshot, call: ToolCall, scope: CallScope, call_next: Next
 ) -> ExecutedTool:
-    """Run ``call`` inside every hook of ``chain`` (outermost = last), then the tool."""
-    record = snapshot._record_named(call.name)
-    if record is None:  # not a tool here: the boundary's own ToolFailure says what is
-        done = snapshot.start(call, scope, progress)
-        return done if isinstance(done, ExecutedTool) else await done
+    """Run ``call`` inside every hook of ``chain`` (outermost = last), then ``call_next``."""
+    record = named_record(snapshot, call.name)
+    if record is None:  # not a tool here: the tool's own path fails it, saying what is
+        return await call_next(call)
     entry = snapshot.catalog.tools.get(record.effective)
     context = ToolCallContext(
         snapshot, record.effective, entry.source if entry is not None else "", scope
     )
     images = snapshot.location.config.images
 
-    async def layer(index: int, current: ToolCall) -> ExecutedTool:
+    async def wrapped(index: int, current: ToolCall) -> ExecutedTool:
         if index < 0:
-            done = snapshot.start(current, scope, progress)
-            return done if isinstance(done, ExecutedTool) else await done
+            return await call_next(current)
         hook = chain.hooks[index]
         args = {"call": current, "context": context}
         try:
@@ -178,7 +183,7 @@ async def run_hooked(
             raise _own(hook, chain, exc, None) from exc
         inner_call = _rewritten(hook, chain, current, sent)
         try:
-            below = await layer(index - 1, inner_call)
+            below = await wrapped(index - 1, inner_call)
         except BaseException as exc:
             try:
                 wrapper.throw(exc)
@@ -196,7 +201,7 @@ async def run_hooked(
             raise _own(hook, chain, exc, None) from exc
         raise _defect(hook, chain, RuntimeError("tool_call yielded more than once"))
 
-    return await layer(len(chain.hooks) - 1, call)
+    return await wrapped(len(chain.hooks) - 1, call)
 
 
 def _rewritten(hook: CallHook, chain: HookChain, call: ToolCall, sent: Any) -> ToolCall:

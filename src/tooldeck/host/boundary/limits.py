@@ -3,7 +3,8 @@
 A tool declares them (``Tool(timeout_s=...)``) and ``[tools."NAME-or-PATTERN"]`` in the
 config overrides them field by field (the last matching entry wins, as for
 ``defer_loading``). A snapshot holds ``call_limits = None`` when no tool of its catalog
-has a limit and the config sets none, so ``run_tool_call`` does no limit work then.
+has a limit and the config sets none: then this layer is not among the snapshot's
+layers and a call does no limit work at all.
 
 * ``timeout_s``: the call (its wait for a slot included) is cancelled at the limit and
   ends ``failed`` naming the limit. Cancellation reaches what the tool awaits (a
@@ -22,20 +23,24 @@ The waiting primitives are asyncio's, bound to one event loop, so they are kept 
 from __future__ import annotations
 
 import weakref
-from collections.abc import Mapping
+from collections.abc import Callable, Iterable, Mapping
 from contextlib import AsyncExitStack
+from functools import partial
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from tooldeck._tool import ProgressCallback, ToolFailure
-from tooldeck.host.call.path import CallScope, ExecutedTool, ToolCall
+from tooldeck._tool import ToolFailure
+from tooldeck.host.execution.snapshot import named_record
 from tooldeck.host.permissions.wildcard import match
 
 if TYPE_CHECKING:
     import asyncio
 
+    from tooldeck.host.call.layers import Layer, Next
+    from tooldeck.host.call.path import CallScope, ExecutedTool, ToolCall
+    from tooldeck.host.config.config import ToolConfig
     from tooldeck.host.execution.snapshot import Snapshot
-    from tooldeck.host.location.config import ToolConfig
     from tooldeck.host.registry.catalog import Catalog
+    from tooldeck.host.registry.editor import CatalogEntry
     from tooldeck.host.registry.record import ToolRecord
 
 
@@ -192,21 +197,35 @@ class CallLimits:
         return found
 
 
-async def run_limited(
+def declares_limits(entries: Iterable[CatalogEntry | None]) -> bool:
+    """Whether a tool among ``entries`` (a session's changes) declares a limit of its own."""
+    return any(
+        e is not None and (e.tool.timeout_s or e.tool.max_concurrency or e.tool.sequential)
+        for e in entries
+    )
+
+
+def layer(snapshot: Snapshot) -> Layer | None:
+    """The limits layer of ``snapshot``'s calls; ``None`` when none of its tools has a limit."""
+    limits = snapshot.call_limits
+    return None if limits is None else partial(_limited, limits, partial(named_record, snapshot))
+
+
+async def _limited(
     limits: CallLimits,
-    snapshot: Snapshot,
+    record_of: Callable[[str], ToolRecord | None],
     call: ToolCall,
     scope: CallScope,
-    progress: ProgressCallback | None,
+    call_next: Next,
 ) -> ExecutedTool:
-    """Run ``call`` within its tool's limits (then its hooks, then the tool)."""
+    """Run ``call`` within its tool's limits: a slot, the session's turn, the timeout."""
     import asyncio
 
-    record = snapshot._record_named(call.name)
+    record = record_of(call.name)
     own = limits.of_record(record) if record is not None else NO_LIMITS
     takes_turns = limits.sequential and scope.via != "nested"
     if own is NO_LIMITS and not takes_turns:
-        return await unlimited(snapshot, call, scope, progress)
+        return await call_next(call)
     name = record.effective if record is not None else call.name
     try:
         async with asyncio.timeout(own.timeout_s) as deadline, AsyncExitStack() as held:
@@ -215,7 +234,7 @@ async def run_limited(
             if takes_turns:
                 turns = limits.gates.turns(scope.session_id)
                 await held.enter_async_context(turns.turn(own.sequential and scope.via != "nested"))
-            return await unlimited(snapshot, call, scope, progress)
+            return await call_next(call)
     except TimeoutError:
         if own.timeout_s is None or not deadline.expired():
             raise
@@ -223,16 +242,3 @@ async def run_limited(
             f"Tool '{name}' did not finish within its {own.timeout_s:g} s limit (timeout_s) and "
             "was stopped. Try a smaller task, or ask the user to raise the limit."
         ) from None
-
-
-async def unlimited(
-    snapshot: Snapshot, call: ToolCall, scope: CallScope, progress: ProgressCallback | None
-) -> ExecutedTool:
-    """The call past its limits: the plugins' hooks if any, then the tool."""
-    hooks = snapshot.call_hooks
-    if hooks is not None:
-        from tooldeck.host.boundary.hooks import run_hooked
-
-        return await run_hooked(hooks, snapshot, call, scope, progress)
-    done = snapshot.start(call, scope, progress)
-    return done if isinstance(done, ExecutedTool) else await done

@@ -16,16 +16,23 @@ import json
 from collections.abc import Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic_core import to_jsonable_python
 
+from tooldeck._public import public
 from tooldeck._tool import ContentPart, FilePart, ImagePart, TextPart
-from tooldeck.host.boundary.boundary import ToolCallOutcome, ToolError
+from tooldeck.host.boundary.outcome import ToolCallOutcome, ToolError
 from tooldeck.host.call.path import ToolCall
-from tooldeck.host.permissions.permission import PermissionRequest, Reject, Reply
+from tooldeck.host.execution.snapshot import named_record
+from tooldeck.host.permissions.request import PermissionRequest, Reject, Reply
+from tooldeck.host.registry.names import RESERVED_CODEMODE_NAME
+
+if TYPE_CHECKING:
+    from tooldeck.host.execution.snapshot import Snapshot
 
 
+@public
 @dataclass(frozen=True, slots=True)
 class PendingCall:
     """A call waiting for a person's answer to ``request``; resume it with
@@ -212,3 +219,20 @@ def _plain(value: Any) -> Any:
     if isinstance(value, (list, tuple)):
         return [_plain(item) for item in value]
     return to_jsonable_python(value, fallback=repr)
+
+
+def describe(snapshot: Snapshot, name: str) -> tuple[str, str, bool] | None:
+    """``(source, fingerprint, idempotent)`` of the tool ``name`` runs in ``snapshot``;
+    ``None`` when it has no such tool."""
+    record = named_record(snapshot, name)
+    if record is None:
+        return None
+    entry = snapshot.catalog.tools.get(record.effective)
+    source = entry.source if entry is not None else ""
+    if name == RESERVED_CODEMODE_NAME and entry is None:
+        source = "codemode"
+    tool = record.tool
+    print_ = fingerprint(
+        record.effective, tool.description, record.input_schema, record.output_schema, source
+    )
+    return source, print_, tool.idempotent

@@ -34,29 +34,27 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from tooldeck._tool import TextPart
-from tooldeck.errors import PendingCallError, PermissionDeferred
-from tooldeck.host.boundary.boundary import (
+from tooldeck.errors import PendingCallError
+from tooldeck.host.boundary.boundary import run_tool_call
+from tooldeck.host.boundary.outcome import (
     CORRECTED_TEXT,
     DECLINED_TEXT,
     ToolCallOutcome,
     ToolError,
-    run_tool_call,
 )
 from tooldeck.host.boundary.pending import (
     PendingCall,
-    fingerprint,
+    describe,
     outcome_from_json,
     outcome_to_json,
     reply_from_json,
     reply_to_json,
 )
-from tooldeck.host.permissions.asks import answers_given, answers_in_place, asks_deferred
-from tooldeck.host.permissions.permission import PermissionRequest, Reject, Reply
-from tooldeck.host.registry.names import RESERVED_CODEMODE_NAME
+from tooldeck.host.permissions.asks import answers_in_place, asks_deferred
+from tooldeck.host.permissions.request import Reject, Reply
 from tooldeck.host.store.base import PendingChange, PendingEntry, PendingState, Store
 
 if TYPE_CHECKING:
-    from tooldeck.host.call.path import ToolCall
     from tooldeck.host.execution.snapshot import Snapshot
     from tooldeck.host.location.location import Location
 
@@ -65,76 +63,10 @@ log = logging.getLogger("tooldeck")
 LEASE_S = 30.0
 """How long a claim holds without renewal; the holder renews it every third of that."""
 
-PENDING_TEXT = "This tool call is waiting for the user's approval."
 UNKNOWN_TEXT = (
     "The tool call was approved and started, but the process running it stopped before "
     "its outcome was recorded: it may or may not have taken effect. It was not run again."
 )
-
-# -- deferring --------------------------------------------------------------------------
-
-
-async def deferred_outcome(
-    snapshot: Snapshot,
-    call: ToolCall,
-    signal: PermissionDeferred,
-    message_id: str,
-    agent: str | None,
-) -> ToolCallOutcome:
-    """Record the call stopped by ``signal`` as a new pending call; its ``pending`` outcome."""
-    request = signal.request
-    assert isinstance(request, PermissionRequest)
-    location = snapshot.location
-    described = describe(snapshot, call.name)
-    source, print_, idempotent = described or ("", "", False)
-    now = time.time()
-    ttl = location.config.permissions.pending_ttl_s
-    pending = PendingCall(
-        uuid.uuid4().hex,
-        call,
-        request,
-        source,
-        print_,
-        now,
-        now + ttl,
-        message_id,
-        agent,
-        idempotent,
-        answers_given(),
-    )
-    entry = PendingEntry(pending.id, pending.session_id, now, now + ttl, pending.to_json())
-    try:
-        await asyncio.to_thread(_add, location, entry)
-    except Exception as exc:  # no store, no deferral: the call cannot wait, say so
-        log.exception("could not save pending call %r (id %r)", call.name, call.id)
-        text = (
-            "The tool call needs the user's approval, but it could not be saved to wait "
-            f"for it ({exc})."
-        )
-        return ToolCallOutcome("failed", (TextPart(text),), error=ToolError("unknown", text))
-    return ToolCallOutcome("pending", (TextPart(PENDING_TEXT),), output=pending)
-
-
-def _add(location: Location, entry: PendingEntry) -> None:
-    location.store.add_pending(entry)
-
-
-def describe(snapshot: Snapshot, name: str) -> tuple[str, str, bool] | None:
-    """``(source, fingerprint, idempotent)`` of the tool ``name`` runs in ``snapshot``;
-    ``None`` when it has no such tool."""
-    record = snapshot._record_named(name)  # the one internal lookup resume needs
-    if record is None:
-        return None
-    entry = snapshot.catalog.tools.get(record.effective)
-    source = entry.source if entry is not None else ""
-    if name == RESERVED_CODEMODE_NAME and entry is None:
-        source = "codemode"
-    tool = record.tool
-    print_ = fingerprint(
-        record.effective, tool.description, record.input_schema, record.output_schema, source
-    )
-    return source, print_, tool.idempotent
-
 
 # -- resuming ---------------------------------------------------------------------------
 

@@ -36,7 +36,7 @@ from tooldeck.host.call.sizes import (
     text_budget,
     utf8_size,
 )
-from tooldeck.host.location.config import OutputConfig
+from tooldeck.host.config.config import OutputConfig
 
 log = logging.getLogger("tooldeck")
 

@@ -23,28 +23,31 @@ from __future__ import annotations
 
 import heapq
 from bisect import bisect_left
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from functools import partial
 from operator import attrgetter
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from tooldeck._tool import AnyTool, ToolFailure
-from tooldeck.host.boundary.limits import CallLimits, Gates
-from tooldeck.host.call.path import CallScope
 from tooldeck.host.execution.definitions import (
     CodeModeProvider,
+    Index,
     ToolDefinition,
     Visibility,
     codemode_in_use,
     visible,
 )
 from tooldeck.host.execution.lazy import wire_formats
-from tooldeck.host.execution.snapshot import Snapshot
+from tooldeck.host.execution.snapshot import LayerBinder, Snapshot
 from tooldeck.host.registry.catalog import Catalog
-from tooldeck.host.registry.editor import CatalogEntry, Diagnostic
+from tooldeck.host.registry.editor import CatalogEntry
 from tooldeck.host.registry.names import RESERVED_CODEMODE_NAME
 from tooldeck.host.registry.record import ToolRecord, record_of
 from tooldeck.host.search.deferral import SEARCH_TOOLS, Deferral
+
+if TYPE_CHECKING:
+    from tooldeck.host.boundary.hooks import HookChain
+    from tooldeck.host.boundary.limits import CallLimits
 
 T = TypeVar("T")
 _effective = attrgetter("effective")
@@ -65,48 +68,41 @@ class LayeredSnapshot(Snapshot):
         permissions: Visibility | None = None,
         codemode: CodeModeProvider | None = None,
         session_id: str,
-        gates: Gates | None = None,
-        fail: Callable[[Diagnostic], None] | None = None,
+        call_hooks: HookChain | None = None,
+        call_limits: CallLimits | None = None,
+        bind_layers: LayerBinder | None = None,
     ) -> None:
-        # ``catalog`` is the session's, replayed on ``base.catalog``; or that catalog itself
-        # (a session that is not open sees the Location's view).
+        """``catalog`` is the session's, replayed on ``base.catalog`` (or that catalog
+        itself: a session that is not open sees the Location's view). ``call_hooks`` and
+        ``call_limits`` are the session's: the base's, with its own added when it has some
+        (the service composes them)."""
         assert catalog.base is base.catalog or catalog is base.catalog
-        location = base.location
-        self.catalog = catalog
-        self.location = location
-        self.session_id = session_id
-        self.output_limits = base.output_limits
-        self.text_budget = base.text_budget
-        self.default_scope = CallScope(session_id)
-        self.data_dir = base.data_dir
-        self.call_hooks = base.call_hooks  # the Location's plugins wrap a session's calls
-        if catalog.call_hooks and fail is not None:  # and the session's own, outside them
-            from tooldeck.host.boundary.hooks import session_chain  # only with a hook
-
-            self.call_hooks = session_chain(base.call_hooks, catalog.call_hooks, fail)
-        self.call_limits = base.call_limits
-        if catalog.changes and base.call_limits is None and _limited(catalog.changes):
-            # Limits only the session's own tools declare: waiting at the service's gates.
-            self.call_limits = CallLimits.of(catalog, location.config.tools, gates or Gates())
-        self._rendered = {}
-        self._definitions = None
-        self._deferral = None
         self._base = base
         self._plan: tuple[_Step, ...] | None = None
-        self.codemode_catalog = base.codemode_catalog
-        self._codemode = None  # set below when the session needs an ``execute`` of its own
-        self._hidden = None
+        super().__init__(
+            catalog,
+            base.location,
+            permissions=permissions,
+            codemode=codemode,
+            session_id=session_id,
+            call_hooks=call_hooks,
+            call_limits=call_limits,
+            bind_layers=bind_layers,
+        )
+
+    def _index(self, permissions: Visibility | None, codemode: CodeModeProvider | None) -> Index:
+        """Decide only for the names the session changed; the base decided the rest."""
+        base, catalog = self._base, self.catalog
         # A session's own hooks wrap its programs' nested calls too: those run against the
         # snapshot their ``execute`` was built for, so such a session builds its own.
-        hooked = bool(catalog.call_hooks) and fail is not None
+        hooked = self.call_hooks is not base.call_hooks
         if not catalog.changes and not (hooked and base.codemode_catalog):
             # Nothing changed: the base's index serves as it is (the hot path stays one
             # dictionary lookup).
-            self._records_by_name = base._records_by_name
             self._masked = _NOTHING
             self._code = False
-            return
-        use_codemode = self._code = codemode_in_use(codemode, location, permissions)
+            return base.codemode_catalog, base._records_by_name, None
+        use_codemode = self._code = codemode_in_use(codemode, self.location, permissions)
         own: dict[str, ToolRecord] = {}
         code: list[CatalogEntry] = []
         code_changed = hooked and use_codemode
@@ -127,15 +123,12 @@ class LayeredSnapshot(Snapshot):
             # Under code mode, ``execute`` in the base's index is the code-mode tool, not a
             # changed tool of that name: it is replaced only if the code-mode tools change.
             hidden.discard(RESERVED_CODEMODE_NAME)
-        if code_changed:
-            # The session's own ``execute``, built on first need like the base's.
-            self.codemode_catalog = _merged(
-                [e for e in base.codemode_catalog if e.name not in catalog.changes], code
-            )
-            self._codemode = codemode if self.codemode_catalog else None
-            hidden.add(RESERVED_CODEMODE_NAME)
-        self._records_by_name = own
-        self._masked = frozenset(hidden)
+        self._masked = frozenset(hidden | ({RESERVED_CODEMODE_NAME} if code_changed else set()))
+        if not code_changed:
+            return base.codemode_catalog, own, None
+        # The session's own ``execute``, built on first need like the base's.
+        coded = _merged([e for e in base.codemode_catalog if e.name not in catalog.changes], code)
+        return coded, own, codemode if coded else None
 
     # -- catalog ---------------------------------------------------------------------------
     @property
@@ -287,11 +280,3 @@ def _merged(
     kept: Sequence[CatalogEntry], added: Sequence[CatalogEntry]
 ) -> tuple[CatalogEntry, ...]:
     return tuple(heapq.merge(kept, sorted(added, key=_name), key=_name))
-
-
-def _limited(changes: Mapping[str, CatalogEntry | None]) -> bool:
-    """Does a session's own tool declare a limit (the Location's declared none)?"""
-    return any(
-        e is not None and (e.tool.timeout_s or e.tool.max_concurrency or e.tool.sequential)
-        for e in changes.values()
-    )

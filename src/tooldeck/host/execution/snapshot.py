@@ -1,20 +1,23 @@
 """``Snapshot``: the frozen catalog one model request advertises and executes against.
 
-A snapshot captures the effective definitions *and* executors of one catalog; later
-registrations, reloads and disposals build new catalogs and never touch it.
-``execute`` is the local execution boundary (the hot path): it resolves the tool and
-the session here, and runs the call as ``call.py`` lays out (validate input, call,
-enforce the output contract, normalize content).
+A snapshot captures the effective definitions *and* executors of one catalog, and the
+boundary's layers active for it (``layers``, bound once by whoever builds the snapshot:
+the service binds ``host/boundary``'s); later registrations, reloads and disposals build
+new catalogs and never touch it. ``execute`` runs one call through those layers and the
+tool's call path (``host/call/path.py``: validate input, call, enforce the output
+contract, normalize content); ``run_tool_call`` does the same and classifies the ending.
 """
 
 from __future__ import annotations
 
-from collections.abc import Coroutine, Iterable, Mapping
+from collections.abc import Callable, Coroutine, Iterable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, overload
 
+from tooldeck._public import public
 from tooldeck._tool import AnyTool, ProgressCallback, ToolFailure
-from tooldeck.errors import SessionError, UsageError
+from tooldeck.errors import UsageError
+from tooldeck.host.call.layers import Layer, cross
 from tooldeck.host.call.path import (
     CallPath,
     CallScope,
@@ -22,14 +25,15 @@ from tooldeck.host.call.path import (
     ExecutedTool,
     ToolCall,
     call_path,
+    session_for,
 )
 from tooldeck.host.call.sizes import text_budget
 from tooldeck.host.execution.definitions import (
     CodeModeProvider,
+    Index,
     ToolDefinition,
     Visibility,
-    action_of,
-    codemode_in_use,
+    index_of,
 )
 from tooldeck.host.execution.lazy import loop_running, run_async, wire_formats
 from tooldeck.host.registry.catalog import Catalog
@@ -40,10 +44,15 @@ from tooldeck.host.schema.frozen import FrozenDict
 from tooldeck.host.search.advertised import SEARCH_VARIANTS, SearchVariant, advertise
 from tooldeck.host.search.deferral import SEARCH_TOOLS, Deferral
 
+LayerBinder = Callable[["Snapshot"], tuple[Layer, ...]]
+"""Binds the boundary's active layers to a new snapshot (``host/boundary``'s ``layers``)."""
+
+"""Binds the boundary's active layers to a new snapshot (``host/boundary``'s ``layers``)."""
+
 if TYPE_CHECKING:
     from tooldeck.host.boundary.hooks import HookChain
     from tooldeck.host.boundary.limits import CallLimits
-    from tooldeck.host.location.config import OutputConfig
+    from tooldeck.host.config.config import OutputConfig
     from tooldeck.host.location.location import Location
     from tooldeck.providers.formats import Format
     from tooldeck.providers.wire_types import (
@@ -55,16 +64,17 @@ if TYPE_CHECKING:
     )
 
 
+@public
 class Snapshot:
     """Immutable: the advertised definitions and the executors captured with them.
 
     ``session_id`` is the session the snapshot belongs to (``""``: the Location's, which
-    runs calls of any session); its calls default to it. What bounding the text of a
-    call needs (``output_limits``, ``data_dir``, ``text_budget``) is read from the
-    Location once, here, so every call against one snapshot is bounded alike.
+    runs calls of any session); its calls default to it. What bounding a call's text
+    needs (``output_limits``, ``data_dir``, ``text_budget``) is read once, here.
 
-    ``scope``, ``default_scope`` and ``start`` are the call boundary's side of the
-    snapshot: ``run_tool_call`` resolves a ``CallScope`` once and starts each call with it.
+    ``scope``, ``default_scope``, ``layers`` and ``run`` are the call boundary's side of
+    the snapshot: ``run_tool_call`` resolves a ``CallScope`` once, and ``run`` takes
+    each call through ``layers`` to its tool.
     """
 
     __slots__ = (
@@ -80,6 +90,7 @@ class Snapshot:
         "codemode_catalog",
         "data_dir",
         "default_scope",
+        "layers",
         "location",
         "output_limits",
         "session_id",
@@ -96,13 +107,14 @@ class Snapshot:
         session_id: str = "",
         call_hooks: HookChain | None = None,
         call_limits: CallLimits | None = None,
+        bind_layers: LayerBinder | None = None,
     ) -> None:
         self.catalog = catalog
         self.call_hooks = call_hooks
-        """The plugins' ``tool_call`` wrappers of this catalog; ``None`` when no plugin
-        has one, so ``run_tool_call`` does no hook work at all."""
+        """The plugins' ``tool_call`` wrappers of this catalog (the hooks layer's); ``None``
+        when no plugin has one, so no call does hook work at all."""
         self.call_limits = call_limits
-        """The per-tool limits of this catalog (``limits.py``); ``None`` when no tool has any."""
+        """The per-tool limits of this catalog (the limits layer's); ``None``: none."""
         self.location = location
         self.session_id = session_id
         self.output_limits: OutputConfig = location.config.output
@@ -113,25 +125,20 @@ class Snapshot:
         self.default_scope = CallScope(session_id)
         """The scope of a call given no ids: ``scope()``'s answer, built once."""
         self._rendered: dict[str, tuple[FrozenDict, ...]] = {}
-        visible = [
-            catalog.tools[name]
-            for name in sorted(catalog.tools)
-            if permissions is None or not permissions.hidden(action_of(catalog.tools[name]))
-        ]
-        use_codemode = codemode_in_use(codemode, location, permissions)
-        native = [e for e in visible if not (use_codemode and e.tool.codemode)]
-        self.codemode_catalog: tuple[CatalogEntry, ...] = tuple(
-            e for e in visible if use_codemode and e.tool.codemode
-        )
-        # Insertion order is definition order: native tools by name, then ``execute``
-        # (added by ``_with_codemode`` on first need: stubs are not rendered for nothing).
-        self._records_by_name: dict[str, ToolRecord] = {
-            r.effective: r for r in map(record_of, (e.tool for e in native))
-        }
-        self._codemode = codemode if self.codemode_catalog else None
         self._hidden: dict[str, ToolRecord] | None = None
         self._definitions: tuple[ToolDefinition, ...] | None = None
         self._deferral: Deferral | None = None
+        index = self._index(permissions, codemode)
+        self.codemode_catalog: tuple[CatalogEntry, ...] = index[0]
+        self._records_by_name: dict[str, ToolRecord] = index[1]
+        self._codemode: CodeModeProvider | None = index[2]
+        self.layers: tuple[Layer, ...] = bind_layers(self) if bind_layers is not None else ()
+        """The boundary's layers active for this catalog, outermost first; ``()`` when none
+        is (no limits, no hooks): then a call is its tool's call path alone."""
+
+    def _index(self, permissions: Visibility | None, codemode: CodeModeProvider | None) -> Index:
+        """What this snapshot advertises (a session's decides only for its changes)."""
+        return index_of(self.catalog, self.location, permissions, codemode)
 
     # -- catalog ---------------------------------------------------------------------------
     @property
@@ -246,12 +253,8 @@ class Snapshot:
     def non_strict(self) -> dict[str, str]:
         """Advertised tools with no OpenAI strict form: name → why (definition order)."""
         self._with_codemode()
-        found = {}
-        for record in self._records():
-            reason = wire_formats().strict_problem(record)
-            if reason is not None:
-                found[record.effective] = reason
-        return found
+        problems = ((r.effective, wire_formats().strict_problem(r)) for r in self._records())
+        return {name: reason for name, reason in problems if reason is not None}
 
     # -- execution -------------------------------------------------------------------------
     async def execute(
@@ -263,7 +266,9 @@ class Snapshot:
         agent: str | None = None,
         progress: ProgressCallback | None = None,
     ) -> ExecutedTool:
-        """Validate and run one call; ``ToolFailure`` is the only expected failure.
+        """Run one call through the boundary's layers (limits, hooks, tracing) and its
+        tool; ``ToolFailure`` is the only expected failure. ``run_tool_call`` is the same
+        call classified into an outcome.
 
         ``session_id`` defaults to the snapshot's session; a session's snapshot refuses
         another session's id (``SessionError``) before anything runs.
@@ -271,7 +276,7 @@ class Snapshot:
         scope = self.default_scope
         if session_id or message_id or agent is not None:
             scope = self.scope(session_id, message_id, agent)
-        done = self.start(call, scope, progress)
+        done = self.run(call, scope, progress)
         return done if isinstance(done, ExecutedTool) else await done
 
     def execute_sync(
@@ -296,7 +301,7 @@ class Snapshot:
         scope = self.default_scope
         if session_id or message_id or agent is not None:
             scope = self.scope(session_id, message_id, agent)
-        done = self.start(call, scope, progress)
+        done = self.run(call, scope, progress)
         if isinstance(done, ExecutedTool):
             return done
         return run_async(done)  # only sync hosts running async executors need it
@@ -316,33 +321,35 @@ class Snapshot:
         another session's id (``SessionError``), before anything runs.
         """
         if session_id != self.session_id:
-            session_id = self._session_of(session_id)
+            session_id = session_for(self.session_id, session_id)
         if message_id or agent is not None or via != "native" or parent_id:
             return CallScope(session_id, message_id, agent, via, parent_id)
         return self.default_scope if session_id == self.session_id else CallScope(session_id)
 
-    def start(
+    def run(
         self, call: ToolCall, scope: CallScope, progress: ProgressCallback | None = None
     ) -> ExecutedTool | Coroutine[Any, Any, ExecutedTool]:
-        """Resolve the tool and run its call path (``call.py``) in ``scope`` (from ``scope()``):
+        """Run one call in ``scope`` (from ``scope()``) through the layers, then its tool:
         the ``ExecutedTool``, or a coroutine that finishes the call if it must await.
 
         ``ToolFailure`` and every other exception propagate: classifying how a call ended
         is ``run_tool_call``'s job, the one boundary every call crosses.
         """
+        if self.layers:
+            return cross(self.layers, self._start, call, scope, progress)
+        # Hot: with no active layer ``cross`` would only call ``_start``; its body is
+        # written here instead, saving a call per call (``bench/DECISIONS.md``; pinned to
+        # ``cross`` by ``tests/host/execution/test_snapshot.py``).
         record = self._records_by_name.get(call.name) or self._unavailable(call.name)
-        path: CallPath | None = record.call_path
-        if path is None:
-            path = record.call_path = call_path(record)
-        return path(self.location, call, scope, progress)
+        return (record.call_path or _path_of(record))(self.location, call, scope, progress)
 
-    def _record_named(self, name: str) -> ToolRecord | None:
-        """The record a call of ``name`` runs (``execute`` and code-mode tools by name
-        included), or ``None`` when this snapshot has no such tool."""
-        try:
-            return self._records_by_name.get(name) or self._unavailable(name)
-        except ToolFailure:
-            return None
+    def _start(
+        self, call: ToolCall, scope: CallScope, progress: ProgressCallback | None = None
+    ) -> ExecutedTool | Coroutine[Any, Any, ExecutedTool]:
+        """Below every layer (``cross`` calls it last): resolve the tool and run its call
+        path (``host/call/path.py``) in ``scope``."""
+        record = self._records_by_name.get(call.name) or self._unavailable(call.name)
+        return (record.call_path or _path_of(record))(self.location, call, scope, progress)
 
     def _with_codemode(self) -> None:
         """Add ``execute`` (built by the code-mode provider) the first time it is needed."""
@@ -351,22 +358,6 @@ class Snapshot:
             record = record_of(codemode.build(self, self.codemode_catalog))
             self._records_by_name[record.effective] = record
             self._codemode = None
-
-    def _session_of(self, session_id: str) -> str:
-        """The session a call with ``session_id`` runs in (``""``: not given).
-
-        A Location snapshot runs calls of any session; a session's snapshot runs its
-        own session's calls only, since its tools may hold that session's state.
-        """
-        if not self.session_id or session_id == self.session_id:
-            return session_id
-        if not session_id:
-            return self.session_id
-        raise SessionError(
-            self.session_id,
-            f"its snapshot cannot run a call of session {session_id!r} (a session's "
-            f"snapshot runs only its own calls); take host.snapshot(session={session_id!r})",
-        )
 
     def _unavailable(self, name: str) -> ToolRecord:
         """Resolve what is not advertised: ``execute`` before it is built, a code-mode tool
@@ -391,3 +382,19 @@ class Snapshot:
         raise ToolFailure(
             f"Tool '{name}' is not available. Call one of the available tools instead: {listed}."
         )
+
+
+def named_record(snapshot: Snapshot, name: str) -> ToolRecord | None:
+    """The record a call of ``name`` runs in ``snapshot`` (``execute`` and code-mode tools
+    by name included), or ``None`` when it has no such tool: what the boundary's layers
+    and a pending call need to know of the tool they wrap."""
+    try:
+        return snapshot._records_by_name.get(name) or snapshot._unavailable(name)
+    except ToolFailure:
+        return None
+
+
+def _path_of(record: ToolRecord) -> CallPath:
+    """The call path of ``record``'s tool, decided on its first call and kept on it."""
+    path = record.call_path = call_path(record)
+    return path

@@ -1,8 +1,12 @@
 """``Location``: a project directory and the services scoped to it.
 
 One Location per project root: its config, its data dir (saved outputs, "always"
-permission replies), its permission and question services. Tools capture these services
-when their transform runs or on their first call; the registry itself never consults them.
+permission replies), its store, its permission and question services. The Location
+composes them: each service is given the parts it decides with (the policy of the
+current config, a way to open the store, the asker or answerer), never the Location, so
+``permissions/`` and ``location/questions.py`` know nothing of this module. Tools capture
+these services when their transform runs or on their first call; the registry itself
+never consults them.
 """
 
 from __future__ import annotations
@@ -12,21 +16,19 @@ import os
 import threading
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal, TypeAlias
+from typing import TYPE_CHECKING
 
-from tooldeck.host.location.config import Config, default_config
-from tooldeck.host.permissions.policy import policy
+from tooldeck._public import public
+from tooldeck.host.config.config import Config, default_config
+from tooldeck.host.permissions.policy import CurrentPolicy
 
 if TYPE_CHECKING:
     from tooldeck.host.location.questions import Answerer, QuestionService
-    from tooldeck.host.permissions.permission import Asker, PermissionService
+    from tooldeck.host.permissions.asks import OnAsk
+    from tooldeck.host.permissions.permission import PermissionService
+    from tooldeck.host.permissions.request import Asker
     from tooldeck.host.permissions.wildcard import Ruleset
     from tooldeck.host.store.base import Store
-
-
-OnAsk: TypeAlias = Literal["ask", "defer"]
-"""What a permission ask does: ``ask`` awaits the asker; ``defer`` ends the call
-``pending`` (``PermissionDeferred``), to be answered later with ``host.resume``."""
 
 
 def default_data_dir(root: Path) -> Path:
@@ -36,6 +38,7 @@ def default_data_dir(root: Path) -> Path:
     return base / "tooldeck" / "locations" / f"{root.name or 'root'}-{digest}"
 
 
+@public
 class Location:
     """A project directory and its scoped services (config, data dir, permission, question)."""
 
@@ -63,7 +66,7 @@ class Location:
         self._store_lock = threading.Lock()
         self._permission: PermissionService | None = None
         self._question: QuestionService | None = None
-        self._policy: tuple[object, Ruleset] | None = None
+        self._policy = CurrentPolicy(lambda: self.config.permission)
         self._closers: list[Callable[[], None]] = []
         self._closed = False
         self._close_lock = threading.Lock()
@@ -76,11 +79,7 @@ class Location:
         Rebuilt only when ``config`` changes. Cheaper than ``permission``: snapshots need
         the policy to hide denied tools, and most processes never ask anything.
         """
-        configured = self.config.permission
-        cached = self._policy
-        if cached is None or cached[0] is not configured:
-            cached = self._policy = (configured, policy(configured))
-        return cached[1]
+        return self._policy()
 
     @property
     def permission(self) -> PermissionService:
@@ -88,7 +87,14 @@ class Location:
         if self._permission is None:
             from tooldeck.host.permissions.permission import PermissionService
 
-            self._permission = PermissionService(self)
+            self._permission = PermissionService(
+                root=self.root,
+                policy=self._policy,
+                open_store=lambda: self.store,
+                saved_store=self._saved_store,
+                asker=lambda: self.asker,
+                on_ask=lambda: self.on_ask,
+            )
         return self._permission
 
     @property
@@ -137,7 +143,7 @@ class Location:
         if self._question is None:
             from tooldeck.host.location.questions import QuestionService
 
-            self._question = QuestionService(self)
+            self._question = QuestionService(lambda: self.answerer)
         return self._question
 
     def on_close(self, closer: Callable[[], None]) -> None:

@@ -12,20 +12,19 @@ Answers are not restricted to the option labels, so a host may offer a free-text
 from __future__ import annotations
 
 import inspect
-from collections.abc import Awaitable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any, Protocol, TypeAlias
+from typing import Any, Protocol, TypeAlias
 
+from tooldeck._public import public
 from tooldeck.errors import QuestionDismissed, ReplyError
-
-if TYPE_CHECKING:
-    from tooldeck.host.location.location import Location
 
 Answers: TypeAlias = list[list[str]]
 """The chosen labels, one list per question, in the order asked."""
 
 
+@public
 @dataclass(frozen=True, slots=True)
 class Option:
     """One choice: the label the user picks and what it means."""
@@ -34,6 +33,7 @@ class Option:
     description: str = ""
 
 
+@public
 @dataclass(frozen=True, slots=True)
 class Question:
     """One question: full text, a short header for UIs, its options, single or multiple."""
@@ -53,6 +53,7 @@ class Question:
         return cls(data["question"], data["header"], options, bool(data.get("multiple")))
 
 
+@public
 @dataclass(frozen=True, slots=True)
 class QuestionRequest:
     """What the answerer sees: the questions, and the call that asks them."""
@@ -62,17 +63,23 @@ class QuestionRequest:
     session_id: str = ""
 
 
+@public
 class Answerer(Protocol):
     """The host's question UI; sync or async. ``None`` means dismissed."""
 
     def __call__(self, request: QuestionRequest) -> Answers | Awaitable[Answers | None] | None: ...
 
 
+@public
 class QuestionService:
-    """Questions to the user for one Location (``Location.question``)."""
+    """Questions to the user for one Location (``Location.question``, which builds it).
 
-    def __init__(self, location: Location) -> None:
-        self._location = location
+    ``answerer`` returns the Location's answerer when a question needs it, so one
+    replaced while the Location is open answers the next question.
+    """
+
+    def __init__(self, answerer: Callable[[], Answerer | None]) -> None:
+        self._answerer = answerer
 
     def gate(self, source: Mapping[str, Any], *, session_id: str = "") -> QuestionGate:
         """This service bound to one call's source and session (``ctx.question``)."""
@@ -89,7 +96,7 @@ class QuestionService:
         asked = tuple(q if isinstance(q, Question) else Question.from_mapping(q) for q in questions)
         if not asked:
             return []
-        answerer = self._location.answerer
+        answerer = self._answerer()
         if answerer is None:
             raise QuestionDismissed("no answerer: questions are dismissed")
         request = QuestionRequest(asked, MappingProxyType(dict(source)), session_id)
@@ -125,6 +132,7 @@ def _labels(question: Question, chosen: object) -> list[str]:
     return labels
 
 
+@public
 @dataclass(frozen=True, slots=True)
 class QuestionGate:
     """A ``QuestionService`` bound to one call's canonical source and session."""

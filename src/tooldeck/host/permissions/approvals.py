@@ -25,7 +25,7 @@ from collections.abc import Callable, Iterable
 from concurrent.futures import Future
 from typing import Final
 
-from tooldeck.host.location.config import PermissionRule
+from tooldeck.host.config.config import PermissionRule
 from tooldeck.host.permissions.wildcard import Ruleset
 from tooldeck.host.store.base import Store
 

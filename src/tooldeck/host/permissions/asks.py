@@ -1,4 +1,5 @@
-"""How asks are answered in this task: deferred or awaited, and answers given ahead.
+"""How asks are answered in this task: deferred or awaited (``OnAsk``), and answers
+given ahead.
 
 Both are context variables, so they follow one call through the tasks it starts (code
 mode's nested calls) and never leak into a concurrent call. ``run_tool_call(on_ask=...)``
@@ -12,12 +13,13 @@ from __future__ import annotations
 import contextlib
 import contextvars
 from collections.abc import Iterator, Sequence
-from typing import TYPE_CHECKING, TypeAlias
+from typing import Literal, TypeAlias
 
-from tooldeck.host.location.location import OnAsk
+from tooldeck.host.permissions.request import Reply
 
-if TYPE_CHECKING:
-    from tooldeck.host.permissions.permission import Reply
+OnAsk: TypeAlias = Literal["ask", "defer"]
+"""What a permission ask does: ``ask`` awaits the asker; ``defer`` ends the call
+``pending`` (``PermissionDeferred``), to be answered later with ``host.resume``."""
 
 _on_ask: contextvars.ContextVar[OnAsk | None] = contextvars.ContextVar(
     "tooldeck_on_ask", default=None
@@ -28,7 +30,8 @@ _answers: contextvars.ContextVar[tuple[tuple[str, frozenset[str], Reply], ...]] 
 
 
 def deferring(default: OnAsk) -> bool:
-    """Whether an ask here is deferred: this task's ``on_ask``, else the Location's."""
+    """Whether an ask here is deferred: this task's ``on_ask``, else ``default`` (the
+    Location's)."""
     return (_on_ask.get() or default) == "defer"
 
 
@@ -54,7 +57,7 @@ def asks_deferred(on_ask: OnAsk) -> Iterator[None]:
         _on_ask.reset(token)
 
 
-Answer: TypeAlias = tuple[str, tuple[str, ...], "Reply"]
+Answer: TypeAlias = tuple[str, tuple[str, ...], Reply]
 """An answer given ahead of its ask: ``(action, resources, reply)``."""
 
 

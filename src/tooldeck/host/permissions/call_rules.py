@@ -5,8 +5,9 @@
 rules travel with the call (a context variable, so tools and code-mode programs the call
 runs see them too) rather than through every signature between the server and
 ``PermissionService``. ``always`` answers given under a principal are saved in the
-Location's store under that principal's name (``CallRules.of``): they survive a
-restart, and neither another principal nor the Location's own approvals see them.
+Location's store under that principal's name (``permission.principal_rules`` builds
+the rules with them): they survive a restart, and neither another principal nor the
+Location's own approvals see them.
 """
 
 from __future__ import annotations
@@ -14,14 +15,10 @@ from __future__ import annotations
 import contextlib
 import contextvars
 from collections.abc import Iterable, Iterator, Sequence
-from typing import TYPE_CHECKING
 
-from tooldeck.host.location.config import PermissionRule
+from tooldeck.host.config.config import PermissionRule
 from tooldeck.host.permissions.approvals import Approvals
 from tooldeck.host.permissions.wildcard import Ruleset
-
-if TYPE_CHECKING:
-    from tooldeck.host.location.location import Location
 
 
 class CallRules:
@@ -31,12 +28,6 @@ class CallRules:
         self.name = name
         self.policy = policy
         self._approvals = approvals
-
-    @classmethod
-    def of(cls, location: Location, name: str, policy: Ruleset) -> CallRules:
-        """``name``'s rules on ``location``, with the approvals saved for it there (read
-        from the store the first time a Location is asked for them: blocking I/O)."""
-        return cls(name, policy, location.permission._approvals_of(name))
 
     def approved(self, action: str, names: Sequence[str]) -> PermissionRule | None:
         """The principal's saved ``always`` answer matching, if any."""

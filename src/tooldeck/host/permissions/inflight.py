@@ -7,10 +7,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import inspect
-from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:
-    from tooldeck.host.permissions.permission import Asker, PermissionRequest, Reply
+from tooldeck.host.permissions.request import Asker, PermissionRequest, Reply
 
 
 class Pending:

@@ -14,15 +14,18 @@ Three layers decide one resource:
    have saved one). They sit above the policy's ``allow``/``ask`` rules
    but never lift a policy ``deny``: a deny is policy, an "always" is a convenience, and
    a broad saved pattern (``git *``) must not undo ``deny "git push *"``;
-3. the **asker** (``Location.asker``) for whatever is still ``ask``, unless asks are
+3. the **asker** (the Location's ``asker``) for whatever is still ``ask``, unless asks are
    deferred (``on_ask="defer"``, see ``asks.py``): then the ask raises
    ``PermissionDeferred`` and the call ends ``pending``. Answers put in place for a
    resumed call answer the asks they match without asking anyone.
 
 An ``AskObserver`` (``PermissionService.observer``, set by tracing) hears every ask and
-how it was settled, whichever layer settled it; with none set an ask does no more work.
+how it was settled, whichever layer settled it; by default ``NO_OBSERVER`` hears nothing.
 
-Saved approvals live in the Location's store (``location.store``).
+The service is given what it decides with, not the Location that composes it: the
+root, the policy of the current config, the store (opened only when an approval is
+read or saved), the asker and the default ``on_ask``. The asker and ``on_ask`` are read
+when an ask reaches them, so a Location whose ``asker`` is replaced asks the new one.
 
 An absolute resource inside the Location is also matched by its root-relative form,
 so a configured ``src/**`` covers ``<root>/src/a.py``.
@@ -34,12 +37,13 @@ import asyncio
 import contextlib
 import os
 import threading
-from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from pathlib import PurePath
+from pathlib import Path, PurePath
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any, Literal, Protocol, TypeAlias
+from typing import Any
 
+from tooldeck._public import public
 from tooldeck.errors import (
     PermissionBlocked,
     PermissionCorrected,
@@ -47,97 +51,58 @@ from tooldeck.errors import (
     PermissionDeferred,
     ReplyError,
 )
-from tooldeck.host.location.config import PermissionRule
+from tooldeck.host.config.config import PermissionRule
 from tooldeck.host.permissions import call_rules
 from tooldeck.host.permissions.approvals import Approvals
-from tooldeck.host.permissions.asks import answer_in_place, deferring
+from tooldeck.host.permissions.asks import OnAsk, answer_in_place, deferring
 from tooldeck.host.permissions.inflight import Pending
-from tooldeck.host.permissions.policy import DEFAULT_RULES
+from tooldeck.host.permissions.observer import NO_OBSERVER, AskObserver
+from tooldeck.host.permissions.request import Asker, PermissionRequest, Reject, Reply
 from tooldeck.host.permissions.wildcard import Effect, Ruleset
+from tooldeck.host.store.base import Store
 
-__all__ = [
-    "DEFAULT_RULES",
-    "AskObserver",
-    "Asker",
-    "Effect",
-    "PermissionGate",
-    "PermissionRequest",
-    "PermissionService",
-    "Reject",
-    "Reply",
-    "Ruleset",
-]
-
-if TYPE_CHECKING:
-    from tooldeck.host.location.location import Location
+__all__ = ["PermissionGate", "PermissionService", "principal_rules"]
 
 
-@dataclass(frozen=True, slots=True)
-class Reject:
-    """A rejection with feedback: the tool fails with it and the model continues."""
-
-    feedback: str
-
-
-Reply: TypeAlias = Literal["once", "always", "reject"] | Reject
-"""An asker's answer. ``once`` and rejections save nothing; ``always`` saves ``save``."""
-
-
-@dataclass(frozen=True, slots=True)
-class PermissionRequest:
-    """One ask, as the host's asker sees it.
-
-    ``resources`` are only those still needing an answer (allowed ones are left out);
-    ``save`` are the patterns an "always" reply will allow for ``action``.
-    """
-
-    action: str
-    resources: tuple[str, ...]
-    save: tuple[str, ...]
-    metadata: Mapping[str, Any]
-    source: Mapping[str, Any]
-    session_id: str = ""
-
-
-class Asker(Protocol):
-    """The host's prompt (CLI, MCP elicitation, a test script); sync or async."""
-
-    def __call__(self, request: PermissionRequest) -> Reply | Awaitable[Reply]: ...
-
-
-class AskObserver(Protocol):
-    """Hears each ``assert_`` in the task of the call that asked (``telemetry/asks.py``).
-
-    ``asked`` comes first, with every resource the tool named; ``answered`` follows once,
-    with the reply (``once``, ``always``, ``reject``, ``feedback`` for a ``Reject``,
-    ``allowed``/``saved`` when an allow rule or a saved approval settled it, ``denied``,
-    ``deferred``, ``declined`` when there is no asker, ``invalid``, or ``raised <Error>``)
-    and who gave it (``asker``, ``sibling``, ``resume``, ``rules`` or ``host``).
-    """
-
-    def asked(self, action: str, resources: tuple[str, ...]) -> None: ...
-
-    def answered(self, reply: str, by: str) -> None: ...
-
-
+@public
 class PermissionService:
-    """Rule evaluation and asks for one Location (``Location.permission``)."""
+    """Rule evaluation and asks for one Location (``Location.permission``, which builds it).
 
-    def __init__(self, location: Location) -> None:
-        self._location = location
-        self._approvals = Approvals(lambda: location.store, location._saved_store)
+    ``root``: absolute resources under it also match by their root-relative form.
+    ``policy``: the policy of the current config (called per decision; cheap).
+    ``open_store`` opens the store to save approvals in; ``saved_store`` returns it only
+    if anything may be saved in it yet (reading must not create one). ``asker`` and
+    ``on_ask`` return the Location's asker and default ``on_ask`` when an ask needs them.
+    """
+
+    def __init__(
+        self,
+        *,
+        root: Path,
+        policy: Callable[[], Ruleset],
+        open_store: Callable[[], Store],
+        saved_store: Callable[[], Store | None],
+        asker: Callable[[], Asker | None],
+        on_ask: Callable[[], OnAsk],
+    ) -> None:
+        self._root = root
+        self._policy = policy
+        self._open_store = open_store
+        self._saved_store = saved_store
+        self._asker = asker
+        self._on_ask = on_ask
+        self._approvals = Approvals(open_store, saved_store)
         self._principals: dict[str, Approvals] = {}
         self._pending: dict[str, list[Pending]] = {}
         self._pending_lock = threading.Lock()
-        self.observer: AskObserver | None = None
+        self.observer: AskObserver = NO_OBSERVER
 
     def _approvals_of(self, name: str) -> Approvals:
-        """The approvals saved for one served principal (``CallRules.of``), read from
-        the store on first use (blocking I/O) and kept for the life of this Location."""
+        """The approvals saved for one served principal (``principal_rules``), read from
+        the store on first use (blocking I/O) and kept for the life of this service."""
         approvals = self._principals.get(name)
         if approvals is None:
-            location = self._location
-            approvals = Approvals(lambda: location.store, location._saved_store, name)
+            approvals = Approvals(self._open_store, self._saved_store, name)
             approvals = self._principals.setdefault(name, approvals)
         return approvals
 
@@ -152,7 +117,7 @@ class PermissionService:
         Approvals are left out: they only allow, and never lift a policy deny, so they
         cannot change what is wholly denied.
         """
-        return self._location.policy
+        return self._policy()
 
     def gate(self, source: Mapping[str, Any], *, session_id: str = "") -> PermissionGate:
         """This service bound to one call's source and session (``ctx.permission``)."""
@@ -176,20 +141,17 @@ class PermissionService:
         """
         wanted = (resources,) if isinstance(resources, str) else tuple(resources) or ("*",)
         observer = self.observer
-        if observer is not None:
-            observer.asked(action, wanted)
+        observer.asked(action, wanted)
         await self._approvals.load()  # opens the store in a thread, never on the loop
         try:
             asked = self._to_ask(action, wanted)
         except PermissionBlocked:
-            if observer is not None:
-                observer.answered("denied", "rules")
+            observer.answered("denied", "rules")
             raise
         if asked and await self._refreshed():  # another process may have said "always"
             asked = self._to_ask(action, wanted)
         if not asked:
-            if observer is not None:
-                observer.answered(self._allowed_by(action, wanted), "rules")
+            observer.allowed(lambda: self._allowed_by(action, wanted))
             return
         request = PermissionRequest(
             action,
@@ -202,28 +164,23 @@ class PermissionService:
         pending = Pending(request)
         answer = answer_in_place(action, asked)
         if answer is not None:
-            if observer is not None:
-                observer.answered(_named(answer), "resume")
+            observer.answered(_named(answer), "resume")
             await self._settle(pending, answer, True)
             return
-        if deferring(self._location.on_ask):
-            if observer is not None:
-                observer.answered("deferred", "host")
+        if deferring(self._on_ask()):
+            observer.answered("deferred", "host")
             raise PermissionDeferred(request)
-        asker = self._location.asker
+        asker = self._asker()
         if asker is None:
-            if observer is not None:
-                observer.answered("declined", "host")
+            observer.answered("declined", "host")
             raise PermissionDeclined(action, asked)
         with self._tracked(pending):
             try:
                 reply, from_sibling = await pending.run(asker)
             except BaseException as exc:
-                if observer is not None:
-                    observer.answered(f"raised {type(exc).__name__}", "asker")
+                observer.answered(f"raised {type(exc).__name__}", "asker")
                 raise
-            if observer is not None:
-                observer.answered(_named(reply), "sibling" if from_sibling else "asker")
+            observer.answered(_named(reply), "sibling" if from_sibling else "asker")
             await self._settle(pending, reply, from_sibling)
 
     async def _refreshed(self) -> bool:
@@ -250,7 +207,7 @@ class PermissionService:
     def _decide(self, action: str, resource: str) -> PermissionRule | None:
         names = self._names(resource)
         principal = call_rules.current()  # a served principal's rules replace the policy
-        rules = principal.policy if principal is not None else self._location.policy
+        rules = principal.policy if principal is not None else self._policy()
         policy = rules.rule_for(action, names)
         if _denies(policy):
             return policy
@@ -261,7 +218,7 @@ class PermissionService:
         """``saved`` when a saved approval allowed some resource the policy alone would
         ask about, else ``allowed`` (only for an observer: it matches the rules again)."""
         principal = call_rules.current()
-        rules = principal.policy if principal is not None else self._location.policy
+        rules = principal.policy if principal is not None else self._policy()
         for resource in resources:
             rule = rules.rule_for(action, self._names(resource))
             if rule is None or rule.effect != "allow":
@@ -273,7 +230,7 @@ class PermissionService:
         if not os.path.isabs(resource):
             return (resource,)
         try:
-            relative = PurePath(resource).relative_to(self._location.root)
+            relative = PurePath(resource).relative_to(self._root)
         except ValueError:
             return (resource,)
         return (resource, relative.as_posix())
@@ -359,6 +316,7 @@ def _denies(rule: PermissionRule | None) -> bool:
     return rule is not None and rule.effect == "deny"
 
 
+@public
 @dataclass(frozen=True, slots=True)
 class PermissionGate:
     """A ``PermissionService`` bound to one call's canonical source and session."""
@@ -384,3 +342,10 @@ class PermissionGate:
             save=save,
             metadata=metadata,
         )
+
+
+def principal_rules(service: PermissionService, name: str, policy: Ruleset) -> call_rules.CallRules:
+    """The rules a served principal's calls run under (``call_rules.applying``):
+    ``policy``, and the approvals saved for ``name`` in ``service``'s store (read the
+    first time this service is asked for them: blocking I/O)."""
+    return call_rules.CallRules(name, policy, service._approvals_of(name))

@@ -2,9 +2,10 @@
 
 ``Host.open`` is the explicit, one-call setup an application does once per project:
 read config, discover plugins, register them in their total order inside one batch.
-``refresh_plugins`` brings the registrations in line with what is installed now while
-touching as little as possible: unchanged plugins are never re-imported, and
-registrations before the first difference keep their place.
+``refresh_plugins`` rediscovers what is installed now, and ``sync.PluginSync`` brings
+the registrations in line with it while touching as little as possible: unchanged
+plugins are never re-imported, and registrations before the first difference keep their
+place.
 """
 
 from __future__ import annotations
@@ -18,36 +19,26 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-from tooldeck.errors import PluginError
+from tooldeck._public import public
 from tooldeck.host.location.location import Location
-from tooldeck.host.plugins.discovery import (
-    Candidate,
-    discover,
-    failure_details,
-    forget_modules,
-    member_candidate,
-)
+from tooldeck.host.plugins.discovery import Candidate, discover, member_candidate
 from tooldeck.host.plugins.instrument import OFF, Instrumentation, instrumentation, replayed
-from tooldeck.host.plugins.records import PluginRecord, collector_paused
-from tooldeck.host.plugins.trust_gate import (
-    admits,
-    open_location,
-    skipped_servers,
-    untrusted_reason,
-)
+from tooldeck.host.plugins.records import collector_paused
+from tooldeck.host.plugins.sync import PluginSync
+from tooldeck.host.plugins.trust_gate import open_location
 from tooldeck.host.plugins.wiring import PluginWiring, Selection, ordered
 from tooldeck.host.service import ToolService
 from tooldeck.telemetry import semconv
 
 if TYPE_CHECKING:
-    from tooldeck.host.boundary.boundary import ToolCallOutcome
+    from tooldeck.host.boundary.outcome import ToolCallOutcome
     from tooldeck.host.boundary.pending import PendingCall
     from tooldeck.host.execution.definitions import Visibility
     from tooldeck.host.execution.snapshot import Snapshot
     from tooldeck.host.handles import SessionScope
-    from tooldeck.host.location.location import OnAsk
     from tooldeck.host.location.questions import Answerer
-    from tooldeck.host.permissions.permission import Asker, Reply
+    from tooldeck.host.permissions.asks import OnAsk
+    from tooldeck.host.permissions.request import Asker, Reply
     from tooldeck.host.plugins.report import PluginGroup, PluginInfo
     from tooldeck.host.store.base import Store
     from tooldeck.host.trust.project import TrustStatus
@@ -56,10 +47,8 @@ if TYPE_CHECKING:
 
 Discover = Callable[[], list[Candidate]]
 
-LOWER = ("builtin", "mcp")
-"""The layers before which a skipped project server's row is reported."""
 
-
+@public
 class Host:
     """A Location with its ``ToolService`` and plugins. Build it with ``Host.open``.
 
@@ -86,9 +75,8 @@ class Host:
         self._selection = selection
         self._discover = discover
         self._groups = dict(groups or {})
-        self._wiring = PluginWiring(location, trace=trace)
-        self._records: list[PluginRecord] = []
-        self._order: list[PluginRecord] = []  # records with a registration, in service order
+        wiring = PluginWiring(location, trace=trace)
+        self._plugins = PluginSync(service, wiring, selection, trust, instrumented.spans)
         self._lock = threading.RLock()
         self._spans = instrumented.spans
         self._last = instrumented.candidates  # loaded after every other plugin
@@ -275,7 +263,7 @@ class Host:
         from tooldeck.host.plugins.report import group_infos, plugin_info
 
         with self._lock:
-            records = list(self._records)
+            records = list(self._plugins.records)
         catalog = self.service.catalog
         infos: list[PluginInfo] = []
         for r in records:
@@ -316,91 +304,10 @@ class Host:
         ):
             with spans("tooldeck.plugins.discover", {}):
                 candidates = ordered(self._discover(), self._selection.order)
-            self._sync([*candidates, *self._last])
-
-    def _sync(self, candidates: list[Candidate]) -> None:
-        old = {r.candidate.name: r for r in self._records}
-        # A candidate without a loader is a reserved slot (MCP) nobody has filled yet.
-        records = [self._carry(c, old.pop(c.name, None)) for c in candidates if c.load]
-        for gone in old.values():
-            self._retire(gone)
-        self._place([r for r in records if r.transform is not None])
-        missing = self._selection.missing(candidates)
-        self._records = self._with_skipped(records) + [
-            PluginRecord(c, "failed", reason=f"not found ({c.origin})") for c in missing
-        ]
-
-    def _with_skipped(self, records: list[PluginRecord]) -> list[PluginRecord]:
-        """``records`` with an ``untrusted`` row per skipped project server, where the
-        MCP layer's rows go (after the built-ins)."""
-        rows = [
-            PluginRecord(c, "untrusted", reason=untrusted_reason(self.trust))
-            for c in skipped_servers(self.trust)
-        ]
-        at = next(
-            (i for i, r in enumerate(records) if r.candidate.layer not in LOWER), len(records)
-        )
-        return [*records[:at], *rows, *records[at:]]
-
-    def _carry(self, candidate: Candidate, previous: PluginRecord | None) -> PluginRecord:
-        """Keep ``previous`` when its candidate is unchanged; else replace it."""
-        if previous is not None and previous.candidate.identity == candidate.identity:
-            return previous
-        if previous is not None:
-            self._retire(previous, upgraded=True)
-        return self._load(candidate)
-
-    def _load(self, candidate: Candidate) -> PluginRecord:
-        excluded = self._selection.excluded(candidate)
-        if excluded is not None:
-            return PluginRecord(candidate, "disabled", reason=excluded)
-        if candidate.layer == "local" and not admits(self._trust, candidate):
-            return PluginRecord(candidate, "untrusted", reason=untrusted_reason(self.trust))
-        attributes = {semconv.PLUGIN: candidate.name, semconv.PLUGIN_LAYER: candidate.layer}
-        with self._spans("tooldeck.plugin.load", attributes) as span:
-            record = self._loaded(candidate)
-            if span is not None:
-                span.set_attribute(semconv.PLUGIN_STATUS, record.status)
-        return record
-
-    def _loaded(self, candidate: Candidate) -> PluginRecord:
-        assert candidate.load is not None
-        try:
-            plugin = candidate.load()
-            transform = self._wiring.register(candidate.name, plugin)
-        except PluginError as exc:
-            reason, text = failure_details(exc)
-            return PluginRecord(candidate, "failed", reason=reason, traceback=text)
-        return PluginRecord(candidate, "active", transform=transform)
-
-    def _retire(self, record: PluginRecord, *, upgraded: bool = False) -> None:
-        record.unregister()
-        if record.transform is not None:
-            self._wiring.unregister(record.candidate.name)
-        if upgraded:
-            forget_modules(record.candidate)
-
-    def _place(self, wanted: list[PluginRecord]) -> None:
-        """Make the registration order equal ``wanted``.
-
-        The service appends new registrations last, so everything after the first
-        position where the current order and ``wanted`` differ is re-registered (the
-        plugin objects are reused, nothing is re-imported).
-        """
-        current = [r for r in self._order if r.registered]
-        kept = 0
-        for have, want in zip(current, wanted, strict=False):
-            if have is not want:
-                break
-            kept += 1
-        for record in current[kept:]:
-            record.unregister()
-        for record in wanted[kept:]:
-            record.register(self.service)
-        self._order = wanted
+            self._plugins.sync([*candidates, *self._last])
 
     def __repr__(self) -> str:
-        return f"<Host {str(self.location.root)!r} plugins={len(self._records)}>"
+        return f"<Host {str(self.location.root)!r} plugins={len(self._plugins.records)}>"
 
 
 def _mcp_layer(

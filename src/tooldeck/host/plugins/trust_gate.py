@@ -1,7 +1,7 @@
 """Trust at the plugin layer: which config a Location gets, which plugin files may run,
 and the ``untrusted`` rows for what was skipped (DESIGN §7a).
 
-``host/location/trust`` decides *whether* a folder is trusted; this module applies the
+``host/trust`` decides *whether* a folder is trusted; this module applies the
 decision to the plugin layers, so ``Host`` stays about loading.
 """
 
@@ -12,13 +12,14 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from tooldeck.host.location.location import Location, OnAsk
-from tooldeck.host.location.paths import LOCAL_PLUGIN_DIR
+from tooldeck.host.config.paths import LOCAL_PLUGIN_DIR
+from tooldeck.host.location.location import Location
 from tooldeck.host.plugins.discovery import Candidate, member_candidate
 
 if TYPE_CHECKING:
     from tooldeck.host.location.questions import Answerer
-    from tooldeck.host.permissions.permission import Asker
+    from tooldeck.host.permissions.asks import OnAsk
+    from tooldeck.host.permissions.request import Asker
     from tooldeck.host.store.base import Store
     from tooldeck.host.trust.project import TrustStatus
 
@@ -56,7 +57,7 @@ def open_location(
     The project layer is validated whole first (a broken file is an error either way);
     untrusted, its ``[mcp.servers]`` and ``allow`` rules are dropped before merging.
     """
-    from tooldeck.host.location.config_files import merged_config
+    from tooldeck.host.config.config_files import merged_config
     from tooldeck.host.trust.project import narrowed
     from tooldeck.host.trust.store import inspect_folder
 

@@ -34,7 +34,7 @@ from tooldeck.host.plugins.discovery import LAYERS, Candidate, brief, normalize_
 from tooldeck.host.registry.editor import ToolEditor
 
 if TYPE_CHECKING:
-    from tooldeck.host.location.config import PluginsConfig
+    from tooldeck.host.config.config import PluginsConfig
     from tooldeck.host.location.location import Location
 
 HookCall = tuple[str, Callable[..., object], tuple[str, ...]]

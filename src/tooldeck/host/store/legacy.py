@@ -19,7 +19,7 @@ import stat
 from pathlib import Path
 
 from tooldeck.errors import ConfigError
-from tooldeck.host.location.config import PermissionRule
+from tooldeck.host.config.config import PermissionRule
 from tooldeck.host.store.base import Store
 
 _log = logging.getLogger("tooldeck.host.store")

@@ -23,8 +23,9 @@ import weakref
 from collections.abc import Callable, Iterable
 from typing import Any, TypeVar
 
+from tooldeck._public import public
 from tooldeck.errors import ExternalError, UsageError
-from tooldeck.host.location.config import PermissionRule
+from tooldeck.host.config.config import PermissionRule
 from tooldeck.host.store.base import (
     PENDING_COLUMNS,
     PendingChange,
@@ -40,6 +41,7 @@ _SCHEMA_LOCK = 0x746F6F6C  # one advisory lock id: creating tables concurrently 
 _T = TypeVar("_T")
 
 
+@public
 class PostgresStore:
     """A ``Store`` in PostgreSQL. ``conninfo`` is a libpq connection string or URL."""
 

@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 from urllib.parse import urlsplit
 
-from tooldeck.host.location.config import McpServerConfig
+from tooldeck.host.config.config import McpServerConfig
 
 CODE_EXECUTORS = frozenset(
     {

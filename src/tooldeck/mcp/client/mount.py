@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 from tooldeck._tool import AnyTool, Tool, ToolContext, ToolResult
 from tooldeck.host.registry.names import effective_name, normalize
 from tooldeck.mcp.client.executors import default_codemode
-from tooldeck.mcp.results import tool_result
+from tooldeck.mcp.client.results import tool_result
 from tooldeck.telemetry.propagation import mounted_call, mounted_session
 
 if TYPE_CHECKING:

@@ -10,7 +10,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import NamedTuple
 
-from tooldeck.host.location.config import McpServerConfig
+from tooldeck.host.config.config import McpServerConfig
 from tooldeck.host.registry.names import normalize
 
 

@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any, TextIO, TypeVar
 
 import anyio
 
-from tooldeck.mcp.serve.reply_id import TAIL_BYTES, last_member_id, read_head
+from tooldeck.mcp.client.reply_id import TAIL_BYTES, last_member_id, read_head
 
 if TYPE_CHECKING:
     from anyio.abc import Process

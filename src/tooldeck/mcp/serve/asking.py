@@ -14,6 +14,15 @@ resumes that pending call, exactly once. A retry sent twice gets the recorded ou
 and never runs the tool again; a call that asks again is pending again, under a new id
 that carries the answers already given. The state is not sealed: it names a pending
 call by an unguessable id, and answering is what the client is asked to do.
+
+One context variable carries call state here, ``_REQUEST``: the SDK request of the call
+whose asks are being made (``current_request``). The asker is the Location's, and
+``PermissionService`` calls it with a ``PermissionRequest`` that names the session but
+not the call, while one client session may have several calls in flight; each
+elicitation must go out related to its own call's request (over HTTP, on that call's
+response stream). So the served call marks its request in its task, where its asks run.
+It can go once the asker is given per call (in the call's scope) rather than per
+Location.
 """
 
 from __future__ import annotations
@@ -24,7 +33,7 @@ import json
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
-from tooldeck.host.permissions.permission import PermissionRequest, Reject, Reply
+from tooldeck.host.permissions.request import PermissionRequest, Reject, Reply
 from tooldeck.mcp.sdk import types
 
 if TYPE_CHECKING:

@@ -113,21 +113,21 @@ async def _serve(
     serving = await anyio.to_thread.run_sync(
         lambda: Serving(lambda: _open(root, asker, codemode, store))
     )
-    limits = serving.current().location.config.mcp.serve  # read once, at start
+    limits = serving.host.location.config.mcp.serve  # read once, at start
     try:
         tokens = _tokens(address, allow_remote, limits)
     except UsageError:
-        await anyio.to_thread.run_sync(serving.current().close)
+        await anyio.to_thread.run_sync(serving.host.close)
         raise
     sessions = ClientSessions(
-        serving.current,
+        serving,
         idle_timeout_s=limits.idle_timeout_s,
         max_calls=limits.max_calls_per_session,
     )
-    server = CatalogServer(serving.current, asker, sessions)
+    server = CatalogServer(serving, asker, sessions)
     try:
         async with anyio.create_task_group() as group:
-            group.start_soon(watch, serving, server, root)
+            group.start_soon(watch, serving, server.tools_changed, root)
             group.start_soon(_reap, sessions)
             if address is None:
                 await _stdio(server)
@@ -135,7 +135,7 @@ async def _serve(
                 await _http(server, address, tokens, limits)
             group.cancel_scope.cancel()
     finally:
-        await anyio.to_thread.run_sync(serving.current().close)
+        await anyio.to_thread.run_sync(serving.host.close)
 
 
 def _open(root: Path, asker: Any, codemode: bool, store: Store | None) -> Any:

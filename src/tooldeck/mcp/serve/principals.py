@@ -18,8 +18,9 @@ from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING
 
 from tooldeck.errors import UsageError
-from tooldeck.host.location.config import McpServeConfig
+from tooldeck.host.config.config import McpServeConfig
 from tooldeck.host.permissions.call_rules import CallRules
+from tooldeck.host.permissions.permission import principal_rules
 from tooldeck.host.permissions.wildcard import Ruleset
 from tooldeck.mcp.serve.auth import DEFAULT_PRINCIPAL, TOKEN_ENV
 
@@ -63,7 +64,7 @@ def load_approvals(host: Host, principals: Iterable[str]) -> None:
     """Read each principal's saved approvals now (blocking I/O: called in a thread when
     the served host opens), so no call on the event loop waits on the store."""
     for name in principals:
-        CallRules.of(host.location, name, host.location.policy)
+        principal_rules(host.location.permission, name, host.location.policy)
 
 
 class Principals:
@@ -85,6 +86,8 @@ class Principals:
         kept = self._rules.get(name)
         if kept is not None and kept[0] is location and kept[1] is policy and kept[2] is own:
             return kept[3]
-        rules = CallRules.of(location, name, Ruleset((*policy.rules, *own)) if own else policy)
+        rules = principal_rules(
+            location.permission, name, Ruleset((*policy.rules, *own)) if own else policy
+        )
         self._rules[name] = (location, policy, own, rules)
         return rules

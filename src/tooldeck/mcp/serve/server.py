@@ -1,31 +1,33 @@
 """Serve a Location's live catalog as an MCP server (the SDK's low-level ``Server``).
 
-``tools/list`` answers exactly ``snapshot.definitions_for("mcp")`` of the current
-snapshot; ``tools/call`` runs through ``run_tool_call`` (validation, permission, output
-contract, bounding). When the catalog changes, every connected client hears it in its
-own protocol era: 2026-07-28 clients through ``subscriptions/listen``, handshake-era
-clients through ``notifications/tools/list_changed`` (the SDK has no broadcast, so a
-middleware remembers one request session per handshake-era connection; its notifications
-travel on the connection's own channel).
+Each request is served the view of the client that sent it (``sessions.ClientView``: its
+session's snapshot under its principal's rules, kept while the catalog and the rules stay
+the same). ``tools/list`` answers exactly the view's ``definitions_for("mcp")``;
+``tools/call`` runs through ``run_tool_call`` against the same view (validation,
+permission, limits, hooks, output contract, bounding), so what a client is listed and
+what it may call cannot drift. When the catalog changes, every connected client hears it
+in its own protocol era: 2026-07-28 clients through ``subscriptions/listen``,
+handshake-era clients through ``notifications/tools/list_changed`` (the SDK has no
+broadcast, so a middleware remembers one request session per handshake-era connection;
+its notifications travel on the connection's own channel).
 """
 
 from __future__ import annotations
 
 import itertools
 import logging
-from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING, Any, Literal
+from collections.abc import Mapping
+from contextlib import AbstractContextManager, nullcontext
+from typing import TYPE_CHECKING, Any
 
 from tooldeck import __version__
 from tooldeck.errors import PendingCallError
 from tooldeck.host.boundary.boundary import run_tool_call
+from tooldeck.host.boundary.outcome import ToolCallOutcome
 from tooldeck.host.call.path import CallScope, ToolCall
-from tooldeck.host.execution.snapshot import Snapshot
 from tooldeck.host.permissions.call_rules import CallRules, applying
-from tooldeck.host.permissions.wildcard import Ruleset
 from tooldeck.host.registry.record import record_of
 from tooldeck.host.schema.frozen import thaw
-from tooldeck.mcp.results import call_result
 from tooldeck.mcp.sdk import (
     CacheHint,
     InMemorySubscriptionBus,
@@ -42,13 +44,19 @@ from tooldeck.mcp.serve.asking import (
     elicits_by_round_trip,
     input_required,
 )
-from tooldeck.mcp.serve.auth import PRINCIPAL_KEY
-from tooldeck.mcp.serve.principals import Principals
-from tooldeck.mcp.serve.sessions import ClientSessions, client_key, current_principal
+from tooldeck.mcp.serve.sessions import (
+    ClientSessions,
+    ClientView,
+    client_key,
+    current_principal,
+    principal_of,
+)
+from tooldeck.providers import results_for
 from tooldeck.telemetry.propagation import ServedRequest, serving
 
 if TYPE_CHECKING:
-    from tooldeck import Host
+    from tooldeck import Snapshot
+    from tooldeck.mcp.serve.watch import Serving
 
 log = logging.getLogger("tooldeck.mcp")
 
@@ -62,23 +70,22 @@ check output schemas. ``private``: each principal is listed its own tools."""
 
 
 class CatalogServer:
-    """An MCP server over ``current()``: the host serving right now (it may be replaced)."""
+    """An MCP server over ``serving.host``: the host serving right now (it may be replaced)."""
 
     def __init__(
         self,
-        current: Callable[[], Host],
+        serving: Serving,
         asker: ElicitingAsker,
         sessions: ClientSessions | None = None,
     ) -> None:
-        self._current = current
         self._asker = asker
-        self.sessions = sessions or ClientSessions(current, idle_timeout_s=900.0, max_calls=16)
-        self.principals = Principals()
+        self.sessions = sessions or ClientSessions(serving, idle_timeout_s=900.0, max_calls=16)
         self._bus = InMemorySubscriptionBus()
         # Handshake-era connections by the identity of their initialize params (one object
         # per connection); the most recent MAX_SESSIONS are kept.
         self._sessions: dict[int, Any] = {}
-        # MCP tools per definitions tuple (one per snapshot; sessions may differ)
+        # MCP tools per definitions tuple (one per snapshot; the sessions of one catalog
+        # share it)
         self._listed: dict[int, tuple[object, Listing]] = {}
         self._schemas: dict[int, tuple[object, dict[str, Any]]] = {}
         self._calls = itertools.count(1)
@@ -93,7 +100,7 @@ class CatalogServer:
         )
         self.server.middleware.append(self._remember)
 
-    # -- handlers --------------------------------------------------------------------------
+    # -- every request ------------------------------------------------------------------------
     async def _remember(self, ctx: Any, call_next: Any) -> Any:
         session = ctx.session
         params = session.client_params
@@ -104,16 +111,18 @@ class CatalogServer:
                 del self._sessions[next(iter(self._sessions))]
         return await call_next(ctx)
 
+    # -- listing ------------------------------------------------------------------------------
     async def _list_tools(self, ctx: Any, params: Any) -> types.ListToolsResult:
-        key = client_key(ctx.request)
+        request = ctx.request
+        key = client_key(request)
         if key is not None:
             self.sessions.touch(key)
-        return types.ListToolsResult(tools=list(self.listing(key, self._rules(ctx))))
+        view = self.sessions.view(key, principal_of(request))
+        return types.ListToolsResult(tools=list(self.listing(view.snapshot)))
 
-    def listing(self, key: str | None = None, rules: CallRules | None = None) -> Listing:
-        """The definitions a client's session sees under its principal's rules, as MCP
-        tools (converted once per snapshot); ``key=None``: no session."""
-        definitions = self._snapshot(key, rules).definitions_for("mcp")
+    def listing(self, snapshot: Snapshot) -> Listing:
+        """``snapshot``'s definitions as MCP tools, converted once per definitions tuple."""
+        definitions = snapshot.definitions_for("mcp")
         listed = self._listed.get(id(definitions))
         if listed is None or listed[0] is not definitions:
             if len(self._listed) >= 64:
@@ -126,10 +135,11 @@ class CatalogServer:
         """``name``'s input schema as the requesting principal was advertised it, for the
         SDK's ``Mcp-Param-*`` header check of a 2026-07-28 call (None: not listed, the
         check is skipped). Without it the SDK runs a whole ``tools/list`` per call to find
-        one schema. The principal comes from the request's ASGI scope (``RequestScope``);
-        a session's own tools are not looked up (stateless requests have none)."""
-        rules = self.principals.rules(self._current(), current_principal())
-        definitions = self._snapshot(None, rules).definitions_for("mcp")
+        one schema. The SDK gives this callback the name alone, so the principal comes
+        from the request's task (``sessions.current_principal``); a session's own tools
+        are not looked up (stateless requests have none)."""
+        snapshot = self.sessions.view(None, current_principal()).snapshot
+        definitions = snapshot.definitions_for("mcp")
         schemas = self._schemas.get(id(definitions))
         if schemas is None or schemas[0] is not definitions:
             if len(self._schemas) >= 64:
@@ -138,68 +148,57 @@ class CatalogServer:
             self._schemas[id(definitions)] = schemas
         return schemas[1].get(name)
 
-    def _snapshot(self, key: str | None, rules: CallRules | None) -> Snapshot:
-        """The snapshot of a client's session (opened on first use) or the Location's,
-        hiding what its principal's rules deny (the rules its calls run under)."""
-        host = self._current()
-        permissions: Ruleset | Literal["location"] = (
-            rules.policy if rules is not None else "location"
-        )
-        if key is None:
-            return host.snapshot(permissions)
-        host.session(key)
-        return host.snapshot(permissions, session=key)
-
-    def _rules(self, ctx: Any) -> CallRules | None:
-        """The rules of the request's principal (None: the Location's own)."""
-        request = ctx.request
-        principal = request.scope.get(PRINCIPAL_KEY) if request is not None else None
-        return self.principals.rules(self._current(), principal)
-
+    # -- calls --------------------------------------------------------------------------------
     async def _call_tool(
         self, ctx: Any, params: types.CallToolRequestParams
     ) -> types.CallToolResult | types.InputRequiredResult:
-        with serving(_served(ctx)):  # what the call's span records and continues
-            return await self._serve_call(ctx, params)
-
-    async def _serve_call(
-        self, ctx: Any, params: types.CallToolRequestParams
-    ) -> types.CallToolResult | types.InputRequiredResult:
-        key = client_key(ctx.request)
+        request = ctx.request
+        key = client_key(request)
+        principal = principal_of(request)
         if key is None:  # stateless: the Location's view, asks tracked for this call alone
-            return await self._run(ctx, params, None, self.sessions.stateless_key())
+            view = self.sessions.view(None, principal)
+            return await self._call(ctx, params, view, self.sessions.stateless_key())
         if not self.sessions.enter(key):
             return _error(
                 f"This MCP session already has {self.sessions.max_calls} tool calls in flight "
                 "([mcp.serve] max_calls_per_session); wait for one to finish and call again."
             )
         try:
-            return await self._run(ctx, params, key, key)
+            return await self._call(ctx, params, self.sessions.view(key, principal), key)
         finally:
             self.sessions.leave(key)
 
-    async def _run(
-        self, ctx: Any, params: types.CallToolRequestParams, key: str | None, session_id: str
+    async def _call(
+        self, ctx: Any, params: types.CallToolRequestParams, view: ClientView, session_id: str
     ) -> types.CallToolResult | types.InputRequiredResult:
-        rules = self._rules(ctx)
-        snapshot = self._snapshot(key, rules)
         call = ToolCall(f"mcp-{next(self._calls)}", params.name, params.arguments or {})
-        scope = snapshot.scope(session_id, call.id, via="served")
-        with applying(rules):
+        scope = view.snapshot.scope(session_id, call.id, via="served")
+        if view.snapshot.call_hooks is None:  # no ``tool_call`` hook: no span reads the request
+            return await self._run(ctx, params, view, call, scope)
+        with serving(_served(ctx)):  # what the call's span records and continues
+            return await self._run(ctx, params, view, call, scope)
+
+    async def _run(
+        self,
+        ctx: Any,
+        params: types.CallToolRequestParams,
+        view: ClientView,
+        call: ToolCall,
+        scope: CallScope,
+    ) -> types.CallToolResult | types.InputRequiredResult:
+        with _under(view.rules):
             if elicits_by_round_trip(ctx):
-                return await self._round_trip(params, snapshot, call, scope)
+                return await self._round_trip(params, view, call, scope)
             with current_request(ctx) as asked:
-                outcome = await run_tool_call(snapshot, call, scope=scope)
+                outcome = await run_tool_call(view.snapshot, call, scope=scope)
         if outcome.status == "declined" and asked.unanswerable:
             return _error(self._asker.declined_text(asked.unanswerable))
-        return call_result(
-            outcome, structured=_declares_output(snapshot, params.name), call_id=call.id
-        )
+        return _result(outcome, view, params.name, call.id)
 
     async def _round_trip(
         self,
         params: types.CallToolRequestParams,
-        snapshot: Snapshot,
+        view: ClientView,
         call: ToolCall,
         scope: CallScope,
     ) -> types.CallToolResult | types.InputRequiredResult:
@@ -207,18 +206,15 @@ class CatalogServer:
         the pending call it names (see ``asking``)."""
         answer = answered(params)
         if answer is None:
-            outcome = await run_tool_call(snapshot, call, scope=scope, on_ask="defer")
+            outcome = await run_tool_call(view.snapshot, call, scope=scope, on_ask="defer")
         else:
             try:
-                outcome = await self._current().resume(*answer)
+                outcome = await view.host.resume(*answer)
             except PendingCallError as exc:
-                text = types.TextContent(type="text", text=str(exc))
-                return types.CallToolResult(content=[text], is_error=True)
+                return _error(str(exc))
         if outcome.pending is not None:
             return input_required(outcome.pending)
-        return call_result(
-            outcome, structured=_declares_output(snapshot, params.name), call_id=call.id
-        )
+        return _result(outcome, view, params.name, call.id)
 
     # -- change notification ------------------------------------------------------------------
     async def tools_changed(self) -> None:
@@ -234,6 +230,27 @@ class CatalogServer:
 
 def _error(text: str) -> types.CallToolResult:
     return types.CallToolResult(content=[types.TextContent(type="text", text=text)], is_error=True)
+
+
+def _under(rules: CallRules | None) -> AbstractContextManager[None]:
+    """A principal's call runs under its rules (``call_rules``); without a principal the
+    Location's rules are the ones in force already, and nothing is set."""
+    return applying(rules) if rules is not None else nullcontext()
+
+
+def _result(
+    outcome: ToolCallOutcome, view: ClientView, name: str, call_id: str
+) -> types.CallToolResult:
+    """The MCP result of ``outcome``: ``results_for("mcp", ...)``, the one conversion hosts
+    use too; failed, declined and interrupted outcomes are errors. The output is its
+    ``structured_content`` only when the advertised tool declares an object output."""
+    structured = view.outputs.get(name)
+    if structured is None:  # once per tool and view
+        structured = view.outputs[name] = _declares_output(view.snapshot, name)
+    [result] = results_for("mcp", [(ToolCall(call_id), outcome)])
+    if not structured:
+        result.pop("structuredContent", None)
+    return types.CallToolResult.model_validate(result)
 
 
 def _tool(definition: Any) -> types.Tool:

@@ -13,24 +13,23 @@ from __future__ import annotations
 import errno
 import os
 import sys
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple, TypeGuard
 
 import anyio
 
 from tooldeck.errors import TooldeckError
-from tooldeck.host.location.config_files import (
+from tooldeck.host.config.config_files import (
     PROJECT_FILE,
     PYPROJECT_FILE,
     user_config_path,
 )
-from tooldeck.host.location.paths import LOCAL_PLUGIN_DIR
+from tooldeck.host.config.paths import LOCAL_PLUGIN_DIR
 from tooldeck.host.trust.store import trust_store_path
 
 if TYPE_CHECKING:
     from tooldeck import Host
-    from tooldeck.mcp.serve.server import CatalogServer
 
 
 POLL_S = 0.5
@@ -65,14 +64,15 @@ def _stamp(paths: list[Path]) -> Stamp:
 
 
 class Serving:
-    """The host being served; replaced as a whole when the config changes."""
+    """The host being served, ``host``; replaced as a whole when the config changes.
+
+    The server and the client sessions read ``host`` on every request: a plain attribute,
+    so a new host is seen by the next request, and nothing is called to find it.
+    """
 
     def __init__(self, open_host: Callable[[], Host]) -> None:
         self._open = open_host
         self.host = open_host()
-
-    def current(self) -> Host:
-        return self.host
 
     async def reopen(self) -> None:
         """A new host from the changed config; the old one closes (its servers end).
@@ -95,14 +95,15 @@ class Serving:
         await anyio.to_thread.run_sync(self.host.refresh_plugins)
 
 
-async def watch(serving: Serving, server: CatalogServer, root: Path) -> None:
-    """Poll forever: apply file changes, and notify clients when the listing changed.
+async def watch(serving: Serving, tools_changed: Callable[[], Awaitable[None]], root: Path) -> None:
+    """Poll forever: apply file changes, and call ``tools_changed`` (the server's, which
+    notifies its clients) when the listing changed.
 
     A poll that fails for want of descriptors (``EMFILE``: a flood of connections) is
     reported once and retried at the next tick; the watcher never ends the server.
     """
     stamps = Stamps.of(root)
-    listed = serving.current().snapshot().definitions_for("mcp")
+    listed = serving.host.snapshot().definitions_for("mcp")
     failing = False
     while True:
         await anyio.sleep(POLL_S)
@@ -113,7 +114,7 @@ async def watch(serving: Serving, server: CatalogServer, root: Path) -> None:
             elif now.plugins != stamps.plugins:
                 await serving.refresh()
             stamps = now
-            current = serving.current().snapshot().definitions_for("mcp")
+            current = serving.host.snapshot().definitions_for("mcp")
         except (OSError, TooldeckError) as exc:
             if not failing:
                 _report(f"watching the Location failed, retrying: {exc}")
@@ -122,7 +123,7 @@ async def watch(serving: Serving, server: CatalogServer, root: Path) -> None:
         failing = False
         if current is not listed and current != listed:
             listed = current
-            await server.tools_changed()
+            await tools_changed()
 
 
 def _out_of_descriptors(exc: BaseException | None) -> TypeGuard[OSError]:

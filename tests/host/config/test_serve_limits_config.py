@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tooldeck.host.location.config import Config
+from tooldeck.host.config.config import Config
 
 
 def test_the_default_connection_bound_holds_every_session_the_server_admits() -> None:

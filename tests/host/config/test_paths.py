@@ -6,7 +6,8 @@ import pytest
 
 from tooldeck import Location
 from tooldeck.errors import PermissionDeclined
-from tooldeck.host.location.paths import is_inside, resolve_in_location
+from tooldeck.host.config.paths import resolve_in_root
+from tooldeck.paths import is_inside, resolve_in_location
 
 SOURCE = {"type": "tool", "message_id": "m1", "id": "call_1"}
 
@@ -142,3 +143,21 @@ async def test_a_symlink_staying_inside_asks_nothing(location, asker):
 )
 def test_is_inside(location, path, inside):
     assert is_inside(location, path) is inside
+
+
+async def test_the_config_layer_judges_against_a_bare_root(tmp_path):
+    """``tooldeck.paths`` hands the Location's root to ``host.config.paths``, which needs
+    only that root and something with ``assert_``: no Location, no permission service."""
+
+    class Gate:
+        def __init__(self):
+            self.asserted = []
+
+        async def assert_(self, action, resources, *, save=None, metadata=None):
+            self.asserted.append((action, tuple(resources), tuple(save or ())))
+
+    gate = Gate()
+    assert await resolve_in_root(gate, tmp_path, "a/b.txt") == tmp_path / "a" / "b.txt"
+    assert await resolve_in_root(gate, tmp_path, "../c.txt") == tmp_path.parent / "c.txt"
+    pattern = f"{tmp_path.parent}/*"
+    assert gate.asserted == [("external_directory", (pattern,), (pattern,))]

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from tooldeck.errors import ConfigError
-from tooldeck.host.location.config import NOT_YET_AVAILABLE, Config, PluginsConfig
-from tooldeck.host.location.config_files import describe, load_config, merge, user_config_path
+from tooldeck.host.config.config import NOT_YET_AVAILABLE, Config, PluginsConfig
+from tooldeck.host.config.config_files import describe, load_config, merge, user_config_path
 
 
 @pytest.fixture
@@ -181,7 +181,7 @@ NOT_AVAILABLE = "not available in this version of tooldeck"
 @pytest.fixture
 def unavailable_output(monkeypatch):
     """Pretend ``[output]`` configures a feature still to come (every feature has landed)."""
-    from tooldeck.host.location import config
+    from tooldeck.host.config import config
 
     monkeypatch.setitem(
         config.NOT_YET_AVAILABLE, "output", config.Unavailable("a feature still to come")

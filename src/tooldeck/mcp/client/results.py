@@ -1,28 +1,23 @@
-"""MCP ``CallToolResult`` → tooldeck ``ToolResult`` (client side), and back (server side).
+"""A mounted server's MCP ``CallToolResult`` as the tooldeck ``ToolResult`` its tool returns.
 
-Client side: text blocks become ``TextPart``, images ``ImagePart``, audio and embedded
+Text blocks become ``TextPart``, images ``ImagePart``, audio and embedded
 resources ``FilePart`` (the model reads files), resource links a line of text;
 ``structured_content`` becomes the declared output when the tool declares one;
 ``is_error`` becomes ``ToolFailure`` with the server's text. A block whose base64 does
-not decode is left out with a note, like an image the boundary cannot use.
-
-Server side: ``tooldeck.providers.results_for("mcp", ...)`` makes the result (an outcome's
-parts become MCP blocks, its declared output the ``structured_content`` when the
-advertised tool has an object output schema).
+not decode is left out with a note, like an image the boundary cannot use. (The way
+back, an outcome as an MCP result, is the served side's: ``results_for("mcp", ...)``.)
 """
 
 from __future__ import annotations
 
 import base64
 import binascii
-import json
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from tooldeck._tool import ContentPart, FilePart, ImagePart, TextPart, ToolFailure, ToolResult
 
 if TYPE_CHECKING:
-    from tooldeck.host.boundary.boundary import ToolCallOutcome
     from tooldeck.mcp.sdk import types
 
 _FAILURE_TEXT_LIMIT = 20_000
@@ -94,26 +89,3 @@ def _clip(text: str) -> str:
     if len(text) <= _FAILURE_TEXT_LIMIT:
         return text
     return text[:_FAILURE_TEXT_LIMIT] + f"\n[... {len(text) - _FAILURE_TEXT_LIMIT} more characters]"
-
-
-# -- server side -----------------------------------------------------------------------------
-def call_result(
-    outcome: ToolCallOutcome, *, structured: bool, call_id: str = ""
-) -> types.CallToolResult:
-    """The MCP result of a tooldeck outcome: ``results_for("mcp", ...)``, the one
-    conversion hosts use too; failed, declined and interrupted outcomes are errors.
-    ``structured``: the advertised tool declares an object output (only then is the
-    output its ``structured_content``)."""
-    from tooldeck.host.call.path import ToolCall
-    from tooldeck.mcp.sdk import types
-    from tooldeck.providers import results_for
-
-    [result] = results_for("mcp", [(ToolCall(call_id), outcome)])
-    if not structured:
-        result.pop("structuredContent", None)
-    return types.CallToolResult.model_validate(result)
-
-
-def text_of(value: Any) -> str:
-    """JSON text for a value the model should read (server-side fallbacks)."""
-    return json.dumps(value, ensure_ascii=False, default=repr)
