@@ -130,6 +130,40 @@ def test_search_tools_lists_without_a_session(tmp_path):
     assert ran.content[0].text == "ran refund_charge"
 
 
+def test_a_weak_search_says_where_the_tools_are_and_suggests_a_query(tmp_path):
+    service = service_of(
+        tmp_path,
+        make("create_invoice", "billing"),
+        make("refund_charge", "billing", "Refund a card charge."),
+        make("list_events", "calendar", "List calendar events."),
+        spaces=[
+            ("billing", "Invoices and card charges. Backed by Stripe.", True),
+            ("calendar", "Events and availability.", True),
+        ],
+    )
+    snap = service.snapshot()
+    query = "who is on call this week"
+    done = snap.execute_sync(ToolCall("c1", "search_tools", {"query": query}))
+    assert done.output["tools"] == [] and done.output["loaded"] is False
+    text = done.content[0].text
+    assert text.splitlines()[0] == f'No tool matches "{query}".'
+    assert "- billing: Invoices and card charges. (2 tools)" in text
+    assert "- calendar: Events and availability. (1 tool)" in text
+    assert "Try a namespace's name" in text
+    advice = done.output["hint"]
+    assert [n["name"] for n in advice["namespaces"]] == ["billing", "calendar"]
+    assert advice["unmatched"] == ["on call"] and advice["suggested_query"] == ""
+    assert 'No tool answers "on call".' in text
+
+    done = snap.execute_sync(ToolCall("c2", "search_tools", {"query": "charge a calendar rota"}))
+    text = done.content[0].text
+    assert done.output["tools"] and "The match is weak." in text
+    assert done.output["hint"]["suggested_query"] in text
+
+    done = snap.execute_sync(ToolCall("c3", "search_tools", {"query": "refund a charge"}))
+    assert "hint" not in done.output and "weak" not in done.content[0].text
+
+
 def test_search_tools_loads_into_the_open_session_until_it_closes(tmp_path):
     service = service_of(
         tmp_path,
