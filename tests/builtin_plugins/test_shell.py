@@ -2,12 +2,13 @@ from __future__ import annotations
 
 import asyncio
 import os
+import re
 import time
 from pathlib import Path
 
 import pytest
 
-from tooldeck.builtin_plugins._run.process import read_tail, run_in_group
+from tooldeck.builtin_plugins._run.process import KILL_GRACE_SECONDS, read_tail, run_in_group
 from tooldeck.builtin_plugins._run.shell import command_resources
 from tooldeck.host.config.config import Config, OutputConfig, PermissionRule
 from tooldeck.host.location.location import Location
@@ -171,9 +172,41 @@ async def test_what_ignores_sigterm_is_killed_after_the_grace(tmp_path):
         )
     finally:
         os.close(fd)
-    assert finished.timed_out
+    assert finished.timed_out and finished.forced
     assert finished.returncode == -9
+    assert finished.seconds >= 0.3 + 0.2  # the SIGKILL came after the grace
     assert live_members(int(pidfile.read_text())) == []
+
+
+IGNORES_SIGTERM = "trap '' TERM; echo $$ > pid; sleep 30 & wait"
+STATED = re.compile(r"(\d+\.\d) s after it started")
+
+
+async def test_a_timeout_that_took_longer_to_stop_says_when_it_ended(shell, root):
+    began = time.monotonic()
+    outcome = await shell(IGNORES_SIGTERM, timeout=600)
+    took = time.monotonic() - began
+    (status,) = [s for s in text_of(outcome).splitlines() if s.startswith("[Command timed out")]
+    assert status.startswith("[Command timed out after 600 ms and was killed (it ended ")
+    assert status.endswith(" s after it started: it ignored SIGTERM until it was killed)]")
+    stated = float(STATED.search(status).group(1))
+    assert 0.6 + KILL_GRACE_SECONDS - 0.1 <= stated <= took + 0.1  # the real time, not 0.6
+    assert live_members(int((root / "pid").read_text())) == []
+
+
+async def test_a_per_tool_timeout_that_took_longer_to_stop_says_when_it_ended(
+    builtins, root, tmp_path, asker
+):
+    config = Config.model_validate({"tools": {"shell": {"timeout_s": 0.5}}})
+    tool = builtins_for(builtins, root, tmp_path, asker, config)
+    began = time.monotonic()
+    outcome = await tool.call("shell", command=IGNORES_SIGTERM)
+    took = time.monotonic() - began
+    message = outcome.error.message
+    assert "did not finish within its 0.5 s limit (timeout_s) and was stopped, " in message
+    stated = float(STATED.search(message).group(1))
+    assert 0.5 + KILL_GRACE_SECONDS - 0.1 <= stated <= took + 0.1
+    assert live_members(int((root / "pid").read_text())) == []
 
 
 def running(pid: int) -> bool:

@@ -203,8 +203,10 @@ def _marker(tail: Tail, path: Path) -> str:
 def _status(finished: Finished, timeout_ms: int) -> str:
     code = finished.returncode
     if finished.timed_out:
+        late = finished.overrun(timeout_ms / 1000)
         return (
-            f"[Command timed out after {timeout_ms} ms and was killed]\n{_retry_hint(timeout_ms)}"
+            f"[Command timed out after {timeout_ms} ms and was killed{late}]\n"
+            f"{_retry_hint(timeout_ms)}"
         )
     if code is not None and code < 0:
         return f"[killed by signal {signal.Signals(-code).name}]"

@@ -137,6 +137,8 @@ class Host:
         """
         if mcp_listings not in ("cached", "fresh"):
             raise ValueError(f"mcp_listings must be 'cached' or 'fresh', got {mcp_listings!r}")
+        if isinstance(disable, str):  # its characters would be entries: "*" disables all
+            raise TypeError("disable must be a list of names or patterns, not a str")
         location, status = open_location(
             Path(path), trust, data_dir, asker, answerer, store=store, on_ask=on_ask
         )
@@ -308,6 +310,14 @@ class Host:
         return {r.candidate.name: r.reason or "failed" for r in records if r.status == "failed"}
 
     @property
+    def warnings(self) -> tuple[str, ...]:
+        """What this host was told that had no effect: each ``disable`` entry (of
+        ``Host.open``, ``TOOLDECK_DISABLE_PLUGINS`` or ``[plugins] disable``) that names
+        no plugin or MCP server, with where it came from. Each is logged once too, as a
+        warning on the ``tooldeck`` logger."""
+        return self._plugins.warnings
+
+    @property
     def mcp_failures(self) -> dict[str, str]:
         """Each configured MCP server that failed (``mcp:NAME``) and why.
 
@@ -346,7 +356,8 @@ class Host:
         ):
             with spans("tooldeck.plugins.discover", {}):
                 candidates = ordered(self._discover(), self._selection.order)
-            self._plugins.sync([*candidates, *self._last])
+            servers = tuple(self.location.config.mcp.servers)
+            self._plugins.sync([*candidates, *self._last], servers)
 
     def __repr__(self) -> str:
         return f"<Host {str(self.location.root)!r} plugins={len(self._plugins.records)}>"

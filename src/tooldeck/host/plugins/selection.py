@@ -129,6 +129,22 @@ class Selection(NamedTuple):
             return self.project.only
         return None
 
+    def disables(self) -> list[tuple[str, str]]:
+        """Every ``disable`` entry with its origin, the user's then the project's."""
+        return [*self.disabled, *((n, PROJECT_DISABLE) for n in self.project.disable)]
+
+    def unmatched(self, candidates: Sequence[Candidate]) -> list[str]:
+        """A warning per ``disable`` entry (the user's or the project's) that names none
+        of ``candidates`` (a typo, a plugin not installed): it disables nothing, which its
+        author should hear."""
+        return [
+            f"disable entry {name!r} (from {origin}) matches no plugin or MCP server here, "
+            "so it disables nothing; names look like builtin:read, local:STEM, a "
+            "distribution name or mcp:SERVER, and a pattern may use * ? [...]"
+            for name, origin in self.disables()
+            if not any(disabled_by(candidate, name) for candidate in candidates)
+        ]
+
     def missing(self, candidates: Sequence[Candidate]) -> list[Candidate]:
         """Placeholders for selected names that match no plugin (a typo, not installed)."""
         wanted = [(n, self.only_origin) for n in self.only or ()]
