@@ -3,9 +3,8 @@
 ``Host.open`` is the explicit, one-call setup an application does once per project:
 read config, discover plugins, register them in their total order inside one batch.
 ``refresh_plugins`` rediscovers what is installed now, and ``sync.PluginSync`` brings
-the registrations in line with it while touching as little as possible: unchanged
-plugins are never re-imported, and registrations before the first difference keep their
-place.
+the registrations in line with it, touching as little as possible: unchanged plugins
+are never re-imported, and registrations before the first difference keep their place.
 """
 
 from __future__ import annotations
