@@ -26,7 +26,8 @@ from pathlib import Path
 
 import pytest
 
-pytestmark = pytest.mark.slow
+# The matrix step runs in the folder the guide's steps filled: one worker, in order.
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("pack-guide")]
 ROOT = Path(__file__).resolve().parent.parent
 DOCS = ROOT / "docs"
 
