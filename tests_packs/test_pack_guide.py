@@ -26,8 +26,7 @@ from pathlib import Path
 
 import pytest
 
-# The matrix step runs in the folder the guide's steps filled: one worker, in order.
-pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("pack-guide")]
+pytestmark = pytest.mark.slow
 ROOT = Path(__file__).resolve().parent.parent
 DOCS = ROOT / "docs"
 

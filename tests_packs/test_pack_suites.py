@@ -12,11 +12,6 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
-
-# test_together.py uninstalls a pack for a moment: never while a pack's suite runs.
-pytestmark = pytest.mark.xdist_group("installed-packs")
-
 
 def test_pack_suite_passes_with_all_packs_installed(pack: str, pack_dir: Path) -> None:
     env = {k: v for k, v in os.environ.items() if not k.startswith("TOOLDECK_")}

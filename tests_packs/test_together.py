@@ -21,11 +21,6 @@ BUILTINS = [f"builtin:{module}" for module in BUILTIN_PLUGINS]
 Project = Any  # conftest.Project; test modules cannot import conftest by name
 Pip = Any  # conftest.run_pip
 
-# One test uninstalls a pack from the environment every test here (and every pack's own
-# suite, test_pack_suites.py) looks at: under pytest-xdist (tox -e packs runs with
-# --dist loadgroup) they all run on one worker, one after another.
-pytestmark = pytest.mark.xdist_group("installed-packs")
-
 
 def by_name(rows: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
     return {row["name"]: row for row in rows}
