@@ -18,7 +18,6 @@ import os
 import pwd
 import shutil
 import signal
-import socket
 import subprocess
 import tempfile
 import threading
@@ -35,11 +34,24 @@ from tooldeck.testing import Site as BaseSite
 from tooldeck.testing import WheelCache
 from tooldeck.testing import host as testing_host
 
+from .ports import free_port
+
 PACKS = Path(__file__).parent / "packs"
 
 INSTALLED_PACKS = frozenset(r.distribution for r in discovery.scan_entry_points())
 """Tool packs installed in the running environment when the session starts (the suite's
 own packs are only ever installed in per-test sites)."""
+
+
+def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
+    """``-n auto`` (pyproject.toml's addopts): a worker per core, and one more. A serial run
+    spends about a third of its time waiting (servers starting, limits running out), and
+    the extra worker computes meanwhile. ``PYTEST_XDIST_AUTO_NUM_WORKERS`` still decides
+    when set."""
+    chosen = os.environ.get("PYTEST_XDIST_AUTO_NUM_WORKERS", "")
+    if chosen.isdigit():
+        return int(chosen)
+    return len(os.sched_getaffinity(0)) + 1
 
 
 @pytest.fixture(autouse=True)
@@ -171,17 +183,15 @@ def _as_server_user() -> tuple[list[str], int | None, int | None]:
     return prefix, user.pw_uid, user.pw_gid
 
 
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port: int = probe.getsockname()[1]
-        return port
-
-
 @pytest.fixture(scope="session")
 def postgres_dsn() -> Iterator[str]:
     """A PostgreSQL server this session starts (``initdb`` + ``postgres``) on a temporary
-    directory and a free port, stopped and removed when the session ends."""
+    directory and a free port, stopped and removed when the session ends.
+
+    Under pytest-xdist each worker that runs a store test starts its own (a second or two
+    of ``initdb``): the tests name fixed schemas and roles (``tests/host/store``), which
+    one server shared by workers running at once would mix up.
+    """
     import psycopg
 
     bin_dir = _postgres_bin()
@@ -207,7 +217,7 @@ def postgres_dsn() -> Iterator[str]:
         check=True,
         capture_output=True,
     )
-    port = _free_port()
+    port = free_port()
     with open(log, "wb") as out:
         server = subprocess.Popen(
             [

@@ -25,6 +25,13 @@ PACKS = tuple(sorted(p.name for p in EXAMPLES.iterdir() if (p / "pyproject.toml"
 """Distribution names of the example packs (each folder is named after its distribution)."""
 
 
+def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
+    """``-n auto`` (pyproject.toml's addopts) means one worker here: every test looks at the
+    packs installed in this environment, and one uninstalls a pack for a moment, so none
+    may run beside another."""
+    return 1
+
+
 def pytest_configure(config: pytest.Config) -> None:
     missing = [name for name in PACKS if not _installed(name)]
     if missing:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import socket
 import struct
 import sys
 import threading
@@ -19,6 +18,8 @@ from tooldeck.builtin_plugins.webfetch import MAX_BYTES, MAX_CONVERT_BYTES
 from tooldeck.host.config.config import Config, PermissionRule
 from tooldeck.host.location.location import Location
 from tooldeck.host.permissions.request import Reject
+
+from ..ports import free_port
 
 PAGE = b"""<!doctype html>
 <html><head><title>Ignored title</title><style>body { color: red }</style></head>
@@ -235,9 +236,7 @@ async def test_a_slow_server_times_out(webfetch, server):
 
 
 async def test_an_unreachable_server_fails_with_advice(webfetch):
-    with socket.socket() as probe:  # a port that was free a moment ago: nothing listens
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
+    port = free_port()  # free a moment ago, and no other worker's server takes it
     outcome = await webfetch.call("webfetch", url=f"http://127.0.0.1:{port}/x", timeout=5)
     assert outcome.status == "failed"
     assert outcome.error.message.startswith(f"Could not fetch http://127.0.0.1:{port}/x")

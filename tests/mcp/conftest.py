@@ -18,6 +18,8 @@ from pathlib import Path
 
 import pytest
 
+from ..ports import free_port
+
 SERVERS = Path(__file__).parent / "servers"
 
 
@@ -70,12 +72,6 @@ def process_gone(pid: int) -> bool:
             return stat.read().split(")")[-1].split()[0] == "Z"
     except OSError:
         return True
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 @pytest.fixture(scope="module")

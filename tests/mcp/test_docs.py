@@ -44,7 +44,8 @@ from tooldeck import Host, ToolCall, grant_trust, run_tool_call, trust_status
 from tooldeck.host.config.config_files import load_config
 
 from ..docs_blocks import page
-from .conftest import SERVERS, free_port, wait_for
+from ..ports import free_port
+from .conftest import SERVERS, wait_for
 
 PAGE = page("mcp.md")
 PIP = PAGE.take("bash", "pip install")

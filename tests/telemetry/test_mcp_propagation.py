@@ -20,6 +20,8 @@ import pytest
 from mcp import Client, StdioServerParameters
 from tooldeck import Host, ToolCall, grant_trust, run_tool_call, trust_status
 
+from ..ports import free_port
+
 SERVERS = Path(__file__).parent / "servers"
 TRACE_ID = "0af7651916cd43dd8448eb211c80319c"
 CLIENT_SPAN = "b7ad6b7169203331"
@@ -133,9 +135,7 @@ def test_a_mounted_call_nested_in_a_program_sends_the_nested_span(tmp_path, otel
 @pytest.fixture
 def http_meta() -> Iterator[str]:
     """``meta_server.py`` over streamable HTTP on 127.0.0.1; yields its URL."""
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port = sock.getsockname()[1]
+    port = free_port()
     script = str(SERVERS / "meta_server.py")
     process = subprocess.Popen([sys.executable, script, "--http", str(port)])
     try:

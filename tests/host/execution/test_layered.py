@@ -118,7 +118,8 @@ def outcomes(snapshot):
 def test_the_layered_snapshot_equals_the_plain_one(
     tmp_path_factory, location_edits, session_edits, hidden, codemode
 ):
-    location = Location(tmp_path_factory.mktemp("loc"), data_dir="/tmp/tooldeck-layered")
+    root = tmp_path_factory.mktemp("loc")
+    location = Location(root, data_dir=root / "data")
     base_state = ToolState()
     for i, edits in enumerate(location_edits):
         base_state.add(lambda e, edits=edits, i=i: apply(e, edits, f"L{i}"), f"loc{i}")

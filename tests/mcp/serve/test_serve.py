@@ -16,7 +16,8 @@ import pytest
 from mcp import Client, StdioServerParameters
 from tooldeck import Host, grant_trust, trust_status
 
-from ..conftest import free_port, wait_for
+from ...ports import free_port
+from ..conftest import wait_for
 
 TOOLDECK = [sys.executable, "-c", "import sys; from tooldeck.cli import main; sys.exit(main())"]
 

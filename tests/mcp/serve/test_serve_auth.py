@@ -22,7 +22,8 @@ import pytest
 
 from mcp import Client
 
-from ..conftest import free_port, wait_for
+from ...ports import free_port
+from ..conftest import wait_for
 
 TOOLDECK = [sys.executable, "-c", "import sys; from tooldeck.cli import main; sys.exit(main())"]
 TOKEN = "s3cret-token"

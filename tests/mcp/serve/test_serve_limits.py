@@ -20,7 +20,8 @@ import pytest
 from mcp import Client
 from tooldeck import grant_trust, trust_status
 
-from ..conftest import free_port, wait_for
+from ...ports import free_port
+from ..conftest import wait_for
 from .test_serve import ADDER, TOOLDECK, _listening
 
 CONFIG = '[plugins]\nonly = ["local:adder"]\n'

@@ -11,7 +11,7 @@ import pytest
 from mcp import Client
 from tooldeck import grant_trust, trust_status
 
-from ..conftest import free_port
+from ...ports import free_port
 from .test_serve import ADDER, TOOLDECK, http_served
 
 CONFIG = """

@@ -18,7 +18,7 @@ import pytest
 
 from mcp import Client
 
-from ..conftest import free_port
+from ...ports import free_port
 from .test_serve import (  # noqa: F401  (project: the fixture)
     TOOLDECK,
     answered_once,
