@@ -48,6 +48,7 @@ if TYPE_CHECKING:
     from tooldeck.errors import QuestionDismissed as QuestionDismissed
     from tooldeck.errors import ReplyError as ReplyError
     from tooldeck.errors import SessionError as SessionError
+    from tooldeck.errors import StoreUnavailable as StoreUnavailable
     from tooldeck.errors import TooldeckError as TooldeckError
     from tooldeck.errors import ToolDefectError as ToolDefectError
     from tooldeck.errors import UsageError as UsageError
@@ -207,6 +208,7 @@ _LOCATIONS = {
     "Ruleset": "tooldeck.host.permissions.wildcard",
     "SchemaSource": "tooldeck._tool",
     "SessionError": "tooldeck.errors",
+    "StoreUnavailable": "tooldeck.errors",
     "SessionScope": "tooldeck.host.handles",
     "SessionTransformFn": "tooldeck.host.registry.session",
     "Snapshot": "tooldeck.host.execution.snapshot",

@@ -178,6 +178,29 @@ class PermissionsConfig(_Section):
     pending_ttl_s: float = Field(default=24 * 3600.0, gt=0)
 
 
+class StoreConfig(_Section):
+    """``[store]``: how long the Location waits on its store, and the PostgreSQL pool.
+
+    ``timeout_s`` bounds every store operation (reading approvals, saving a pending
+    call, each step of a resume): past it the call that needed the store fails with
+    ``StoreUnavailable``, and the next one tries again. ``pool_min_size`` and
+    ``pool_max_size`` size the connection pool of a ``PostgresStore`` the ``tooldeck``
+    commands open (``TOOLDECK_STORE_URL``); SQLite ignores them.
+    """
+
+    timeout_s: float = Field(default=10.0, gt=0.0, le=3600.0, allow_inf_nan=False)
+    pool_min_size: int = Field(default=1, ge=0, le=1000)
+    pool_max_size: int = Field(default=8, ge=1, le=1000)
+
+    @model_validator(mode="after")
+    def _sizes(self) -> StoreConfig:
+        if self.pool_min_size > self.pool_max_size:
+            raise ValueError(
+                f"pool_min_size {self.pool_min_size} is above pool_max_size {self.pool_max_size}"
+            )
+        return self
+
+
 class TelemetryConfig(_Section):
     """``[telemetry]``: OpenTelemetry spans and metrics (``tooldeck[otel]``, docs/telemetry.md).
 
@@ -205,6 +228,7 @@ class Config(_Section):
     codemode: CodemodeConfig = Field(default_factory=CodemodeConfig.model_construct)
     tools: dict[str, ToolConfig] = Field(default_factory=dict)
     permissions: PermissionsConfig = Field(default_factory=PermissionsConfig.model_construct)
+    store: StoreConfig = Field(default_factory=StoreConfig.model_construct)
     telemetry: TelemetryConfig = Field(default_factory=TelemetryConfig.model_construct)
 
     @field_validator("format")
