@@ -203,8 +203,9 @@ class PermissionDeferred(BaseException):
 
 class PendingCallError(TooldeckError):
     """``host.resume`` cannot answer a pending call: ``reason`` is ``"unknown"`` (no such
-    id in the store), ``"expired"`` (older than ``[permissions] pending_ttl_s``) or
-    ``"changed"`` (the tool's definition differs from the one the ask was made under)."""
+    id in the store), ``"expired"`` (older than ``[permissions] pending_ttl_s``),
+    ``"changed"`` (the tool's definition differs from the one the ask was made under) or
+    ``"principal"`` (a served principal answering another principal's question)."""
 
     def __init__(self, pending_id: str, reason: str, message: str) -> None:
         super().__init__(f"pending call {pending_id!r}: {message}")

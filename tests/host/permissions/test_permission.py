@@ -498,9 +498,7 @@ async def test_a_database_locked_by_another_process_never_stalls_the_loop(
         monkeypatch.setattr(calls, "GRACE_S", 0.0)
         asker = Script("once")
         location = make(tmp_path, asker=asker)
-        location.config = location.config.model_copy(
-            update={"store": StoreConfig(timeout_s=0.5)}
-        )
+        location.config = location.config.model_copy(update={"store": StoreConfig(timeout_s=0.5)})
         with caplog.at_level(logging.WARNING, logger="tooldeck.host.permissions"):
             await assert_(location, "edit", ["saved.py"])  # the store is locked: it asks
         assert [r.resources for r in asker.requests] == [("saved.py",)]

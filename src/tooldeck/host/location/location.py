@@ -15,7 +15,6 @@ import hashlib
 import os
 import threading
 from collections.abc import Callable
-from concurrent.futures import Future
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -23,6 +22,8 @@ from tooldeck.host.config.config import Config, default_config
 from tooldeck.host.permissions.policy import CurrentPolicy
 
 if TYPE_CHECKING:
+    from concurrent.futures import Future
+
     from tooldeck.host.location.questions import Answerer, QuestionService
     from tooldeck.host.permissions.asks import OnAsk
     from tooldeck.host.permissions.permission import PermissionService
@@ -119,6 +120,8 @@ class Location:
             opening = self._opening
             mine = opening is None
             if opening is None:
+                from concurrent.futures import Future  # not loaded until a store is needed
+
                 opening = self._opening = Future()
         if not mine:
             return self._wait_for(opening)

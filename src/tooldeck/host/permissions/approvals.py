@@ -33,7 +33,7 @@ import logging
 import threading
 from collections.abc import Callable, Iterable
 from concurrent.futures import Future
-from typing import Final
+from typing import Any, Final
 
 from tooldeck.errors import StoreUnavailable
 from tooldeck.host.config.config import PermissionRule
@@ -200,6 +200,6 @@ class Approvals:
 _NONE: Final = Ruleset(())
 
 
-def _retrieved(future: asyncio.Future[object]) -> None:
+def _retrieved(future: asyncio.Future[Any]) -> None:
     if not future.cancelled():
         future.exception()

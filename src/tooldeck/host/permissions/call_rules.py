@@ -38,7 +38,6 @@ class CallRules:
         return await self.approvals.refresh()
 
 
-
 _CURRENT: contextvars.ContextVar[CallRules | None] = contextvars.ContextVar(
     "tooldeck_call_rules", default=None
 )

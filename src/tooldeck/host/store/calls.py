@@ -6,12 +6,16 @@ stopped mid-query. So async code never calls a store on the event loop, and neve
 for it unboundedly: ``off_loop`` runs the work in a daemon thread (one that never
 answers must not keep the process from exiting, as a pooled executor's thread would)
 and raises ``StoreUnavailable`` once ``wait_s`` has passed. The thread is left to end
-on its own; its result, if it ever comes, is dropped.
+on its own; its result, if it ever comes, is dropped. The work runs in a copy of the
+caller's context, as ``asyncio.to_thread`` runs it (a served principal's rules decide
+whose approvals a save lands in).
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import contextvars
 import threading
 from collections.abc import Callable
 from typing import TypeVar
@@ -30,10 +34,11 @@ async def off_loop(work: Callable[[], _T], *, wait_s: float, what: str) -> _T:
     ``what`` when it takes longer than ``wait_s``."""
     loop = asyncio.get_running_loop()
     done: asyncio.Future[_T] = loop.create_future()
+    context = contextvars.copy_context()
 
     def run() -> None:
         try:
-            result = work()
+            result = context.run(work)
         except BaseException as exc:  # handed to the awaiting task, whatever it is
             _hand_over(loop, done, exc)
         else:
@@ -45,8 +50,7 @@ async def off_loop(work: Callable[[], _T], *, wait_s: float, what: str) -> _T:
     except TimeoutError:
         done.cancel()  # a late result is dropped, not reported as never retrieved
         raise StoreUnavailable(
-            f"the store did not answer within {wait_s:g} s while {what}; "
-            "try again once it is back"
+            f"the store did not answer within {wait_s:g} s while {what}; try again once it is back"
         ) from None
 
 
@@ -59,7 +63,5 @@ def _hand_over(loop: asyncio.AbstractEventLoop, done: asyncio.Future[_T], value:
         else:
             done.set_result(value)  # type: ignore[arg-type]  # value is work()'s _T
 
-    try:
+    with contextlib.suppress(RuntimeError):  # the loop closed: nobody waits any more
         loop.call_soon_threadsafe(settle)
-    except RuntimeError:  # the loop closed meanwhile: nobody is waiting any more
-        pass

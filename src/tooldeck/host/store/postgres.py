@@ -96,9 +96,9 @@ class PostgresStore:
         self.timeout_s = timeout_s
         self._server = _server_name(conninfo)
         kwargs = _bounded_kwargs(conninfo, timeout_s)
-        with psycopg.connect(conninfo, **kwargs) as first:  # fail here, with libpq's reason
-            with first.transaction():
-                self._create(first)
+        # connect once now: a wrong conninfo fails here, with libpq's reason
+        with psycopg.connect(conninfo, **kwargs) as first, first.transaction():
+            self._create(first)
         self._connect_error: BaseException | None = None
         self._pool: Any = ConnectionPool(
             conninfo,
@@ -294,7 +294,7 @@ def _recording(store: PostgresStore, base: Any) -> Any:
     """A connection class for the pool that keeps its last failure to connect on
     ``store``: the pool only logs it, and ``StoreUnavailable`` should say why."""
 
-    class Recording(base):  # type: ignore[misc,valid-type]  # psycopg.Connection, imported late
+    class Recording(base):  # type: ignore[misc]  # psycopg.Connection, imported late
         @classmethod
         def connect(cls, *args: Any, **kwargs: Any) -> Any:
             try:
