@@ -38,12 +38,12 @@ def open_host(args: argparse.Namespace, *, calls: bool = False, **options: Any) 
     import os
     import sys
 
-    from tooldeck.cli._store import store_from_env
+    from tooldeck.cli._store import store_from_env, store_settings
     from tooldeck.host.plugins.host import Host
 
     options.setdefault("mcp_listings", "cached")  # a command answers from kept listings
     root = location_dir(args)
-    store = store_from_env(os.environ) if calls else None
+    store = store_from_env(os.environ, store_settings(root)) if calls else None
     try:
         host = Host.open(root, store=store, **options)
     except BaseException:

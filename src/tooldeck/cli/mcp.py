@@ -69,10 +69,11 @@ def run(args: argparse.Namespace) -> int:
         ) from None
     import os
 
-    from tooldeck.cli._store import store_from_env
+    from tooldeck.cli._store import store_from_env, store_settings
 
     root = location_dir(args).resolve()
-    store = store_from_env(os.environ)  # one for the process: every reopened host uses it
+    # one for the process, sized by the config at start: every reopened host uses it
+    store = store_from_env(os.environ, store_settings(root))
     try:
         serve(
             root,
