@@ -104,7 +104,29 @@ class McpServeConfig(_Section):
     max_body_bytes: int = Field(default=4 * 1024 * 1024, gt=0)
     max_calls_per_session: int = Field(default=16, gt=0)
     max_sessions: int = Field(default=1000, gt=0)
+    allowed_hosts: tuple[str, ...] = ()
+    """``Host`` header values accepted beside the bound address (DNS-rebinding
+    protection): what a load balancer in front passes on, ``HOST[:PORT]`` or ``HOST:*``
+    for any port."""
     principals: dict[str, PrincipalConfig] = Field(default_factory=dict)
+
+    @field_validator("allowed_hosts")
+    @classmethod
+    def _hosts(cls, hosts: tuple[str, ...]) -> tuple[str, ...]:
+        for host in hosts:
+            check_allowed_host(host)
+        return hosts
+
+
+def check_allowed_host(host: str) -> str:
+    """``host`` if it is a ``Host`` header value (``HOST[:PORT]``, ``HOST:*``), else a
+    ``ValueError`` saying what was expected."""
+    if not host or any(c.isspace() or c in "/@?#," for c in host) or "://" in host:
+        raise ValueError(
+            f"allowed host {host!r}: expected a Host header value such as "
+            "'mcp.example.com', 'lb.internal:8080' or 'lb.internal:*' (any port)"
+        )
+    return host
 
 
 class McpConfig(_Section):
