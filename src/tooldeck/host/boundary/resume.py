@@ -14,8 +14,10 @@ one ever holds the call:
 * ``done``: the outcome is recorded; every later resume returns it.
 
 A live holder renews its lease while the tool runs; a resume finding a live holder waits
-for the outcome. "Gone" means: a process on this host whose pid no longer exists, or a
-lease older than ``LEASE_S`` (any host).
+for the outcome. "Gone" means: a process on this host whose pid no longer exists, a
+resume of this very process that ended without finishing (the store failed under it),
+or a lease older than ``LEASE_S`` (any host). A holder whose tool ran keeps trying to
+record the outcome while the store is away, for as long as its lease would hold.
 
 The call runs again from the start, with the reply in place of the question
 (``answers_in_place``) and further asks deferred: a second question ends the resumed
@@ -45,7 +47,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, TypeVar
 
 from tooldeck._tool import TextPart
-from tooldeck.errors import PendingCallError
+from tooldeck.errors import PendingCallError, StoreUnavailable
 from tooldeck.host.boundary.boundary import run_tool_call
 from tooldeck.host.boundary.outcome import (
     CORRECTED_TEXT,
@@ -106,6 +108,13 @@ class Resume:
 
     async def __call__(self, reply: Reply) -> ToolCallOutcome:
         _check_reply(reply)
+        _HELD.add(self.me)
+        try:
+            return await self._resume(reply)
+        finally:
+            _HELD.discard(self.me)
+
+    async def _resume(self, reply: Reply) -> ToolCallOutcome:
         self.store = await self._off_loop(lambda: self.location.store, "opening the store")
         delay = 0.01
         while True:
@@ -212,9 +221,25 @@ class Resume:
                     agent=pending.agent,
                 )
             done = PendingChange("done", self.me, outcome=outcome_to_json(outcome))
-            return outcome if await self._move("running", self.me, done) else None
+            return outcome if await self._record(done) else None
         finally:
             renewing.cancel()
+
+    async def _record(self, done: PendingChange) -> bool:
+        """Record the outcome of a call that ran. A store that does not answer is tried
+        again for as long as the claim would hold (``LEASE_S``): the tool acted, and
+        an outcome lost here would leave the call ``unknown``."""
+        deadline = time.monotonic() + LEASE_S
+        delay = 0.1
+        while True:
+            try:
+                return await self._move("running", self.me, done)
+            except StoreUnavailable:
+                if time.monotonic() + delay > deadline:
+                    raise
+                log.warning("recording the outcome of pending call %r: retrying", self.id)
+                await asyncio.sleep(delay)
+                delay = min(delay * 2, 2.0)
 
     async def _renew(self, state: list[PendingState]) -> None:
         while True:
@@ -309,6 +334,12 @@ def _lease() -> float:
     return time.time() + LEASE_S
 
 
+_HELD: set[str] = set()
+"""The owners (``Resume.me``) of the resumes running in this process: a claim of this
+process whose owner is not among them was left by a resume that ended without
+finishing (the store failed under it), and is gone at once, not when its lease ends."""
+
+
 def _gone(entry: PendingEntry) -> bool:
     """Whether the resume holding ``entry`` is gone (see the module docstring)."""
     if entry.lease_until < time.time():
@@ -317,6 +348,8 @@ def _gone(entry: PendingEntry) -> bool:
     pid = rest.partition(":")[0]
     if host != socket.gethostname() or not pid.isdigit():
         return False
+    if int(pid) == os.getpid():
+        return entry.owner not in _HELD
     try:
         os.kill(int(pid), 0)
     except ProcessLookupError:

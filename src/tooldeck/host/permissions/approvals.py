@@ -19,7 +19,8 @@ approvals": ``load`` leaves them unread (the next check reads again) and ``refre
 raises ``StoreUnavailable`` to the check that needed it, which decides (a live asker is
 asked; a deferred ask, which needs the store to wait in, fails the call saying so).
 Saving is different: the user said yes, so the approval applies in this process at
-once, and a store that cannot take it is reported in a warning.
+once, and a store that cannot take it is reported in a warning; the approval is saved
+with the next save or read that reaches the store, so a database restart loses none.
 
 Two processes approving at once both land: the store, not a read-merge-write of a file,
 orders them. A served principal's approvals are the same kind of object keyed by its
@@ -70,6 +71,7 @@ class Approvals:
         self._rules: Ruleset | None = None
         self._reading: Future[tuple[PermissionRule, ...]] | None = None
         self._loading = False  # async code reads them: ``rules`` never reads on its own
+        self._unsaved: tuple[PermissionRule, ...] = ()  # given here, not yet in the store
 
     @property
     def rules(self) -> Ruleset:
@@ -162,6 +164,8 @@ class Approvals:
         store = self._saved()
         if store is None:
             return ()
+        if self._unsaved:
+            return self._save(store, ())
         # the Location's read names no principal, so a store written before principals
         # existed still serves it
         if self._principal is None:
@@ -180,18 +184,29 @@ class Approvals:
         new = tuple(new)
         self.remember(new)
         try:
-            store = self._open_store()
-            if self._principal is None:
-                stored = store.add_approvals(new)
-            else:
-                stored = store.add_approvals(new, self._principal)
+            stored = self._save(self._open_store(), new)
         except Exception as exc:  # keep the approval here, say why
+            with self._lock:
+                self._unsaved = tuple(dict.fromkeys((*self._unsaved, *new)))
             _log.warning(
-                "could not save permission approvals (they apply in this process only): %s",
+                "could not save permission approvals (they apply in this process, and are "
+                "saved once the store answers): %s",
                 exc,
             )
             return
         self._merge(stored)
+
+    def _save(self, store: Store, new: tuple[PermissionRule, ...]) -> tuple[PermissionRule, ...]:
+        """Add ``new`` and whatever earlier saves left unsaved; every approval stored."""
+        unsaved = self._unsaved
+        rules = tuple(dict.fromkeys((*unsaved, *new)))
+        if self._principal is None:
+            stored = store.add_approvals(rules)
+        else:
+            stored = store.add_approvals(rules, self._principal)
+        with self._lock:
+            self._unsaved = tuple(r for r in self._unsaved if r not in unsaved)
+        return stored
 
     def _known(self) -> tuple[PermissionRule, ...]:
         return self._rules.rules if self._rules is not None else ()
