@@ -74,6 +74,7 @@ if TYPE_CHECKING:
     from tooldeck.host.config.config import OutputConfig as OutputConfig
     from tooldeck.host.config.config import PermissionRule as PermissionRule
     from tooldeck.host.config.config import PermissionsConfig as PermissionsConfig
+    from tooldeck.host.config.config import StoreConfig as StoreConfig
     from tooldeck.host.config.config import PluginsConfig as PluginsConfig
     from tooldeck.host.config.config import PrincipalConfig as PrincipalConfig
     from tooldeck.host.config.config import TelemetryConfig as TelemetryConfig
@@ -214,6 +215,7 @@ _LOCATIONS = {
     "Snapshot": "tooldeck.host.execution.snapshot",
     "SourceEffects": "tooldeck.host.registry.catalog",
     "SqliteStore": "tooldeck.host.store.sqlite",
+    "StoreConfig": "tooldeck.host.config.config",
     "Status": "tooldeck.host.boundary.outcome",
     "Store": "tooldeck.host.store.base",
     "Telemetry": "tooldeck.telemetry.settings",

@@ -1,4 +1,4 @@
-"""``tooldeck pending``, ``pending show``, ``resume`` and ``migrate-approvals``: the
+"""``tooldeck pending``, ``pending show``, ``resume`` and ``approvals migrate``: the
 operator's loop of ``docs/approvals.md#operators``, run as the page shows it.
 
 A served principal's call is deferred in this process (as a replica defers it), then
@@ -201,12 +201,13 @@ def test_migrate_approvals_copies_the_file_into_the_shared_store_once(
     data.mkdir(parents=True)
     rules = [{"action": "pay", "resource": "bob", "effect": "allow"}]
     (data / "permissions.json").write_text(json.dumps({"rules": rules}))
-    code, out, _ = tooldeck("migrate-approvals")
+    code, out, _ = tooldeck("approvals", "migrate")
     assert code == 0
     assert out.splitlines()[0].startswith(f"copied 1 approval(s) from {data}/permissions.json")
     assert out.splitlines()[1] == "  allow pay on bob"
     assert (
-        tooldeck("migrate-approvals")[1] == f"nothing to migrate: no permissions.json in {data}\n"
+        tooldeck("approvals", "migrate")[1]
+        == f"nothing to migrate: no permissions.json in {data}\n"
     )
     store = PostgresStore(postgres_dsn, schema=schema)
     try:

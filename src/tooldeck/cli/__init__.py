@@ -1,5 +1,5 @@
 """The ``tooldeck`` command (DESIGN §12): ``tools``, ``plugins``, ``call``, ``run-code``,
-``check``, ``mcp``, ``pending``, ``resume``, ``migrate-approvals``, ``trust``,
+``check``, ``mcp``, ``pending``, ``resume``, ``approvals``, ``trust``,
 ``new-pack``.
 
 Exit codes: 0 ok; 1 the tool failed or was declined, or ``check`` found problems;
@@ -30,7 +30,7 @@ COMMANDS = {
     "mcp": "serve the catalog as an MCP server",
     "pending": "list the calls waiting for approval",
     "resume": "answer a pending call",
-    "migrate-approvals": "copy permissions.json into the store",
+    "approvals": "manage saved approvals",
     "trust": "review and trust a project folder's code",
     "new-pack": "write a new tool pack to start from",
 }

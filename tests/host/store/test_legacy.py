@@ -31,7 +31,7 @@ def legacy(tmp_path, text):
 def test_a_given_store_takes_the_file_in_only_when_told_to(tmp_path, store, caplog):
     """A store handed to the Location (shared by several hosts) is never filled from
     one machine's file by itself: opening it says the file is there and how to move it
-    in; ``migrate_legacy`` (``tooldeck migrate-approvals``) moves it once."""
+    in; ``migrate_legacy`` (``tooldeck approvals migrate``) moves it once."""
     from tooldeck.host.store.legacy import migrate_legacy
 
     path = legacy(tmp_path, json.dumps(RULES))
@@ -40,7 +40,7 @@ def test_a_given_store_takes_the_file_in_only_when_told_to(tmp_path, store, capl
         assert first.permission.evaluate("edit", "a.py") == "ask"
     assert store.approvals() == ()
     assert path.exists()
-    assert "run: tooldeck migrate-approvals" in caplog.text
+    assert "run: tooldeck approvals migrate" in caplog.text
     rule = PermissionRule(action="edit", resource="a.py", effect="allow")
     assert migrate_legacy(store, tmp_path / "data") == (rule,)
     assert store.approvals() == (rule,)

@@ -106,7 +106,7 @@ class Location:
         The store given to ``Location`` (a ``PostgresStore`` shared by several hosts),
         else ``<data_dir>/tooldeck.sqlite3``, into which an existing ``permissions.json``
         is moved once. A shared store is never filled from this machine's files: that
-        takes an explicit ``tooldeck migrate-approvals``. Blocking I/O: async code opens
+        takes an explicit ``tooldeck approvals migrate``. Blocking I/O: async code opens
         it in a thread (``host/store/calls.py``).
 
         No lock is held while the store opens: the first caller opens it and the others

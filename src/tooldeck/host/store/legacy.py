@@ -4,7 +4,7 @@ versions) into a store, read so that no file at that path can stall or crash a h
 The Location's own SQLite store takes the file in when it opens: both are this
 machine's. A shared store never does by itself (``not_migrated`` only says the file is
 there): the file holds one machine's answers, and copying them into the store every
-replica reads is the operator's decision, ``tooldeck migrate-approvals``
+replica reads is the operator's decision, ``tooldeck approvals migrate``
 (``migrate_legacy`` on that store).
 
 The path is checked before it is read: anything but a regular file (a FIFO, a socket, a
@@ -70,7 +70,7 @@ def not_migrated(store: Store, data_dir: Path) -> None:
         _log.warning(
             "%s holds approvals saved on this machine by an earlier version; they are not "
             "copied into the shared store %r by themselves. To share them with every host "
-            "of the store, run: tooldeck migrate-approvals",
+            "of the store, run: tooldeck approvals migrate",
             path,
             store,
         )

@@ -1,9 +1,9 @@
-"""``tooldeck migrate-approvals``: copy this machine's ``permissions.json`` into the store.
+"""``tooldeck approvals migrate``: copy this machine's ``permissions.json`` into the store.
 
 Earlier versions kept ``always`` answers in ``<data_dir>/permissions.json``. The
 Location's own SQLite database takes that file in by itself; a shared store
 (``TOOLDECK_STORE_URL``) never does, since the file holds one machine's answers and
-every replica reads the shared store. This command is the operator saying "share them":
+every replica reads the shared store. ``migrate`` is the operator saying "share them":
 it copies the rules into the store (for the Location, as the file held them) and
 renames the file ``permissions.json.migrated``. Running it again copies nothing.
 """
@@ -18,13 +18,19 @@ from tooldeck.cli._common import location_dir
 
 def add_parser(commands: Any) -> None:
     parser = commands.add_parser(
-        "migrate-approvals",
+        "approvals",
+        help="manage saved approvals",
+        description="Saved 'always' answers of the Location's store.",
+    )
+    actions = parser.add_subparsers(dest="approvals_command", metavar="ACTION", required=True)
+    migrate = actions.add_parser(
+        "migrate",
         help="copy permissions.json into the store",
         description="Copy the approvals an earlier version saved in this Location's "
         "permissions.json into its store (TOOLDECK_STORE_URL, else its SQLite database) "
         "and keep the file as permissions.json.migrated.",
     )
-    parser.set_defaults(handler=run)
+    migrate.set_defaults(handler=run)
 
 
 def run(args: argparse.Namespace) -> int:
