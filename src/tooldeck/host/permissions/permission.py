@@ -150,6 +150,9 @@ class PermissionService:
         observer = self.observer
         observer.asked(action, wanted)
         await self._approvals.load()  # opens the store in a thread, never on the loop
+        principal = call_rules.current()
+        if principal is not None:  # and a served principal's own, the same way
+            await principal.approvals.load()
         try:
             asked = self._to_ask(action, wanted)
         except PermissionBlocked:
