@@ -1,7 +1,7 @@
 """W10 scale-out: `tooldeck mcp serve --http` replicas behind HAProxy, on PostgreSQL (issue 36).
 
     .venv/bin/python bench/w10_balanced.py [--replicas 1,2,3] [--clients 200] [--seconds 10]
-        [--rounds 2] [--protocol auto|legacy] [--restarts 5] [--outages 1,5] [--out PATH]
+        [--rounds 2] [--protocol auto|legacy] [--restarts 5] [--outages 1,5,15] [--out PATH]
 
 Two figures, beside W8 (`w8_load.py`, whose method this follows where it can):
 
@@ -22,12 +22,14 @@ Two figures, beside W8 (`w8_load.py`, whose method this follows where it can):
 
 2. **From a database restart to the first served call that needs the store.** One replica,
    one 2026-07-28 client calling `ask` (a tool whose permission ask is deferred: every call
-   saves a pending call in the store) every 20 ms. The database is stopped (fast shutdown),
-   kept down for each of `--outages` seconds, started again; reported: the time from the
-   database accepting connections again to the first call that saved its pending call,
-   and the calls that failed meanwhile (each a `failed`/`unavailable` result: retryable).
-   The pool reconnects with backoff (1 s, 2 s, 4 s ... capped by its reconnect bound), so
-   the wait grows with the length of the outage.
+   saves a pending call in the store). The database is stopped (fast shutdown), kept down
+   for each of `--outages` seconds and started again; reported: the time from the
+   database accepting connections again to the first call that saved its pending call, and
+   the calls that failed (each a `failed`/`unavailable` result: retryable). Twice: with the
+   replica idle during the outage (its first call after the restart meets the dropped
+   connections and replaces them at once), and with the client calling every 20 ms through
+   the outage (calls wait on the pool, whose reconnection backs off 1 s, 2 s, 4 s ...; a
+   call fails past `[store] timeout_s`, 10 s).
 
 Caveats: on a 2-core machine the load generator (200 SDK clients in one Python process,
 itself CPU-bound), HAProxy, PostgreSQL and the N replicas share the same two cores, so more
@@ -318,20 +320,22 @@ def throughput(args, pg: Postgres, work: Path) -> list[dict]:
 
 
 # ---- from a database restart to a served call ---------------------------------------------
-async def first_served_after(url: str, pg: Postgres, outage_s: float) -> dict:
-    """Stop the database for ``outage_s``, start it; time to the first call that saved a
-    pending call (the ``ask`` tool defers: every call writes to the store)."""
+async def first_served_after(url: str, pg: Postgres, outage_s: float, busy: bool) -> dict:
+    """Stop the database for ``outage_s``, start it; the time from its accepting
+    connections again to the first call that saved a pending call (the ``ask`` tool
+    defers: every call writes to the store). ``busy``: a client keeps calling through the
+    outage (its calls wait on the pool, which retries with backoff, and fail past
+    ``[store] timeout_s``); otherwise the replica is idle until the database is back."""
+    import httpx2
+    from mcp.client.streamable_http import streamable_http_client
     from mcp.types import ElicitResult, InputRequiredResult
+
+    from mcp import Client
 
     async def never(ctx, params):  # declares elicitation: 2026-07-28 asks come back as questions
         return ElicitResult(action="decline")
 
     async with AsyncExitStack() as stack:
-        import httpx2
-        from mcp.client.streamable_http import streamable_http_client
-
-        from mcp import Client
-
         http = await stack.enter_async_context(
             httpx2.AsyncClient(headers={"Authorization": f"Bearer {TOKEN}"}, timeout=120)
         )
@@ -344,20 +348,33 @@ async def first_served_after(url: str, pg: Postgres, outage_s: float) -> dict:
             return isinstance(result, InputRequiredResult)
 
         assert await saved()
+        served: list[float] = []
+        failed: list[float] = []
+
+        async def keep_calling(until: asyncio.Event) -> None:
+            while not until.is_set():
+                (served if await saved() else failed).append(time.perf_counter())
+                await asyncio.sleep(0.02)
+
         stopped = time.perf_counter()
         await asyncio.to_thread(pg.stop)
+        done = asyncio.Event()
+        caller = asyncio.ensure_future(keep_calling(done)) if busy else None
         await asyncio.sleep(outage_s)
         back = await asyncio.to_thread(pg.start)
-        failed = 0
-        while not await saved():
-            failed += 1
-            await asyncio.sleep(0.02)
-        served = time.perf_counter()
+        if caller is None:
+            caller = asyncio.ensure_future(keep_calling(done))
+        while not any(t > back for t in served):
+            await asyncio.sleep(0.01)
+        done.set()
+        await caller
+    first = min(t for t in served if t > back)
     return {
         "outage_s": outage_s,
+        "busy": busy,
         "down_s": back - stopped,
-        "restart_to_served_s": served - back,
-        "failed_calls_after_restart": failed,
+        "restart_to_served_s": first - back,
+        "failed_calls": len(failed),
     }
 
 
@@ -365,11 +382,12 @@ def restarts(args, pg: Postgres, work: Path) -> list[dict]:
     deployment = Deployment(work, pg.dsn, 1, args.tooldeck)
     rows = []
     try:
-        for outage in args.outages:
-            for _ in range(args.restarts):
-                row = asyncio.run(first_served_after(deployment.url, pg, outage))
-                rows.append(row)
-                print(json.dumps(row), flush=True)
+        for busy in (False, True):
+            for outage in args.outages:
+                for _ in range(args.restarts):
+                    row = asyncio.run(first_served_after(deployment.url, pg, outage, busy))
+                    rows.append(row)
+                    print(json.dumps(row), flush=True)
     finally:
         deployment.stop()
     return rows
@@ -393,16 +411,16 @@ def summarize(rows: list[dict], restart_rows: list[dict]) -> str:
             f"{sum(r['errors'] for r in mine)} | {median('replica_cpu_per_call_us'):.0f} µs | "
             f"{median('generator_cpu_per_call_us'):.0f} µs | {median('load1'):.1f} |"
         )
-    lines += ["", "| outage | restart → first served call (median, max) | failed calls meanwhile |"]
-    lines.append("|---|---|---|")
-    for outage in sorted({row["outage_s"] for row in restart_rows}):
-        mine = [row["restart_to_served_s"] for row in restart_rows if row["outage_s"] == outage]
-        failed = [
-            row["failed_calls_after_restart"] for row in restart_rows if row["outage_s"] == outage
-        ]
+    lines += ["", "| calls during the outage | outage | restart → first served call "]
+    lines[-1] += "(median, max) | failed calls (median) |"
+    lines.append("|---|---|---|---|")
+    for busy, outage in sorted({(row["busy"], row["outage_s"]) for row in restart_rows}):
+        mine = [r for r in restart_rows if (r["busy"], r["outage_s"]) == (busy, outage)]
+        waits = [r["restart_to_served_s"] for r in mine]
+        failed = statistics.median(r["failed_calls"] for r in mine)
         lines.append(
-            f"| {outage:g} s | {statistics.median(mine):.2f} s, {max(mine):.2f} s | "
-            f"{statistics.median(failed):g} (max {max(failed)}) |"
+            f"| {'every 20 ms' if busy else 'none'} | {outage:g} s | "
+            f"{statistics.median(waits):.2f} s, {max(waits):.2f} s | {failed:g} |"
         )
     return "\n".join(lines)
 
@@ -415,11 +433,11 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=2)
     parser.add_argument("--protocol", default="auto", choices=["auto", "legacy"])
     parser.add_argument("--restarts", type=int, default=5)
-    parser.add_argument("--outages", default="1,5")
+    parser.add_argument("--outages", default="1,5,15")
     parser.add_argument("--tooldeck", default=str(Path(sys.executable).parent / "tooldeck"))
     parser.add_argument("--out", default=None)
     args = parser.parse_args()
-    args.replicas = [int(n) for n in args.replicas.split(",") if n]
+    args.replicas = [int(n) for n in args.replicas.split(",") if n]  # "": skip figure 1
     args.outages = [float(s) for s in args.outages.split(",") if s]
     work = Path(tempfile.mkdtemp(prefix="w10-"))
     pg = Postgres(work)
