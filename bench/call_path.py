@@ -9,8 +9,10 @@ A structural measure, not a timing: a reader tracing a call opens every module i
 visits, and each re-entry is a jump back to a file already read. Three paths are traced
 (warm: each runs once untraced first, so first-use caches are filled):
 
-* a provider turn: ``calls_from`` -> ``run_tool_calls`` -> ``results_for`` for one
-  OpenAI tool call of a ``tool(fn)`` tool;
+* a provider turn, once per wire format (``openai``, ``openai-responses``,
+  ``anthropic``, ``gemini``, ``mcp``): ``calls_from`` -> ``run_tool_calls`` ->
+  ``results_for`` for one tool call of a ``tool(fn)`` tool, in the reply each
+  provider sends (the OpenAI APIs' arguments as JSON text, the others' as an object);
 * a code-mode program with one nested call: ``run_tool_call(snapshot, execute)``;
 * a served call: one ``tools/call`` of a ``tool(fn)`` tool through the catalog server of
   ``tooldeck mcp serve``, from the SDK's own client connected in memory (one session, as
@@ -72,7 +74,7 @@ from tooldeck import (
     run_tool_call,
     tool,
 )
-from tooldeck.providers import calls_from, results_for, run_tool_calls
+from tooldeck.providers import Format, calls_from, results_for, run_tool_calls
 
 ROOT = str(Path(tooldeck.__file__).parent)
 SUSPENDABLE = (
@@ -217,11 +219,8 @@ def _location() -> Location:
     return Location(tempfile.mkdtemp(), data_dir=tempfile.mkdtemp())
 
 
-def provider_turn() -> dict[str, Any]:
-    service = ToolService(_location())
-    service.transform(lambda editor: editor.add(tool(add)), source="bench")
-    snapshot = service.snapshot()
-    reply = {
+REPLIES: dict[Format, Any] = {
+    "openai": {
         "role": "assistant",
         "tool_calls": [
             {
@@ -230,12 +229,47 @@ def provider_turn() -> dict[str, Any]:
                 "function": {"name": "add", "arguments": '{"a": 1, "b": 2}'},
             }
         ],
-    }
+    },
+    "openai-responses": {
+        "output": [
+            {
+                "type": "function_call",
+                "call_id": "c1",
+                "name": "add",
+                "arguments": '{"a": 1, "b": 2}',
+            }
+        ]
+    },
+    "anthropic": {
+        "role": "assistant",
+        "content": [{"type": "tool_use", "id": "c1", "name": "add", "input": {"a": 1, "b": 2}}],
+    },
+    "gemini": {
+        "candidates": [
+            {
+                "content": {
+                    "role": "model",
+                    "parts": [{"functionCall": {"name": "add", "args": {"a": 1, "b": 2}}}],
+                }
+            }
+        ]
+    },
+    "mcp": {"name": "add", "arguments": {"a": 1, "b": 2}},
+}
+"""One ``add`` call as each provider's reply carries it (its JSON; Gemini's without an id)."""
+
+
+def provider_turn(fmt: Format) -> dict[str, Any]:
+    service = ToolService(_location())
+    service.transform(lambda editor: editor.add(tool(add)), source="bench")
+    snapshot = service.snapshot()
+    reply = REPLIES[fmt]
 
     def run() -> None:
-        calls = calls_from("openai", reply)
+        calls = calls_from(fmt, reply)
         turn = asyncio.run(run_tool_calls(snapshot, calls))
-        results_for("openai", zip(calls, turn.outcomes, strict=True))
+        assert turn.outcomes[0].status == "completed", turn
+        results_for(fmt, zip(calls, turn.outcomes, strict=True))
 
     return traced(run)
 
@@ -290,17 +324,30 @@ def served_call() -> dict[str, Any]:
         return asyncio.run(scenario())
 
 
-TARGETS = {"provider turn": (8, 3), "code-mode program": (8, 6), "served call": (14, None)}
-"""Issue 20's targets, and issue 33's for a served call: (modules, re-entries)."""
+FORMATS: tuple[Format, ...] = ("openai", "openai-responses", "anthropic", "gemini", "mcp")
+
+TARGETS = {
+    **{f"provider turn ({fmt})": (8, 3) for fmt in FORMATS},
+    "code-mode program": (8, 6),
+    "served call": (14, None),
+}
+"""Issue 20's targets, for every format and a served call since issue 33:
+(modules, re-entries)."""
 
 BEFORE = {
-    "provider turn": {"modules": 8, "reentries": 3, "as_before": (8, 3)},
+    "provider turn (openai)": {"modules": 8, "reentries": 3, "as_before": (8, 3)},
+    "provider turn (openai-responses)": {"modules": 8, "reentries": 3, "as_before": (8, 3)},
+    "provider turn (anthropic)": {"modules": 9, "reentries": 3, "as_before": (9, 3)},
+    "provider turn (gemini)": {"modules": 9, "reentries": 3, "as_before": (9, 3)},
+    "provider turn (mcp)": {"modules": 9, "reentries": 3, "as_before": (9, 3)},
     "code-mode program": {"modules": 17, "reentries": 39, "as_before": (17, 59)},
     "served call": {"modules": 22, "reentries": 7, "as_before": (22, 10)},
 }
-"""The tree the two counting rules were added to (771c8ca), for the RESULTS.md section;
-the served call's: 68f1678, before its client's view was kept (each call took its
-snapshot through ``Host``, the principals and the service)."""
+"""The tree the two counting rules were added to (771c8ca), for the RESULTS.md section
+(its provider turns traced by this script for every format: the Anthropic, Gemini and
+MCP turns visited ``host.schema.strict`` too, OpenAI's strict-mode cleanup); the served
+call's: 68f1678, before its client's view was kept (each call took its snapshot through
+``Host``, the principals and the service)."""
 
 RESULTS = Path(__file__).resolve().parent / "RESULTS.md"
 SECTION = "## Call path"
@@ -376,11 +423,9 @@ def write(section: str) -> None:
 
 
 def main() -> None:
-    found = {
-        "provider turn": provider_turn(),
-        "code-mode program": codemode_program(),
-        "served call": served_call(),
-    }
+    found = {f"provider turn ({fmt})": provider_turn(fmt) for fmt in FORMATS}
+    found["code-mode program"] = codemode_program()
+    found["served call"] = served_call()
     if "--write" in sys.argv:
         write(markdown(found))
     if "-v" not in sys.argv:

@@ -66,9 +66,10 @@ HOST_PACKAGES = (
 PLUGINS = "tooldeck.host.plugins"
 # The groups the doc's table names in words.
 GROUPS = {
-    "core": ("tooldeck.errors", "tooldeck._tool"),
+    "core": ("tooldeck.errors", "tooldeck._tool", "tooldeck._public"),
     "public": (
         "tooldeck",
+        "tooldeck._public",
         "tooldeck.errors",
         "tooldeck.hookspecs",
         "tooldeck._tool",
@@ -85,8 +86,9 @@ BUILTINS = (*PUBLIC, "tooldeck.builtin_plugins")
 CONTRACT: dict[str, tuple[str, ...]] = {
     # unit (a package or module): what it may import besides itself
     "tooldeck": ANYTHING,
-    "tooldeck.errors": (),
-    "tooldeck._tool": ("tooldeck.errors",),
+    "tooldeck._public": (),
+    "tooldeck.errors": ("tooldeck._public",),
+    "tooldeck._tool": ("tooldeck.errors", "tooldeck._public"),
     "tooldeck.hookspecs": CORE,
     "tooldeck._function_tool": CORE,
     "tooldeck.paths": ("tooldeck.host.config.paths",),
@@ -359,7 +361,7 @@ def test_a_violation_names_the_module_line_and_rule():
     assert violation(edge) == (
         "src/tooldeck/host/registry/editor.py:12: tooldeck.host.registry.editor imports "
         "tooldeck.host.permissions.permission, but host.registry may import only: errors, "
-        "_tool, host.schema (docs/architecture.md, 'What each package may import')"
+        "_tool, _public, host.schema (docs/architecture.md, 'What each package may import')"
     )
     assert violation(edge._replace(module="tooldeck.host.location.location")) is None
     assert violation(edge._replace(module="tooldeck.builtin_plugins._run.read")) is not None

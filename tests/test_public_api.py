@@ -4,9 +4,13 @@ from __future__ import annotations
 
 import ast
 import inspect
+import json
 import pickle
 import subprocess
 import sys
+import typing
+from collections.abc import Mapping
+from typing import Any
 
 import tooldeck
 
@@ -116,3 +120,57 @@ def test_public_names_report_their_public_home():
     assert pickle.loads(pickle.dumps(call)) == call  # pickles resolve the public home
     # Names of a public module keep it: it is their public home already.
     assert tooldeck.ConfigError.__module__ == "tooldeck.errors"
+
+
+# Run in a fresh interpreter: each defining module is imported by its own path and its
+# names are read from it, never as ``tooldeck.X``, so only what the module did at import
+# can have set their home.
+HOME_AT_IMPORT = """
+import ast, importlib, inspect, json, sys
+import tooldeck
+
+public_modules = ("tooldeck.errors", "tooldeck.hookspecs", "tooldeck.providers")
+found, defined = {}, {}
+for name, module in sorted(tooldeck._LOCATIONS.items()):
+    imported = importlib.import_module(module)
+    tree = ast.parse(inspect.getsource(imported))
+    kinds = (ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)
+    if module not in public_modules and any(
+        isinstance(node, kinds) and node.name == name for node in tree.body
+    ):
+        found[name] = vars(imported)[name].__module__
+        defined[name] = module
+resolved = sorted(set(tooldeck._LOCATIONS) & set(vars(tooldeck)))
+print(json.dumps({"found": found, "defined": defined, "resolved": resolved}))
+"""
+
+
+def test_public_names_carry_their_home_from_the_import_of_their_module():
+    out = subprocess.run(
+        [sys.executable, "-c", HOME_AT_IMPORT],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=120,
+    ).stdout
+    report = json.loads(out)
+    assert report["resolved"] == []  # nothing was reached through ``tooldeck.X``
+    assert len(report["found"]) > 60  # every class and function the list names
+    wrong = {
+        name: f"{home} (decorate it @public in {report['defined'][name]})"
+        for name, home in report["found"].items()
+        if home != "tooldeck"
+    }
+    assert wrong == {}
+
+
+def test_annotations_resolve_where_they_were_written():
+    from pydantic import TypeAdapter
+
+    hints = typing.get_type_hints(tooldeck.ToolCall)  # a NamedTuple
+    assert hints["input"] == str | Mapping[str, Any]
+    assert typing.get_type_hints(tooldeck.CallScope)["via"] == tooldeck.CallVia  # a dataclass
+    assert typing.get_type_hints(tooldeck.Config)["tools"]  # a pydantic model
+    call = TypeAdapter(tooldeck.ToolCall).validate_python(("c1", "add", {"a": 1}))
+    assert call == tooldeck.ToolCall("c1", "add", {"a": 1})
+    assert TypeAdapter(tooldeck.CallScope).validate_python({"session_id": "s"}).session_id == "s"

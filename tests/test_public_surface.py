@@ -14,9 +14,9 @@ pydantic, ...) end the walk.
 **Documented.** ``docs/api.md`` has one entry per public name — a ``### `name``` heading,
 a python block with its signature, a sentence — and nothing else. Each signature is
 compared with the source's own AST: parameters, annotations, defaults (``...`` in the
-doc matches any default), decorators, fields and aliases; a class entry shows every
-public method and field its class defines. These comparisons are how the page's
-signature blocks are taken (its trust example runs in
+doc matches any default), decorators (but ``@public``), fields and aliases; a class
+entry shows every public method and field its class defines. These comparisons are how
+the page's signature blocks are taken (its trust example runs in
 ``tests/host/trust/test_security_doc.py``).
 
 **The only thing that leaves.** The examples, the example packs, the README and every
@@ -222,8 +222,8 @@ def class_mentions(cls: type) -> Iterator[tuple[str, str]]:
 
 def field_annotations(klass: type, module: str) -> list[str]:
     """The annotations of ``klass``'s public fields as its source writes them (read from
-    the source: a public class's own ``__annotations__`` are resolved when it moves to
-    ``tooldeck``, and the walk wants the names as written)."""
+    the source: a public class's own ``__annotations__`` are bound to their module by
+    ``@public``, and the walk wants the names as written)."""
     node = definitions(Name(module, klass.__name__))[-1]
     return [
         ast.unparse(statement.annotation)
@@ -372,8 +372,12 @@ def _shown(node: ast.AST) -> str:
 def _signature(
     doc: ast.FunctionDef | ast.AsyncFunctionDef, source: ast.FunctionDef | ast.AsyncFunctionDef
 ) -> tuple[str, str]:
-    """Both signatures as text, with ``...`` defaults of the doc applied to the source."""
+    """Both signatures as text, with ``...`` defaults of the doc applied to the source.
+
+    The source's ``@public`` is left out: it only sets the module a name reports
+    (``tooldeck._public``), and is no part of how the name is called."""
     source = copy.deepcopy(source)
+    source.decorator_list = [d for d in source.decorator_list if _shown(d) != "public"]
     # strict=False: a doc with other parameters than the source fails the comparison below
     pairs = [
         *zip(doc.args.defaults[::-1], source.args.defaults[::-1], strict=False),

@@ -6,7 +6,8 @@ type checkers (a test keeps the two equal). Names are resolved lazily (PEP 562) 
 ``import tooldeck`` — and with it ``tooldeck --version`` — stays cheap: typing,
 pydantic, jsonschema and the plugin machinery load only when a name that needs them is
 used. A class or function defined in a private module reports ``tooldeck`` as its
-module once resolved here, so reprs, tracebacks and pickles name its public home.
+module from the moment that module is imported (``@public``, ``tooldeck._public``), so
+reprs, tracebacks and pickles name its public home however it was reached.
 Beside it, the public submodules are ``tooldeck.errors``, ``tooldeck.hookspecs``,
 ``tooldeck.paths``, ``tooldeck.providers`` and ``tooldeck.testing``; everything under
 ``tooldeck.host`` is internal.
@@ -74,9 +75,9 @@ if TYPE_CHECKING:
     from tooldeck.host.config.config import OutputConfig as OutputConfig
     from tooldeck.host.config.config import PermissionRule as PermissionRule
     from tooldeck.host.config.config import PermissionsConfig as PermissionsConfig
-    from tooldeck.host.config.config import StoreConfig as StoreConfig
     from tooldeck.host.config.config import PluginsConfig as PluginsConfig
     from tooldeck.host.config.config import PrincipalConfig as PrincipalConfig
+    from tooldeck.host.config.config import StoreConfig as StoreConfig
     from tooldeck.host.config.config import TelemetryConfig as TelemetryConfig
     from tooldeck.host.config.config import ToolConfig as ToolConfig
     from tooldeck.host.config.config_files import load_config as load_config
@@ -116,7 +117,7 @@ if TYPE_CHECKING:
     from tooldeck.host.registry.editor import ToolEditor as ToolEditor
     from tooldeck.host.registry.editor import UpdateFn as UpdateFn
     from tooldeck.host.registry.session import SessionTransformFn as SessionTransformFn
-    from tooldeck.host.registry.state import TransformFn as TransformFn
+    from tooldeck.host.registry.steps import TransformFn as TransformFn
     from tooldeck.host.schema.frozen import FrozenDict as FrozenDict
     from tooldeck.host.service import ToolService as ToolService
     from tooldeck.host.store.base import PendingChange as PendingChange
@@ -235,7 +236,7 @@ _LOCATIONS = {
     "ToolResult": "tooldeck._tool",
     "ToolService": "tooldeck.host.service",
     "TooldeckError": "tooldeck.errors",
-    "TransformFn": "tooldeck.host.registry.state",
+    "TransformFn": "tooldeck.host.registry.steps",
     "TrustItem": "tooldeck.host.trust.project",
     "TrustKind": "tooldeck.host.trust.project",
     "TrustSource": "tooldeck.host.trust.project",
@@ -259,9 +260,6 @@ _LOCATIONS = {
 __all__ = sorted([*_LOCATIONS, "__version__"])
 
 
-_PUBLIC_MODULES = frozenset({"tooldeck.errors", "tooldeck.hookspecs", "tooldeck.providers"})
-
-
 def __getattr__(name: str) -> Any:
     module = _LOCATIONS.get(name)
     if module is None:
@@ -269,33 +267,8 @@ def __getattr__(name: str) -> Any:
     import importlib  # here: ``import tooldeck`` alone does not need it
 
     value = getattr(importlib.import_module(module), name)
-    if module not in _PUBLIC_MODULES and getattr(value, "__module__", None) == module:
-        _move_home(value)
     globals()[name] = value
     return value
-
-
-def _move_home(value: Any) -> None:
-    """Make a class or function defined in a private module report its public home:
-    ``tooldeck.Snapshot`` in reprs, tracebacks and pickles (which resolve it here).
-
-    ``typing.get_type_hints`` and pydantic read a class's string annotations in the
-    module its ``__module__`` names, so they are resolved first, where they were
-    written (what cannot be resolved there, a ``TYPE_CHECKING`` name, stays a string,
-    as it was).
-    """
-    if isinstance(value, type) and vars(value).get("__annotations__"):
-        import typing
-
-        try:
-            hints = typing.get_type_hints(value, include_extras=True)
-        except Exception:  # a name only a type checker sees: nothing could resolve it
-            hints = {}
-        own = vars(value)["__annotations__"]
-        own.update((key, hints[key]) for key in own if key in hints)
-        for field in getattr(value, "__dataclass_fields__", {}).values():
-            field.type = hints.get(field.name, field.type)
-    value.__module__ = "tooldeck"
 
 
 def __dir__() -> list[str]:

@@ -19,6 +19,7 @@ from pydantic import BaseModel, Field, ValidationError, create_model
 from pydantic.fields import FieldInfo
 from typing_extensions import TypedDict  # pydantic needs this one on Python 3.11
 
+from tooldeck._public import public
 from tooldeck._tool import AnyTool, Tool, ToolContext, ToolResult, tuple_new
 
 _SECTION = re.compile(r"^\s*(Args|Arguments|Parameters|Params|Returns|Raises|Yields)\s*:?\s*$")
@@ -58,6 +59,7 @@ def tool(
 ) -> AnyTool: ...
 
 
+@public
 def tool(
     fn: Callable[..., Any] | None = None,
     /,

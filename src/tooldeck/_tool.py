@@ -15,6 +15,8 @@ from typing import TYPE_CHECKING, Any, Generic, Literal, NamedTuple, TypeAlias
 
 from typing_extensions import TypeVar
 
+from tooldeck._public import public
+
 if TYPE_CHECKING:
     from pydantic import TypeAdapter
 
@@ -41,6 +43,7 @@ ProgressCallback: TypeAlias = Callable[[Mapping[str, Any]], None]
 _EMPTY: Mapping[str, Any] = MappingProxyType({})
 
 
+@public
 class TextPart(NamedTuple):
     """Model-facing text. (Content parts are named tuples: one is built per call.)"""
 
@@ -48,6 +51,7 @@ class TextPart(NamedTuple):
     type: Literal["text"] = "text"
 
 
+@public
 class ImagePart(NamedTuple):
     """A model-facing image: raw bytes plus their MIME type (checked by magic bytes)."""
 
@@ -56,6 +60,7 @@ class ImagePart(NamedTuple):
     type: Literal["image"] = "image"
 
 
+@public
 class FilePart(NamedTuple):
     """A model-facing file attachment (for example a PDF)."""
 
@@ -69,6 +74,7 @@ ContentPart: TypeAlias = TextPart | ImagePart | FilePart
 Content: TypeAlias = str | Sequence[ContentPart] | None
 
 
+@public
 class ToolResult(NamedTuple):
     """What an executor returns.
 
@@ -83,6 +89,7 @@ class ToolResult(NamedTuple):
     output: Any = None
 
 
+@public
 class ToolFailure(Exception):
     """The only expected, model-visible failure of a tool call.
 
@@ -105,6 +112,7 @@ class ToolFailure(Exception):
             self.__cause__ = cause
 
 
+@public
 class ToolContext(NamedTuple):
     """Everything an executor may know about the call it is serving.
 
@@ -159,10 +167,12 @@ time.
 Executor: TypeAlias = Callable[[InT, ToolContext], "ToolResult | Awaitable[ToolResult]"]
 
 
+@public
 class FrozenToolError(AttributeError):
     """Raised on an attempt to change a ``Tool``: use ``tool.replace(...)``."""
 
 
+@public
 @dataclass(frozen=True, slots=True, eq=False, kw_only=True)
 class Tool(Generic[InT, OutT]):
     """One tool: name, description, schemas, options and its executor.

@@ -4,18 +4,17 @@ from __future__ import annotations
 
 import pytest
 
-from tooldeck.codemode.sandbox import (
+from tooldeck.codemode.conversation import (
     Call,
     Defer,
     Done,
-    Limits,
     Raise,
     SandboxFailure,
-    SandboxSession,
     Settle,
     Settled,
     Wait,
 )
+from tooldeck.codemode.sandbox import Limits, SandboxSession
 
 LIMITS = Limits(timeout_s=10, memory_bytes=64 << 20, suspensions=100)
 

@@ -8,24 +8,18 @@ import threading
 import pytest
 
 from tooldeck._tool import ToolFailure
-from tooldeck.codemode.sandbox import (
-    Defer,
-    Done,
-    Limits,
-    SandboxPool,
-    SandboxSession,
-    Settle,
-    Settled,
-    Wait,
-)
+from tooldeck.codemode.conversation import Defer, Done, Settle, Settled, Wait
+from tooldeck.codemode.sandbox import Limits, SandboxPool, SandboxSession
 from tooldeck.codemode.workers import program_steps
 
 LIMITS = Limits(timeout_s=10, memory_bytes=64 << 20, suspensions=1000)
 THREE_CALLS = "t = 0\nfor i in range(3):\n    t = t + await f(i)\nt"
 
 
-def session(pool: SandboxPool) -> SandboxSession:
-    return SandboxSession(pool, LIMITS, stubs=None, values={"f": print})
+def steps_of(pool: SandboxPool, code, answer):
+    """``program_steps`` of a fresh session running ``code``."""
+    session = SandboxSession(pool, LIMITS, stubs=None, values={"f": print})
+    return program_steps(pool.slots, session.conversation(code, answer), session.kill)
 
 
 async def test_one_sandbox_thread_answers_every_call_of_a_program(pool):
@@ -35,7 +29,7 @@ async def test_one_sandbox_thread_answers_every_call_of_a_program(pool):
         threads.add(threading.get_ident())
         return Defer()
 
-    steps = program_steps(pool.slots, session(pool), THREE_CALLS, answer)
+    steps = steps_of(pool, THREE_CALLS, answer)
     step = await anext(steps)
     while not isinstance(step, Done):
         assert type(step) is Wait
@@ -47,12 +41,12 @@ async def test_one_sandbox_thread_answers_every_call_of_a_program(pool):
 
 
 async def test_closing_mid_program_gives_the_worker_and_slot_back(pool):
-    steps = program_steps(pool.slots, session(pool), THREE_CALLS, lambda call: Defer())
+    steps = steps_of(pool, THREE_CALLS, lambda call: Defer())
     assert type(await anext(steps)) is Wait
     assert pool.slots.in_use == 1
     await steps.aclose()
     assert pool.slots.in_use == 0
-    again = program_steps(pool.slots, session(pool), "1 + 1", lambda call: Defer())
+    again = steps_of(pool, "1 + 1", lambda call: Defer())
     assert (await anext(again)).output == 2  # the one worker is free again
     await again.aclose()
 
@@ -61,7 +55,7 @@ async def test_what_the_answer_raises_ends_the_program_there(pool):
     def refuse(call):
         raise ToolFailure("no more calls")
 
-    steps = program_steps(pool.slots, session(pool), THREE_CALLS, refuse)
+    steps = steps_of(pool, THREE_CALLS, refuse)
     with pytest.raises(ToolFailure, match="no more calls"):
         await anext(steps)
     await steps.aclose()

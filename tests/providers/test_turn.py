@@ -8,7 +8,7 @@ import pytest
 
 import tooldeck
 from tooldeck import Tool, ToolCall, ToolResult
-from tooldeck.providers import TurnResult, run_tool_calls
+from tooldeck.providers import TurnResult, calls_from, run_tool_calls
 
 
 def test_exported_from_tooldeck():
@@ -79,12 +79,37 @@ async def test_progress_names_the_call(service):
     assert sorted(seen) == [("x", "x"), ("y", "y")]
 
 
-@pytest.mark.parametrize(
-    "raw", ['{"city": "Oslo", "units": null}', {"city": "Oslo", "units": None}]
-)
-async def test_null_for_an_optional_argument_means_not_given(snapshot, raw):
+async def test_a_strict_mode_null_for_an_optional_argument_means_not_given(snapshot):
+    raw = '{"city": "Oslo", "units": null}'  # OpenAI's arguments: JSON text
     turn = await run_tool_calls(snapshot, [ToolCall("1", "weather", raw)])
     assert turn.outcomes[0].content[0].text == "Oslo: 21 C"
+
+
+@pytest.mark.parametrize("fmt", ["openai", "openai-responses"])
+async def test_the_openai_formats_lose_their_strict_mode_nulls(snapshot, fmt):
+    raw = '{"city": "Oslo", "units": null}'
+    reply = {
+        "openai": {"tool_calls": [{"id": "1", "function": {"name": "weather", "arguments": raw}}]},
+        "openai-responses": [
+            {"type": "function_call", "call_id": "1", "name": "weather", "arguments": raw}
+        ],
+    }[fmt]
+    turn = await run_tool_calls(snapshot, calls_from(fmt, reply))
+    assert turn.outcomes[0].content[0].text == "Oslo: 21 C"
+
+
+@pytest.mark.parametrize("fmt", ["anthropic", "gemini", "mcp"])
+async def test_a_null_sent_in_an_object_is_the_models_value(snapshot, fmt):
+    # No strict mode in these formats: a null is validated as sent, not dropped.
+    arguments = {"city": "Oslo", "units": None}
+    reply = {
+        "anthropic": [{"type": "tool_use", "id": "1", "name": "weather", "input": arguments}],
+        "gemini": [{"functionCall": {"id": "1", "name": "weather", "args": arguments}}],
+        "mcp": {"name": "weather", "arguments": arguments},
+    }[fmt]
+    turn = await run_tool_calls(snapshot, calls_from(fmt, reply))
+    assert turn.outcomes[0].status == "failed"
+    assert "- units: None is not one of ['C', 'F']" in turn.outcomes[0].error.message
 
 
 async def test_null_for_a_required_argument_still_fails(snapshot):

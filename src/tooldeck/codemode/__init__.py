@@ -18,11 +18,12 @@ The provider interface (``tooldeck.host.execution.definitions.CodeModeProvider``
 mount tools (MCP servers, packs) choose per tool with ``Tool(codemode=...)``.
 
 The modules, one job each: ``sandbox`` (the only one that imports pydantic-monty),
-``naming`` (the ``tools.<ns>.<name>`` tree), ``pytypes`` and ``stubs`` (schemas →
-Python stubs), ``describe`` (the ``execute`` description), ``search``, ``plan`` (all of
-that for one snapshot, computed lazily), ``runner`` (one program), ``report`` (failure
-text), ``execute_tool``, ``availability`` and ``provider`` (``CodeMode``, which owns the
-Location's sandbox pool).
+``conversation`` (the steps and answers a program exchanges with it), ``workers`` (its
+threads and worker slots), ``naming`` (the ``tools.<ns>.<name>`` tree), ``pytypes`` and
+``stubs`` (schemas → Python stubs), ``describe`` (the ``execute`` description),
+``search``, ``plan`` (all of that for one snapshot, computed lazily), ``runner`` (one
+program), ``report`` (failure text), ``execute_tool``, ``availability`` and ``provider``
+(``CodeMode``, which owns the Location's sandbox pool).
 """
 
 from __future__ import annotations

@@ -18,8 +18,8 @@ from typing import Any, NamedTuple
 from pydantic_core import to_jsonable_python
 
 from tooldeck._tool import ContentPart, TextPart, ToolContext
+from tooldeck.codemode.conversation import Settled
 from tooldeck.codemode.plan import Target
-from tooldeck.codemode.sandbox import Settled
 from tooldeck.host.boundary.boundary import run_tool_call
 from tooldeck.host.call.path import CallScope, ToolCall
 from tooldeck.host.execution.snapshot import Snapshot

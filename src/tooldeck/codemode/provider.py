@@ -15,6 +15,7 @@ import threading
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+from tooldeck._public import public
 from tooldeck.codemode.availability import off_reason, sandbox_missing
 
 if TYPE_CHECKING:
@@ -28,6 +29,7 @@ REQUEST_GRACE_S = 10.0
 """Seconds past ``timeout_s`` after which a worker stuck in one turn is killed."""
 
 
+@public
 class CodeMode:
     """The code-mode provider of one Location: availability, the ``execute`` tool, the pool."""
 

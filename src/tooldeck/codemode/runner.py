@@ -39,23 +39,20 @@ from collections.abc import Awaitable, Callable, Mapping
 from typing import Any, NamedTuple, NoReturn
 
 from tooldeck._tool import ToolContext, ToolFailure, ToolResult
-from tooldeck.codemode.nested import ProgramCalls, call_tool
-from tooldeck.codemode.plan import ProgramPlan, Target, Targets
-from tooldeck.codemode.report import MAX_SEARCHES, completed_note, failure_text
-from tooldeck.codemode.sandbox import (
+from tooldeck.codemode.conversation import (
     Call,
     CallAnswer,
     Defer,
     Done,
-    Limits,
     Raise,
     SandboxFailure,
-    SandboxPool,
-    SandboxSession,
-    SandboxUnavailable,
     Settle,
     Settled,
 )
+from tooldeck.codemode.nested import ProgramCalls, call_tool
+from tooldeck.codemode.plan import ProgramPlan, Target, Targets
+from tooldeck.codemode.report import MAX_SEARCHES, completed_note, failure_text, search_words
+from tooldeck.codemode.sandbox import Limits, SandboxPool, SandboxSession, SandboxUnavailable
 from tooldeck.codemode.search import search
 from tooldeck.codemode.values import program_result
 from tooldeck.codemode.workers import program_steps
@@ -198,7 +195,7 @@ class _Program:
         """Run the program: its steps run off the event loop (``workers.py``), and the time
         limit covers waiting for a worker as well as running."""
         timeout = asyncio.timeout(self.settings.timeout_s)
-        steps = program_steps(pool.slots, session, code, self._call)
+        steps = program_steps(pool.slots, session.conversation(code, self._call), session.kill)
         try:
             async with timeout:
                 try:
@@ -257,7 +254,7 @@ class _Program:
         )
         return (
             f"{level} has no tool {name!r}; use the names in the stubs, "
-            'or await search("words") to find a tool'
+            f'or await search("{search_words(name)}") to find a tool'
         )
 
     async def _settle(self, ids: list[int]) -> dict[int, Settled]:

@@ -1,14 +1,14 @@
 """The one module that talks to pydantic-monty: a warm worker pool and a session driver.
 
 monty's API changed completely between 0.0.x and 1.x, so everything else in code mode
-speaks this module's small vocabulary instead: a ``SandboxSession`` (one per program, on
-a warm ``SandboxPool``) runs the program as one ``conversation`` generator: each host
-function the program calls is a ``Call`` answered on the spot by the caller's
-``answer_call`` (``Defer`` or ``Raise``: bookkeeping, no waiting), and the conversation
-yields each ``Wait`` the host must ``Settle`` and ends with ``Done``. The steps and
-answers are plain values, so the runner reads and builds them without calling in here;
-the conversation reads as one function, top to bottom. Every monty exception is
-translated here into ``SandboxFailure`` with a ``kind`` the runner can act on.
+speaks a small vocabulary of its own instead (``conversation.py``): a ``SandboxSession``
+(one per program, on a warm ``SandboxPool``) runs the program as one ``conversation``
+generator: each host function the program calls is a ``Call`` answered on the spot by
+the caller's ``answer_call`` (``Defer`` or ``Raise``: bookkeeping, no waiting), and the
+conversation yields each ``Wait`` the host must ``Settle`` and ends with ``Done``. The
+conversation reads as one function, top to bottom; translating its steps and answers to
+and from monty's is this module's alone. Every monty exception is translated here into
+``SandboxFailure`` with a ``kind`` the runner can act on.
 
 The sync ``Monty`` pool is used on purpose: ``AsyncMonty`` aborts the host process at
 interpreter exit in about half of all runs (pydantic-monty 1.4). Nothing here imports
@@ -23,13 +23,22 @@ import re
 import signal
 import threading
 from collections.abc import Callable, Generator, Mapping
-from typing import Any, Literal, NamedTuple, TypeAlias
+from typing import Any, NamedTuple
 
+from tooldeck.codemode.conversation import (
+    Call,
+    CallAnswer,
+    Defer,
+    Done,
+    FailureKind,
+    Raise,
+    SandboxFailure,
+    Settle,
+    Settled,
+    Step,
+    Wait,
+)
 from tooldeck.codemode.workers import WorkerSlots
-
-FailureKind: TypeAlias = Literal[
-    "syntax", "typing", "runtime", "timeout", "memory", "printed", "suspensions", "crashed"
-]
 
 PRINT_LIMIT = 1 << 20
 """Bytes of ``print`` output one program may produce before it is stopped."""
@@ -45,16 +54,6 @@ class Limits(NamedTuple):
     timeout_s: float
     memory_bytes: int
     suspensions: int
-
-
-class SandboxFailure(Exception):
-    """A program that could not run or did not finish; ``text`` is for the model."""
-
-    def __init__(self, kind: FailureKind, text: str, printed: str = "") -> None:
-        super().__init__(text)
-        self.kind = kind
-        self.text = text
-        self.printed = printed
 
 
 class SandboxUnavailable(Exception):
@@ -298,64 +297,6 @@ class SandboxSession:
                 return "printed"
             return "memory"
         return "runtime"
-
-
-# -- the conversation's vocabulary: plain values, read and built without calling in ---------
-class Call(NamedTuple):
-    """The program called a host function (``owner`` ``None``) or a method of the
-    ``Namespace`` value whose id is ``owner``."""
-
-    id: int
-    name: str
-    owner: Any
-    args: tuple[Any, ...]
-    kwargs: dict[str, Any]
-
-
-class Wait(NamedTuple):
-    """The program awaits deferred calls; ``call_ids`` are every call still unanswered."""
-
-    call_ids: list[int]
-
-
-class Done(NamedTuple):
-    """The program finished: its last expression's value, what it printed, and the type
-    checker's warnings (the program ran despite them)."""
-
-    output: Any
-    printed: str
-    warnings: str
-
-
-Step: TypeAlias = Wait | Done
-
-
-class Defer(NamedTuple):
-    """Answer a ``Call`` with a future: its value comes later, with the ``Wait``'s ``Settle``."""
-
-
-class Raise(NamedTuple):
-    """Answer a ``Call`` by raising ``exc_type(message)`` at the call site (catchable)."""
-
-    exc_type: str
-    message: str
-
-
-class Settled(NamedTuple):
-    """The result of one deferred call: a value, or an exception to raise inside."""
-
-    value: Any = None
-    exc_type: str | None = None
-    message: str = ""
-
-
-class Settle(NamedTuple):
-    """Answer a ``Wait``: the result of every call it names."""
-
-    results: Mapping[int, Settled]
-
-
-CallAnswer: TypeAlias = Defer | Raise
 
 
 def _call_answer(answer: CallAnswer) -> dict[str, Any]:

@@ -19,7 +19,7 @@ from pydantic_core import to_jsonable_python
 from tooldeck._tool import ContentPart, TextPart, ToolFailure, ToolResult
 
 if TYPE_CHECKING:
-    from tooldeck.codemode.sandbox import Done
+    from tooldeck.codemode.conversation import Done
 
 _ADDRESS = re.compile(r" at 0x[0-9a-fA-F]+")
 

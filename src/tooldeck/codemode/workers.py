@@ -23,12 +23,10 @@ import threading
 from collections import deque
 from collections.abc import AsyncGenerator, Callable, Generator
 from concurrent.futures import Future, ThreadPoolExecutor
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import Any, TypeVar
 
 from tooldeck._tool import ToolFailure
-
-if TYPE_CHECKING:
-    from tooldeck.codemode.sandbox import Call, CallAnswer, SandboxSession, Settle, Step
+from tooldeck.codemode.conversation import SandboxFailure, Settle, Step
 
 T = TypeVar("T")
 
@@ -107,8 +105,6 @@ class WorkerSlots:
         try:
             return self.threads.submit(step, *args)
         except RuntimeError:  # the pool closed with its Location
-            from tooldeck.codemode.sandbox import SandboxFailure
-
             raise SandboxFailure("crashed", "the sandbox was closed with its Location") from None
 
     def close(self) -> None:
@@ -127,41 +123,41 @@ def nested_refusal(size: int) -> str:
 
 async def program_steps(
     slots: WorkerSlots,
-    session: SandboxSession,
-    code: str,
-    answer_call: Callable[[Call], CallAnswer],
+    conversation: Generator[Step, Settle, None],
+    kill: Callable[[], None],
 ) -> AsyncGenerator[Step, Settle]:
-    """Run ``session``'s conversation for ``code`` on a sandbox thread: yields each step and
-    is sent its answer, like the conversation itself, but never blocks the loop.
-    ``answer_call`` runs on the sandbox thread; what it raises ends the program as if
-    raised here.
+    """Drive a program's ``conversation`` (``SandboxSession.conversation``, not started
+    yet) on a sandbox thread: yields each step and is sent its answer, like the
+    conversation itself, but never blocks the loop. The conversation answers the
+    program's calls on that thread; what its ``answer_call`` raises ends the program as
+    if raised here.
 
     Takes a worker slot first (waiting as long as the caller's timeout allows; refused at
     once when the programs this call is nested in hold every slot), and marks it held
-    for calls nested in the program. Cancelled mid-step, the worker is killed, which ends
-    the step at once; closed (``aclose``) or ended, the worker and the slot are given back
-    once the step in flight has ended.
+    for calls nested in the program. Cancelled mid-step, ``kill`` stops the program's
+    worker, which ends the step at once; closed (``aclose``) or ended, the worker and the
+    slot are given back once the step in flight has ended.
     """
     if slots.busy and slots.held_here():
         raise ToolFailure(nested_refusal(slots.size))
     await slots.acquire()
     held = slots.mark_held()
-    relay = _Relay(session.conversation(code, answer_call), slots)
+    relay = _Relay(conversation, slots)
     try:
-        step = await _awaited(relay.start(), session)
+        step = await _awaited(relay.start(), kill)
         while True:
             answer = yield step
-            step = await _awaited(relay.send(answer), session)
+            step = await _awaited(relay.send(answer), kill)
     finally:
         _HELD.reset(held)
         await asyncio.shield(relay.close())
 
 
-async def _awaited(step: asyncio.Future[Step], session: SandboxSession) -> Step:
+async def _awaited(step: asyncio.Future[Step], kill: Callable[[], None]) -> Step:
     try:
         return await step
     except asyncio.CancelledError:
-        session.kill()
+        kill()
         raise
 
 

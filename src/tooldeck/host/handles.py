@@ -13,12 +13,13 @@ from functools import partial
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, Protocol
 
+from tooldeck._public import public
 from tooldeck.errors import SessionError
 from tooldeck.host.execution.definitions import Visibility
 from tooldeck.host.execution.snapshot import Snapshot
 from tooldeck.host.registry.catalog import Catalog
 from tooldeck.host.registry.editor import CallHookFn, Diagnostic, ToolEditor
-from tooldeck.host.registry.state import TransformFn
+from tooldeck.host.registry.steps import TransformFn
 
 if TYPE_CHECKING:
     from contextlib import AbstractContextManager
@@ -35,6 +36,7 @@ class _Owner(Protocol):
     def dispose(self, item: Any, /) -> None: ...
 
 
+@public
 class Registration:
     """A scoped registration: ``dispose()`` (idempotent) or use it as a context manager."""
 
@@ -74,6 +76,7 @@ class Registration:
         return f"<Registration {self.source!r} {state}>"
 
 
+@public
 class SessionScope:
     """The open registrations of one session. Thread-safe; close it once it ends."""
 

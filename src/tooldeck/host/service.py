@@ -22,16 +22,19 @@ import threading
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Literal
 
+from tooldeck._public import public
 from tooldeck._tool import AnyTool
 from tooldeck.host.boundary.boundary import layers
+from tooldeck.host.boundary.gates import Gates
 from tooldeck.host.boundary.hooks import CallHooks, session_chain
-from tooldeck.host.boundary.limits import CallLimits, Gates, declares_limits
+from tooldeck.host.boundary.limits import CallLimits, declares_limits
 from tooldeck.host.execution.definitions import CodeModeProvider, Visibility
 from tooldeck.host.execution.snapshot import Snapshot
 from tooldeck.host.handles import Registration, SessionScope
 from tooldeck.host.registry.catalog import Catalog
 from tooldeck.host.registry.editor import Diagnostic
-from tooldeck.host.registry.state import ToolState, TransformFn
+from tooldeck.host.registry.state import ToolState
+from tooldeck.host.registry.steps import TransformFn
 from tooldeck.host.search import deferral
 
 if TYPE_CHECKING:
@@ -41,6 +44,7 @@ if TYPE_CHECKING:
     from tooldeck.host.registry.session import SessionTransformFn, Templates
 
 
+@public
 class ToolService:
     """One per Location: registrations, replay, and snapshots for model requests.
 

@@ -11,7 +11,8 @@ Formats: ``"openai"`` (Chat Completions), ``"openai-responses"``, ``"anthropic"`
 ``"gemini"`` and ``"mcp"``. Replies may be the SDKs' objects or plain dicts (their JSON);
 no SDK is imported. ``snapshot.definitions_for(fmt)`` renders the tools to advertise
 in the same formats. Every wire format lives in this package: ``formats`` (the one
-``Format`` list and the definitions), ``_wire`` (calls in, results out), ``wire_types``
+``Format`` list and the definitions), ``_wire`` (calls in, results out),
+``_attachments`` (a result's images and files, as each API takes them), ``wire_types``
 (their typed shapes); ``_turn`` runs a turn.
 """
 

@@ -58,12 +58,14 @@ async def run_tool_calls(
 ) -> TurnResult:
     """Run ``calls`` concurrently through ``run_tool_call`` against ``snapshot``.
 
-    The ids are resolved once, into one ``CallScope`` for the turn. Each call's
-    arguments first lose the ``null`` s that stand for optional arguments left out
-    (OpenAI strict mode sends ``null`` for every optional property; a ``null`` for a
-    property whose schema takes ``null`` is kept). Cancelling the awaiting task cancels
-    every call and propagates, as ``run_tool_call`` does. ``on_ask`` is
-    ``run_tool_call``'s, for every call.
+    The ids are resolved once, into one ``CallScope`` for the turn. A call whose
+    arguments are JSON text, as the OpenAI formats send them, first loses the ``null`` s
+    that stand for optional arguments left out (OpenAI strict mode sends ``null`` for
+    every optional property; a ``null`` for a property whose schema takes ``null`` is
+    kept). Arguments that came as an object (Anthropic, Gemini, MCP: formats without
+    strict mode) are run as sent. Cancelling the awaiting task cancels every call and
+    propagates, as ``run_tool_call`` does. ``on_ask`` is ``run_tool_call``'s, for every
+    call.
     """
     schemas = {d.name: d.input_schema for d in snapshot.definitions}
     scope = snapshot.scope(session_id, message_id, agent)
@@ -84,28 +86,22 @@ async def run_tool_calls(
 
 
 def _without_null_optionals(call: ToolCall, schema: Mapping[str, Any] | None) -> ToolCall:
-    """``call`` without the ``null`` optionals; as it came when its arguments nest too
-    deeply to walk (the boundary then fails that call alone, saying so)."""
-    try:
-        return _cleaned(call, schema)
-    except RecursionError:
-        return call
+    """``call`` without OpenAI strict mode's ``null`` optionals.
 
-
-def _cleaned(call: ToolCall, schema: Mapping[str, Any] | None) -> ToolCall:
+    Only JSON text can hold them: ``calls_from`` keeps the OpenAI formats' arguments as
+    the text the model wrote, and every other format's as the object it sent, so an
+    Anthropic, Gemini or MCP call never reaches the strict-mode walk. Text that does not
+    parse, or nests too deeply to walk, is left as it came (the boundary then fails that
+    call alone, saying so).
+    """
     raw = call.input
-    if schema is None:
+    if schema is None or not isinstance(raw, str) or "null" not in raw:
         return call
-    if isinstance(raw, str):
-        if "null" not in raw:
-            return call
-        try:
-            value = json.loads(raw)
-        except ValueError:
-            return call  # the boundary reports invalid JSON with the usual message
-    else:
-        value = raw
-    cleaned = drop_null_optionals(schema, value)
+    try:
+        value = json.loads(raw)
+        cleaned = drop_null_optionals(schema, value)
+    except (ValueError, RecursionError):
+        return call
     return call if cleaned is value else call._replace(input=cleaned)
 
 

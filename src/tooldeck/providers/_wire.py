@@ -7,10 +7,11 @@ trying each spelling given.
 
 Results: every call gets a result and no content is dropped silently: a part a provider
 cannot take in a tool result travels where it can (Chat Completions: a following user
-message) or is replaced by a text note naming it. Every outcome but ``completed`` sets
-the provider's error flag where it has one (Anthropic ``is_error``, MCP ``isError``,
-Gemini's ``{"error": ...}`` response); the OpenAI APIs have none, so the text starts
-with ``Error:`` there.
+message) or is replaced by a text note naming it. Text is written here; each image or
+file is handed to ``_attachments``, which knows what each API takes. Every outcome but
+``completed`` sets the provider's error flag where it has one (Anthropic ``is_error``,
+MCP ``isError``, Gemini's ``{"error": ...}`` response); the OpenAI APIs have none, so
+the text starts with ``Error:`` there.
 
 How tools are *advertised* in the same formats is ``formats.py`` (the snapshot renders
 definitions through it).
@@ -18,21 +19,26 @@ definitions through it).
 
 from __future__ import annotations
 
-import base64
 import json
 import uuid
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
-from urllib.parse import quote
 
-from tooldeck._tool import ContentPart, FilePart, ImagePart
 from tooldeck.host.boundary.outcome import ToolCallOutcome
 from tooldeck.host.call.path import ToolCall
-from tooldeck.host.call.sizes import format_size
 from tooldeck.host.search.deferral import SEARCH_TOOLS
+from tooldeck.providers._attachments import (
+    Attachment,
+    anthropic_block,
+    attachment_name,
+    gemini_inline,
+    mcp_block,
+    openai_chat_part,
+    openai_responses_part,
+)
 
 
-# -- reading replies, naming attachments ----------------------------------------------------
+# -- reading replies -------------------------------------------------------------------------
 def field(obj: Any, *names: str) -> Any:
     """The first of ``names`` that ``obj`` has (as a key or an attribute), or ``None``."""
     for name in names:
@@ -49,27 +55,6 @@ def items(value: Any) -> list[Any]:
     if isinstance(value, Mapping) or not isinstance(value, Iterable) or isinstance(value, str):
         return [value]
     return list(value)
-
-
-def b64(data: bytes) -> str:
-    return base64.b64encode(data).decode("ascii")
-
-
-def data_url(part: ImagePart | FilePart) -> str:
-    """The part as a ``data:`` URL: OpenAI's ``file_data`` takes this form (not bare base64,
-    which its API reference suggests and its own Playground does not send)."""
-    return f"data:{part.mime_type};base64,{b64(part.data)}"
-
-
-def attachment_name(part: ContentPart) -> str:
-    """How a model is told about an attachment: ``report.pdf (application/pdf, 12 KiB)``,
-    sized as every other message sizes things."""
-    if part.type == "text":
-        return "text"
-    size = format_size(len(part.data))
-    if part.type == "file" and part.filename:
-        return f"{part.filename} ({part.mime_type}, {size})"
-    return f"{part.type} ({part.mime_type}, {size})"
 
 
 # -- calls in ------------------------------------------------------------------------------
@@ -217,8 +202,6 @@ READERS: dict[str, Callable[[Any], list[ToolCall]]] = {
 Pair = tuple[ToolCall, ToolCallOutcome]
 Message = dict[str, Any]
 
-_ANTHROPIC_IMAGES = frozenset({"image/jpeg", "image/png", "image/gif", "image/webp"})
-
 
 def is_error(outcome: ToolCallOutcome) -> bool:
     """``failed`` and ``declined``, and ``interrupted`` too: only ``completed`` succeeded."""
@@ -229,12 +212,12 @@ def _texts(outcome: ToolCallOutcome) -> str:
     return "\n".join(part.text for part in outcome.content if part.type == "text")
 
 
+def _attachments(outcome: ToolCallOutcome) -> list[Attachment]:
+    return [part for part in outcome.content if part.type != "text"]
+
+
 def _error_prefixed(outcome: ToolCallOutcome, text: str) -> str:
     return f"Error: {text}" if is_error(outcome) else text
-
-
-def _unsupported(part: ContentPart, where: str) -> str:
-    return f"[{attachment_name(part)} left out: {where} does not accept this kind of file]"
 
 
 # -- OpenAI Chat Completions -----------------------------------------------------------
@@ -244,28 +227,18 @@ def openai_chat_results(pairs: Sequence[Pair]) -> list[Message]:
     messages: list[Message] = []
     attached: list[dict[str, Any]] = []
     for call, outcome in pairs:
-        parts = [p for p in outcome.content if p.type != "text"]
+        parts = _attachments(outcome)
         text = _error_prefixed(outcome, _texts(outcome))
         if parts:
             names = ", ".join(attachment_name(p) for p in parts)
             text = f"{text}\n\n" if text else ""
             text += f"[attached in the next user message: {names}]"
             attached.append({"type": "text", "text": f"Attachments of tool call {call.id}:"})
-            attached += [_chat_part(p) for p in parts]
+            attached += [openai_chat_part(p) for p in parts]
         messages.append({"role": "tool", "tool_call_id": call.id, "content": text})
     if attached:
         messages.append({"role": "user", "content": attached})
     return messages
-
-
-def _chat_part(part: ContentPart) -> dict[str, Any]:
-    if isinstance(part, ImagePart):
-        return {"type": "image_url", "image_url": {"url": data_url(part)}}
-    assert isinstance(part, FilePart)
-    file: dict[str, Any] = {"file_data": data_url(part)}
-    if part.filename:
-        file["filename"] = part.filename
-    return {"type": "file", "file": file}
 
 
 # -- OpenAI Responses ------------------------------------------------------------------
@@ -282,7 +255,12 @@ def _responses_item(call: ToolCall, outcome: ToolCallOutcome) -> Message:
     if all(part.type == "text" for part in outcome.content):
         item["output"] = _error_prefixed(outcome, _texts(outcome))
         return item
-    output = [_responses_part(part) for part in outcome.content]
+    output = [
+        {"type": "input_text", "text": part.text}
+        if part.type == "text"
+        else openai_responses_part(part)
+        for part in outcome.content
+    ]
     if is_error(outcome):
         output.insert(0, {"type": "input_text", "text": "Error:"})
     item["output"] = output
@@ -320,17 +298,6 @@ def _tool_search_output(call: ToolCall, outcome: ToolCallOutcome) -> Message:
     }
 
 
-def _responses_part(part: ContentPart) -> dict[str, Any]:
-    if part.type == "text":
-        return {"type": "input_text", "text": part.text}
-    if isinstance(part, ImagePart):
-        return {"type": "input_image", "image_url": data_url(part)}
-    file: dict[str, Any] = {"type": "input_file", "file_data": data_url(part)}
-    if part.filename:
-        file["filename"] = part.filename
-    return file
-
-
 # -- Anthropic -------------------------------------------------------------------------
 def anthropic_results(pairs: Sequence[Pair]) -> list[Message]:
     """One ``role: "user"`` message holding a ``tool_result`` block per call."""
@@ -340,34 +307,15 @@ def anthropic_results(pairs: Sequence[Pair]) -> list[Message]:
 
 def _tool_result(call: ToolCall, outcome: ToolCallOutcome) -> dict[str, Any]:
     block: dict[str, Any] = {"type": "tool_result", "tool_use_id": call.id}
-    content = [_anthropic_block(part) for part in outcome.content]
+    content = [
+        {"type": "text", "text": part.text} if part.type == "text" else anthropic_block(part)
+        for part in outcome.content
+    ]
     content = [c for c in content if c.get("text", True)]  # empty text blocks are refused
     if content:
         block["content"] = content
     if is_error(outcome):
         block["is_error"] = True
-    return block
-
-
-def _anthropic_block(part: ContentPart) -> dict[str, Any]:
-    if part.type == "text":
-        return {"type": "text", "text": part.text}
-    if isinstance(part, ImagePart) and part.mime_type in _ANTHROPIC_IMAGES:
-        source = {"type": "base64", "media_type": part.mime_type, "data": b64(part.data)}
-        return {"type": "image", "source": source}
-    if isinstance(part, FilePart) and part.mime_type == "application/pdf":
-        source = {"type": "base64", "media_type": "application/pdf", "data": b64(part.data)}
-        return _document(part, source)
-    if isinstance(part, FilePart) and part.mime_type.startswith("text/"):
-        text = part.data.decode("utf-8", errors="replace")
-        return _document(part, {"type": "text", "media_type": "text/plain", "data": text})
-    return {"type": "text", "text": _unsupported(part, "Anthropic")}
-
-
-def _document(part: FilePart, source: dict[str, Any]) -> dict[str, Any]:
-    block: dict[str, Any] = {"type": "document", "source": source}
-    if part.filename:
-        block["title"] = part.filename
     return block
 
 
@@ -383,17 +331,10 @@ def _function_response(call: ToolCall, outcome: ToolCallOutcome) -> dict[str, An
     response: dict[str, Any] = {"name": call.name, "response": {key: _texts(outcome)}}
     if call.id and not call.id.startswith(GENERATED_ID_PREFIX):
         response["id"] = call.id  # a call that came without an id is answered by name
-    media = [p for p in outcome.content if p.type != "text"]
+    media = _attachments(outcome)
     if media:
-        response["parts"] = [{"inlineData": _inline(p)} for p in media]
+        response["parts"] = [{"inlineData": gemini_inline(p)} for p in media]
     return response
-
-
-def _inline(part: ImagePart | FilePart) -> dict[str, Any]:
-    blob = {"mimeType": part.mime_type, "data": b64(part.data)}
-    if isinstance(part, FilePart) and part.filename:
-        blob["displayName"] = part.filename
-    return blob
 
 
 # -- MCP -------------------------------------------------------------------------------
@@ -404,26 +345,15 @@ def mcp_results(pairs: Sequence[Pair]) -> list[Message]:
 
 def _call_tool_result(call: ToolCall, outcome: ToolCallOutcome) -> Message:
     result: Message = {
-        "content": [_mcp_block(call, part) for part in outcome.content],
+        "content": [
+            {"type": "text", "text": part.text} if part.type == "text" else mcp_block(call.id, part)
+            for part in outcome.content
+        ],
         "isError": is_error(outcome),
     }
     if outcome.status == "completed" and isinstance(outcome.output, dict):
         result["structuredContent"] = outcome.output
     return result
-
-
-def _mcp_block(call: ToolCall, part: ContentPart) -> dict[str, Any]:
-    if part.type == "text":
-        return {"type": "text", "text": part.text}
-    if isinstance(part, ImagePart):
-        return {"type": "image", "data": b64(part.data), "mimeType": part.mime_type}
-    name = quote(part.filename or "attachment", safe="")
-    resource = {
-        "uri": f"tooldeck://calls/{call.id}/{name}",
-        "mimeType": part.mime_type,
-        "blob": b64(part.data),
-    }
-    return {"type": "resource", "resource": resource}
 
 
 WRITERS: dict[str, Callable[[Sequence[Pair]], list[Message]]] = {

@@ -8,6 +8,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from tooldeck._public import public
+
 if TYPE_CHECKING:  # annotations only: this module never imports OpenTelemetry
     from opentelemetry.metrics import MeterProvider
     from opentelemetry.trace import TracerProvider
@@ -15,6 +17,7 @@ if TYPE_CHECKING:  # annotations only: this module never imports OpenTelemetry
     from tooldeck.host.config.config import TelemetryConfig
 
 
+@public
 @dataclass(frozen=True, slots=True)
 class Telemetry:
     """Where a host's spans and metrics go: ``Host.open(..., telemetry=Telemetry(...))``.

@@ -24,10 +24,10 @@ if TYPE_CHECKING:
     from tooldeck.testing.host import Mode as Mode
     from tooldeck.testing.host import TestHost as TestHost
     from tooldeck.testing.host import text_of as text_of
-    from tooldeck.testing.install import Pack as Pack
     from tooldeck.testing.install import Site as Site
     from tooldeck.testing.loop_guard import LoopGuard as LoopGuard
     from tooldeck.testing.plugin import write_config as write_config
+    from tooldeck.testing.wheels import Pack as Pack
     from tooldeck.testing.wheels import WheelCache as WheelCache
 
 _LOCATIONS = {
@@ -35,7 +35,7 @@ _LOCATIONS = {
     "Builtins": "tooldeck.testing.host",
     "LoopGuard": "tooldeck.testing.loop_guard",
     "Mode": "tooldeck.testing.host",
-    "Pack": "tooldeck.testing.install",
+    "Pack": "tooldeck.testing.wheels",
     "ReplyScript": "tooldeck.testing.asker",
     "ScriptedAnswerer": "tooldeck.testing.asker",
     "ScriptedAsker": "tooldeck.testing.asker",

@@ -17,16 +17,13 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
-from typing import IO, TypeAlias
+from typing import IO
 
 from tooldeck.errors import PackBuildError
 from tooldeck.host.plugins.discovery import normalize_dist, scan_entry_points
-from tooldeck.testing.wheels import TIMEOUT, WheelCache
+from tooldeck.testing.wheels import TIMEOUT, Pack, WheelCache
 
-__all__ = ["Pack", "Site"]
-
-Pack: TypeAlias = str | os.PathLike[str]
-"""A project directory (with ``pyproject.toml`` or ``setup.py``) or a built ``.whl``."""
+__all__ = ["Site"]
 
 
 class Site:

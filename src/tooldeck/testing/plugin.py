@@ -36,9 +36,9 @@ if TYPE_CHECKING:
     from tooldeck.host.location.location import Location
     from tooldeck.testing.asker import ScriptedAnswerer, ScriptedAsker
     from tooldeck.testing.host import Builtins, TestHost
-    from tooldeck.testing.install import Pack, Site
+    from tooldeck.testing.install import Site
     from tooldeck.testing.loop_guard import LoopGuard
-    from tooldeck.testing.wheels import WheelCache
+    from tooldeck.testing.wheels import Pack, WheelCache
 
 try:  # the loop guard is an async fixture: pytest-asyncio runs it, in either of its modes
     from pytest_asyncio import fixture as _async_fixture

@@ -16,15 +16,15 @@ import subprocess
 import sys
 import threading
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any, TypeAlias
 
 from tooldeck.errors import PackBuildError
 from tooldeck.host.config.config_files import read_toml
 
-if TYPE_CHECKING:
-    from tooldeck.testing.install import Pack
+__all__ = ["Pack", "WheelCache"]
 
-__all__ = ["WheelCache"]
+Pack: TypeAlias = str | os.PathLike[str]
+"""A project directory (with ``pyproject.toml`` or ``setup.py``) or a built ``.whl``."""
 
 _SKIPPED = frozenset(
     {

@@ -59,6 +59,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
+from tooldeck._public import public
 from tooldeck._tool import ContentPart, ProgressCallback, TextPart, ToolFailure, tuple_new
 from tooldeck.errors import (
     PermissionBlocked,
@@ -102,6 +103,7 @@ def layers(snapshot: Snapshot) -> tuple[Layer, ...]:
     return tuple(found for make in LAYERS if (found := make(snapshot)) is not None)
 
 
+@public
 async def run_tool_call(
     snapshot: Snapshot,
     call: ToolCall,

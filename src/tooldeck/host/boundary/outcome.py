@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Literal, NamedTuple, TypeAlias
 
+from tooldeck._public import public
 from tooldeck._tool import ContentPart
 
 if TYPE_CHECKING:
@@ -38,6 +39,7 @@ UNAVAILABLE_TEXT = (
 )
 
 
+@public
 @dataclass(frozen=True, slots=True)
 class ToolError:
     """Why a call ``failed``: ``type`` is the category a host branches on, ``message`` text."""
@@ -46,6 +48,7 @@ class ToolError:
     message: str
 
 
+@public
 class ToolCallOutcome(NamedTuple):
     """The terminal, recordable result of one tool call; ``error`` is set only if ``failed``.
 

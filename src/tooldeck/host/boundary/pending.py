@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic_core import to_jsonable_python
 
+from tooldeck._public import public
 from tooldeck._tool import ContentPart, FilePart, ImagePart, TextPart
 from tooldeck.host.boundary.outcome import ToolCallOutcome, ToolError
 from tooldeck.host.call.path import ToolCall
@@ -33,6 +34,7 @@ if TYPE_CHECKING:
     from tooldeck.host.execution.snapshot import Snapshot
 
 
+@public
 @dataclass(frozen=True, slots=True)
 class PendingCall:
     """A call waiting for a person's answer to ``request``; resume it with

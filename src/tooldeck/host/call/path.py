@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING, Any, Literal, NamedTuple, TypeAlias
 from pydantic import ValidationError
 
 from tooldeck._function_tool import NO_METADATA, FunctionExecutor, wrap_output
+from tooldeck._public import public
 from tooldeck._tool import (
     ContentPart,
     ProgressCallback,
@@ -39,7 +40,7 @@ from tooldeck._tool import (
     ToolResult,
     tuple_new,
 )
-from tooldeck.errors import ToolDefectError
+from tooldeck.errors import SessionError, ToolDefectError
 from tooldeck.host.call.content import normalize_content, render_output
 from tooldeck.host.call.images import ImageBounds
 from tooldeck.host.registry.record import ToolRecord
@@ -52,6 +53,7 @@ if TYPE_CHECKING:
 MAX_ISSUES = 5
 
 
+@public
 class ToolCall(NamedTuple):
     """One tool call from the model: ``input`` is JSON text or an already-parsed mapping."""
 
@@ -66,6 +68,7 @@ program, or from an MCP client of ``tooldeck mcp serve``. (A mounted MCP tool is
 property of the tool, its executor, not of how it was called.)"""
 
 
+@public
 @dataclass(frozen=True, slots=True)
 class CallScope:
     """Who a call runs for: resolved once (``Snapshot.scope``), then read below the boundary.
@@ -83,6 +86,25 @@ class CallScope:
     parent_id: str = ""
 
 
+def session_for(own: str, given: str) -> str:
+    """The session a call given ``given`` (``""``: none) runs in, against a snapshot of
+    session ``own`` (``""``: the Location's, which runs calls of any session).
+
+    A session's snapshot runs its own session's calls only, since its tools may hold that
+    session's state: another session's id is the host's mistake (``SessionError``).
+    """
+    if not own or given == own:
+        return given
+    if not given:
+        return own
+    raise SessionError(
+        own,
+        f"its snapshot cannot run a call of session {given!r} (a session's snapshot "
+        f"runs only its own calls); take host.snapshot(session={given!r})",
+    )
+
+
+@public
 class ExecutedTool(NamedTuple):
     """What the execution boundary returns: normalized content, metadata, checked output."""
 

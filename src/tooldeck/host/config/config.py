@@ -11,6 +11,8 @@ from typing import Literal, NamedTuple
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from tooldeck._public import public
+
 MAX_SERVER_NAME = 48
 """Room for ``_<tool>`` in the 64-character effective name of a mounted tool."""
 
@@ -20,6 +22,7 @@ class _Section(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
 
 
+@public
 class PluginsConfig(_Section):
     """``[plugins]``: which plugins load and in what order."""
 
@@ -28,6 +31,7 @@ class PluginsConfig(_Section):
     order: tuple[str, ...] = ()
 
 
+@public
 class PermissionRule(_Section):
     """One ``[[permission]]`` rule; the last matching rule wins."""
 
@@ -36,6 +40,7 @@ class PermissionRule(_Section):
     effect: Literal["allow", "ask", "deny"]
 
 
+@public
 class McpServerConfig(_Section):
     """``[mcp.servers.NAME]``: a stdio ``command`` or a streamable-HTTP ``url``.
 
@@ -72,6 +77,7 @@ class McpServerConfig(_Section):
         return self
 
 
+@public
 class PrincipalConfig(_Section):
     """``[mcp.serve.principals.NAME]``: a client identity of ``tooldeck mcp serve``.
 
@@ -84,6 +90,7 @@ class PrincipalConfig(_Section):
     permission: tuple[PermissionRule, ...] = ()
 
 
+@public
 class McpServeConfig(_Section):
     """``[mcp.serve]``: what ``tooldeck mcp serve`` grants each client, and its limits.
 
@@ -129,6 +136,7 @@ def check_allowed_host(host: str) -> str:
     return host
 
 
+@public
 class McpConfig(_Section):
     """``[mcp]``: servers whose tools are mounted into the catalog, and how it is served."""
 
@@ -147,6 +155,7 @@ class McpConfig(_Section):
         return servers
 
 
+@public
 class OutputConfig(_Section):
     """``[output]``: generic bounding of tool output returned to the model, and the cap
     on the saved full outputs (``max_saved_mb``; the oldest are removed first).
@@ -160,6 +169,7 @@ class OutputConfig(_Section):
     max_saved_mb: int = Field(default=512, gt=0, le=1 << 20)
 
 
+@public
 class ImagesConfig(_Section):
     """``[images]``: what an image in a tool result may weigh and measure.
 
@@ -172,6 +182,7 @@ class ImagesConfig(_Section):
     max_dimension: int = Field(default=2000, gt=0)
 
 
+@public
 class ToolConfig(_Section):
     """``[tools."PATTERN"]``: options for the tools whose effective name matches PATTERN
     (the permission rules' wildcards); they override what packs declare, and among
@@ -183,6 +194,7 @@ class ToolConfig(_Section):
     sequential: bool | None = None
 
 
+@public
 class CodemodeConfig(_Section):
     """``[codemode]``: the ``execute`` tool, its catalog budget and a program's limits."""
 
@@ -194,12 +206,14 @@ class CodemodeConfig(_Section):
     max_tool_calls: int = Field(default=100, ge=0, le=100_000)
 
 
+@public
 class PermissionsConfig(_Section):
     """``[permissions]``: how long a deferred call waits for its answer (``on_ask="defer"``)."""
 
     pending_ttl_s: float = Field(default=24 * 3600.0, gt=0)
 
 
+@public
 class StoreConfig(_Section):
     """``[store]``: how long the Location waits on its store, and the PostgreSQL pool.
 
@@ -223,6 +237,7 @@ class StoreConfig(_Section):
         return self
 
 
+@public
 class TelemetryConfig(_Section):
     """``[telemetry]``: OpenTelemetry spans and metrics (``tooldeck[otel]``, docs/telemetry.md).
 
@@ -236,6 +251,7 @@ class TelemetryConfig(_Section):
     capture_content: bool = False
 
 
+@public
 class Config(_Section):
     """The whole configuration of one Location (user file merged under project file)."""
 

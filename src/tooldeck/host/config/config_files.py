@@ -28,6 +28,7 @@ from typing import Any, NamedTuple
 
 from pydantic import BaseModel, ValidationError
 
+from tooldeck._public import public
 from tooldeck.errors import ConfigError
 from tooldeck.host.config.config import NOT_YET_AVAILABLE, Config, default_config
 
@@ -43,6 +44,7 @@ class ConfigSource(NamedTuple):
     data: Mapping[str, Any]
 
 
+@public
 def load_config(root: str | os.PathLike[str]) -> Config:
     """The validated config of the Location at ``root`` (user file under project file).
 

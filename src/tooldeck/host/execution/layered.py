@@ -31,13 +31,14 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from tooldeck._tool import AnyTool, ToolFailure
 from tooldeck.host.execution.definitions import (
     CodeModeProvider,
+    Index,
     ToolDefinition,
     Visibility,
     codemode_in_use,
     visible,
 )
 from tooldeck.host.execution.lazy import wire_formats
-from tooldeck.host.execution.snapshot import Index, LayerBinder, Snapshot
+from tooldeck.host.execution.snapshot import LayerBinder, Snapshot
 from tooldeck.host.registry.catalog import Catalog
 from tooldeck.host.registry.editor import CatalogEntry
 from tooldeck.host.registry.names import RESERVED_CODEMODE_NAME

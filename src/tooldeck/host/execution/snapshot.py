@@ -14,8 +14,9 @@ from collections.abc import Callable, Coroutine, Iterable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, overload
 
+from tooldeck._public import public
 from tooldeck._tool import AnyTool, ProgressCallback, ToolFailure
-from tooldeck.errors import SessionError, UsageError
+from tooldeck.errors import UsageError
 from tooldeck.host.call.layers import Layer, cross
 from tooldeck.host.call.path import (
     CallPath,
@@ -24,14 +25,15 @@ from tooldeck.host.call.path import (
     ExecutedTool,
     ToolCall,
     call_path,
+    session_for,
 )
 from tooldeck.host.call.sizes import text_budget
 from tooldeck.host.execution.definitions import (
     CodeModeProvider,
+    Index,
     ToolDefinition,
     Visibility,
-    action_of,
-    codemode_in_use,
+    index_of,
 )
 from tooldeck.host.execution.lazy import loop_running, run_async, wire_formats
 from tooldeck.host.registry.catalog import Catalog
@@ -40,14 +42,11 @@ from tooldeck.host.registry.names import RESERVED_CODEMODE_NAME
 from tooldeck.host.registry.record import ToolRecord, record_of
 from tooldeck.host.schema.frozen import FrozenDict
 from tooldeck.host.search.advertised import SEARCH_VARIANTS, SearchVariant, advertise
-from tooldeck.host.search.deferral import SEARCH_TOOLS, Deferral
+from tooldeck.host.search.deferral import SEARCH_TOOLS, Deferral, not_available
 
 LayerBinder = Callable[["Snapshot"], tuple[Layer, ...]]
 """Binds the boundary's active layers to a new snapshot (``host/boundary``'s ``layers``)."""
 
-Index = tuple[tuple[CatalogEntry, ...], dict[str, ToolRecord], "CodeModeProvider | None"]
-"""What a snapshot advertises: its code-mode tools, its native records by name, and the
-provider that builds ``execute`` when there are code-mode tools."""
 """Binds the boundary's active layers to a new snapshot (``host/boundary``'s ``layers``)."""
 
 if TYPE_CHECKING:
@@ -65,13 +64,13 @@ if TYPE_CHECKING:
     )
 
 
+@public
 class Snapshot:
     """Immutable: the advertised definitions and the executors captured with them.
 
     ``session_id`` is the session the snapshot belongs to (``""``: the Location's, which
-    runs calls of any session); its calls default to it. What bounding the text of a
-    call needs (``output_limits``, ``data_dir``, ``text_budget``) is read from the
-    Location once, here, so every call against one snapshot is bounded alike.
+    runs calls of any session); its calls default to it. What bounding a call's text
+    needs (``output_limits``, ``data_dir``, ``text_budget``) is read once, here.
 
     ``scope``, ``default_scope``, ``layers`` and ``run`` are the call boundary's side of
     the snapshot: ``run_tool_call`` resolves a ``CallScope`` once, and ``run`` takes
@@ -115,8 +114,7 @@ class Snapshot:
         """The plugins' ``tool_call`` wrappers of this catalog (the hooks layer's); ``None``
         when no plugin has one, so no call does hook work at all."""
         self.call_limits = call_limits
-        """The per-tool limits of this catalog (the limits layer's); ``None`` when no tool
-        has any."""
+        """The per-tool limits of this catalog (the limits layer's); ``None``: none."""
         self.location = location
         self.session_id = session_id
         self.output_limits: OutputConfig = location.config.output
@@ -130,32 +128,17 @@ class Snapshot:
         self._hidden: dict[str, ToolRecord] | None = None
         self._definitions: tuple[ToolDefinition, ...] | None = None
         self._deferral: Deferral | None = None
-        self.codemode_catalog: tuple[CatalogEntry, ...]
-        self._records_by_name: dict[str, ToolRecord]
-        self._codemode: CodeModeProvider | None
-        self.codemode_catalog, self._records_by_name, self._codemode = self._index(
-            permissions, codemode
-        )
+        index = self._index(permissions, codemode)
+        self.codemode_catalog: tuple[CatalogEntry, ...] = index[0]
+        self._records_by_name: dict[str, ToolRecord] = index[1]
+        self._codemode: CodeModeProvider | None = index[2]
         self.layers: tuple[Layer, ...] = bind_layers(self) if bind_layers is not None else ()
         """The boundary's layers active for this catalog, outermost first; ``()`` when none
         is (no limits, no hooks): then a call is its tool's call path alone."""
 
     def _index(self, permissions: Visibility | None, codemode: CodeModeProvider | None) -> Index:
-        """Decide which tools are advertised natively and which go to code mode, and index
-        the native ones by name (a session's snapshot decides only for its changes)."""
-        catalog = self.catalog
-        visible = [
-            catalog.tools[name]
-            for name in sorted(catalog.tools)
-            if permissions is None or not permissions.hidden(action_of(catalog.tools[name]))
-        ]
-        use_codemode = codemode_in_use(codemode, self.location, permissions)
-        native = [e for e in visible if not (use_codemode and e.tool.codemode)]
-        coded = tuple(e for e in visible if use_codemode and e.tool.codemode)
-        # Insertion order is definition order: native tools by name, then ``execute``
-        # (added by ``_with_codemode`` on first need: stubs are not rendered for nothing).
-        records = {r.effective: r for r in map(record_of, (e.tool for e in native))}
-        return coded, records, codemode if coded else None
+        """What this snapshot advertises (a session's decides only for its changes)."""
+        return index_of(self.catalog, self.location, permissions, codemode)
 
     # -- catalog ---------------------------------------------------------------------------
     @property
@@ -270,12 +253,8 @@ class Snapshot:
     def non_strict(self) -> dict[str, str]:
         """Advertised tools with no OpenAI strict form: name → why (definition order)."""
         self._with_codemode()
-        found = {}
-        for record in self._records():
-            reason = wire_formats().strict_problem(record)
-            if reason is not None:
-                found[record.effective] = reason
-        return found
+        problems = ((r.effective, wire_formats().strict_problem(r)) for r in self._records())
+        return {name: reason for name, reason in problems if reason is not None}
 
     # -- execution -------------------------------------------------------------------------
     async def execute(
@@ -342,7 +321,7 @@ class Snapshot:
         another session's id (``SessionError``), before anything runs.
         """
         if session_id != self.session_id:
-            session_id = self._session_of(session_id)
+            session_id = session_for(self.session_id, session_id)
         if message_id or agent is not None or via != "native" or parent_id:
             return CallScope(session_id, message_id, agent, via, parent_id)
         return self.default_scope if session_id == self.session_id else CallScope(session_id)
@@ -362,21 +341,15 @@ class Snapshot:
         # written here instead, saving a call per call (``bench/DECISIONS.md``; pinned to
         # ``cross`` by ``tests/host/execution/test_snapshot.py``).
         record = self._records_by_name.get(call.name) or self._unavailable(call.name)
-        path: CallPath | None = record.call_path
-        if path is None:
-            path = record.call_path = call_path(record)
-        return path(self.location, call, scope, progress)
+        return (record.call_path or _path_of(record))(self.location, call, scope, progress)
 
     def _start(
         self, call: ToolCall, scope: CallScope, progress: ProgressCallback | None = None
     ) -> ExecutedTool | Coroutine[Any, Any, ExecutedTool]:
-        """Below every layer: resolve the tool and run its call path
-        (``host/call/path.py``) in ``scope``. Only ``cross`` calls it, last."""
+        """Below every layer (``cross`` calls it last): resolve the tool and run its call
+        path (``host/call/path.py``) in ``scope``."""
         record = self._records_by_name.get(call.name) or self._unavailable(call.name)
-        path: CallPath | None = record.call_path
-        if path is None:
-            path = record.call_path = call_path(record)
-        return path(self.location, call, scope, progress)
+        return (record.call_path or _path_of(record))(self.location, call, scope, progress)
 
     def _with_codemode(self) -> None:
         """Add ``execute`` (built by the code-mode provider) the first time it is needed."""
@@ -386,26 +359,10 @@ class Snapshot:
             self._records_by_name[record.effective] = record
             self._codemode = None
 
-    def _session_of(self, session_id: str) -> str:
-        """The session a call with ``session_id`` runs in (``""``: not given).
-
-        A Location snapshot runs calls of any session; a session's snapshot runs its
-        own session's calls only, since its tools may hold that session's state.
-        """
-        if not self.session_id or session_id == self.session_id:
-            return session_id
-        if not session_id:
-            return self.session_id
-        raise SessionError(
-            self.session_id,
-            f"its snapshot cannot run a call of session {session_id!r} (a session's "
-            f"snapshot runs only its own calls); take host.snapshot(session={session_id!r})",
-        )
-
     def _unavailable(self, name: str) -> ToolRecord:
         """Resolve what is not advertised: ``execute`` before it is built, a code-mode tool
         by its effective name (``tools.<effective>`` names only code-mode tools), else a
-        ``ToolFailure`` listing what is available."""
+        ``ToolFailure`` naming a few available tools and how to find the rest."""
         if self._codemode is not None:
             self._with_codemode()
             if name in self._records_by_name:
@@ -421,10 +378,7 @@ class Snapshot:
                 return record
         if name == SEARCH_TOOLS and self._deferred_view().names:
             return self._deferred_view().search_record()
-        listed = ", ".join(self.names) or "none"
-        raise ToolFailure(
-            f"Tool '{name}' is not available. Call one of the available tools instead: {listed}."
-        )
+        raise ToolFailure(not_available(name, self.names, self._deferred_view().names))
 
 
 def named_record(snapshot: Snapshot, name: str) -> ToolRecord | None:
@@ -435,3 +389,9 @@ def named_record(snapshot: Snapshot, name: str) -> ToolRecord | None:
         return snapshot._records_by_name.get(name) or snapshot._unavailable(name)
     except ToolFailure:
         return None
+
+
+def _path_of(record: ToolRecord) -> CallPath:
+    """The call path of ``record``'s tool, decided on its first call and kept on it."""
+    path = record.call_path = call_path(record)
+    return path

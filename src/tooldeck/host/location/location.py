@@ -18,6 +18,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from tooldeck._public import public
 from tooldeck.host.config.config import Config, default_config
 from tooldeck.host.permissions.policy import CurrentPolicy
 
@@ -39,6 +40,7 @@ def default_data_dir(root: Path) -> Path:
     return base / "tooldeck" / "locations" / f"{root.name or 'root'}-{digest}"
 
 
+@public
 class Location:
     """A project directory and its scoped services (config, data dir, permission, question)."""
 

@@ -17,12 +17,14 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any, Protocol, TypeAlias
 
+from tooldeck._public import public
 from tooldeck.errors import QuestionDismissed, ReplyError
 
 Answers: TypeAlias = list[list[str]]
 """The chosen labels, one list per question, in the order asked."""
 
 
+@public
 @dataclass(frozen=True, slots=True)
 class Option:
     """One choice: the label the user picks and what it means."""
@@ -31,6 +33,7 @@ class Option:
     description: str = ""
 
 
+@public
 @dataclass(frozen=True, slots=True)
 class Question:
     """One question: full text, a short header for UIs, its options, single or multiple."""
@@ -50,6 +53,7 @@ class Question:
         return cls(data["question"], data["header"], options, bool(data.get("multiple")))
 
 
+@public
 @dataclass(frozen=True, slots=True)
 class QuestionRequest:
     """What the answerer sees: the questions, and the call that asks them."""
@@ -59,12 +63,14 @@ class QuestionRequest:
     session_id: str = ""
 
 
+@public
 class Answerer(Protocol):
     """The host's question UI; sync or async. ``None`` means dismissed."""
 
     def __call__(self, request: QuestionRequest) -> Answers | Awaitable[Answers | None] | None: ...
 
 
+@public
 class QuestionService:
     """Questions to the user for one Location (``Location.question``, which builds it).
 
@@ -126,6 +132,7 @@ def _labels(question: Question, chosen: object) -> list[str]:
     return labels
 
 
+@public
 @dataclass(frozen=True, slots=True)
 class QuestionGate:
     """A ``QuestionService`` bound to one call's canonical source and session."""

@@ -43,6 +43,7 @@ from pathlib import Path, PurePath
 from types import MappingProxyType
 from typing import Any
 
+from tooldeck._public import public
 from tooldeck.errors import (
     PermissionBlocked,
     PermissionCorrected,
@@ -67,6 +68,7 @@ _log = logging.getLogger(__name__)
 __all__ = ["PermissionGate", "PermissionService", "principal_rules"]
 
 
+@public
 class PermissionService:
     """Rule evaluation and asks for one Location (``Location.permission``, which builds it).
 
@@ -358,6 +360,7 @@ def _denies(rule: PermissionRule | None) -> bool:
     return rule is not None and rule.effect == "deny"
 
 
+@public
 @dataclass(frozen=True, slots=True)
 class PermissionGate:
     """A ``PermissionService`` bound to one call's canonical source and session."""

@@ -10,7 +10,10 @@ from collections.abc import Awaitable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal, Protocol, TypeAlias
 
+from tooldeck._public import public
 
+
+@public
 @dataclass(frozen=True, slots=True)
 class Reject:
     """A rejection with feedback: the tool fails with it and the model continues."""
@@ -22,6 +25,7 @@ Reply: TypeAlias = Literal["once", "always", "reject"] | Reject
 """An asker's answer. ``once`` and rejections save nothing; ``always`` saves ``save``."""
 
 
+@public
 @dataclass(frozen=True, slots=True)
 class PermissionRequest:
     """One ask, as the host's asker sees it.
@@ -38,6 +42,7 @@ class PermissionRequest:
     session_id: str = ""
 
 
+@public
 class Asker(Protocol):
     """The host's prompt (CLI, MCP elicitation, a test script); sync or async."""
 

@@ -40,6 +40,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Literal, TypeAlias
 
+from tooldeck._public import public
 from tooldeck.host.config.config import PermissionRule
 from tooldeck.host.schema.patterns import LinearRegex
 
@@ -102,6 +103,7 @@ def _translate(pattern: str, path: bool) -> str:
     return "".join(out)
 
 
+@public
 @dataclass(frozen=True, slots=True)
 class Ruleset:
     """Ordered rules, last match wins; frozen and hashable.

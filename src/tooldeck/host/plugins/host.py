@@ -2,9 +2,10 @@
 
 ``Host.open`` is the explicit, one-call setup an application does once per project:
 read config, discover plugins, register them in their total order inside one batch.
-``refresh_plugins`` brings the registrations in line with what is installed now while
-touching as little as possible: unchanged plugins are never re-imported, and
-registrations before the first difference keep their place.
+``refresh_plugins`` rediscovers what is installed now, and ``sync.PluginSync`` brings
+the registrations in line with it while touching as little as possible: unchanged
+plugins are never re-imported, and registrations before the first difference keep their
+place.
 """
 
 from __future__ import annotations
@@ -16,25 +17,15 @@ import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 
-from tooldeck.errors import PluginError
+from tooldeck._public import public
 from tooldeck.host.location.location import Location
-from tooldeck.host.plugins.discovery import (
-    Candidate,
-    discover,
-    failure_details,
-    forget_modules,
-    member_candidate,
-)
+from tooldeck.host.plugins.discovery import Candidate, discover, member_candidate
 from tooldeck.host.plugins.instrument import OFF, Instrumentation, instrumentation, replayed
-from tooldeck.host.plugins.records import PluginRecord, collector_paused
-from tooldeck.host.plugins.trust_gate import (
-    admits,
-    open_location,
-    skipped_servers,
-    untrusted_reason,
-)
+from tooldeck.host.plugins.records import collector_paused
+from tooldeck.host.plugins.sync import PluginSync
+from tooldeck.host.plugins.trust_gate import open_location
 from tooldeck.host.plugins.wiring import PluginWiring, Selection, ordered
 from tooldeck.host.service import ToolService
 from tooldeck.telemetry import semconv
@@ -56,10 +47,8 @@ if TYPE_CHECKING:
 
 Discover = Callable[[], list[Candidate]]
 
-LOWER = ("builtin", "mcp")
-"""The layers before which a skipped project server's row is reported."""
 
-
+@public
 class Host:
     """A Location with its ``ToolService`` and plugins. Build it with ``Host.open``.
 
@@ -86,9 +75,8 @@ class Host:
         self._selection = selection
         self._discover = discover
         self._groups = dict(groups or {})
-        self._wiring = PluginWiring(location, trace=trace)
-        self._records: list[PluginRecord] = []
-        self._order: list[PluginRecord] = []  # records with a registration, in service order
+        wiring = PluginWiring(location, trace=trace)
+        self._plugins = PluginSync(service, wiring, selection, trust, instrumented.spans)
         self._lock = threading.RLock()
         self._spans = instrumented.spans
         self._last = instrumented.candidates  # loaded after every other plugin
@@ -108,6 +96,7 @@ class Host:
         store: Store | None = None,
         mcp_listings: Literal["cached", "fresh"] = "fresh",
         telemetry: bool | Telemetry | None = None,
+        on_mcp_start: Callable[[str], Callable[[], None]] | None = None,
     ) -> Host:
         """Read the config at ``path``, discover and register every selected plugin.
 
@@ -132,7 +121,10 @@ class Host:
         ``mcp_listings``: ``"fresh"`` starts every configured MCP server and waits for its
         tool listing; ``"cached"`` mounts a server from its last good listing (kept in the
         data dir) when that is still valid, and starts the server only when one of its
-        tools is called, as the CLI does. See ``docs/mcp.md``.
+        tools is called, as the CLI does. See ``docs/mcp.md``. ``on_mcp_start(name)`` is
+        called as each server start (connecting and listing) begins, on the servers'
+        loop thread, and returns the function called as it ends: the ``tooldeck``
+        command prints a line when a start lasts more than a second.
 
         ``telemetry``: OpenTelemetry spans and metrics (``tooldeck[otel]``): ``True`` reports
         to the global providers, a ``Telemetry`` to its own, ``False`` turns it off,
@@ -140,6 +132,8 @@ class Host:
         """
         if mcp_listings not in ("cached", "fresh"):
             raise ValueError(f"mcp_listings must be 'cached' or 'fresh', got {mcp_listings!r}")
+        if isinstance(disable, str):  # its characters would be entries: "*" disables all
+            raise TypeError("disable must be a list of names or patterns, not a str")
         location, status = open_location(
             Path(path), trust, data_dir, asker, answerer, store=store, on_ask=on_ask
         )
@@ -148,8 +142,9 @@ class Host:
         except BaseException:
             location.close()
             raise
+        mcp = _McpOptions(mcp_listings, on_mcp_start)
         with instrumented.spans("tooldeck.host.open", {semconv.LOCATION: str(location.root)}):
-            return cls._opened(location, status, plugins, disable, instrumented, mcp_listings)
+            return cls._opened(location, status, plugins, disable, instrumented, mcp)
 
     @classmethod
     def _opened(
@@ -159,7 +154,7 @@ class Host:
         plugins: Sequence[str | object] | None,
         disable: Iterable[str],
         instrumented: Instrumentation,
-        mcp_listings: Literal["cached", "fresh"],
+        mcp_options: _McpOptions,
     ) -> Host:
         config = location.config
         names, objects = _split(plugins)
@@ -169,7 +164,7 @@ class Host:
         from tooldeck.codemode.provider import CodeMode
 
         service = ToolService(location, codemode=CodeMode())
-        mcp = _mcp_layer(location, service, selection, mcp_listings)
+        mcp = _mcp_layer(location, service, selection, mcp_options)
         host = cls(
             location,
             service,
@@ -275,7 +270,7 @@ class Host:
         from tooldeck.host.plugins.report import group_infos, plugin_info
 
         with self._lock:
-            records = list(self._records)
+            records = list(self._plugins.records)
         catalog = self.service.catalog
         infos: list[PluginInfo] = []
         for r in records:
@@ -289,6 +284,26 @@ class Host:
         return infos
 
     @property
+    def plugin_failures(self) -> dict[str, str]:
+        """Each plugin that failed to load (by its report name) and why, in load order.
+
+        Cheaper than ``plugins`` (no load report is built): for saying, beside a catalog,
+        that tools may be missing. MCP servers are rows of one plugin; ``mcp_failures``
+        says which of them failed.
+        """
+        with self._lock:
+            records = list(self._plugins.records)
+        return {r.candidate.name: r.reason or "failed" for r in records if r.status == "failed"}
+
+    @property
+    def warnings(self) -> tuple[str, ...]:
+        """What this host was told that had no effect: each ``disable`` entry (of
+        ``Host.open``, ``TOOLDECK_DISABLE_PLUGINS`` or ``[plugins] disable``) that names
+        no plugin or MCP server, with where it came from. Each is logged once too, as a
+        warning on the ``tooldeck`` logger."""
+        return self._plugins.warnings
+
+    @property
     def mcp_failures(self) -> dict[str, str]:
         """Each configured MCP server that failed (``mcp:NAME``) and why.
 
@@ -298,6 +313,17 @@ class Host:
         layer = self._groups.get("mcp")
         rows = layer.members() if layer is not None else []
         return {row.name: row.reason or "failed" for row in rows if row.status == "failed"}
+
+    @property
+    def mcp_sources(self) -> dict[str, str]:
+        """The server (``mcp:NAME``) each mounted tool comes from, by effective name.
+
+        The catalog names the one MCP registration (``mcp``) as every mounted tool's
+        source; this names the server, as ``plugins`` rows do. Empty without servers.
+        """
+        layer = self._groups.get("mcp")
+        rows = layer.members() if layer is not None else []
+        return {tool: row.name for row in rows for tool in sorted(row.tools)}
 
     # -- changing --------------------------------------------------------------------------
     def refresh_plugins(self) -> None:
@@ -316,98 +342,22 @@ class Host:
         ):
             with spans("tooldeck.plugins.discover", {}):
                 candidates = ordered(self._discover(), self._selection.order)
-            self._sync([*candidates, *self._last])
-
-    def _sync(self, candidates: list[Candidate]) -> None:
-        old = {r.candidate.name: r for r in self._records}
-        # A candidate without a loader is a reserved slot (MCP) nobody has filled yet.
-        records = [self._carry(c, old.pop(c.name, None)) for c in candidates if c.load]
-        for gone in old.values():
-            self._retire(gone)
-        self._place([r for r in records if r.transform is not None])
-        missing = self._selection.missing(candidates)
-        self._records = self._with_skipped(records) + [
-            PluginRecord(c, "failed", reason=f"not found ({c.origin})") for c in missing
-        ]
-
-    def _with_skipped(self, records: list[PluginRecord]) -> list[PluginRecord]:
-        """``records`` with an ``untrusted`` row per skipped project server, where the
-        MCP layer's rows go (after the built-ins)."""
-        rows = [
-            PluginRecord(c, "untrusted", reason=untrusted_reason(self.trust))
-            for c in skipped_servers(self.trust)
-        ]
-        at = next(
-            (i for i, r in enumerate(records) if r.candidate.layer not in LOWER), len(records)
-        )
-        return [*records[:at], *rows, *records[at:]]
-
-    def _carry(self, candidate: Candidate, previous: PluginRecord | None) -> PluginRecord:
-        """Keep ``previous`` when its candidate is unchanged; else replace it."""
-        if previous is not None and previous.candidate.identity == candidate.identity:
-            return previous
-        if previous is not None:
-            self._retire(previous, upgraded=True)
-        return self._load(candidate)
-
-    def _load(self, candidate: Candidate) -> PluginRecord:
-        excluded = self._selection.excluded(candidate)
-        if excluded is not None:
-            return PluginRecord(candidate, "disabled", reason=excluded)
-        if candidate.layer == "local" and not admits(self._trust, candidate):
-            return PluginRecord(candidate, "untrusted", reason=untrusted_reason(self.trust))
-        attributes = {semconv.PLUGIN: candidate.name, semconv.PLUGIN_LAYER: candidate.layer}
-        with self._spans("tooldeck.plugin.load", attributes) as span:
-            record = self._loaded(candidate)
-            if span is not None:
-                span.set_attribute(semconv.PLUGIN_STATUS, record.status)
-        return record
-
-    def _loaded(self, candidate: Candidate) -> PluginRecord:
-        assert candidate.load is not None
-        try:
-            plugin = candidate.load()
-            transform = self._wiring.register(candidate.name, plugin)
-        except PluginError as exc:
-            reason, text = failure_details(exc)
-            return PluginRecord(candidate, "failed", reason=reason, traceback=text)
-        return PluginRecord(candidate, "active", transform=transform)
-
-    def _retire(self, record: PluginRecord, *, upgraded: bool = False) -> None:
-        record.unregister()
-        if record.transform is not None:
-            self._wiring.unregister(record.candidate.name)
-        if upgraded:
-            forget_modules(record.candidate)
-
-    def _place(self, wanted: list[PluginRecord]) -> None:
-        """Make the registration order equal ``wanted``.
-
-        The service appends new registrations last, so everything after the first
-        position where the current order and ``wanted`` differ is re-registered (the
-        plugin objects are reused, nothing is re-imported).
-        """
-        current = [r for r in self._order if r.registered]
-        kept = 0
-        for have, want in zip(current, wanted, strict=False):
-            if have is not want:
-                break
-            kept += 1
-        for record in current[kept:]:
-            record.unregister()
-        for record in wanted[kept:]:
-            record.register(self.service)
-        self._order = wanted
+            servers = tuple(self.location.config.mcp.servers)
+            self._plugins.sync([*candidates, *self._last], servers)
 
     def __repr__(self) -> str:
-        return f"<Host {str(self.location.root)!r} plugins={len(self._records)}>"
+        return f"<Host {str(self.location.root)!r} plugins={len(self._plugins.records)}>"
+
+
+class _McpOptions(NamedTuple):
+    """``Host.open``'s MCP arguments: where listings come from, who hears of starts."""
+
+    listings: Literal["cached", "fresh"]
+    on_start: Callable[[str], Callable[[], None]] | None
 
 
 def _mcp_layer(
-    location: Location,
-    service: ToolService,
-    selection: Selection,
-    listings: Literal["cached", "fresh"],
+    location: Location, service: ToolService, selection: Selection, options: _McpOptions
 ) -> Any:
     """The MCP layer when the config names servers (only then is ``tooldeck.mcp`` loaded)."""
     if not location.config.mcp.servers:
@@ -418,7 +368,8 @@ def _mcp_layer(
         location,
         service,
         lambda name: selection.excluded(member_candidate(name, "mcp")),
-        listings,
+        options.listings,
+        options.on_start,
     )
 
 

@@ -10,6 +10,8 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, replace
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
+from tooldeck._public import public
+
 if TYPE_CHECKING:
     from tooldeck.host.plugins.discovery import Candidate
     from tooldeck.host.registry.catalog import Catalog
@@ -19,6 +21,7 @@ PluginStatus = Literal["active", "disabled", "failed", "untrusted"]
 a project folder that is not trusted (``untrusted``: never imported or started)."""
 
 
+@public
 @dataclass(frozen=True, slots=True)
 class PluginInfo:
     """One plugin as ``tooldeck plugins`` shows it.

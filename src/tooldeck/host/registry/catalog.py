@@ -8,14 +8,14 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from types import MappingProxyType
-from typing import TYPE_CHECKING, NamedTuple
+from typing import NamedTuple
 
+from tooldeck._public import public
 from tooldeck.host.registry.editor import CallHookFn, CatalogEntry, Diagnostic, NamespaceEntry
-
-if TYPE_CHECKING:
-    from tooldeck.host.registry.state import _Step
+from tooldeck.host.registry.steps import Step
 
 
+@public
 class SourceEffects(NamedTuple):
     """What one source contributes to a catalog (for reports such as ``tooldeck plugins``)."""
 
@@ -30,6 +30,7 @@ class _Link(NamedTuple):
     previous: _Link | None
 
 
+@public
 class Catalog:
     """An immutable result of one replay: the effective tools and what happened.
 
@@ -58,7 +59,7 @@ class Catalog:
         namespaces: Mapping[str, NamespaceEntry],
         diagnostics: tuple[Diagnostic, ...],
         failed: dict[str, Diagnostic],
-        steps: tuple[_Step, ...] = (),
+        steps: tuple[Step, ...] = (),
         *,
         base: Catalog | None = None,
         changes: Mapping[str, CatalogEntry | None] = MappingProxyType({}),

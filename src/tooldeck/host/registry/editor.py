@@ -14,11 +14,13 @@ from __future__ import annotations
 from collections.abc import Callable, MutableMapping
 from typing import Any, Literal, NamedTuple
 
+from tooldeck._public import public
 from tooldeck._tool import AnyTool, Tool
 from tooldeck.host.registry import names
 from tooldeck.host.registry.record import record_of
 
 
+@public
 class CatalogEntry(NamedTuple):
     """One effective definition: its effective name, the tool and who provided it."""
 
@@ -27,6 +29,7 @@ class CatalogEntry(NamedTuple):
     source: str
 
 
+@public
 class NamespaceEntry(NamedTuple):
     """A namespace description, the source that registered it, and whether its native
     tools are deferred (advertised behind a tool search)."""
@@ -36,6 +39,7 @@ class NamespaceEntry(NamedTuple):
     defer_loading: bool = False
 
 
+@public
 class Diagnostic(NamedTuple):
     """A registration the state refused, a transform that raised, or an edit that missed.
 
@@ -68,6 +72,7 @@ Op = tuple[str, "CatalogEntry | NamespaceEntry | None"]
 (namespace, NamespaceEntry) for a namespace description."""
 
 
+@public
 class ToolEditor:
     """The narrow object a transform (``tool_transform(editor)``) edits the catalog with.
 

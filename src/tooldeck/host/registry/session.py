@@ -39,7 +39,8 @@ from tooldeck.host.registry.editor import (
     ToolEditor,
 )
 from tooldeck.host.registry.overlay import Draft, Overlay
-from tooldeck.host.registry.state import ToolState, Transform, TransformFn
+from tooldeck.host.registry.state import ToolState
+from tooldeck.host.registry.steps import Transform, TransformFn
 
 SessionTransformFn = Callable[[ToolEditor, str, dict[str, Any]], Any]
 """A template: ``fn(editor, session_id, state)``, replayed in every session; ``state`` is

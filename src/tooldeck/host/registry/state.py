@@ -21,60 +21,25 @@ grouped below.
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Any
 
 from tooldeck.host.registry.catalog import Catalog
 from tooldeck.host.registry.editor import (
-    CallHookFn,
     CatalogEntry,
     Delta,
     Diagnostic,
     NamespaceEntry,
-    Op,
     ToolEditor,
 )
 from tooldeck.host.registry.overlay import Draft
-
-TransformFn = Callable[[ToolEditor], Any]
+from tooldeck.host.registry.steps import Step, Transform, TransformFn
 
 # Total catalog entries copied for checkpoints per replay before they get sparser.
 _CHECKPOINT_BUDGET = 250_000
 # Checkpoint at least every few steps: resuming replays at most this many extra steps,
 # and skipping copies in between is what makes a disposal cheap.
 _MIN_STRIDE = 4
-
-
-class Transform:
-    """One registered transform: a callback and the source it belongs to."""
-
-    __slots__ = ("disposed", "fn", "source")
-
-    def __init__(self, fn: TransformFn, source: str) -> None:
-        self.fn = fn
-        self.source = source
-        self.disposed = False
-
-    def __repr__(self) -> str:
-        return f"<Transform {self.source!r}{' disposed' if self.disposed else ''}>"
-
-
-class _Step:
-    """The replay of one transform: its log, diagnostics and an optional checkpoint."""
-
-    __slots__ = ("delta", "diagnostics", "hooks", "log", "namespaces", "tools", "transform")
-
-    def __init__(self, transform: Transform) -> None:
-        self.transform = transform
-        self.diagnostics: list[Diagnostic] = []
-        self.log: list[Op] = []
-        # The call hooks it added (a session's replay only, see ``ToolEditor.add_call_hook``).
-        self.hooks: list[tuple[str, CallHookFn]] = []
-        # Set when the transform never read the draft: its net edits, re-applicable.
-        self.delta: Delta | None = None
-        self.tools: Draft[CatalogEntry] | None = None
-        self.namespaces: Draft[NamespaceEntry] | None = None
 
 
 class _TransformRaised(Exception):
@@ -97,7 +62,7 @@ class ToolState:
         self._committed: tuple[Transform, ...] = ()
         self._version = 0
         self._published: tuple[int, Catalog] = (0, _EMPTY_CATALOG)
-        self._steps: list[_Step] = []
+        self._steps: list[Step] = []
         self._failed: dict[str, Diagnostic] = {}
         self._full_replay = False
         self._batch_depth = 0
@@ -265,8 +230,8 @@ class ToolState:
                 step.tools = step.namespaces = None  # drop a stale checkpoint
             steps.append(step)
 
-    def _run(self, editor: ToolEditor, transform: Transform, index: int) -> _Step:
-        step = _Step(transform)
+    def _run(self, editor: ToolEditor, transform: Transform, index: int) -> Step:
+        step = Step(transform)
         editor._source = transform.source
         editor._diagnostics = step.diagnostics
         editor._log = step.log

@@ -10,11 +10,14 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, NoReturn
 
+from tooldeck._public import public
+
 
 def _read_only(*_args: Any, **_kwargs: Any) -> NoReturn:
     raise TypeError("published tool schemas and definitions are read-only; copy.deepcopy() them")
 
 
+@public
 class FrozenDict(dict[str, Any]):
     """A ``dict`` that refuses mutation."""
 

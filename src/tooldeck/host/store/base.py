@@ -25,6 +25,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Literal, Protocol, TypeAlias
 
+from tooldeck._public import public
 from tooldeck.host.config.config import PermissionRule
 
 PendingState: TypeAlias = Literal["open", "claimed", "running", "done"]
@@ -34,6 +35,7 @@ tool; ``running``: the tool was started (it may have acted); ``done``: outcome r
 STATES: tuple[PendingState, ...] = ("open", "claimed", "running", "done")
 
 
+@public
 @dataclass(frozen=True, slots=True)
 class PendingEntry:
     """One row of pending calls, as the store holds it (``data`` is ``PendingCall`` JSON)."""
@@ -50,6 +52,7 @@ class PendingEntry:
     outcome: str | None = None
 
 
+@public
 @dataclass(frozen=True, slots=True)
 class PendingChange:
     """What ``transition`` writes; ``None`` for ``reply``/``outcome`` leaves them as they are."""
@@ -61,6 +64,7 @@ class PendingChange:
     outcome: str | None = None
 
 
+@public
 class Store(Protocol):
     """What a Location needs from a database. Every method is one transaction.
 

@@ -33,6 +33,7 @@ import time
 from collections.abc import Callable, Iterable
 from typing import Any, TypeVar
 
+from tooldeck._public import public
 from tooldeck.errors import StoreUnavailable, UsageError
 from tooldeck.host.config.config import PermissionRule
 from tooldeck.host.store.base import (
@@ -56,6 +57,7 @@ Work = Callable[[Any, bool], _T]
 earlier attempt lost its connection (and its commit may or may not have landed)."""
 
 
+@public
 class PostgresStore:
     """A ``Store`` in PostgreSQL. ``conninfo`` is a libpq connection string or URL.
 

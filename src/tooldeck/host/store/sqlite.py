@@ -27,6 +27,7 @@ import weakref
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
+from tooldeck._public import public
 from tooldeck.errors import StoreUnavailable
 from tooldeck.host.config.config import PermissionRule
 from tooldeck.host.store.base import (
@@ -65,6 +66,7 @@ CREATE INDEX IF NOT EXISTS pending_open ON pending (state, session_id, created_a
 """
 
 
+@public
 class SqliteStore:
     """A ``Store`` in one SQLite file (``<data_dir>/tooldeck.sqlite3`` by default).
 

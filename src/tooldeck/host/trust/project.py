@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
+from tooldeck._public import public
 from tooldeck.errors import ConfigError
 from tooldeck.host.config.paths import LOCAL_PLUGIN_DIR
 
@@ -47,6 +48,7 @@ KIND_WORDS = {
 }
 
 
+@public
 @dataclass(frozen=True, slots=True)
 class TrustItem:
     """One thing a project would run: ``kind``, its ``name`` in the project, a ``digest``
@@ -93,6 +95,7 @@ def printable(text: str) -> str:
     return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
 
 
+@public
 @dataclass(frozen=True, slots=True)
 class TrustStatus:
     """Whether a folder's project code may run, and what that code is.

@@ -23,6 +23,7 @@ from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
+from tooldeck._public import public
 from tooldeck.errors import ConfigError
 from tooldeck.host.config.config_files import ConfigSource, config_sources
 from tooldeck.host.trust.project import (
@@ -186,6 +187,7 @@ def _stored_items(entry: Entry) -> list[TrustItem]:
 
 
 # -- the public functions ----------------------------------------------------------------------
+@public
 def trust_status(path: str | os.PathLike[str] = ".", *, trust: bool | None = None) -> TrustStatus:
     """What the project at ``path`` would run, and whether it may (nothing runs here).
 
@@ -210,6 +212,7 @@ def inspect_folder(
     return user, project, evaluate(resolved, items, trust=trust, environ=environ)
 
 
+@public
 def grant_trust(status: TrustStatus) -> None:
     """Trust ``status.root`` for exactly what ``status`` describes (its fingerprint).
 
@@ -219,11 +222,13 @@ def grant_trust(status: TrustStatus) -> None:
     TrustStore().grant(status)
 
 
+@public
 def revoke_trust(path: str | os.PathLike[str] = ".") -> bool:
     """Forget the trust of the folder at ``path``; ``False`` when it was not trusted."""
     return TrustStore().revoke(Path(path).expanduser().resolve())
 
 
+@public
 def trusted_folders() -> dict[str, str]:
     """Every folder in the user's trust store (real path → when it was trusted, UTC)."""
     return {

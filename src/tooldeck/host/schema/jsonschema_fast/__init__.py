@@ -17,7 +17,8 @@ Drafts 6, 7, 2019-09 and 2020-12 (the default) are compiled; older drafts always
 ``jsonschema``.
 
 The parts, one job each: ``_drafts`` (draft rules, local ``$ref``), ``_compile`` (schema
-→ closures), ``_keywords`` (one handler per keyword), ``_checks`` (the closures),
+→ closures, over a table of keyword handlers), ``_keywords`` (that table: one handler per
+keyword), ``_checks`` (the closures),
 ``_equality`` (jsonschema's ``enum``/``uniqueItems`` equality), ``_prune``
 (``drop_undeclared``), ``_bounded`` (jsonschema with its pattern keywords matched in
 bounded time, as the closures match them).
@@ -32,6 +33,7 @@ from typing import Any
 from tooldeck.host.schema.jsonschema_fast._bounded import bounded
 from tooldeck.host.schema.jsonschema_fast._compile import compile_schema
 from tooldeck.host.schema.jsonschema_fast._drafts import draft_for, validator_class
+from tooldeck.host.schema.jsonschema_fast._keywords import HANDLERS
 from tooldeck.host.schema.jsonschema_fast._prune import compile_prune
 from tooldeck.host.schema.patterns import has_slow_patterns, pattern_budget
 
@@ -69,7 +71,7 @@ class SchemaValidator:
         self._schema = schema
         self._cls = validator_class(schema)
         draft = draft_for(self._cls)
-        self._check = None if draft is None else compile_schema(schema, draft)
+        self._check = None if draft is None else compile_schema(schema, draft, HANDLERS)
         self._prune = compile_prune(schema, draft) if drop_undeclared and draft else None
         self._reference: Any = None
         # Only the patterns RE2 cannot run draw on a budget; without one, none is set up.

@@ -1,10 +1,14 @@
 """Schema → closures: each node's keywords are gathered into ``Parts``, then fused into
-as few checks as possible; ``$ref`` targets are compiled once and shared."""
+as few checks as possible; ``$ref`` targets are compiled once and shared.
+
+The compiler knows no keyword: each is a ``Handler`` of the table it is given
+(``_keywords.HANDLERS``), which gathers into ``Parts`` and compiles subschemas back
+through the compiler."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any, Final
+from collections.abc import Callable, Mapping
+from typing import Any, Final, TypeAlias
 
 from tooldeck.host.schema.jsonschema_fast._base import (
     ANYTHING,
@@ -28,15 +32,21 @@ from tooldeck.host.schema.jsonschema_fast._checks import (
     type_check,
 )
 from tooldeck.host.schema.jsonschema_fast._drafts import Draft, active_keywords, resolve
-from tooldeck.host.schema.jsonschema_fast._keywords import HANDLERS
 
 _SCAN_PROPS: Final = 12  # above this many properties, walk the instance's keys instead
 
+Handler: TypeAlias = Callable[["Compiler", "Parts", str, Any, Mapping[str, Any]], None]
+"""``handler(compiler, parts, key, value, schema)``: one keyword of one node into ``parts``;
+raises ``Unsupported`` for a value it does not mirror exactly."""
 
-def compile_schema(schema: Mapping[str, Any], draft: Draft) -> Check | None:
-    """The check for a whole schema, or ``None`` when only jsonschema can judge it."""
+
+def compile_schema(
+    schema: Mapping[str, Any], draft: Draft, handlers: Mapping[str, Handler]
+) -> Check | None:
+    """The check for a whole schema, or ``None`` when only jsonschema can judge it (a
+    keyword ``handlers`` lacks, or a value one of them refuses)."""
     try:
-        return Compiler(schema, draft).node(schema, at_root=True) or always
+        return Compiler(schema, draft, handlers).node(schema, at_root=True) or always
     except Unsupported:
         return None
 
@@ -44,9 +54,12 @@ def compile_schema(schema: Mapping[str, Any], draft: Draft) -> Check | None:
 class Compiler:
     """Turns schema nodes into checks; ``$ref`` targets are compiled once, via cells."""
 
-    def __init__(self, root: Mapping[str, Any], draft: Draft) -> None:
+    def __init__(
+        self, root: Mapping[str, Any], draft: Draft, handlers: Mapping[str, Handler]
+    ) -> None:
         self.root = root
         self.draft = draft
+        self.handlers = handlers
         self.cells: dict[str, list[Check]] = {}
         self.types: dict[Check, tuple[frozenset[type], bool]] = {}  # the type-only checks
 
@@ -58,7 +71,7 @@ class Compiler:
             raise Unsupported(schema)
         parts = Parts()
         for key, value in active_keywords(schema, self.draft, at_root):
-            handler = HANDLERS.get(key)
+            handler = self.handlers.get(key)
             if handler is None:
                 raise Unsupported(key)
             handler(self, parts, key, value, schema)

@@ -6,17 +6,13 @@ from __future__ import annotations
 import operator
 from collections.abc import Callable, Mapping
 from fractions import Fraction
-from typing import TYPE_CHECKING, Any, Final
+from typing import Any, Final
 
 from tooldeck.host.schema.jsonschema_fast._base import TYPES, Check, Unsupported, always, never
 from tooldeck.host.schema.jsonschema_fast._checks import all_of
+from tooldeck.host.schema.jsonschema_fast._compile import Compiler, Handler, Parts
 from tooldeck.host.schema.jsonschema_fast._equality import enum_check, is_plain, uniq
 from tooldeck.host.schema.patterns import PatternError, compile_pattern
-
-if TYPE_CHECKING:
-    from tooldeck.host.schema.jsonschema_fast._compile import Compiler, Parts
-
-Handler = Callable[["Compiler", "Parts", str, Any, Mapping[str, Any]], None]
 
 
 def _number(value: Any, *, positive: bool = False) -> int | float:

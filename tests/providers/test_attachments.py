@@ -1,11 +1,11 @@
-"""How attachments are named and encoded for providers (``tooldeck.providers._wire``)."""
+"""How attachments are named and encoded for providers (``tooldeck.providers._attachments``)."""
 
 from __future__ import annotations
 
 import base64
 
 from tooldeck import FilePart, ImagePart
-from tooldeck.providers._wire import attachment_name, data_url
+from tooldeck.providers._attachments import attachment_name, data_url
 
 
 def test_an_attachment_is_sized_as_every_other_message_sizes_things():
