@@ -160,7 +160,9 @@ class PermissionService:
         except PermissionBlocked:
             observer.answered("denied", "rules")
             raise
-        if asked and await self._refreshed(action):  # another process may have said "always"
+        # another process may have said "always" (a resumed call's answer is in place: it
+        # needs no store, and must not fail for want of one)
+        if asked and answer_in_place(action, asked) is None and await self._refreshed(action):
             asked = self._to_ask(action, wanted)
         if not asked:
             observer.allowed(lambda: self._allowed_by(action, wanted))
