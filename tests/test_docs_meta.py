@@ -40,8 +40,10 @@ ROOT = TESTS.parent
 DEPS_MIN = "testenv:py{311,312,313}-deps-min"
 CORE = ("importlib-metadata", "jsonschema", "pluggy", "pydantic")
 RUNNERS = (  # the modules that take blocks of the pages, at import
+    "tests.cli.test_pending",
     "tests.cli.test_store",
     "tests.host.trust.test_security_doc",
+    "tests.mcp.serve.test_balanced",
     "tests.mcp.test_docs",
     "tests.telemetry.test_doc",
     "tests.test_architecture",

@@ -49,6 +49,7 @@ if TYPE_CHECKING:
     from tooldeck.errors import QuestionDismissed as QuestionDismissed
     from tooldeck.errors import ReplyError as ReplyError
     from tooldeck.errors import SessionError as SessionError
+    from tooldeck.errors import StoreUnavailable as StoreUnavailable
     from tooldeck.errors import TooldeckError as TooldeckError
     from tooldeck.errors import ToolDefectError as ToolDefectError
     from tooldeck.errors import UsageError as UsageError
@@ -76,6 +77,7 @@ if TYPE_CHECKING:
     from tooldeck.host.config.config import PermissionsConfig as PermissionsConfig
     from tooldeck.host.config.config import PluginsConfig as PluginsConfig
     from tooldeck.host.config.config import PrincipalConfig as PrincipalConfig
+    from tooldeck.host.config.config import StoreConfig as StoreConfig
     from tooldeck.host.config.config import TelemetryConfig as TelemetryConfig
     from tooldeck.host.config.config import ToolConfig as ToolConfig
     from tooldeck.host.config.config_files import load_config as load_config
@@ -210,11 +212,13 @@ _LOCATIONS = {
     "Ruleset": "tooldeck.host.permissions.wildcard",
     "SchemaSource": "tooldeck._tool",
     "SessionError": "tooldeck.errors",
+    "StoreUnavailable": "tooldeck.errors",
     "SessionScope": "tooldeck.host.handles",
     "SessionTransformFn": "tooldeck.host.registry.session",
     "Snapshot": "tooldeck.host.execution.snapshot",
     "SourceEffects": "tooldeck.host.registry.catalog",
     "SqliteStore": "tooldeck.host.store.sqlite",
+    "StoreConfig": "tooldeck.host.config.config",
     "Status": "tooldeck.host.boundary.outcome",
     "Store": "tooldeck.host.store.base",
     "Telemetry": "tooldeck.telemetry.settings",

@@ -41,6 +41,7 @@ errors); the others live here. Arguments of the wrong type or value raise Python
                ├── UsageError           tooldeck called the wrong way or at the wrong time
                ├── ReplyError           an asker or answerer returned something that is no reply
                ├── ExternalError        a program or service tooldeck runs failed
+               │    └── StoreUnavailable  the store did not answer in time: retry later
                └── PackBuildError       tooldeck.testing could not build or install a pack
 """
 
@@ -65,6 +66,7 @@ __all__ = [
     "QuestionDismissed",
     "ReplyError",
     "SessionError",
+    "StoreUnavailable",
     "ToolDefectError",
     "TooldeckError",
     "UsageError",
@@ -94,6 +96,15 @@ class ExternalError(TooldeckError):
     """A program or service tooldeck runs failed in a way no input explains (ripgrep
     exiting with an error, the MCP event loop not starting); the message names it and
     quotes what it said."""
+
+
+class StoreUnavailable(ExternalError):
+    """The store (approvals, pending calls) could not be reached within its bound
+    (``[store] timeout_s``): the server is down or restarting, the network or a disk
+    stalled, every pooled connection is busy. Nothing was half-done on tooldeck's side:
+    an operation that met a dropped connection was checked, and retried or reported, so
+    the same request can simply be sent again. The message names the store and what
+    failed."""
 
 
 class PackBuildError(TooldeckError):
@@ -192,8 +203,9 @@ class PermissionDeferred(BaseException):
 
 class PendingCallError(TooldeckError):
     """``host.resume`` cannot answer a pending call: ``reason`` is ``"unknown"`` (no such
-    id in the store), ``"expired"`` (older than ``[permissions] pending_ttl_s``) or
-    ``"changed"`` (the tool's definition differs from the one the ask was made under)."""
+    id in the store), ``"expired"`` (older than ``[permissions] pending_ttl_s``),
+    ``"changed"`` (the tool's definition differs from the one the ask was made under) or
+    ``"principal"`` (a served principal answering another principal's question)."""
 
     def __init__(self, pending_id: str, reason: str, message: str) -> None:
         super().__init__(f"pending call {pending_id!r}: {message}")

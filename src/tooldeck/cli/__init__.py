@@ -1,5 +1,6 @@
 """The ``tooldeck`` command (DESIGN §12): ``tools``, ``plugins``, ``call``, ``run-code``,
-``check``, ``mcp``, ``trust``, ``new-pack``.
+``check``, ``mcp``, ``pending``, ``resume``, ``approvals``, ``trust``,
+``new-pack``.
 
 Exit codes: 0 ok; 1 the tool failed or was declined, or ``check`` found problems;
 2 usage or config error. Importing this package, ``--help`` and ``--version`` load only
@@ -28,6 +29,9 @@ COMMANDS = {
     "run-code": "run one code-mode program",
     "check": "validate a tool pack",
     "mcp": "serve the catalog as an MCP server",
+    "pending": "list the calls waiting for approval",
+    "resume": "answer a pending call",
+    "approvals": "manage saved approvals",
     "trust": "review and trust a project folder's code",
     "new-pack": "write a new tool pack to start from",
 }

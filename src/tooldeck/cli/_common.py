@@ -41,13 +41,13 @@ def open_host(args: argparse.Namespace, *, calls: bool = False, **options: Any) 
     import sys
 
     from tooldeck.cli._progress import slow_start_line
-    from tooldeck.cli._store import store_from_env
+    from tooldeck.cli._store import store_from_env, store_settings
     from tooldeck.host.plugins.host import Host
 
     options.setdefault("mcp_listings", "cached")  # a command answers from kept listings
     options.setdefault("on_mcp_start", slow_start_line)
     root = location_dir(args)
-    store = store_from_env(os.environ) if calls else None
+    store = store_from_env(os.environ, store_settings(root)) if calls else None
     try:
         host = Host.open(root, store=store, **options)
     except BaseException:

@@ -8,7 +8,9 @@ and never connect). The value names a PostgreSQL server
 (a ``postgresql://``/``postgres://`` URL or a libpq conninfo such as ``host=db
 dbname=tooldeck``); unset or empty means the Location's own SQLite database.
 ``TOOLDECK_STORE_SCHEMA`` picks the schema (default ``tooldeck``): one per project, since
-approvals are not keyed by project path.
+approvals are not keyed by project path. The pool's size and every operation's bound
+come from the Location's ``[store]`` config (``pool_min_size``, ``pool_max_size``,
+``timeout_s``, which also bounds connecting unless the value sets ``connect_timeout``).
 
 The value carries a password, so it comes from the environment only (never a file in
 the project), and no message prints it: every error names the variable and what failed,
@@ -25,19 +27,26 @@ from urllib.parse import unquote, urlsplit
 from tooldeck.cli._errors import CommandError
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
+    from tooldeck.host.config.config import StoreConfig
     from tooldeck.host.store.base import Store
 
 STORE_ENV = "TOOLDECK_STORE_URL"
 SCHEMA_ENV = "TOOLDECK_STORE_SCHEMA"
-CONNECT_TIMEOUT_S = 10
-"""libpq waits forever for an unreachable host by default; a command waits this long
-unless the value sets its own ``connect_timeout``."""
-
 _SCHEMES = ("postgresql://", "postgres://")
 
 
-def store_from_env(environ: Mapping[str, str]) -> Store | None:
-    """A ``PostgresStore`` when ``TOOLDECK_STORE_URL`` is set, else ``None`` (SQLite).
+def store_settings(root: Path) -> StoreConfig:
+    """The ``[store]`` section of the Location at ``root`` (config errors propagate)."""
+    from tooldeck.host.config.config_files import load_config
+
+    return load_config(root).store
+
+
+def store_from_env(environ: Mapping[str, str], settings: StoreConfig | None = None) -> Store | None:
+    """A ``PostgresStore`` when ``TOOLDECK_STORE_URL`` is set, else ``None`` (SQLite),
+    sized and bounded by ``settings`` (the defaults without).
 
     Connects now, so a wrong value fails the command at start with a ``CommandError``
     naming the variable, rather than at the first ask. The caller closes the store.
@@ -48,20 +57,26 @@ def store_from_env(environ: Mapping[str, str]) -> Store | None:
     _check_form(value)
     try:
         import psycopg
-        from psycopg.conninfo import conninfo_to_dict, make_conninfo
+        import psycopg_pool  # noqa: F401  (the store's pool: say what to install)
     except ImportError:
         raise CommandError(
-            f"{STORE_ENV} selects a PostgreSQL store, which needs psycopg 3: "
+            f"{STORE_ENV} selects a PostgreSQL store, which needs psycopg 3 and its pool: "
             "pip install 'tooldeck[postgres]'"
         ) from None
+    from tooldeck.host.config.config import StoreConfig
     from tooldeck.host.store.postgres import PostgresStore
 
+    settings = settings or StoreConfig()
     schema = environ.get(SCHEMA_ENV, "").strip() or "tooldeck"
     secrets = _secrets(value)
     try:
-        if "connect_timeout" not in conninfo_to_dict(value):
-            value = make_conninfo(value, connect_timeout=CONNECT_TIMEOUT_S)
-        return PostgresStore(value, schema=schema)
+        return PostgresStore(
+            value,
+            schema=schema,
+            pool_min_size=settings.pool_min_size,
+            pool_max_size=settings.pool_max_size,
+            timeout_s=settings.timeout_s,
+        )
     except ValueError as exc:  # the schema: PostgresStore checks it before connecting
         raise CommandError(f"{SCHEMA_ENV}: {exc}") from None
     except psycopg.ProgrammingError as exc:  # libpq could not parse the value

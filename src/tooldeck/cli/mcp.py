@@ -51,6 +51,15 @@ def add_parser(commands: Any) -> None:
         help="allow a non-loopback address; every request then needs "
         "TOOLDECK_MCP_TOKEN as a bearer token",
     )
+    serve.add_argument(
+        "--allowed-host",
+        metavar="HOST",
+        action="append",
+        default=[],
+        help="also accept this Host header (HOST[:PORT], or HOST:* for any port): the "
+        "name a load balancer in front passes on; repeatable, added to [mcp.serve] "
+        "allowed_hosts",
+    )
     serve.epilog = (
         "environment: TOOLDECK_STORE_URL (a postgresql:// URL or libpq conninfo) keeps "
         "approvals and pending calls in PostgreSQL, shared by replicas; unset, the "
@@ -69,10 +78,13 @@ def run(args: argparse.Namespace) -> int:
         ) from None
     import os
 
-    from tooldeck.cli._store import store_from_env
+    from tooldeck.cli._store import store_from_env, store_settings
 
+    for name in args.allowed_host:
+        _checked_host(name)  # before anything opens
     root = location_dir(args).resolve()
-    store = store_from_env(os.environ)  # one for the process: every reopened host uses it
+    # one for the process, sized by the config at start: every reopened host uses it
+    store = store_from_env(os.environ, store_settings(root))
     try:
         serve(
             root,
@@ -80,8 +92,18 @@ def run(args: argparse.Namespace) -> int:
             allow_remote=args.allow_remote,
             codemode=not args.no_codemode,
             store=store,
+            allowed_hosts=[_checked_host(name) for name in args.allowed_host],
         )
     finally:
         if store is not None:
             store.close()
     return 0
+
+
+def _checked_host(name: str) -> str:
+    from tooldeck.host.config.config import check_allowed_host
+
+    try:
+        return check_allowed_host(name)
+    except ValueError as exc:
+        raise CommandError(f"--allowed-host: {exc}") from None

@@ -14,7 +14,7 @@ from tooldeck.errors import (
     PermissionDeclined,
     ReplyError,
 )
-from tooldeck.host.config.config import Config, PermissionRule
+from tooldeck.host.config.config import Config, PermissionRule, StoreConfig
 from tooldeck.host.permissions.permission import PermissionService
 from tooldeck.host.permissions.policy import policy
 from tooldeck.host.permissions.request import PermissionRequest, Reject
@@ -477,7 +477,10 @@ sys.stdin.read()
 async def test_a_database_locked_by_another_process_never_stalls_the_loop(
     tmp_path, monkeypatch, caplog, tooldeck_loop_guard
 ):
-    from tooldeck.host.permissions import approvals
+    """The store is locked past the Location's wait: the check neither stalls the loop
+    nor takes the failed read for "no approvals" in silence. The live asker is asked,
+    with a warning that the saved approvals could not be read."""
+    from tooldeck.host.store import calls
 
     first = make(tmp_path)
     first.permission.save("edit", ["saved.py"])  # the database exists, with a row
@@ -492,12 +495,16 @@ async def test_a_database_locked_by_another_process_never_stalls_the_loop(
     )
     try:
         assert await holder.stdout.readline() == b"locked\n"
-        monkeypatch.setattr(approvals, "LOAD_WAIT_S", 0.5)
+        monkeypatch.setattr(calls, "GRACE_S", 0.0)
         asker = Script("once")
         location = make(tmp_path, asker=asker)
-        with caplog.at_level(logging.WARNING, logger="tooldeck.host.permissions.approvals"):
+        location.config = location.config.model_copy(update={"store": StoreConfig(timeout_s=0.5)})
+        with caplog.at_level(logging.WARNING, logger="tooldeck.host.permissions"):
             await assert_(location, "edit", ["saved.py"])  # the store is locked: it asks
         assert [r.resources for r in asker.requests] == [("saved.py",)]
         assert "could not read permission approvals within 0.5 s" in caplog.text
+        [asking] = [r.getMessage() for r in caplog.records if "asking about" in r.getMessage()]
+        assert asking.startswith("asking about 'edit' without the saved approvals: ")
+        assert "within 0.5 s" in asking
     finally:
         await holder.communicate(b"")

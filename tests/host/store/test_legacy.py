@@ -28,15 +28,25 @@ def legacy(tmp_path, text):
     return path
 
 
-def test_an_approvals_file_is_migrated_once_and_kept_as_a_backup(tmp_path, store):
+def test_a_given_store_takes_the_file_in_only_when_told_to(tmp_path, store, caplog):
+    """A store handed to the Location (shared by several hosts) is never filled from
+    one machine's file by itself: opening it says the file is there and how to move it
+    in; ``migrate_legacy`` (``tooldeck approvals migrate``) moves it once."""
+    from tooldeck.host.store.legacy import migrate_legacy
+
     path = legacy(tmp_path, json.dumps(RULES))
-    first = location(tmp_path, store)
-    assert first.permission.evaluate("edit", "a.py") == "allow"
-    assert store.approvals() == (PermissionRule(action="edit", resource="a.py", effect="allow"),)
+    with caplog.at_level(logging.WARNING, logger="tooldeck"):
+        first = location(tmp_path, store)
+        assert first.permission.evaluate("edit", "a.py") == "ask"
+    assert store.approvals() == ()
+    assert path.exists()
+    assert "run: tooldeck approvals migrate" in caplog.text
+    rule = PermissionRule(action="edit", resource="a.py", effect="allow")
+    assert migrate_legacy(store, tmp_path / "data") == (rule,)
+    assert store.approvals() == (rule,)
     assert not path.exists()
     assert json.loads((tmp_path / "data" / "permissions.json.migrated").read_text()) == RULES
-    path.write_text(json.dumps({"rules": []}))  # an old version writing again is ignored...
-    path.unlink()  # ...and a migrated file is never read twice
+    assert migrate_legacy(store, tmp_path / "data") is None  # never read twice
     assert location(tmp_path, store).permission.evaluate("edit", "a.py") == "allow"
 
 

@@ -29,6 +29,8 @@ nothing                                completed     ``completed`` (text bounded
 ``PermissionCorrected`` (a "no" with   failed        ``failed`` / ``permission.rejected``,
 feedback the executor let through)                   the feedback as its text
 ``PermissionBlocked`` (a deny rule)    failed        ``failed`` / ``permission.rejected``
+``StoreUnavailable`` (the store did    failed        ``failed`` / ``unavailable``: retryable
+not answer a permission check in time)
 ``PermissionDeclined``,                declined      ``declined`` (``BaseException``
 ``QuestionDismissed``                                signals: no ``except Exception``
                                                      of a leaf ate them)
@@ -65,6 +67,7 @@ from tooldeck.errors import (
     PermissionDeclined,
     PermissionDeferred,
     QuestionDismissed,
+    StoreUnavailable,
 )
 from tooldeck.host.boundary import hooks, limits
 from tooldeck.host.boundary.outcome import (
@@ -73,6 +76,7 @@ from tooldeck.host.boundary.outcome import (
     DISMISSED_TEXT,
     EMPTY,
     INTERRUPTED_TEXT,
+    UNAVAILABLE_TEXT,
     ErrorType,
     ToolCallOutcome,
     ToolError,
@@ -194,6 +198,9 @@ def _ended(
         return _failed(snapshot, call, scope, "permission.rejected", text, EMPTY)
     if isinstance(exc, PermissionBlocked):
         return _failed(snapshot, call, scope, "permission.rejected", str(exc), EMPTY)
+    if isinstance(exc, StoreUnavailable) and not nested:
+        text = UNAVAILABLE_TEXT.format(reason=exc)
+        return _failed(snapshot, call, scope, "unavailable", text, EMPTY)
     if isinstance(exc, PermissionDeclined | QuestionDismissed):
         if nested:
             return None

@@ -20,7 +20,9 @@ if TYPE_CHECKING:
     from tooldeck.host.boundary.pending import PendingCall
 
 Status: TypeAlias = Literal["completed", "failed", "declined", "interrupted", "pending"]
-ErrorType: TypeAlias = Literal["tool.execution", "permission.rejected", "unknown"]
+ErrorType: TypeAlias = Literal["tool.execution", "permission.rejected", "unavailable", "unknown"]
+"""``unavailable``: a service the call needed (the store) did not answer in time; the
+call stopped before its tool acted past its permission check, and may be sent again."""
 
 EMPTY: Mapping[str, Any] = MappingProxyType({})
 DECLINED_TEXT = "The user declined this tool call. Do not retry it; ask the user how to proceed."
@@ -31,6 +33,10 @@ CORRECTED_TEXT = (
     "Take this feedback into account before trying again."
 )
 PENDING_TEXT = "This tool call is waiting for the user's approval."
+UNAVAILABLE_TEXT = (
+    "The tool call could not go on: {reason} It did not act past its permission check; "
+    "send the same call again in a moment."
+)
 
 
 @public

@@ -3,9 +3,11 @@ process (``on_ask="defer"``), and the JSON forms of what the store keeps about i
 
 A pending call carries what resuming needs and nothing live: the call, the question,
 the session and message it belongs to, the tool's source and a fingerprint of the
-definition it was asked under, and when it expires. ``to_json``/``from_json`` round-trip
-it exactly; ``outcome_to_json``/``outcome_from_json`` do the same for the outcome
-recorded when it resumed (an ``output`` comes back as its JSON form).
+definition it was asked under, when it expires, and who asked where: the served
+principal whose call it is (its rules and approvals apply when it resumes) and the
+Location's root, so an operator reading a shared store knows which project it is.
+``to_json``/``from_json`` round-trip it exactly; ``outcome_to_json``/``outcome_from_json``
+do the same for the outcome recorded when it resumed (an ``output`` comes back as its JSON form).
 """
 
 from __future__ import annotations
@@ -45,6 +47,8 @@ class PendingCall:
     is run again when a crash left it unclear whether it ran. ``answered`` are the
     answers an earlier resume of the same call already gave (a call that asks twice is
     deferred twice; resuming the second ask runs it with both answers in place).
+    ``principal`` is the ``tooldeck mcp serve`` principal whose call it is (``None``:
+    the Location's own caller); ``location`` the root of the Location it was asked in.
     """
 
     id: str
@@ -58,6 +62,8 @@ class PendingCall:
     agent: str | None = None
     idempotent: bool = False
     answered: tuple[tuple[str, tuple[str, ...], Reply], ...] = ()
+    principal: str | None = None
+    location: str = ""
 
     @property
     def session_id(self) -> str:
@@ -89,6 +95,8 @@ class PendingCall:
                 [action, list(resources), json.loads(reply_to_json(reply))]
                 for action, resources, reply in self.answered
             ],
+            "principal": self.principal,
+            "location": self.location,
         }
 
     @classmethod
@@ -118,6 +126,8 @@ class PendingCall:
                     (str(action), tuple(resources), reply_from_json(json.dumps(reply)))
                     for action, resources, reply in data.get("answered", ())
                 ),
+                principal=_optional_text(data.get("principal")),
+                location=str(data.get("location") or ""),
             )
         except (KeyError, TypeError) as exc:
             raise ValueError(f"not a pending call: missing or mistyped {exc}") from exc
@@ -128,6 +138,10 @@ class PendingCall:
     @classmethod
     def from_json(cls, text: str) -> PendingCall:
         return cls.from_dict(json.loads(text))
+
+
+def _optional_text(value: object) -> str | None:
+    return None if value is None else str(value)
 
 
 def fingerprint(

@@ -14,12 +14,25 @@ one ever holds the call:
 * ``done``: the outcome is recorded; every later resume returns it.
 
 A live holder renews its lease while the tool runs; a resume finding a live holder waits
-for the outcome. "Gone" means: a process on this host whose pid no longer exists, or a
-lease older than ``LEASE_S`` (any host).
+for the outcome. "Gone" means: a process on this host whose pid no longer exists, a
+resume of this very process that ended without finishing (the store failed under it),
+or a lease older than ``LEASE_S`` (any host). A holder whose tool ran keeps trying to
+record the outcome while the store is away, for as long as its lease would hold.
 
 The call runs again from the start, with the reply in place of the question
 (``answers_in_place``) and further asks deferred: a second question ends the resumed
 call ``pending`` again, under a new id, recorded as this id's outcome.
+
+**Whose call it is.** A call a served principal asked resumes under that principal's
+rules and approvals (an ``always`` is saved for it alone), whoever resumes it: its MCP
+client's retry, which carries the same principal, or an operator's ``tooldeck resume``,
+which carries none. A request of *another* principal is refused (``PendingCallError``,
+reason ``principal``): an id is no licence to answer someone else's question.
+
+Every store operation runs off the event loop and is waited for at most the Location's
+``store_wait_s``: a store that does not answer ends the resume with
+``StoreUnavailable``, the entry where it was. Each step is a compare-and-set, so
+resuming again later carries on from there and never runs the call twice.
 """
 
 from __future__ import annotations
@@ -31,10 +44,10 @@ import socket
 import time
 import uuid
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 
 from tooldeck._tool import TextPart
-from tooldeck.errors import PendingCallError
+from tooldeck.errors import PendingCallError, StoreUnavailable
 from tooldeck.host.boundary.boundary import run_tool_call
 from tooldeck.host.boundary.outcome import (
     CORRECTED_TEXT,
@@ -50,15 +63,21 @@ from tooldeck.host.boundary.pending import (
     reply_from_json,
     reply_to_json,
 )
+from tooldeck.host.permissions import call_rules
 from tooldeck.host.permissions.asks import answers_in_place, asks_deferred
+from tooldeck.host.permissions.call_rules import CallRules, applying
+from tooldeck.host.permissions.permission import principal_rules
 from tooldeck.host.permissions.request import Reject, Reply
 from tooldeck.host.store.base import PendingChange, PendingEntry, PendingState, Store
+from tooldeck.host.store.calls import off_loop
 
 if TYPE_CHECKING:
     from tooldeck.host.execution.snapshot import Snapshot
     from tooldeck.host.location.location import Location
 
 log = logging.getLogger("tooldeck")
+
+_T = TypeVar("_T")
 
 LEASE_S = 30.0
 """How long a claim holds without renewal; the holder renews it every third of that."""
@@ -83,13 +102,23 @@ class Resume:
         self.id = pending_id
         self.me = f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:12]}"
         self.store: Store | None = None
+        self.answered_here = False
+        """True once this resume answered the call (False: another answered it first)."""
 
     async def __call__(self, reply: Reply) -> ToolCallOutcome:
         _check_reply(reply)
-        self.store = await asyncio.to_thread(lambda: self.location.store)
+        _HELD.add(self.me)
+        try:
+            return await self._resume(reply)
+        finally:
+            _HELD.discard(self.me)
+
+    async def _resume(self, reply: Reply) -> ToolCallOutcome:
+        self.store = await self._off_loop(lambda: self.location.store, "opening the store")
         delay = 0.01
         while True:
             entry = await self._get()
+            self._check_principal(entry)
             if entry.state == "done":
                 assert entry.outcome is not None
                 return outcome_from_json(entry.outcome)
@@ -105,7 +134,7 @@ class Resume:
                 return outcome
 
     async def _get(self) -> PendingEntry:
-        entry = await asyncio.to_thread(self._db().get_pending, self.id)
+        entry = await self._off_loop(lambda: self._db().get_pending(self.id), "reading it")
         if entry is None:
             raise PendingCallError(self.id, "unknown", "there is no such pending call in the store")
         return entry
@@ -127,10 +156,14 @@ class Resume:
             change = PendingChange(
                 "done", reply=reply_to_json(reply), outcome=outcome_to_json(outcome)
             )
-            return outcome if await self._move("open", "", change) else None
+            if not await self._move("open", "", change):
+                return None
+            self.answered_here = True
+            return outcome
         claim = PendingChange("claimed", self.me, _lease(), reply=reply_to_json(reply))
         if not await self._move("open", "", claim):
             return None
+        self.answered_here = True
         return await self._run(snapshot, pending, reply)
 
     async def _take_over(self, entry: PendingEntry) -> ToolCallOutcome | None:
@@ -153,13 +186,24 @@ class Resume:
     async def _run(
         self, snapshot: Snapshot, pending: PendingCall, reply: Reply
     ) -> ToolCallOutcome | None:
+        """Run the call under its principal's rules (``_asking_principal``)."""
+        with applying(self._asking_principal(pending)):
+            return await self._run_held(snapshot, pending, reply)
+
+    async def _run_held(
+        self, snapshot: Snapshot, pending: PendingCall, reply: Reply
+    ) -> ToolCallOutcome | None:
         """Hold the claim (renewing it) while the call runs; record its outcome."""
         request = pending.request
         state: list[PendingState] = ["claimed"]
         renewing = asyncio.ensure_future(self._renew(state))
         try:
             if reply == "always":
-                await asyncio.to_thread(self.location.permission.save, request.action, request.save)
+                permission = self.location.permission
+                await self._off_loop(
+                    lambda: permission.save(request.action, request.save),
+                    "saving the 'always' answer",
+                )
             if not await self._move(
                 "claimed", self.me, PendingChange("running", self.me, _lease())
             ):
@@ -176,9 +220,25 @@ class Resume:
                     agent=pending.agent,
                 )
             done = PendingChange("done", self.me, outcome=outcome_to_json(outcome))
-            return outcome if await self._move("running", self.me, done) else None
+            return outcome if await self._record(done) else None
         finally:
             renewing.cancel()
+
+    async def _record(self, done: PendingChange) -> bool:
+        """Record the outcome of a call that ran. A store that does not answer is tried
+        again for as long as the claim would hold (``LEASE_S``): the tool acted, and
+        an outcome lost here would leave the call ``unknown``."""
+        deadline = time.monotonic() + LEASE_S
+        delay = 0.1
+        while True:
+            try:
+                return await self._move("running", self.me, done)
+            except StoreUnavailable:
+                if time.monotonic() + delay > deadline:
+                    raise
+                log.warning("recording the outcome of pending call %r: retrying", self.id)
+                await asyncio.sleep(delay)
+                delay = min(delay * 2, 2.0)
 
     async def _renew(self, state: list[PendingState]) -> None:
         while True:
@@ -202,12 +262,48 @@ class Resume:
             )
         return snapshot
 
+    def _check_principal(self, entry: PendingEntry) -> None:
+        """Refuse a request of another principal than the one that asked (module doc)."""
+        current = call_rules.current()
+        if current is None:
+            return  # the host's own caller, an operator: resumes as the asker
+        asker = PendingCall.from_json(entry.data).principal
+        if asker != current.name:
+            raise PendingCallError(
+                self.id,
+                "principal",
+                f"it was asked by {_named(asker)}, not by {_named(current.name)}; only the "
+                "principal that asked, or an operator (tooldeck resume), can answer it",
+            )
+
+    def _asking_principal(self, pending: PendingCall) -> CallRules | None:
+        """The rules the call resumes under: those in force (a served retry carries its
+        principal's), else the rules of the principal that asked, else the Location's."""
+        current = call_rules.current()
+        if current is not None or pending.principal is None:
+            return current
+        location = self.location
+        name = pending.principal
+        return principal_rules(location.permission, name, location.principal_policy(name))
+
     async def _move(self, expect: PendingState, owner: str, change: PendingChange) -> bool:
-        return await asyncio.to_thread(self._db().transition, self.id, expect, owner, change)
+        return await self._off_loop(
+            lambda: self._db().transition(self.id, expect, owner, change),
+            f"moving it to {change.state}",
+        )
+
+    async def _off_loop(self, work: Callable[[], _T], what: str) -> _T:
+        return await off_loop(
+            work, wait_s=self.location.store_wait_s, what=f"{what} (pending call {self.id!r})"
+        )
 
     def _db(self) -> Store:
         assert self.store is not None
         return self.store
+
+
+def _named(principal: str | None) -> str:
+    return f"principal {principal!r}" if principal is not None else "the Location's own caller"
 
 
 def _check_reply(reply: object) -> None:
@@ -231,6 +327,12 @@ def _lease() -> float:
     return time.time() + LEASE_S
 
 
+_HELD: set[str] = set()
+"""The owners (``Resume.me``) of the resumes running in this process: a claim of this
+process whose owner is not among them was left by a resume that ended without
+finishing (the store failed under it), and is gone at once, not when its lease ends."""
+
+
 def _gone(entry: PendingEntry) -> bool:
     """Whether the resume holding ``entry`` is gone (see the module docstring)."""
     if entry.lease_until < time.time():
@@ -239,6 +341,8 @@ def _gone(entry: PendingEntry) -> bool:
     pid = rest.partition(":")[0]
     if host != socket.gethostname() or not pid.isdigit():
         return False
+    if int(pid) == os.getpid():
+        return entry.owner not in _HELD
     try:
         os.kill(int(pid), 0)
     except ProcessLookupError:

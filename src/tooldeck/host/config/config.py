@@ -113,7 +113,29 @@ class McpServeConfig(_Section):
     max_body_bytes: int = Field(default=4 * 1024 * 1024, gt=0)
     max_calls_per_session: int = Field(default=16, gt=0)
     max_sessions: int = Field(default=1000, gt=0)
+    allowed_hosts: tuple[str, ...] = ()
+    """``Host`` header values accepted beside the bound address (DNS-rebinding
+    protection): what a load balancer in front passes on, ``HOST[:PORT]`` or ``HOST:*``
+    for any port."""
     principals: dict[str, PrincipalConfig] = Field(default_factory=dict)
+
+    @field_validator("allowed_hosts")
+    @classmethod
+    def _hosts(cls, hosts: tuple[str, ...]) -> tuple[str, ...]:
+        for host in hosts:
+            check_allowed_host(host)
+        return hosts
+
+
+def check_allowed_host(host: str) -> str:
+    """``host`` if it is a ``Host`` header value (``HOST[:PORT]``, ``HOST:*``), else a
+    ``ValueError`` saying what was expected."""
+    if not host or any(c.isspace() or c in "/@?#," for c in host) or "://" in host:
+        raise ValueError(
+            f"allowed host {host!r}: expected a Host header value such as "
+            "'mcp.example.com', 'lb.internal:8080' or 'lb.internal:*' (any port)"
+        )
+    return host
 
 
 @public
@@ -194,6 +216,30 @@ class PermissionsConfig(_Section):
 
 
 @public
+class StoreConfig(_Section):
+    """``[store]``: how long the Location waits on its store, and the PostgreSQL pool.
+
+    ``timeout_s`` bounds every store operation (reading approvals, saving a pending
+    call, each step of a resume): past it the call that needed the store fails with
+    ``StoreUnavailable``, and the next one tries again. ``pool_min_size`` and
+    ``pool_max_size`` size the connection pool of a ``PostgresStore`` the ``tooldeck``
+    commands open (``TOOLDECK_STORE_URL``); SQLite ignores them.
+    """
+
+    timeout_s: float = Field(default=10.0, gt=0.0, le=3600.0, allow_inf_nan=False)
+    pool_min_size: int = Field(default=1, ge=0, le=1000)
+    pool_max_size: int = Field(default=8, ge=1, le=1000)
+
+    @model_validator(mode="after")
+    def _sizes(self) -> StoreConfig:
+        if self.pool_min_size > self.pool_max_size:
+            raise ValueError(
+                f"pool_min_size {self.pool_min_size} is above pool_max_size {self.pool_max_size}"
+            )
+        return self
+
+
+@public
 class TelemetryConfig(_Section):
     """``[telemetry]``: OpenTelemetry spans and metrics (``tooldeck[otel]``, docs/telemetry.md).
 
@@ -222,6 +268,7 @@ class Config(_Section):
     codemode: CodemodeConfig = Field(default_factory=CodemodeConfig.model_construct)
     tools: dict[str, ToolConfig] = Field(default_factory=dict)
     permissions: PermissionsConfig = Field(default_factory=PermissionsConfig.model_construct)
+    store: StoreConfig = Field(default_factory=StoreConfig.model_construct)
     telemetry: TelemetryConfig = Field(default_factory=TelemetryConfig.model_construct)
 
     @field_validator("format")

@@ -24,6 +24,8 @@ from tooldeck.host.config.layers import NO_PROJECT, ProjectLayer
 from tooldeck.host.permissions.policy import CurrentPolicy
 
 if TYPE_CHECKING:
+    from concurrent.futures import Future
+
     from tooldeck.host.location.questions import Answerer, QuestionService
     from tooldeck.host.permissions.asks import OnAsk
     from tooldeck.host.permissions.layers import Policy
@@ -72,7 +74,8 @@ class Location:
         self.answerer = answerer
         self.on_ask: OnAsk = on_ask
         self._store = store
-        self._store_ready = False
+        self._opened: Store | None = None
+        self._opening: Future[Store] | None = None
         self._store_lock = threading.Lock()
         self._permission: PermissionService | None = None
         self._question: QuestionService | None = None
@@ -115,6 +118,7 @@ class Location:
                 saved_store=self._saved_store,
                 asker=lambda: self.asker,
                 on_ask=lambda: self.on_ask,
+                store_wait_s=lambda: self.store_wait_s,
             )
         return self._permission
 
@@ -123,21 +127,63 @@ class Location:
         """Saved approvals, pending calls and their outcomes (opened on first use).
 
         The store given to ``Location`` (a ``PostgresStore`` shared by several hosts),
-        else ``<data_dir>/tooldeck.sqlite3``. Opening it moves an existing
-        ``permissions.json`` in, once. Blocking I/O: async code opens it in a thread.
+        else ``<data_dir>/tooldeck.sqlite3``, into which an existing ``permissions.json``
+        is moved once. A shared store is never filled from this machine's files: that
+        takes an explicit ``tooldeck approvals migrate``. Blocking I/O: async code opens
+        it in a thread (``host/store/calls.py``).
+
+        No lock is held while the store opens: the first caller opens it and the others
+        wait for that at most ``store_wait_s`` (then ``StoreUnavailable``); an open that
+        failed is tried again by the next caller.
         """
-        if not self._store_ready:
+        store = self._opened
+        if store is not None:
+            return store
+        with self._store_lock:  # guards only who opens; no I/O under it
+            opening = self._opening
+            mine = opening is None
+            if opening is None:
+                from concurrent.futures import Future  # not loaded until a store is needed
+
+                opening = self._opening = Future()
+        if not mine:
+            return self._wait_for(opening)
+        try:
+            store = self._open_store()
+        except BaseException as exc:
             with self._store_lock:
-                if not self._store_ready:
-                    self._store = self._open_store()
-                    self._store_ready = True
-        assert self._store is not None
-        return self._store
+                self._opening = None  # the next use tries again
+            opening.set_exception(exc)
+            raise
+        self._opened = store
+        opening.set_result(store)
+        return store
+
+    @property
+    def store_wait_s(self) -> float:
+        """How long a call waits on the store: ``[store] timeout_s``, plus a grace that
+        lets a store bounding itself report its own reason first."""
+        from tooldeck.host.store.calls import GRACE_S
+
+        return self.config.store.timeout_s + GRACE_S
+
+    def _wait_for(self, opening: Future[Store]) -> Store:
+        from concurrent.futures import TimeoutError as Waited
+
+        try:
+            return opening.result(timeout=self.store_wait_s)
+        except Waited:
+            from tooldeck.errors import StoreUnavailable
+
+            raise StoreUnavailable(
+                f"the store of {self!r} did not open within {self.store_wait_s:g} s; "
+                "try again once it answers"
+            ) from None
 
     def _saved_store(self) -> Store | None:
         """The store if anything may be saved in it, else ``None`` without creating one:
         reading approvals must not create a data dir and a database in it."""
-        if self._store_ready or self._store is not None:
+        if self._opened is not None or self._store is not None:
             return self.store
         from tooldeck.host.store.legacy import LEGACY_NAME
         from tooldeck.host.store.sqlite import DATABASE_NAME
@@ -147,14 +193,16 @@ class Location:
 
     def _open_store(self) -> Store:
         """The given store or the data dir's SQLite one (closed with the Location)."""
-        from tooldeck.host.store.legacy import migrate_legacy
+        from tooldeck.host.store.legacy import migrate_legacy, not_migrated
 
         store = self._store
-        if store is None:
-            from tooldeck.host.store.sqlite import SqliteStore
+        if store is not None:
+            not_migrated(store, self.data_dir)  # says so once, moves nothing
+            return store
+        from tooldeck.host.store.sqlite import SqliteStore
 
-            store = SqliteStore.in_dir(self.data_dir)
-            self.on_close(store.close)
+        store = SqliteStore.in_dir(self.data_dir)
+        self.on_close(store.close)
         migrate_legacy(store, self.data_dir)
         return store
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 
 from tooldeck.host.config.config import PermissionRule
 from tooldeck.host.permissions.approvals import Approvals
@@ -28,20 +28,15 @@ class CallRules:
     def __init__(self, name: str, policy: Policy, approvals: Approvals) -> None:
         self.name = name
         self.policy = policy
-        self._approvals = approvals
+        self.approvals = approvals
 
     def approved(self, action: str, names: Sequence[str]) -> PermissionRule | None:
         """The principal's saved ``always`` answer matching, if any."""
-        return self._approvals.rules.rule_for(action, names)
+        return self.approvals.rules.rule_for(action, names)
 
     async def refresh(self) -> bool:
         """Read this principal's approvals from the store again (``Approvals.refresh``)."""
-        return await self._approvals.refresh()
-
-    def approve(self, rules: Iterable[PermissionRule]) -> None:
-        """Save ``always`` answers for this principal alone (blocking I/O: async code
-        calls it in a thread)."""
-        self._approvals.add(rules)
+        return await self.approvals.refresh()
 
 
 _CURRENT: contextvars.ContextVar[CallRules | None] = contextvars.ContextVar(

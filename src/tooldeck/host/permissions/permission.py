@@ -34,8 +34,8 @@ so a configured ``src/**`` covers ``<root>/src/a.py``.
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
+import logging
 import os
 import threading
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -51,10 +51,11 @@ from tooldeck.errors import (
     PermissionDeclined,
     PermissionDeferred,
     ReplyError,
+    StoreUnavailable,
 )
 from tooldeck.host.config.config import PermissionRule
 from tooldeck.host.permissions import call_rules
-from tooldeck.host.permissions.approvals import Approvals
+from tooldeck.host.permissions.approvals import DEFAULT_WAIT_S, Approvals
 from tooldeck.host.permissions.asks import OnAsk, answer_in_place, deferring
 from tooldeck.host.permissions.inflight import Pending
 from tooldeck.host.permissions.layers import Policy
@@ -62,6 +63,9 @@ from tooldeck.host.permissions.observer import NO_OBSERVER, AskObserver
 from tooldeck.host.permissions.request import Asker, PermissionRequest, Reject, Reply
 from tooldeck.host.permissions.wildcard import Effect
 from tooldeck.host.store.base import Store
+from tooldeck.host.store.calls import off_loop
+
+_log = logging.getLogger(__name__)
 
 __all__ = ["PermissionGate", "PermissionService", "principal_rules"]
 
@@ -75,6 +79,7 @@ class PermissionService:
     ``open_store`` opens the store to save approvals in; ``saved_store`` returns it only
     if anything may be saved in it yet (reading must not create one). ``asker`` and
     ``on_ask`` return the Location's asker and default ``on_ask`` when an ask needs them.
+    ``store_wait_s`` is how long a check waits on the store.
     """
 
     def __init__(
@@ -86,6 +91,7 @@ class PermissionService:
         saved_store: Callable[[], Store | None],
         asker: Callable[[], Asker | None],
         on_ask: Callable[[], OnAsk],
+        store_wait_s: Callable[[], float] = lambda: DEFAULT_WAIT_S,
     ) -> None:
         self._root = root
         self._policy = policy
@@ -93,7 +99,8 @@ class PermissionService:
         self._saved_store = saved_store
         self._asker = asker
         self._on_ask = on_ask
-        self._approvals = Approvals(open_store, saved_store)
+        self._store_wait_s = store_wait_s
+        self._approvals = Approvals(open_store, saved_store, wait_s=store_wait_s)
         self._principals: dict[str, Approvals] = {}
         self._pending: dict[str, list[Pending]] = {}
         self._pending_lock = threading.Lock()
@@ -104,7 +111,9 @@ class PermissionService:
         the store on first use (blocking I/O) and kept for the life of this service."""
         approvals = self._principals.get(name)
         if approvals is None:
-            approvals = Approvals(self._open_store, self._saved_store, name)
+            approvals = Approvals(
+                self._open_store, self._saved_store, name, wait_s=self._store_wait_s
+            )
             approvals = self._principals.setdefault(name, approvals)
         return approvals
 
@@ -145,12 +154,17 @@ class PermissionService:
         observer = self.observer
         observer.asked(action, wanted)
         await self._approvals.load()  # opens the store in a thread, never on the loop
+        principal = call_rules.current()
+        if principal is not None:  # and a served principal's own, the same way
+            await principal.approvals.load()
         try:
             asked = self._to_ask(action, wanted)
         except PermissionBlocked:
             observer.answered("denied", "rules")
             raise
-        if asked and await self._refreshed():  # another process may have said "always"
+        # another process may have said "always" (a resumed call's answer is in place: it
+        # needs no store, and must not fail for want of one)
+        if asked and answer_in_place(action, asked) is None and await self._refreshed(action):
             asked = self._to_ask(action, wanted)
         if not asked:
             observer.allowed(lambda: self._allowed_by(action, wanted))
@@ -185,26 +199,52 @@ class PermissionService:
             observer.answered(_named(reply), "sibling" if from_sibling else "asker")
             await self._settle(pending, reply, from_sibling)
 
-    async def _refreshed(self) -> bool:
+    async def _refreshed(self, action: str) -> bool:
         """Read the approvals that apply to this call from the store again, before asking
-        anyone: True if another process saved some since they were last read."""
+        anyone: True if another process saved some since they were last read.
+
+        A store that fails here is never taken for "no approvals" in silence: a deferred
+        ask, which needs the store to wait in, raises ``StoreUnavailable`` (the call
+        fails saying so, and may be sent again); a live asker is asked, with a warning
+        that a saved approval may have answered it."""
         principal = call_rules.current()  # a principal's own, then the Location's
-        mine = await principal.refresh() if principal is not None else False
-        return await self._approvals.refresh() or mine
+        try:
+            mine = await principal.refresh() if principal is not None else False
+            return await self._approvals.refresh() or mine
+        except StoreUnavailable as exc:
+            if deferring(self._on_ask()):
+                raise
+            _log.warning("asking about %r without the saved approvals: %s", action, exc)
+            return False
 
     def save(self, action: str, patterns: Sequence[str]) -> None:
         """Save allow rules for ``action`` as an "always" reply does (blocking I/O): for
         the served principal whose call this is (``call_rules``), else for the Location.
         A resumed call's ``always`` comes through here too, so it lands where an asked
         one does."""
-        rules = tuple(
-            PermissionRule(action=action, resource=pattern, effect="allow") for pattern in patterns
-        )
+        self._approvals_here().add(_allow_rules(action, patterns))
+
+    async def _save_soon(self, action: str, patterns: Sequence[str]) -> None:
+        """``save`` from async code: the answer applies here at once; saving it runs in a
+        thread, waited for at most the store's bound (past it a warning says so, and the
+        save lands whenever the store answers)."""
+        approvals = self._approvals_here()
+        rules = _allow_rules(action, patterns)
+        approvals.remember(rules)
+        try:
+            await off_loop(
+                lambda: approvals.add(rules),
+                wait_s=self._store_wait_s(),
+                what="saving an 'always' answer",
+            )
+        except StoreUnavailable as exc:
+            _log.warning("the 'always' answer applies in this process only for now: %s", exc)
+
+    def _approvals_here(self) -> Approvals:
+        """The approvals an answer in this context is saved to: the served principal's
+        whose call this is (``call_rules``), else the Location's."""
         principal = call_rules.current()
-        if principal is not None:  # a served principal's answer is that principal's alone
-            principal.approve(rules)
-        else:
-            self._approvals.add(rules)
+        return principal.approvals if principal is not None else self._approvals
 
     def _decide(self, action: str, resource: str) -> PermissionRule | None:
         names = self._names(resource)
@@ -255,7 +295,7 @@ class PermissionService:
         if reply == "once":
             return
         if reply == "always":
-            await asyncio.to_thread(self.save, request.action, request.save)
+            await self._save_soon(request.action, request.save)
             self._settle_covered_siblings(pending)
         elif reply == "reject":
             if not from_sibling:
@@ -305,6 +345,12 @@ class PermissionService:
                 asks.remove(pending)
                 if not asks:
                     del self._pending[session]
+
+
+def _allow_rules(action: str, patterns: Sequence[str]) -> tuple[PermissionRule, ...]:
+    return tuple(
+        PermissionRule(action=action, resource=pattern, effect="allow") for pattern in patterns
+    )
 
 
 def _named(reply: object) -> str:

@@ -16,7 +16,10 @@ protocol (``host/boundary/resume.py``) needs for two processes never to run one 
 twice, so a store for another database implements six plain methods and nothing else.
 
 Stores are synchronous (``sqlite3``, ``psycopg``): async code calls them through
-``asyncio.to_thread`` so a slow disk or network never stalls the event loop.
+``calls.off_loop``, in a thread and for at most the Location's ``store_wait_s``, so a
+slow disk or network never stalls the event loop nor a call for longer than that. A
+store that cannot answer raises ``StoreUnavailable`` (retryable); every method must be
+safe to run again after it did.
 """
 
 from __future__ import annotations

@@ -1,6 +1,12 @@
 """The one-time move of ``<data_dir>/permissions.json`` (the approvals file of earlier
 versions) into a store, read so that no file at that path can stall or crash a host.
 
+The Location's own SQLite store takes the file in when it opens: both are this
+machine's. A shared store never does by itself (``not_migrated`` only says the file is
+there): the file holds one machine's answers, and copying them into the store every
+replica reads is the operator's decision, ``tooldeck approvals migrate``
+(``migrate_legacy`` on that store).
+
 The path is checked before it is read: anything but a regular file (a FIFO, a socket, a
 device, a directory) is left alone with one warning; a FIFO opened for reading would
 otherwise block until a writer appears. The file is opened ``O_NONBLOCK`` and checked
@@ -30,21 +36,22 @@ MAX_LEGACY_BYTES = 16 << 20
 """Far above any real approvals file; a larger one is not read into memory."""
 
 
-def migrate_legacy(store: Store, data_dir: Path) -> None:
+def migrate_legacy(store: Store, data_dir: Path) -> tuple[PermissionRule, ...] | None:
     """Copy the approvals of ``permissions.json`` into ``store`` once, then rename the
-    file to ``permissions.json.migrated`` (the backup). A crash between the copy and
-    the rename only copies again next time, and adding an approval twice keeps one."""
+    file to ``permissions.json.migrated`` (the backup); the rules copied, ``None`` when
+    there was no file to read. A crash between the copy and the rename only copies
+    again next time, and adding an approval twice keeps one."""
     path = data_dir / LEGACY_NAME
     try:
         rules = read_legacy(path)
     except ConfigError as exc:
         _set_aside(path, exc)
-        return
+        return None
     except OSError as exc:
         _log.warning("could not read permission approvals from %s: %s", path, exc)
-        return
+        return None
     if rules is None:
-        return
+        return None
     store.add_approvals(rules)
     try:
         os.replace(path, path.with_name(LEGACY_NAME + BACKUP_SUFFIX))
@@ -52,6 +59,21 @@ def migrate_legacy(store: Store, data_dir: Path) -> None:
         pass  # another process migrated it at the same moment
     except OSError as exc:
         _log.warning("approvals of %s were copied to the store but the file stays: %s", path, exc)
+    return rules
+
+
+def not_migrated(store: Store, data_dir: Path) -> None:
+    """Say once, when a shared ``store`` opens, that this machine's ``permissions.json``
+    was left out of it and how to move it in."""
+    path = data_dir / LEGACY_NAME
+    if os.path.lexists(path):
+        _log.warning(
+            "%s holds approvals saved on this machine by an earlier version; they are not "
+            "copied into the shared store %r by themselves. To share them with every host "
+            "of the store, run: tooldeck approvals migrate",
+            path,
+            store,
+        )
 
 
 def read_legacy(path: Path) -> tuple[PermissionRule, ...] | None:

@@ -7,6 +7,12 @@ set aside as ``<name>.corrupt`` with one warning and a new one is created: losin
 approvals and pending calls costs asks, never the host. Setting aside happens under an
 exclusive lock on a sidecar file, after checking again, so a healthy database another
 process just created is never taken for the broken one it replaced.
+
+The connection is shared by the threads of a process under a lock, and no operation
+waits for that lock longer than SQLite waits for another process (``BUSY_TIMEOUT_MS``):
+a database on a disk that stopped answering (a dead network mount) holds the thread
+that met it, and every later operation raises ``StoreUnavailable`` after the bound
+instead of queueing behind it.
 """
 
 from __future__ import annotations
@@ -22,6 +28,7 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 from tooldeck._public import public
+from tooldeck.errors import StoreUnavailable
 from tooldeck.host.config.config import PermissionRule
 from tooldeck.host.store.base import (
     PENDING_COLUMNS,
@@ -81,7 +88,7 @@ class SqliteStore:
         return cls(data_dir / DATABASE_NAME)
 
     def approvals(self, principal: str | None = None) -> tuple[PermissionRule, ...]:
-        with self._lock:
+        with self._locked():
             if principal is None:
                 rows = self._db.execute(
                     "SELECT action, resource, effect FROM approvals ORDER BY seq"
@@ -119,7 +126,7 @@ class SqliteStore:
             )
 
     def get_pending(self, pending_id: str) -> PendingEntry | None:
-        with self._lock:
+        with self._locked():
             row = self._db.execute(
                 f"SELECT {PENDING_COLUMNS} FROM pending WHERE id = ?", (pending_id,)
             ).fetchone()
@@ -131,7 +138,7 @@ class SqliteStore:
         if session_id is not None:
             query += " AND session_id = ?"
             args = (session_id,)
-        with self._lock:
+        with self._locked():
             rows = self._db.execute(query + " ORDER BY created_at, id", args).fetchall()
         return tuple(PendingEntry(*row) for row in rows)
 
@@ -148,14 +155,27 @@ class SqliteStore:
             return cursor.rowcount == 1
 
     def close(self) -> None:
-        with self._lock:
+        with self._locked():
             self._closer()
+
+    @contextlib.contextmanager
+    def _locked(self) -> Iterator[None]:
+        """Hold the connection's lock, waiting at most ``BUSY_TIMEOUT_MS`` for it."""
+        if not self._lock.acquire(timeout=BUSY_TIMEOUT_MS / 1000):
+            raise StoreUnavailable(
+                f"{self!r}: an earlier operation has held the database for over "
+                f"{BUSY_TIMEOUT_MS / 1000:g} s (a disk that stopped answering?); try again later"
+            )
+        try:
+            yield
+        finally:
+            self._lock.release()
 
     @contextlib.contextmanager
     def _transaction(self) -> Iterator[sqlite3.Connection]:
         """``BEGIN IMMEDIATE``: take the write lock first, so the transaction never has to
         upgrade a read lock (which SQLite would refuse with ``SQLITE_BUSY``)."""
-        with self._lock:
+        with self._locked():
             db = self._db
             db.execute("BEGIN IMMEDIATE")
             try:

@@ -5,14 +5,17 @@ and a ``TOOLDECK_MCP_TOKEN``. Whenever ``TOOLDECK_MCP_TOKEN`` is set, every HTTP
 must carry it as a bearer token (401 otherwise), loopback included; loopback without a
 token serves anyone on the machine and says so in one warning line. The served URL is
 printed on stderr at start. DNS-rebinding protection is always on: the Host and Origin
-headers must name the address the server is bound to. The Location opens as ``Host.open``
-opens it: an untrusted folder is served in its untrusted view.
+headers must name the address the server is bound to, or one of the allowed hosts
+(``[mcp.serve] allowed_hosts`` and ``--allowed-host``: the name a load balancer in front
+passes on). The Location opens as ``Host.open`` opens it: an untrusted folder is served
+in its untrusted view.
 """
 
 from __future__ import annotations
 
 import os
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
@@ -54,8 +57,12 @@ def serve(
     allow_remote: bool,
     codemode: bool = True,
     store: Store | None = None,
+    allowed_hosts: Sequence[str] = (),
 ) -> None:
     """Open the Location at ``root`` and serve it until stdin closes or the process ends.
+
+    ``allowed_hosts``: ``Host`` header values accepted beside the bound address, added
+    to ``[mcp.serve] allowed_hosts``.
 
     ``codemode=False`` serves every tool natively, whatever the config says. ``store``:
     where approvals and pending calls live (default: the Location's SQLite database); a
@@ -71,7 +78,7 @@ def serve(
         )
     if address is not None:
         print(f"tooldeck: serving MCP at {address.url}", file=sys.stderr, flush=True)
-    anyio.run(_serve, root, address, allow_remote, codemode, store)
+    anyio.run(_serve, root, address, allow_remote, codemode, store, tuple(allowed_hosts))
 
 
 def _tokens(address: HttpAddress | None, allow_remote: bool, limits: Any) -> dict[str, str]:
@@ -103,6 +110,7 @@ async def _serve(
     allow_remote: bool,
     codemode: bool,
     store: Store | None,
+    allowed_hosts: tuple[str, ...],
 ) -> None:
     from tooldeck.mcp.serve.asking import ElicitingAsker
     from tooldeck.mcp.serve.server import CatalogServer
@@ -132,7 +140,7 @@ async def _serve(
             if address is None:
                 await _stdio(server)
             else:
-                await _http(server, address, tokens, limits, lambda: serving.host)
+                await _http(server, address, tokens, limits, allowed_hosts, lambda: serving.host)
             group.cancel_scope.cancel()
     finally:
         await anyio.to_thread.run_sync(serving.host.close)
@@ -154,6 +162,19 @@ def _open(root: Path, asker: Any, codemode: bool, store: Store | None) -> Any:
     return host
 
 
+def _allowed(address: HttpAddress, extra: Sequence[str]) -> dict[str, list[str]]:
+    """The ``Host`` and ``Origin`` values DNS-rebinding protection accepts: the bound
+    address (and ``localhost`` on loopback), then each allowed host, over http and
+    https (a balancer may end TLS)."""
+    host, port = address
+    shown = f"[{host}]" if ":" in host else host
+    own = [f"{shown}:{port}", f"localhost:{port}"] if host in LOOPBACK else [f"{shown}:{port}"]
+    added = [name for name in dict.fromkeys(extra) if name not in own]
+    origins = [f"http://{shown}:{port}", f"http://localhost:{port}"]
+    origins += [f"{scheme}://{name}" for name in added for scheme in ("http", "https")]
+    return {"allowed_hosts": own + added, "allowed_origins": origins}
+
+
 async def _reap(sessions: Any) -> None:
     """Close idle client sessions, forever."""
     while True:
@@ -170,7 +191,12 @@ async def _stdio(server: Any) -> None:
 
 
 async def _http(
-    server: Any, address: HttpAddress, tokens: dict[str, str], limits: Any, current: Any
+    server: Any,
+    address: HttpAddress,
+    tokens: dict[str, str],
+    limits: Any,
+    allowed_hosts: tuple[str, ...],
+    current: Any,
 ) -> None:
     """Serve over streamable HTTP, every resource bounded by ``[mcp.serve]``: connections
     (503 past ``max_connections``), sessions (503), body size (413), slow headers
@@ -184,13 +210,9 @@ async def _http(
     from tooldeck.mcp.serve.sessions import RequestScope
 
     host, port = address
-    shown = f"[{host}]" if ":" in host else host
     security = TransportSecuritySettings(
         enable_dns_rebinding_protection=True,
-        allowed_hosts=[f"{shown}:{port}", f"localhost:{port}"]
-        if host in LOOPBACK
-        else [f"{shown}:{port}"],
-        allowed_origins=[f"http://{shown}:{port}", f"http://localhost:{port}"],
+        **_allowed(address, (*limits.allowed_hosts, *allowed_hosts)),
     )
     app: Any = server.server.streamable_http_app(
         streamable_http_path="/mcp",
