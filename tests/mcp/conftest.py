@@ -49,8 +49,10 @@ def make_project(root: Path, config: str, plugins: dict[str, str] | None = None)
     return root
 
 
-def wait_for(predicate: Callable[[], object], timeout: float = 15.0) -> object:
-    """Poll until ``predicate()`` is truthy; fail after ``timeout`` seconds."""
+def wait_for(predicate: Callable[[], object], timeout: float = 60.0) -> object:
+    """Poll until ``predicate()`` is truthy; fail after ``timeout`` seconds (a bound on a
+    wait that ends as soon as the condition holds: generous, since parallel workers on a
+    loaded box start real servers slowly)."""
     deadline = time.monotonic() + timeout
     while True:
         value = predicate()
