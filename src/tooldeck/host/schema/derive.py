@@ -173,9 +173,9 @@ class _Deriver:
         if at_root and self.inline:
             node = {k: v for k, v in node.items() if k not in ("$defs", "definitions")}
         ref = node.get("$ref")
-        if self.inline and isinstance(ref, str) and ref.startswith("#/"):
-            if _resolvable(self.root, ref):
-                return self._inline(node, ref, close, deep)
+        local = isinstance(ref, str) and ref.startswith("#/") and _resolvable(self.root, ref)
+        if local and self.inline:
+            return self._inline(node, ref, close, deep)
         out = {key: self._child(key, value, deep) for key, value in node.items()}
         if self.closing and close and "properties" in out and _closable(out):
             out["additionalProperties"] = False
