@@ -55,6 +55,7 @@ STDIO_CLIENT = PAGE.take("python", "StdioServerParameters")
 HTTP_SERVE = PAGE.take("bash", "--http 8765")
 HTTP_CLIENT = PAGE.take("python", 'Client("http://127.0.0.1:8765/mcp")')
 DESKTOP = PAGE.take("json", '"mcpServers"')
+CONFORMANCE = PAGE.take("bash", "tests/mcp/conformance/run.py")
 
 CONSOLE_SCRIPT = Path(sys.executable).parent / "tooldeck"
 BUILTINS = {"edit", "glob", "grep", "patch", "question", "read", "shell", "webfetch", "write"}
@@ -289,3 +290,13 @@ async def unknown(client: Client, name: str, arguments: dict[str, str]) -> str:
     except MCPError as exc:
         return exc.message
     raise AssertionError(f"{name} was called")
+
+
+def test_the_conformance_command_is_the_one_ci_runs():
+    """The suite itself runs in CI (``.ci/run``, minutes with Node from npm): the page's
+    command is that step's script, which exists and says what it does."""
+    root = Path(__file__).resolve().parents[2]
+    [command] = [line.partition("#")[0].split() for line in CONFORMANCE.code.splitlines()]
+    assert command == ["python", "tests/mcp/conformance/run.py"]
+    assert f".venv/bin/{' '.join(command)} || status=$?" in (root / ".ci" / "run").read_text()
+    assert "--suite" in (root / command[1]).read_text()

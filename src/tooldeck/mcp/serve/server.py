@@ -142,6 +142,7 @@ class CatalogServer:
             "logging/setLevel", types.SetLevelRequestParams, self._set_level
         )
         self.server.middleware.append(self.announcer.remember)
+        self.sessions.on_end.append(self._forget)
 
     # -- what the handlers share --------------------------------------------------------------
     def peer(self, ctx: Any, key: str | None, what: str) -> ServedPeer:
@@ -158,6 +159,11 @@ class CatalogServer:
 
     def declined_text(self, requests: list[PermissionRequest]) -> str:
         return self._asker.declined_text(requests)
+
+    def _forget(self, key: str) -> None:
+        """A client session ended: its level and its calls' files go with it."""
+        self.levels.forget(key)
+        self.files.forget(key)
 
     async def _set_level(self, ctx: Any, params: types.SetLevelRequestParams) -> types.EmptyResult:
         if params.level not in LOG_LEVELS:
