@@ -14,9 +14,10 @@ params (one object per connection), and the URIs it subscribed to
 from __future__ import annotations
 
 import logging
-from collections.abc import Awaitable, Callable, Iterable
-from typing import Any
+from collections.abc import Awaitable, Callable, Iterable, Mapping
+from typing import TYPE_CHECKING, Any
 
+from tooldeck.host.features.templates import match
 from tooldeck.mcp.sdk import (
     InMemorySubscriptionBus,
     PromptsListChanged,
@@ -25,6 +26,9 @@ from tooldeck.mcp.sdk import (
     ToolsListChanged,
 )
 from tooldeck.mcp.serve.asking import MODERN
+
+if TYPE_CHECKING:
+    from tooldeck import Snapshot
 
 log = logging.getLogger("tooldeck.mcp")
 
@@ -69,6 +73,21 @@ class Announcer:
         return frozenset(uri for uris in self._subscribed.values() for uri in uris)
 
     # -- announcing -----------------------------------------------------------------------
+    async def catalog_changed(self, before: Snapshot, after: Snapshot) -> None:
+        """Announce what differs from ``before`` to ``after`` (the Location's snapshots):
+        each list that changed, and each resource whose serving definition changed (the
+        subscribed ones, and every static one for 2026-07-28 listeners)."""
+        old, new = before.definitions_for("mcp"), after.definitions_for("mcp")
+        if old is not new and old != new:
+            await self.tools_changed()
+        was, now = before.catalog.resources, after.catalog.resources
+        if list(was) != list(now):
+            await self.resources_changed()
+        if list(before.catalog.prompts) != list(after.catalog.prompts):
+            await self.prompts_changed()
+        uris = self.subscribed | set(was) | set(now)
+        await self.updated(uri for uri in uris if _serving(was, uri) is not _serving(now, uri))
+
     async def tools_changed(self) -> None:
         await self.bus.publish(ToolsListChanged())
         await self._tell_all(lambda s: s.send_tool_list_changed())
@@ -107,3 +126,14 @@ def _resource_updated(uri: str) -> Callable[[Any], Awaitable[None]]:
         await session.send_resource_updated(uri)
 
     return send
+
+
+def _serving(resources: Mapping[str, Any], uri: str) -> object:
+    """What would serve a read of ``uri``: its resource, or a template it matches."""
+    entry = resources.get(uri)
+    if entry is not None:
+        return entry.resource
+    for pattern, each in resources.items():
+        if "{" in pattern and match(pattern, uri) is not None:
+            return each.resource
+    return None

@@ -261,7 +261,7 @@ class CatalogServer:
         progress = scope.peer.progress if isinstance(scope.peer, ServedPeer) else None
         with _under(view.rules):
             if elicits_by_round_trip(ctx):
-                return await self._round_trip(params, view, call, scope)
+                return await self._round_trip(params, view, call, scope, self.owner(ctx.request))
             with current_request(ctx) as asked:
                 outcome = await run_tool_call(view.snapshot, call, scope=scope, progress=progress)
         if outcome.status == "declined" and asked.unanswerable:
@@ -275,12 +275,16 @@ class CatalogServer:
         view: ClientView,
         call: ToolCall,
         scope: CallScope,
+        owner: str,
     ) -> types.CallToolResult | types.InputRequiredResult:
         """A 2026-07-28 call: asks are deferred, and a retry carrying the answer resumes
         the pending call it names (see ``asking``)."""
         answer = answered(params)
         if answer is None:
-            outcome = await run_tool_call(view.snapshot, call, scope=scope, on_ask="defer")
+            progress = scope.peer.progress if isinstance(scope.peer, ServedPeer) else None
+            outcome = await run_tool_call(
+                view.snapshot, call, scope=scope, on_ask="defer", progress=progress
+            )
         else:
             try:
                 outcome = await view.host.resume(*answer)
@@ -288,6 +292,7 @@ class CatalogServer:
                 return _error(str(exc))
         if outcome.pending is not None:
             return input_required(outcome.pending)
+        self.files.keep(owner, call.id, outcome.content)
         return _result(outcome, view, params.name, call.id)
 
     # -- change notification ------------------------------------------------------------------
@@ -296,35 +301,8 @@ class CatalogServer:
         await self.announcer.tools_changed()
 
     async def catalog_changed(self, before: Snapshot, after: Snapshot) -> None:
-        """Tell the clients what changed from ``before`` to ``after`` (the Location's
-        snapshots): each list that differs, and each subscribed resource whose
-        definition changed."""
-        old, new = before.definitions_for("mcp"), after.definitions_for("mcp")
-        if old is not new and old != new:
-            await self.announcer.tools_changed()
-        was, now = before.catalog.resources, after.catalog.resources
-        if list(was) != list(now):
-            await self.announcer.resources_changed()
-        if list(before.catalog.prompts) != list(after.catalog.prompts):
-            await self.announcer.prompts_changed()
-        subscribed = self.announcer.subscribed | set(was) | set(now)
-        await self.announcer.updated(
-            uri for uri in subscribed if _serves(was, uri) != _serves(now, uri)
-        )
-
-
-def _serves(resources: Mapping[str, Any], uri: str) -> object:
-    """What would serve a read of ``uri`` (identity compared): its resource, or the
-    template it matches."""
-    from tooldeck.host.features.templates import match
-
-    entry = resources.get(uri)
-    if entry is not None:
-        return entry.resource
-    for pattern, each in resources.items():
-        if pattern != uri and "{" in pattern and match(pattern, uri) is not None:
-            return each.resource
-    return None
+        """Tell the clients what changed from ``before`` to ``after`` (``notify``)."""
+        await self.announcer.catalog_changed(before, after)
 
 
 def _error(text: str) -> types.CallToolResult:
