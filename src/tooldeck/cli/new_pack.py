@@ -80,6 +80,7 @@ def render(name: str) -> dict[str, str]:
         "{{dist}}": f"tooldeck-{name.replace('_', '-')}",
         "{{module}}": f"tooldeck_{name}",
         "{{ns}}": name,
+        "{{scheme}}": name.replace("_", "-"),  # a URI scheme takes no "_"
     }
     return {_fill(path, names): _fill(text, names) for path, text in FILES.items()}
 
