@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import configparser
 import os
 import stat
 import subprocess
@@ -23,9 +24,28 @@ def test_ci_runs_the_matrix_on_the_built_wheel_and_the_packs():
     text = RUN.read_text()
     assert ".venv/bin/tox -e py312,py313 --discover" in text
     assert '"$(pyenv root)"/versions/*/bin/python3' in text
-    assert ".venv/bin/tox -e packs,lint" in text
+    assert ".venv/bin/tox -e packs,lint,docs" in text
     tox = (ROOT / "tox.ini").read_text()
     assert "package = wheel" in tox and "--discover $(pyenv root)/versions/*/bin/python3" in tox
+
+
+def test_ci_builds_the_release_checks_it_and_runs_the_wheel_alone():
+    """The sdist and the wheel as PyPI would get them, then the wheel in a venv of its
+    own (nothing of the checkout on the path), answering in an empty folder."""
+    text = RUN.read_text()
+    assert ".venv/bin/python -m build" in text
+    assert ".venv/bin/twine check --strict dist/*" in text
+    assert 'python3 -m venv "$clean/venv"' in text
+    assert '"$clean/venv/bin/pip" install dist/tooldeck-*-py3-none-any.whl' in text
+    assert 'cd "$clean/empty" && "$clean/venv/bin/tooldeck" --version' in text
+    assert '"$clean/venv/bin/tooldeck" tools' in text
+
+
+def test_the_docs_env_builds_the_site_strictly():
+    tox = configparser.ConfigParser(interpolation=None)
+    tox.read_string((ROOT / "tox.ini").read_text())
+    assert "mkdocs build --strict" in tox["testenv:docs"]["commands"]
+    assert tox["testenv:docs"]["extras"].strip() == "docs"
 
 
 def test_every_step_records_its_failure():

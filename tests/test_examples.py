@@ -380,11 +380,26 @@ def test_the_permission_assert_signature_is_the_gates():
 def test_the_compat_matrix_tox_ini_covers_its_matrix():
     config = configparser.ConfigParser(interpolation=None)
     config.read_string(TOX_INI.code)
-    env_list = config["tox"]["env_list"]
+    env_list = config["tox"]["env_list"].split()
     deps = config["testenv"]["deps"]
-    for factor in ("tooldeck{01,latest}", "tooldecknext", "neighbours"):
-        assert factor in env_list
+    # by default one cell per Python and the neighbours; the tooldeck axis behind -m full
+    assert env_list == ["py{311,312,313}", "py312-neighbours"]
+    full = config["tox"]["labels"].strip()
+    assert full.startswith("full = ")
+    for factor in ("py{311,312,313}-tooldeck{01,latest}", "tooldecknext", "neighbours"):
+        assert factor in full
     for factor in ("tooldeck01:", "tooldecklatest:", "tooldecknext:", "neighbours:"):
         assert factor in deps
     assert config["testenv"]["package"] == "wheel"
+    assert "tox-uv" in config["tox"]["requires"]
+    # uv reads UV_FIND_LINKS only: the documented PIP_FIND_LINKS must reach it
+    assert "UV_FIND_LINKS = {env:PIP_FIND_LINKS:}" in config["testenv"]["set_env"]
     assert "git+" not in TOX_INI.code  # local paths and wheel URLs only
+
+
+def test_the_matrix_script_parses_and_runs_tox_in_parallel(tmp_path):
+    [script] = [b for b in COMPAT if b.file == "tooldeck-notes/matrix.sh"]
+    done = subprocess.run(["bash", "-n"], input=script.code, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert script.code.rstrip().endswith('.venv/bin/tox p "$@"')
+    assert 'export PIP_FIND_LINKS="$PWD/../wheels"' in script.code

@@ -11,8 +11,9 @@ from pathlib import Path
 
 import pytest
 
+import tooldeck
 from tooldeck.cli import main
-from tooldeck.cli.new_pack import render
+from tooldeck.cli.new_pack import checkout_of, render
 
 ROOT = Path(__file__).resolve().parents[2]
 _FENCE = re.compile(
@@ -45,6 +46,7 @@ def test_it_writes_the_renamed_pack_and_says_what_to_run_next(tmp_path, capsys):
     folder = tmp_path / "tooldeck-weather"
     assert sorted(p.relative_to(folder).as_posix() for p in folder.rglob("*") if p.is_file()) == [
         "README.md",
+        "matrix.sh",
         "pyproject.toml",
         "src/tooldeck_weather/__init__.py",
         "tests/test_neighbours.py",
@@ -54,8 +56,58 @@ def test_it_writes_the_renamed_pack_and_says_what_to_run_next(tmp_path, capsys):
     pyproject = (folder / "pyproject.toml").read_text()
     assert 'name = "tooldeck-weather"' in pyproject
     assert '[project.entry-points.tooldeck]\nweather = "tooldeck_weather"' in pyproject
+    assert os.access(folder / "matrix.sh", os.X_OK)
     out = capsys.readouterr().out
     assert out.startswith(f"created {folder}\n") and ".venv/bin/tooldeck check ." in out
+
+
+def test_the_next_steps_install_this_checkout_and_run_the_matrix(tmp_path, capsys):
+    """Until a release, ``pip install tooldeck`` fails: the steps name the checkout this
+    tooldeck runs from, and go on past ``tooldeck check`` to the matrix."""
+    assert main(["new-pack", "memo", "--parent", str(tmp_path)]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    package = Path(tooldeck.__file__).resolve().parent
+    checkout = package.parent.parent
+    assert lines[1] == f"this tooldeck: {package} (the checkout {checkout})"
+    assert f"    .venv/bin/pip install {checkout}   # tooldeck, from this checkout" in "\n".join(
+        lines
+    )
+    text = "\n".join(lines)
+    for needed in ("PIP_FIND_LINKS", "../wheels", "tox p", "tox-uv", "--discover", "-m full"):
+        assert needed in text
+    assert f"    TOOLDECK_NEXT={checkout} bash matrix.sh" in lines
+    assert f"    TOOLDECK_NEXT={checkout} bash matrix.sh -m full" in lines
+
+
+def test_an_installed_tooldeck_is_named_and_no_checkout_is_guessed(tmp_path):
+    site = tmp_path / "site-packages" / "tooldeck"
+    site.mkdir(parents=True)
+    assert checkout_of(site) is None
+    fake = tmp_path / "other" / "src" / "tooldeck"
+    fake.mkdir(parents=True)
+    (tmp_path / "other" / "pyproject.toml").write_text('[project]\nname = "other"\n')
+    assert checkout_of(fake) is None
+    (tmp_path / "other" / "pyproject.toml").write_text('[project]\nname = "tooldeck"\n')
+    assert checkout_of(fake) == tmp_path / "other"
+
+
+@pytest.mark.parametrize(
+    ("name", "dist", "module", "ns"),
+    [
+        ("memo", "tooldeck-memo", "tooldeck_memo", "memo"),
+        ("tooldeck-memo", "tooldeck-memo", "tooldeck_memo", "memo"),
+        ("tooldeck_memo", "tooldeck-memo", "tooldeck_memo", "memo"),
+        ("tooldeck-weather-log", "tooldeck-weather-log", "tooldeck_weather_log", "weather_log"),
+        ("weather-log", "tooldeck-weather-log", "tooldeck_weather_log", "weather_log"),
+    ],
+)
+def test_a_distribution_style_name_is_the_same_pack(tmp_path, name, dist, module, ns):
+    assert main(["new-pack", name, "--parent", str(tmp_path)]) == 0
+    folder = tmp_path / dist
+    assert (folder / "src" / module / "__init__.py").is_file()
+    assert f'name = "{dist}"' in (folder / "pyproject.toml").read_text()
+    assert f'{ns} = "{module}"' in (folder / "pyproject.toml").read_text()
+    assert render(name) == render(ns)
 
 
 @pytest.mark.parametrize(
@@ -63,6 +115,8 @@ def test_it_writes_the_renamed_pack_and_says_what_to_run_next(tmp_path, capsys):
     [
         (["new-pack", "Weather"], "pack name 'Weather': use lowercase letters"),
         (["new-pack", "two__bars"], "pack name 'two__bars'"),
+        (["new-pack", "tooldeck-"], "or the distribution name tooldeck-NAME"),
+        (["new-pack", "tooldeck--memo"], "pack name 'tooldeck--memo'"),
         (["new-pack", "ok", "--parent", "no-such-dir"], "--parent no-such-dir: not a directory"),
     ],
 )

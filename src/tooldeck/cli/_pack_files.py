@@ -23,9 +23,9 @@ requires-python = ">=3.11"
 dependencies = ["tooldeck>=0.1,<0.2"]
 
 [project.optional-dependencies]
-# setuptools: tooldeck_install builds this pack's wheel without isolation, with the
-# build backend installed next to the tests (Python 3.12+ venvs come without one).
-test = ["pytest>=8", "pytest-asyncio>=0.24", "setuptools>=70.1"]
+# setuptools and pip: tooldeck_install builds this pack's wheel without isolation and
+# installs it with pip (Python 3.12+ venvs come without setuptools, uv's without pip).
+test = ["pytest>=8", "pytest-asyncio>=0.24", "setuptools>=70.1", "pip>=23"]
 
 # What makes it a pack: tooldeck loads every entry point of the group "tooldeck".
 # The value is the module (or "module:object") holding the @hookimpl functions.
@@ -260,43 +260,81 @@ def test_the_installed_entry_point(tooldeck_install):
     site.uninstall("{{dist}}")
     assert "{{ns}}_add" not in site.tooldeck("tools").stdout
 """,
-    "tox.ini": r"""# tox.ini of a tooldeck pack: its tests by tooldeck version and Python version.
+    "tox.ini": r"""# tox.ini of a tooldeck pack: its tests on every Python, next to other packs, and
+# against several tooldeck versions.
 #
-#   tox                                   the whole matrix
-#   tox -e py312-tooldeck01               one cell
+#   tox p                                 the default cells in parallel: one per Python,
+#                                         and the neighbours
+#   tox p -m full                         every tooldeck version on every Python too
+#   tox -e py312                          one cell
 #   TOOLDECK_NEXT=../tooldeck tox -e py312-tooldecknext          a local checkout
 #   TOOLDECK_NEXT=dist/tooldeck-0.2.0.dev1-py3-none-any.whl tox -e py312-tooldecknext
 #   TOOLDECK_NEXT=https://example.org/wheels/tooldeck-0.2.0.dev1-py3-none-any.whl tox ...
-#   PIP_FIND_LINKS=./wheels tox           wheels that are not on an index yet
+#   PIP_FIND_LINKS=../wheels tox p        wheels that are not on an index yet
+#
+# matrix.sh builds those wheels into ../wheels and runs `tox p` with them.
 
 [tox]
-requires = tox>=4.14
+# tox-uv: uv creates each environment and installs into it, several times faster than
+# virtualenv and pip.
+requires =
+    tox>=4.14
+    tox-uv>=1.11
 env_list =
-    py{311,312,313}-tooldeck{01,latest}
-    py312-tooldecknext
+    py{311,312,313}
     py312-neighbours
+labels =
+    full = py{311,312,313}-tooldeck{01,latest}, py312-tooldecknext, py312-neighbours
 skip_missing_interpreters = false
 
 [testenv]
 description = the pack's tests against {env_name}
 package = wheel
 extras = test
+# uv reads UV_FIND_LINKS where pip reads PIP_FIND_LINKS: one setting serves both.
+set_env =
+    UV_FIND_LINKS = {env:PIP_FIND_LINKS:}
 deps =
     tooldeck01: tooldeck==0.1.*
     tooldecklatest: tooldeck
     # tooldecknext fails to start until TOOLDECK_NEXT names a checkout or a wheel.
     tooldecknext: {env:TOOLDECK_NEXT:TOOLDECK_NEXT-is-not-set}
-    neighbours: tooldeck
     neighbours: tooldeck-git
     neighbours: tooldeck-safe-read
 commands_pre =
-    # Say which tooldeck this cell really got: pip resolves the pack's own requirement
-    # after `deps`, and may have replaced the one asked for here.
+    # Say which tooldeck this cell really got: the resolver installs the pack's own
+    # requirement after `deps`, and may have replaced the one asked for here.
     python -c "import importlib.metadata as m; print('tooldeck', m.version('tooldeck'))"
 commands =
     pytest {posargs}
     tooldeck check {{dist}}
     neighbours: tooldeck plugins
+""",
+    "matrix.sh": r"""#!/usr/bin/env bash
+# The compatibility matrix of {{dist}}: build the wheels that are on no index yet into
+# ../wheels, then run tox's cells in parallel. Arguments go to tox:
+#
+#   bash matrix.sh                one cell per Python, and the neighbours
+#   bash matrix.sh -m full        every tooldeck version on every Python too
+#
+# TOOLDECK_NEXT (default ../tooldeck): a tooldeck checkout, whose wheel and example packs
+# (the neighbours) are built, or a wheel file or URL for the tooldecknext cell.
+set -euo pipefail
+cd "$(dirname "$0")"
+.venv/bin/pip install -q 'tox>=4.14' 'tox-uv>=1.11'
+export TOOLDECK_NEXT="${TOOLDECK_NEXT:-../tooldeck}"
+export PIP_FIND_LINKS="$PWD/../wheels"
+if [ -d "$TOOLDECK_NEXT" ]; then
+    for project in "$TOOLDECK_NEXT" "$TOOLDECK_NEXT/example_plugins/tooldeck-git" \
+            "$TOOLDECK_NEXT/example_plugins/tooldeck-safe-read"; do
+        .venv/bin/uv build -q --wheel --out-dir "$PIP_FIND_LINKS" "$project"
+    done
+fi
+# pyenv's shims fail for versions outside `pyenv global`: let tox find the real ones.
+if command -v pyenv >/dev/null; then
+    for bin in "$(pyenv root)"/versions/*/bin; do PATH="$PATH:$bin"; done
+fi
+.venv/bin/tox p "$@"
 """,
     "tests/test_neighbours.py": r"""from tooldeck import Host
 

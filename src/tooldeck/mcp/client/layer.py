@@ -35,7 +35,7 @@ if TYPE_CHECKING:
     from tooldeck.host.plugins.report import PluginStatus
     from tooldeck.host.registry.editor import ToolEditor
     from tooldeck.host.service import ToolService
-    from tooldeck.mcp.client.connection import Connection
+    from tooldeck.mcp.client.connection import Connection, StartWatcher
     from tooldeck.mcp.client.loop import LoopThread
     from tooldeck.mcp.client.mount import Mounted
 
@@ -104,11 +104,13 @@ class McpLayer:
         service: ToolService,
         excluded: Excluded,
         listings: Listings = "fresh",
+        on_start: StartWatcher | None = None,
     ) -> None:
         self.location = location
         self.service = service
         self._excluded = excluded
         self._listings = listings
+        self._on_start = on_start  # told of every server start (Host.open(on_mcp_start=))
         self._cache = ListingCache(location.data_dir)
         self._servers = [
             _Server(spec, "active")
@@ -131,7 +133,9 @@ class McpLayer:
         self._loop = location_loop(self.location)
         self.location.on_close(self.close)
         for server in wanted:
-            server.connection = Connection(server.spec, self._changed, self._spawn, self._listed)
+            server.connection = Connection(
+                server.spec, self._changed, self._spawn, self._listed, self._on_start
+            )
         # Servers mounted from kept listings need neither their process nor the SDK (over
         # a second to import): only the others import it, to connect.
         wanted = [server for server in wanted if not self._from_cache(server)]
