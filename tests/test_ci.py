@@ -75,3 +75,9 @@ def test_a_failing_step_fails_the_run(tmp_path):
 def test_ci_installs_the_postgresql_server_the_store_tests_start():
     text = RUN.read_text()
     assert "apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y postgresql" in text
+
+
+def test_ci_runs_the_mcp_conformance_suite_against_the_server():
+    text = RUN.read_text()
+    assert ".venv/bin/python tests/mcp/conformance/run.py || status=$?" in text
+    assert "apt-get install -y npm" in text  # the suite and Node 22 come from npm

@@ -38,6 +38,9 @@ INTERNAL = {
     "tooldeck.host.schema.strict._NotStrict": "becomes the reason a tool stays non-strict",
     "tooldeck.host.schema.patterns.PatternError": "an issue of the value it was to match",
     "tooldeck.host.schema.patterns.PatternTimeout": "an issue of the value it was to match",
+    "tooldeck.host.features.reading.ResourceNotFound": "mcp serve: the error -32002",
+    "tooldeck.host.features.prompts.PromptNotFound": "mcp serve: the error -32602",
+    "tooldeck.host.features.prompts.PromptArgumentsError": "mcp serve: the error -32602",
 }
 
 WITH_TOOL = ("FrozenToolError", "ToolFailure")

@@ -297,7 +297,7 @@ def test_the_guide_pack_tests_pass(guide_pack, tmp_path):
         timeout=300,
     )
     assert done.returncode == 0, done.stdout + done.stderr
-    assert re.search(r"^8 passed", done.stdout, flags=re.M), done.stdout
+    assert re.search(r"^9 passed", done.stdout, flags=re.M), done.stdout
 
 
 def test_the_guides_location_plugin_works_from_dot_tooldeck_plugins(env, capsys):

@@ -1,11 +1,14 @@
 from __future__ import annotations
 
+import asyncio
+import logging
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
+import tooldeck
 from tooldeck import FrozenToolError, Tool, ToolFailure, ToolResult
 
 
@@ -99,3 +102,70 @@ def test_tool_generics_infer_from_input_and_output_under_mypy(tmp_path):
         timeout=300,
     )
     assert done.returncode == 0, done.stdout + done.stderr
+
+
+# -- the context's conversation: log, elicit, sample ---------------------------------------
+
+
+class RecordingPeer:
+    """A host's own peer: what a tool logs, asks and samples reaches it."""
+
+    def __init__(self):
+        self.logs = []
+
+    def log(self, level, message):
+        self.logs.append((level, message))
+
+    async def elicit(self, message, schema):
+        return tooldeck.Elicited("accept", {"name": f"answer to {message}"})
+
+    async def sample(self, messages, max_tokens, options):
+        return tooldeck.TextPart(f"{len(messages)} messages, {max_tokens} tokens, {options}")
+
+
+def conversing(input, ctx):
+    async def run():
+        ctx.log("info", "started")
+        answer = await ctx.elicit("Name?", {"type": "object", "properties": {}})
+        sampled = await ctx.sample([{"role": "user", "content": "hi"}], max_tokens=5, temperature=0)
+        return tooldeck.ToolResult(f"{answer.content['name']}; {sampled.text}")
+
+    return run()
+
+
+def test_a_peer_given_to_the_scope_hears_logs_questions_and_samples(tmp_path):
+    service = tooldeck.ToolService(tooldeck.Location(tmp_path, data_dir=tmp_path / "data"))
+    service.transform(
+        lambda e: e.add(tooldeck.Tool(name="talk", description="Talk.", execute=conversing)),
+        source="t",
+    )
+    snapshot, peer = service.snapshot(), RecordingPeer()
+    outcome = asyncio.run(
+        tooldeck.run_tool_call(
+            snapshot, tooldeck.ToolCall("c1", "talk"), scope=snapshot.scope(peer=peer)
+        )
+    )
+    assert outcome.content[0].text == "answer to Name?; 1 messages, 5 tokens, {'temperature': 0}"
+    assert peer.logs == [("info", "started")]
+
+
+def test_without_a_peer_logs_go_to_python_logging_and_asking_fails_clearly(tmp_path, caplog):
+    service = tooldeck.ToolService(tooldeck.Location(tmp_path, data_dir=tmp_path / "data"))
+    service.transform(
+        lambda e: e.add(tooldeck.Tool(name="talk", description="Talk.", execute=conversing)),
+        source="t",
+    )
+    with caplog.at_level(logging.INFO, logger="tooldeck.tool"):
+        outcome = asyncio.run(
+            tooldeck.run_tool_call(service.snapshot(), tooldeck.ToolCall("c1", "talk"))
+        )
+    assert [r.getMessage() for r in caplog.records if r.name == "tooldeck.tool"] == ["started"]
+    assert outcome.status == "failed" and outcome.error.type == "tool.execution"
+    assert "ask the user (ctx.elicit)" in outcome.content[0].text
+    assert "served over MCP" in outcome.content[0].text
+
+
+def test_log_refuses_a_level_mcp_does_not_name(tmp_path):
+    ctx = tooldeck.ToolContext(tooldeck.Location(tmp_path, data_dir=tmp_path / "data"))
+    with pytest.raises(ValueError, match="debug, info, notice"):
+        ctx.log("verbose", "x")

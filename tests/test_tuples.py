@@ -14,7 +14,15 @@ from tooldeck._tool import tuple_new
 # Every class built with ``tuple_new`` on the hot path, with the fields its call sites pass in
 # order. A field added to one of them fails here: update the call sites too.
 PINNED = {
-    ToolContext: ("location", "session_id", "message_id", "call_id", "agent", "on_progress"),
+    ToolContext: (
+        "location",
+        "session_id",
+        "message_id",
+        "call_id",
+        "agent",
+        "on_progress",
+        "peer",
+    ),
     ToolResult: ("content", "metadata", "output"),
     TextPart: ("text", "type"),
     ExecutedTool: ("content", "metadata", "output"),

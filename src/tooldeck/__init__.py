@@ -23,12 +23,20 @@ __version__ = "0.1.0"
 
 if TYPE_CHECKING:
     from tooldeck._function_tool import tool as tool
+    from tooldeck._prompt import Prompt as Prompt
+    from tooldeck._prompt import PromptArgument as PromptArgument
+    from tooldeck._resource import Resource as Resource
+    from tooldeck._resource import ResourceTemplate as ResourceTemplate
     from tooldeck._tool import AnyTool as AnyTool
+    from tooldeck._tool import AudioPart as AudioPart
     from tooldeck._tool import Content as Content
     from tooldeck._tool import ContentPart as ContentPart
+    from tooldeck._tool import Elicited as Elicited
     from tooldeck._tool import FilePart as FilePart
     from tooldeck._tool import FrozenToolError as FrozenToolError
     from tooldeck._tool import ImagePart as ImagePart
+    from tooldeck._tool import LogLevel as LogLevel
+    from tooldeck._tool import Peer as Peer
     from tooldeck._tool import ProgressCallback as ProgressCallback
     from tooldeck._tool import SchemaSource as SchemaSource
     from tooldeck._tool import TextPart as TextPart
@@ -117,6 +125,8 @@ if TYPE_CHECKING:
     from tooldeck.host.registry.editor import NamespaceEntry as NamespaceEntry
     from tooldeck.host.registry.editor import ToolEditor as ToolEditor
     from tooldeck.host.registry.editor import UpdateFn as UpdateFn
+    from tooldeck.host.registry.features import PromptEntry as PromptEntry
+    from tooldeck.host.registry.features import ResourceEntry as ResourceEntry
     from tooldeck.host.registry.session import SessionTransformFn as SessionTransformFn
     from tooldeck.host.registry.steps import TransformFn as TransformFn
     from tooldeck.host.schema.frozen import FrozenDict as FrozenDict
@@ -145,9 +155,10 @@ _LOCATIONS = {
     "Answers": "tooldeck.host.location.questions",
     "AnyTool": "tooldeck._tool",
     "Asker": "tooldeck.host.permissions.request",
+    "AudioPart": "tooldeck._tool",
+    "CallHookFn": "tooldeck.host.registry.editor",
     "CallScope": "tooldeck.host.call.path",
     "CallVia": "tooldeck.host.call.path",
-    "CallHookFn": "tooldeck.host.registry.editor",
     "Catalog": "tooldeck.host.registry.catalog",
     "CatalogEntry": "tooldeck.host.registry.editor",
     "CodeMode": "tooldeck.codemode.provider",
@@ -159,6 +170,7 @@ _LOCATIONS = {
     "ContentPart": "tooldeck._tool",
     "Diagnostic": "tooldeck.host.registry.editor",
     "Effect": "tooldeck.host.permissions.wildcard",
+    "Elicited": "tooldeck._tool",
     "ErrorType": "tooldeck.host.boundary.outcome",
     "ExecutedTool": "tooldeck.host.call.path",
     "ExternalError": "tooldeck.errors",
@@ -169,6 +181,7 @@ _LOCATIONS = {
     "ImagePart": "tooldeck._tool",
     "ImagesConfig": "tooldeck.host.config.config",
     "Location": "tooldeck.host.location.location",
+    "LogLevel": "tooldeck._tool",
     "McpConfig": "tooldeck.host.config.config",
     "McpServeConfig": "tooldeck.host.config.config",
     "McpServerConfig": "tooldeck.host.config.config",
@@ -177,6 +190,7 @@ _LOCATIONS = {
     "Option": "tooldeck.host.location.questions",
     "OutputConfig": "tooldeck.host.config.config",
     "PackBuildError": "tooldeck.errors",
+    "Peer": "tooldeck._tool",
     "PendingCall": "tooldeck.host.boundary.pending",
     "PendingCallError": "tooldeck.errors",
     "PendingChange": "tooldeck.host.store.base",
@@ -199,6 +213,9 @@ _LOCATIONS = {
     "PostgresStore": "tooldeck.host.store.postgres",
     "PrincipalConfig": "tooldeck.host.config.config",
     "ProgressCallback": "tooldeck._tool",
+    "Prompt": "tooldeck._prompt",
+    "PromptArgument": "tooldeck._prompt",
+    "PromptEntry": "tooldeck.host.registry.features",
     "Question": "tooldeck.host.location.questions",
     "QuestionDismissed": "tooldeck.errors",
     "QuestionGate": "tooldeck.host.location.questions",
@@ -208,6 +225,9 @@ _LOCATIONS = {
     "Reject": "tooldeck.host.permissions.request",
     "Reply": "tooldeck.host.permissions.request",
     "ReplyError": "tooldeck.errors",
+    "Resource": "tooldeck._resource",
+    "ResourceEntry": "tooldeck.host.registry.features",
+    "ResourceTemplate": "tooldeck._resource",
     "RuleLike": "tooldeck.host.permissions.wildcard",
     "Ruleset": "tooldeck.host.permissions.wildcard",
     "SchemaSource": "tooldeck._tool",

@@ -11,7 +11,7 @@ import dataclasses
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any, Generic, Literal, NamedTuple, TypeAlias
+from typing import TYPE_CHECKING, Any, Generic, Literal, NamedTuple, Protocol, TypeAlias
 
 from typing_extensions import TypeVar
 
@@ -70,7 +70,16 @@ class FilePart(NamedTuple):
     type: Literal["file"] = "file"
 
 
-ContentPart: TypeAlias = TextPart | ImagePart | FilePart
+@public
+class AudioPart(NamedTuple):
+    """Model-facing audio: raw bytes plus their MIME type (``audio/wav``, ``audio/mpeg``)."""
+
+    data: bytes
+    mime_type: str
+    type: Literal["audio"] = "audio"
+
+
+ContentPart: TypeAlias = TextPart | ImagePart | FilePart | AudioPart
 Content: TypeAlias = str | Sequence[ContentPart] | None
 
 
@@ -112,6 +121,62 @@ class ToolFailure(Exception):
             self.__cause__ = cause
 
 
+LogLevel: TypeAlias = Literal[
+    "debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"
+]
+"""The levels of ``ctx.log`` (syslog's, as MCP names them), least severe first."""
+
+LOG_LEVELS: tuple[LogLevel, ...] = (
+    "debug",
+    "info",
+    "notice",
+    "warning",
+    "error",
+    "critical",
+    "alert",
+    "emergency",
+)
+
+
+@public
+class Elicited(NamedTuple):
+    """The user's answer to ``ctx.elicit``: ``action`` is ``"accept"`` (``content`` holds
+    the fields of the requested schema), ``"decline"`` or ``"cancel"`` (``content`` None)."""
+
+    action: Literal["accept", "decline", "cancel"]
+    content: Mapping[str, Any] | None = None
+
+
+@public
+class Peer(Protocol):
+    """Who a call's conversation reaches beyond its result: the client that sent it.
+
+    ``tooldeck mcp serve`` gives each served call one (``mcp/serve/peer.py``): logs become
+    ``notifications/message``, questions ``elicitation/create``, and samples
+    ``sampling/createMessage`` to that call's client. A call without one (a host's own
+    loop) logs through Python ``logging`` and cannot ask or sample.
+    """
+
+    def log(self, level: LogLevel, message: str) -> None: ...
+
+    async def elicit(self, message: str, schema: Mapping[str, Any]) -> Elicited: ...
+
+    async def sample(
+        self, messages: Sequence[Mapping[str, Any]], max_tokens: int, options: Mapping[str, Any]
+    ) -> ContentPart: ...
+
+
+def _taken_as_is(cls: type, source: Any, handler: Any) -> Any:
+    from pydantic_core import core_schema
+
+    return core_schema.any_schema()
+
+
+# Pydantic (validating a ``CallScope``, say) takes a peer as it is. Set outside the class
+# body, so that it is no member a ``Peer`` implementation must have.
+setattr(Peer, "__get_pydantic_core_schema__", classmethod(_taken_as_is))  # noqa: B010
+
+
 @public
 class ToolContext(NamedTuple):
     """Everything an executor may know about the call it is serving.
@@ -127,6 +192,7 @@ class ToolContext(NamedTuple):
     call_id: str = ""
     agent: str | None = None
     on_progress: ProgressCallback | None = None
+    peer: Peer | None = None
 
     @property
     def source(self) -> dict[str, str]:
@@ -134,9 +200,52 @@ class ToolContext(NamedTuple):
         return {"type": "tool", "message_id": self.message_id, "id": self.call_id}
 
     def progress(self, metadata: Mapping[str, Any]) -> None:
-        """Report progress to the host; the metadata reaches its callback unchanged."""
+        """Report progress to the host; the metadata reaches its callback unchanged.
+
+        ``{"progress": n, "total": m, "message": ...}`` is progress an MCP client is shown
+        (``notifications/progress``) when the call is served and its request asked for it.
+        """
         if self.on_progress is not None:
             self.on_progress(metadata)
+
+    def log(self, level: LogLevel, message: str) -> None:
+        """Log ``message`` for whoever watches this call: its MCP client when served (as
+        ``notifications/message``, at or above the level the client set), else the
+        Python logger ``tooldeck.tool``."""
+        if level not in LOG_LEVELS:
+            raise ValueError(f"ctx.log level must be one of {', '.join(LOG_LEVELS)}, got {level!r}")
+        if self.peer is not None:
+            self.peer.log(level, str(message))
+            return
+        import logging  # on use only: most calls never log
+
+        logging.getLogger("tooldeck.tool").log(PYTHON_LEVELS[level], "%s", message)
+
+    async def elicit(self, message: str, schema: Mapping[str, Any]) -> Elicited:
+        """Ask the user for the fields of ``schema`` (a flat JSON Schema object: strings,
+        numbers, booleans, enums, with defaults) and wait for the answer.
+
+        Raises ``ToolFailure`` saying so where no one can be asked: a call that is not
+        served to an MCP client, or a client that does not offer elicitation.
+        """
+        if self.peer is None:
+            raise ToolFailure(_UNSERVED.format(what="ask the user (ctx.elicit)"))
+        return await self.peer.elicit(message, schema)
+
+    async def sample(
+        self, messages: Sequence[Mapping[str, Any]], *, max_tokens: int, **options: Any
+    ) -> ContentPart:
+        """Ask the client's model: ``messages`` are ``{"role": "user" | "assistant",
+        "content": str | TextPart | ImagePart | AudioPart}``; the answer is the model's
+        content. ``options`` are MCP's ``sampling/createMessage`` parameters
+        (``system_prompt``, ``temperature``, ``stop_sequences``, ``model_preferences``).
+
+        Raises ``ToolFailure`` saying so where no model can be asked: a call that is not
+        served to an MCP client, or a client that does not offer sampling.
+        """
+        if self.peer is None:
+            raise ToolFailure(_UNSERVED.format(what="ask the client's model (ctx.sample)"))
+        return await self.peer.sample(messages, max_tokens, options)
 
     @property
     def permission(self) -> PermissionGate:
@@ -149,6 +258,17 @@ class ToolContext(NamedTuple):
         return self.location.question.gate(self.source, session_id=self.session_id)
 
 
+PYTHON_LEVELS: Mapping[str, int] = MappingProxyType(
+    {"debug": 10, "info": 20, "notice": 25, "warning": 30, "error": 40}
+    | {"critical": 50, "alert": 50, "emergency": 50}
+)
+"""``ctx.log`` levels as Python ``logging`` levels (notice between info and warning)."""
+
+_UNSERVED = (
+    "this tool needed to {what}, and its call has no client that can answer: that works "
+    "only when it is served over MCP to a client offering it"
+)
+
 tuple_new = tuple.__new__
 """Builds the named tuples of every tool call without their generated ``__new__``.
 
@@ -157,7 +277,7 @@ Each call builds a few named tuples: its ``ToolContext``, the ``ToolResult`` of 
 ``ToolCallOutcome``. A named tuple's constructor is a Python function (it binds keywords
 and fills defaults) around ``tuple.__new__``; on the execution hot path that wrapper is
 a measurable share of a call (``bench/DECISIONS.md``), so those few places call
-``tuple_new(ToolContext, (location, "", "", call_id, None, None))`` with *every* field in
+``tuple_new(ToolContext, (location, "", "", call_id, None, None, None))`` with *every* field in
 order. That skips defaults, so ``tests/test_tuples.py`` finds each class built this way
 and pins it to its field list and its constructor: a new field fails there, not at read
 time.

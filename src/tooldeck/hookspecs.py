@@ -83,8 +83,9 @@ def tool_transform(editor: ToolEditor, location: Location) -> None:
     Arguments (an implementation may accept any subset, by name):
 
     * ``editor`` — the ``ToolEditor`` of the replay in progress: ``list()``, ``get()``,
-      ``namespace()``, ``add()``, ``update()``, ``remove()``. It sees the definitions of
-      every plugin before this one; plugins after this one see its result.
+      ``namespace()``, ``add()``, ``update()``, ``remove()``, and the same for resources
+      and prompts (``add_resource()``, ``add_prompt()``, ...). It sees the definitions
+      of every plugin before this one; plugins after this one see its result.
     * ``location`` — the ``Location`` the catalog belongs to; executors capture the
       services they need from it.
 

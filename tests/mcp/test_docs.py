@@ -65,6 +65,7 @@ HTTP_CLIENT = PAGE.take("python", 'Client("http://127.0.0.1:8765/mcp")')
 TOKEN_SERVE = PAGE.take("bash", "TOOLDECK_MCP_TOKEN=")
 TOKEN_CLIENT = PAGE.take("python", "httpx2.AsyncClient(headers=headers)")
 DESKTOP = PAGE.take("json", '"mcpServers"')
+CONFORMANCE = PAGE.take("bash", "tests/mcp/conformance/run.py")
 
 CONSOLE_SCRIPT = Path(sys.executable).parent / "tooldeck"
 BUILTINS = {"edit", "glob", "grep", "patch", "question", "read", "shell", "webfetch", "write"}
@@ -329,10 +330,10 @@ def test_the_principals_block_hides_and_refuses_what_it_denies(tmp_path):
     assert anonymous.status_code == 401  # a token is configured: every request needs one
     assert "shell" not in names
     assert BUILTINS - {"shell"} <= names
-    assert shell == (True, missing.replace("no_such_tool", "shell"))
+    assert (shell, missing) == ("Unknown tool: shell", "Unknown tool: no_such_tool")
 
 
-async def seen_by_ci(url: str) -> tuple[set[str], tuple[bool, str], str]:
+async def seen_by_ci(url: str) -> tuple[set[str], str, str]:
     import httpx2
     from mcp.client.streamable_http import streamable_http_client
 
@@ -342,6 +343,25 @@ async def seen_by_ci(url: str) -> tuple[set[str], tuple[bool, str], str]:
         Client(streamable_http_client(url, http_client=http)) as client,
     ):
         names = {tool.name for tool in (await client.list_tools()).tools}
-        shell = await client.call_tool("shell", {"command": "echo hi"})
-        missing = await client.call_tool("no_such_tool", {})
-    return names, (shell.is_error, shell.content[0].text), missing.content[0].text
+        shell = await unknown(client, "shell", {"command": "echo hi"})
+        missing = await unknown(client, "no_such_tool", {})
+    return names, shell, missing
+
+
+async def unknown(client: Client, name: str, arguments: dict[str, str]) -> str:
+    """The protocol error a call of a tool the client cannot see answers."""
+    try:
+        await client.call_tool(name, arguments)
+    except MCPError as exc:
+        return exc.message
+    raise AssertionError(f"{name} was called")
+
+
+def test_the_conformance_command_is_the_one_ci_runs():
+    """The suite itself runs in CI (``.ci/run``, minutes with Node from npm): the page's
+    command is that step's script, which exists and says what it does."""
+    root = Path(__file__).resolve().parents[2]
+    [command] = [line.partition("#")[0].split() for line in CONFORMANCE.code.splitlines()]
+    assert command == ["python", "tests/mcp/conformance/run.py"]
+    assert f".venv/bin/{' '.join(command)} || status=$?" in (root / ".ci" / "run").read_text()
+    assert "--suite" in (root / command[1]).read_text()

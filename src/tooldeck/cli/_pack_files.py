@@ -2,8 +2,9 @@
 
 Each is the guide's file (``docs/pack-author-guide.md``, ``docs/compat-matrix.md``)
 with its names as placeholders: ``{{dist}}`` (``tooldeck-notes``), ``{{module}}``
-(``tooldeck_notes``) and ``{{ns}}`` (``notes``). ``tests/cli/test_new_pack.py`` renders
-them for ``notes`` and requires the guide's files byte for byte, so the two cannot drift.
+(``tooldeck_notes``), ``{{ns}}`` (``notes``) and ``{{scheme}}`` (``notes``, its resource's
+URI scheme). ``tests/cli/test_new_pack.py`` renders them for ``notes`` and requires the
+guide's files byte for byte, so the two cannot drift.
 """
 
 from __future__ import annotations
@@ -44,13 +45,18 @@ filterwarnings = ["error"]
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
 from pydantic import BaseModel, Field
 
 from tooldeck import (
     Location,
     PermissionCorrected,
+    Prompt,
+    PromptArgument,
+    Resource,
     Tool,
     ToolContext,
     ToolEditor,
@@ -72,6 +78,8 @@ def namespace_descriptions(editor: ToolEditor) -> None:
 def tool_transform(editor: ToolEditor, location: Location) -> None:
     editor.add(add_tool(location.root / NOTES))
     editor.add(search)
+    editor.add_resource(notes_resource(location.root / NOTES))
+    editor.add_prompt(review_prompt(location.root / NOTES))
 
 
 # -- {{ns}}_add: a Tool built by hand ----------------------------------------------------
@@ -130,6 +138,37 @@ async def search(query: str, limit: int = 10, *, ctx: ToolContext) -> list[str]:
     return found[:limit]
 
 
+# -- {{scheme}}://all and review: a resource and a prompt -------------------------------------
+def notes_resource(path: Path) -> Resource:
+    """``{{scheme}}://all``: every note of one project, for a user to attach to a chat."""
+
+    def read(ctx: ToolContext) -> str:
+        return "".join(f"- {note}\n" for note in read_notes(path))
+
+    return Resource(
+        "{{scheme}}://all", "{{ns}}", "Every note in NOTES.md.", "text/markdown", read=read
+    )
+
+
+def review_prompt(path: Path) -> Prompt:
+    """``{{ns}}_review``: a message asking the model to review the notes, which it carries."""
+
+    def render(args: Mapping[str, str], ctx: ToolContext) -> list[dict[str, Any]]:
+        focus = args.get("focus", "anything that needs doing")
+        return [
+            {"role": "user", "content": notes_resource(path)},  # embedded: its text travels
+            {"role": "user", "content": f"Review these notes. Focus on {focus}."},
+        ]
+
+    return Prompt(
+        "review",
+        "Review the project's notes.",
+        [PromptArgument("focus", "What to look for.", complete=["deadlines", "owners"])],
+        render=render,
+        namespace="{{ns}}",
+    )
+
+
 def read_notes(path: Path) -> list[str]:
     try:
         text = path.read_text(encoding="utf-8")
@@ -142,7 +181,7 @@ def read_notes(path: Path) -> list[str]:
     "tests/test_{{ns}}.py": r"""from pathlib import Path
 
 import {{module}}
-from tooldeck import Reject
+from tooldeck import Reject, ToolContext
 
 PROJECT = Path(__file__).resolve().parent.parent
 
@@ -193,6 +232,17 @@ def test_tools_and_namespace(tooldeck_host):
     host.assert_tool("{{ns}}_add", mode="native", provided_by="{{module}}", overrides=[])
     host.assert_tool("{{ns}}_search", mode="native")
     assert "NOTES.md" in host.service.catalog.namespaces["{{ns}}"].description
+
+
+async def test_the_notes_resource_and_the_review_prompt(tooldeck_host):
+    host = tooldeck_host(plugins=[{{module}}])
+    (host.root / "NOTES.md").write_text("- Ship on Friday\n")
+    notes = host.service.catalog.resources["{{scheme}}://all"].resource
+    assert notes.read(ToolContext(host.location)) == "- Ship on Friday\n"
+    review = host.service.catalog.prompts["{{ns}}_review"].prompt
+    embedded, ask = review.render({"focus": "deadlines"}, ToolContext(host.location))
+    assert embedded["content"].uri == "{{scheme}}://all"
+    assert ask["content"] == "Review these notes. Focus on deadlines."
 
 
 def test_hidden_when_edit_is_denied(tooldeck_host):

@@ -142,6 +142,7 @@ def render(name: str) -> dict[str, str]:
         "{{dist}}": f"tooldeck-{ns.replace('_', '-')}",
         "{{module}}": f"tooldeck_{ns}",
         "{{ns}}": ns,
+        "{{scheme}}": ns.replace("_", "-"),  # a URI scheme takes no "_"
     }
     return {_fill(path, names): _fill(text, names) for path, text in FILES.items()}
 

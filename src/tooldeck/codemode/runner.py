@@ -185,7 +185,9 @@ class _Program:
         self.settings = settings
         # Calls nested in the program run in the ``execute`` call's own ids, which its
         # boundary already resolved against this snapshot.
-        scope = CallScope(ctx.session_id, ctx.message_id, ctx.agent, "nested", ctx.call_id)
+        scope = CallScope(
+            ctx.session_id, ctx.message_id, ctx.agent, "nested", ctx.call_id, ctx.peer
+        )
         self.nested = ProgramCalls(snapshot, ctx, scope, [], [])
         self.pending: dict[int, _Nested | _Search] = {}
         self.started = 0

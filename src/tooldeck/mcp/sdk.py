@@ -20,12 +20,21 @@ from mcp.client.stdio import get_default_environment
 from mcp.client.streamable_http import streamable_http_client
 from mcp.server import Server
 from mcp.server.caching import CacheHint
+from mcp.server.connection import allowed_log_levels
 from mcp.server.lowlevel import NotificationOptions
 from mcp.server.stdio import stdio_server
-from mcp.server.subscriptions import InMemorySubscriptionBus, ListenHandler, ToolsListChanged
+from mcp.server.streamable_http import EventMessage, EventStore
+from mcp.server.subscriptions import (
+    InMemorySubscriptionBus,
+    ListenHandler,
+    PromptsListChanged,
+    ResourcesListChanged,
+    ResourceUpdated,
+    ToolsListChanged,
+)
 from mcp.server.transport_security import TransportSecuritySettings
-from mcp.shared.message import SessionMessage
-from mcp_types.jsonrpc import CONNECTION_CLOSED, INTERNAL_ERROR
+from mcp.shared.message import ServerMessageMetadata, SessionMessage
+from mcp_types.jsonrpc import CONNECTION_CLOSED, INTERNAL_ERROR, INVALID_PARAMS
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from mcp import Client, MCPError
@@ -37,19 +46,32 @@ if TYPE_CHECKING:
 __all__ = [
     "CONNECTION_CLOSED",
     "INTERNAL_ERROR",
+    "INVALID_PARAMS",
     "MODERN_PROTOCOL_VERSIONS",
+    "RESOURCE_NOT_FOUND",
     "CacheHint",
     "Client",
+    "EventMessage",
+    "EventStore",
     "InMemorySubscriptionBus",
     "ListenHandler",
     "MCPError",
     "NotificationOptions",
+    "PromptsListChanged",
+    "ResourceUpdated",
+    "ResourcesListChanged",
     "Server",
+    "ServerMessageMetadata",
     "SessionMessage",
     "ToolsListChanged",
     "TransportSecuritySettings",
+    "allowed_log_levels",
     "get_default_environment",
     "stdio_server",
     "streamable_http_client",
     "types",
 ]
+
+RESOURCE_NOT_FOUND = -32002
+"""The JSON-RPC error code of ``resources/read`` for an unknown URI (the MCP spec's; the
+SDK names none)."""

@@ -13,12 +13,14 @@ import base64
 from typing import Any
 from urllib.parse import quote
 
-from tooldeck._tool import ContentPart, FilePart, ImagePart
+from tooldeck._tool import AudioPart, ContentPart, FilePart, ImagePart
 from tooldeck.host.call.sizes import format_size
 
-Attachment = ImagePart | FilePart
+Attachment = ImagePart | FilePart | AudioPart
 
 _ANTHROPIC_IMAGES = frozenset({"image/jpeg", "image/png", "image/gif", "image/webp"})
+_OPENAI_AUDIO = {"audio/wav": "wav", "audio/x-wav": "wav", "audio/mpeg": "mp3", "audio/mp3": "mp3"}
+"""The audio Chat Completions takes as ``input_audio`` (other audio goes as a file)."""
 
 
 def b64(data: bytes) -> str:
@@ -50,8 +52,14 @@ def openai_chat_part(part: Attachment) -> dict[str, Any]:
     """A user-message content part (Chat Completions tool messages take text only)."""
     if isinstance(part, ImagePart):
         return {"type": "image_url", "image_url": {"url": data_url(part)}}
+    audio_format = _OPENAI_AUDIO.get(part.mime_type) if isinstance(part, AudioPart) else None
+    if audio_format is not None:
+        return {
+            "type": "input_audio",
+            "input_audio": {"data": b64(part.data), "format": audio_format},
+        }
     file: dict[str, Any] = {"file_data": data_url(part)}
-    if part.filename:
+    if isinstance(part, FilePart) and part.filename:
         file["filename"] = part.filename
     return {"type": "file", "file": file}
 
@@ -61,7 +69,7 @@ def openai_responses_part(part: Attachment) -> dict[str, Any]:
     if isinstance(part, ImagePart):
         return {"type": "input_image", "image_url": data_url(part)}
     file: dict[str, Any] = {"type": "input_file", "file_data": data_url(part)}
-    if part.filename:
+    if isinstance(part, FilePart) and part.filename:
         file["filename"] = part.filename
     return file
 
@@ -96,13 +104,31 @@ def gemini_inline(part: Attachment) -> dict[str, Any]:
 
 
 def mcp_block(call_id: str, part: Attachment) -> dict[str, Any]:
-    """An image block, or a file as an embedded resource named under the call."""
-    if isinstance(part, ImagePart):
-        return {"type": "image", "data": b64(part.data), "mimeType": part.mime_type}
-    name = quote(part.filename or "attachment", safe="")
-    resource = {
-        "uri": f"tooldeck://calls/{call_id}/{name}",
-        "mimeType": part.mime_type,
-        "blob": b64(part.data),
-    }
+    """An image or audio block, or a file as an embedded resource named under the call
+    (``file_uri``; text files as text, others as a base64 blob)."""
+    if isinstance(part, ImagePart | AudioPart):
+        return {"type": part.type, "data": b64(part.data), "mimeType": part.mime_type}
+    resource: dict[str, Any] = {"uri": file_uri(call_id, part), "mimeType": part.mime_type}
+    text = _as_text(part)
+    if text is not None:
+        resource["text"] = text
+    else:
+        resource["blob"] = b64(part.data)
     return {"type": "resource", "resource": resource}
+
+
+def file_uri(call_id: str, part: FilePart) -> str:
+    """Where a served call's file can be read back (``resources/read``)."""
+    name = quote(part.filename or "attachment", safe="")
+    return f"tooldeck://calls/{quote(call_id, safe='')}/{name}"
+
+
+def _as_text(part: FilePart) -> str | None:
+    """The file's text when it is a text file in UTF-8, else ``None``."""
+    kind = part.mime_type.split(";")[0].strip()
+    if not (kind.startswith("text/") or kind in ("application/json", "application/xml")):
+        return None
+    try:
+        return bytes(part.data).decode("utf-8")
+    except UnicodeDecodeError:
+        return None

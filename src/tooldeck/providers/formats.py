@@ -20,6 +20,7 @@ from typing import Any, Literal, TypeAlias
 
 from tooldeck.host.registry.record import ToolRecord
 from tooldeck.host.schema.frozen import FrozenDict, freeze
+from tooldeck.host.schema.refs_kept import refs_kept
 from tooldeck.host.schema.strict import strict_schema
 
 Format: TypeAlias = Literal["openai", "openai-responses", "anthropic", "gemini", "mcp"]
@@ -180,15 +181,16 @@ def _gemini_type(kind: Any) -> dict[str, Any]:
 
 
 def _mcp(record: ToolRecord) -> dict[str, Any]:
+    # MCP takes JSON Schema whole: ``$defs`` stay where keeping them is equivalent.
     definition: dict[str, Any] = {
         "name": record.effective,
         "description": record.tool.description,
-        "inputSchema": record.input_schema,
+        "inputSchema": refs_kept(record.tool.input),
     }
     output = record.output_schema
     # MCP requires structured output to be an object; other outputs travel as content only.
     if output is not None and output.get("type") == "object":
-        definition["outputSchema"] = output
+        definition["outputSchema"] = refs_kept(record.tool.output, mode="serialization")
     return definition
 
 

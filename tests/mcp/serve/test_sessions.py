@@ -194,3 +194,15 @@ def test_an_ended_session_drops_its_view_and_reopens_on_its_next_request(host):
 
 def _ran(input, ctx):
     return ToolResult("ran")
+
+
+def test_an_ending_session_is_told_to_whoever_holds_state_for_it(tooldeck_env):
+    with Host.open(tooldeck_env, trust=True) as host:
+        sessions = ClientSessions(Serving(lambda: host), idle_timeout_s=0.0, max_calls=4)
+        ended = []
+        sessions.on_end.append(ended.append)
+        sessions.touch("mcp-a")
+        sessions.touch("mcp-b")
+        sessions.end("mcp-a")
+        sessions.reap()
+    assert ended == ["mcp-a", "mcp-b"]

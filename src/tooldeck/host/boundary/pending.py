@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 from pydantic_core import to_jsonable_python
 
 from tooldeck._public import public
-from tooldeck._tool import ContentPart, FilePart, ImagePart, TextPart
+from tooldeck._tool import AudioPart, ContentPart, FilePart, ImagePart, TextPart
 from tooldeck.host.boundary.outcome import ToolCallOutcome, ToolError
 from tooldeck.host.call.path import ToolCall
 from tooldeck.host.execution.snapshot import named_record
@@ -212,8 +212,8 @@ def _part_to_dict(part: ContentPart) -> dict[str, Any]:
     if isinstance(part, TextPart):
         return {"type": "text", "text": part.text}
     data = base64.b64encode(part.data).decode("ascii")
-    if isinstance(part, ImagePart):
-        return {"type": "image", "data": data, "mime_type": part.mime_type}
+    if isinstance(part, ImagePart | AudioPart):
+        return {"type": part.type, "data": data, "mime_type": part.mime_type}
     return {"type": "file", "data": data, "mime_type": part.mime_type, "filename": part.filename}
 
 
@@ -223,6 +223,8 @@ def _part_from_dict(data: Mapping[str, Any]) -> ContentPart:
     raw = base64.b64decode(data["data"])
     if data["type"] == "image":
         return ImagePart(raw, data["mime_type"])
+    if data["type"] == "audio":
+        return AudioPart(raw, data["mime_type"])
     return FilePart(raw, data["mime_type"], data["filename"])
 
 

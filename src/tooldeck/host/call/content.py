@@ -24,7 +24,15 @@ from typing import Any
 
 from pydantic_core import to_jsonable_python
 
-from tooldeck._tool import Content, ContentPart, FilePart, ImagePart, TextPart, tuple_new
+from tooldeck._tool import (
+    AudioPart,
+    Content,
+    ContentPart,
+    FilePart,
+    ImagePart,
+    TextPart,
+    tuple_new,
+)
 from tooldeck.errors import ToolDefectError
 from tooldeck.host.call.images import (
     DEFAULT_IMAGE_LIMITS,
@@ -59,7 +67,7 @@ def _normalize_unusual(
     """The rare shapes: ``str`` subclasses, other sequences, and defects."""
     if isinstance(content, str):
         return (TextPart(str(content)),) if content else render_output(output)
-    if isinstance(content, TextPart | ImagePart | FilePart):
+    if isinstance(content, TextPart | ImagePart | FilePart | AudioPart):
         return _normalize_parts(tool, (content,), output, limits)
     if isinstance(content, Sequence) and not isinstance(content, bytes | bytearray | memoryview):
         return _normalize_parts(tool, content, output, limits)
@@ -92,17 +100,23 @@ def _normalize_parts(
 
 
 def _checked_part(tool: str, item: object) -> ContentPart:
-    """A text or file part, or a bare string as a text part; anything else is a defect."""
+    """A text, file or audio part, or a bare string as a text part; anything else is a
+    defect."""
     if isinstance(item, TextPart):
         if not isinstance(item.text, str):
             raise ToolDefectError(tool, f"TextPart.text must be a str, got {_kind(item.text)}")
         return item
-    if isinstance(item, FilePart):
+    if isinstance(item, FilePart | AudioPart):
+        if not isinstance(item.data, bytes | bytearray | memoryview):
+            raise ToolDefectError(
+                tool, f"{type(item).__name__}.data must be bytes, got {_kind(item.data)}"
+            )
         return item
     if isinstance(item, str):
         return TextPart(str(item))
     raise ToolDefectError(
-        tool, f"content items must be TextPart, ImagePart, FilePart or str, got {_kind(item)}"
+        tool,
+        f"content items must be TextPart, ImagePart, FilePart, AudioPart or str, got {_kind(item)}",
     )
 
 

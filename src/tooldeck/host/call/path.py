@@ -34,6 +34,7 @@ from tooldeck._function_tool import NO_METADATA, FunctionExecutor, wrap_output
 from tooldeck._public import public
 from tooldeck._tool import (
     ContentPart,
+    Peer,
     ProgressCallback,
     ToolContext,
     ToolFailure,
@@ -76,8 +77,10 @@ class CallScope:
 
     ``session_id`` and ``message_id`` reach the tool's ``ToolContext``; ``agent`` names the
     agent making the call. ``via`` says how it arrived and ``parent_id`` is the id of the
-    ``execute`` call a nested call runs in (``""`` otherwise). One scope serves every
-    call of a turn or of a program: it holds nothing that is per call.
+    ``execute`` call a nested call runs in (``""`` otherwise). ``peer`` is who the call's
+    logs, questions and samples reach (``ctx.log``/``elicit``/``sample``): the MCP client
+    of a served call, and of the calls nested in it; ``None`` otherwise. One scope serves
+    every call of a turn or of a program: it holds nothing that is per call.
     """
 
     session_id: str = ""
@@ -85,6 +88,7 @@ class CallScope:
     agent: str | None = None
     via: CallVia = "native"
     parent_id: str = ""
+    peer: Peer | None = None
 
 
 def session_for(own: str, given: str) -> str:
@@ -209,7 +213,15 @@ def _executor_arguments(
         value = record.input_json(raw) if isinstance(raw, str) else record.input_python(raw)
     except (SchemaIssues, ValidationError, RecursionError) as exc:
         raise _refused(record, raw, exc) from None
-    fields = (location, scope.session_id, scope.message_id, call.id, scope.agent, progress)
+    fields = (
+        location,
+        scope.session_id,
+        scope.message_id,
+        call.id,
+        scope.agent,
+        progress,
+        scope.peer,
+    )
     return value, tuple_new(ToolContext, fields)
 
 
@@ -236,7 +248,15 @@ def _threaded_path(record: ToolRecord) -> CallPath:
             value = await loop.run_in_executor(pattern_executor(), validate, raw)
         except (SchemaIssues, ValidationError, RecursionError) as exc:
             raise _refused(record, raw, exc) from None
-        fields = (location, scope.session_id, scope.message_id, call.id, scope.agent, progress)
+        fields = (
+            location,
+            scope.session_id,
+            scope.message_id,
+            call.id,
+            scope.agent,
+            progress,
+            scope.peer,
+        )
         result = execute(value, tuple_new(ToolContext, fields))
         if inspect.isawaitable(result):
             result = await result

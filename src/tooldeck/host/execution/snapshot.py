@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, overload
 
 from tooldeck._public import public
-from tooldeck._tool import AnyTool, ProgressCallback, ToolFailure
+from tooldeck._tool import AnyTool, Peer, ProgressCallback, ToolFailure
 from tooldeck.errors import UsageError
 from tooldeck.host.call.layers import Layer, cross
 from tooldeck.host.call.path import (
@@ -45,8 +45,6 @@ from tooldeck.host.search.advertised import SEARCH_VARIANTS, SearchVariant, adve
 from tooldeck.host.search.deferral import SEARCH_TOOLS, Deferral, not_available
 
 LayerBinder = Callable[["Snapshot"], tuple[Layer, ...]]
-"""Binds the boundary's active layers to a new snapshot (``host/boundary``'s ``layers``)."""
-
 """Binds the boundary's active layers to a new snapshot (``host/boundary``'s ``layers``)."""
 
 if TYPE_CHECKING:
@@ -314,6 +312,7 @@ class Snapshot:
         *,
         via: CallVia = "native",
         parent_id: str = "",
+        peer: Peer | None = None,
     ) -> CallScope:
         """The ``CallScope`` of calls with these ids against this snapshot, resolved once.
 
@@ -322,8 +321,8 @@ class Snapshot:
         """
         if session_id != self.session_id:
             session_id = session_for(self.session_id, session_id)
-        if message_id or agent is not None or via != "native" or parent_id:
-            return CallScope(session_id, message_id, agent, via, parent_id)
+        if message_id or agent is not None or via != "native" or parent_id or peer:
+            return CallScope(session_id, message_id, agent, via, parent_id, peer)
         return self.default_scope if session_id == self.session_id else CallScope(session_id)
 
     def run(

@@ -12,6 +12,7 @@ from typing import NamedTuple
 
 from tooldeck._public import public
 from tooldeck.host.registry.editor import CallHookFn, CatalogEntry, Diagnostic, NamespaceEntry
+from tooldeck.host.registry.features import FeatureEntry, PromptEntry, ResourceEntry
 from tooldeck.host.registry.steps import Step
 
 
@@ -39,9 +40,13 @@ class Catalog:
     ``None`` for a removal). ``tools`` is always the whole effective mapping.
     ``call_hooks`` is the session's own ``tool_call`` wrappers, (source, function) in
     replay order (``ToolEditor.add_call_hook``); a Location catalog has none.
+    ``resources`` (by URI or URI template) and ``prompts`` (by effective name) are the
+    effective resources and prompts, sorted.
     """
 
     __slots__ = (
+        "_extras",
+        "_features",
         "_history",
         "_steps",
         "base",
@@ -64,6 +69,7 @@ class Catalog:
         base: Catalog | None = None,
         changes: Mapping[str, CatalogEntry | None] = MappingProxyType({}),
         call_hooks: tuple[tuple[str, CallHookFn], ...] = (),
+        extras: Mapping[str, FeatureEntry] = MappingProxyType({}),
     ) -> None:
         self.tools: MappingProxyType[str, CatalogEntry] = MappingProxyType(tools)
         self.namespaces: MappingProxyType[str, NamespaceEntry] = MappingProxyType(namespaces)
@@ -74,6 +80,29 @@ class Catalog:
         self.call_hooks = call_hooks
         self._steps = steps
         self._history: tuple[dict[str, _Link], list[tuple[str, str, str]]] | None = None
+        # Resources and prompts by their ``features`` key, as the replay left them.
+        self._extras: Mapping[str, FeatureEntry] = MappingProxyType(extras)
+        self._features: tuple[Mapping[str, ResourceEntry], Mapping[str, PromptEntry]] | None
+        self._features = None
+
+    @property
+    def resources(self) -> Mapping[str, ResourceEntry]:
+        """The effective resources and templates by URI (or URI template), sorted."""
+        return self._split()[0]
+
+    @property
+    def prompts(self) -> Mapping[str, PromptEntry]:
+        """The effective prompts by effective name, sorted."""
+        return self._split()[1]
+
+    def _split(self) -> tuple[Mapping[str, ResourceEntry], Mapping[str, PromptEntry]]:
+        # Built on first use: most catalogs (a model's turns) never list either.
+        if self._features is None:
+            entries = sorted(self._extras.values(), key=lambda e: (type(e).__name__, e[0]))
+            resources = {e.uri: e for e in entries if isinstance(e, ResourceEntry)}
+            prompts = {e.name: e for e in entries if isinstance(e, PromptEntry)}
+            self._features = (MappingProxyType(resources), MappingProxyType(prompts))
+        return self._features
 
     @property
     def sources(self) -> tuple[str, ...]:
@@ -86,6 +115,7 @@ class Catalog:
 
         ``("safe-read", "builtin:read")`` means the current definition comes from
         ``safe-read`` and overrides ``builtin:read``; disposing it reveals the latter.
+        A resource's chain is named ``resource:<uri>``, a prompt's ``prompt:<name>``.
         """
         link = self._replayed()[0].get(name)
         chain: list[str] = []
@@ -129,7 +159,7 @@ class Catalog:
                         link = heads.pop(name, None)
                         if link is not None:
                             removed.append((source, name, link.source))
-                    elif isinstance(value, CatalogEntry):
+                    elif not isinstance(value, NamespaceEntry):  # a tool, resource or prompt
                         heads[name] = _Link(source, heads.get(name))
             self._history = (heads, removed)
         return self._history

@@ -11,12 +11,27 @@ reconstruct who overrode or removed what.
 
 from __future__ import annotations
 
+import builtins
 from collections.abc import Callable, MutableMapping
 from typing import Any, Literal, NamedTuple
 
+from tooldeck._prompt import Prompt
 from tooldeck._public import public
+from tooldeck._resource import Resource, ResourceTemplate
 from tooldeck._tool import AnyTool, Tool
 from tooldeck.host.registry import names
+from tooldeck.host.registry.features import (
+    FeatureEntry,
+    PromptEntry,
+    ResourceEntry,
+    is_feature_key,
+    prompt_key,
+    prompt_name,
+    prompt_problem,
+    resource_key,
+    resource_problem,
+    resource_uri,
+)
 from tooldeck.host.registry.record import record_of
 
 
@@ -67,9 +82,10 @@ class Diagnostic(NamedTuple):
 UpdateFn = Callable[[AnyTool], AnyTool]
 CallHookFn = Callable[..., Any]
 """A session's ``tool_call`` wrapper: a generator function of ``(call, context)``."""
-Op = tuple[str, "CatalogEntry | NamespaceEntry | None"]
+Op = tuple[str, "CatalogEntry | NamespaceEntry | FeatureEntry | None"]
 """A logged edit: (name, entry) for add/update, (name, None) for remove,
-(namespace, NamespaceEntry) for a namespace description."""
+(namespace, NamespaceEntry) for a namespace description; a resource's or prompt's key
+(``features``) with its entry, or None, for theirs."""
 
 
 @public
@@ -79,20 +95,36 @@ class ToolEditor:
     ``add`` creates or overrides (the latest valid add wins), ``update`` replaces an
     existing definition through a callback, ``remove`` deletes one; ``update`` and
     ``remove`` target effective names and do nothing for missing tools.
+
+    Resources and prompts are edited the same way (``add_resource``, ``remove_resource``,
+    ``get_resource``, ``list_resources``, and the same for prompts): the latest valid add
+    of a URI (or prompt name) wins, and disposing its registration reveals the previous.
     """
 
-    __slots__ = ("_diagnostics", "_hooks", "_log", "_namespaces", "_pure", "_source", "_tools")
+    __slots__ = (
+        "_diagnostics",
+        "_extras",
+        "_hooks",
+        "_log",
+        "_namespaces",
+        "_pure",
+        "_source",
+        "_tools",
+    )
 
     def __init__(
         self,
         tools: MutableMapping[str, CatalogEntry] | None = None,
         namespaces: MutableMapping[str, NamespaceEntry] | None = None,
+        extras: MutableMapping[str, ResourceEntry | PromptEntry] | None = None,
     ) -> None:
         # A dict, or a session's overlay on the Location's catalog (``overlay``).
         self._tools: MutableMapping[str, CatalogEntry] = tools if tools is not None else {}
         self._namespaces: MutableMapping[str, NamespaceEntry] = (
             namespaces if namespaces is not None else {}
         )
+        # Resources and prompts, by ``features`` key.
+        self._extras: MutableMapping[str, FeatureEntry] = extras if extras is not None else {}
         self._source = "<editor>"
         self._diagnostics: list[Diagnostic] = []
         self._log: list[Op] = []
@@ -210,6 +242,71 @@ class ToolEditor:
             return
         self._hooks.append((self._source, fn))
 
+    # -- resources and prompts ----------------------------------------------------------------
+    def add_resource(self, resource: Resource | ResourceTemplate) -> None:
+        """Add a resource or template; it replaces any current one with the same URI."""
+        problem = resource_problem(resource)
+        if problem is not None:
+            uri = getattr(resource, "uri", None) or getattr(resource, "uri_template", None)
+            self._diagnostics.append(Diagnostic(self._source, f"resource {uri!r}: {problem}"))
+            return
+        uri = resource_uri(resource)
+        self._set_extra(resource_key(uri), ResourceEntry(uri, resource, self._source))
+
+    def remove_resource(self, uri: str) -> None:
+        """Remove the resource (or template) registered under ``uri``; a no-op if missing."""
+        self._remove_extra(resource_key(uri), "remove_resource", "resource")
+
+    def get_resource(self, uri: str) -> Resource | ResourceTemplate | None:
+        """The current resource (or template) registered under ``uri``, or ``None``."""
+        self._pure = False
+        entry = self._extras.get(resource_key(uri))
+        return entry.resource if isinstance(entry, ResourceEntry) else None
+
+    def list_resources(self) -> builtins.list[Resource | ResourceTemplate]:
+        """The current resources and templates, sorted by URI."""
+        self._pure = False
+        found = [e for e in self._extras.values() if isinstance(e, ResourceEntry)]
+        return [e.resource for e in sorted(found, key=lambda e: e.uri)]
+
+    def add_prompt(self, prompt: Prompt) -> None:
+        """Add ``prompt``; it replaces any current prompt with the same effective name."""
+        problem = prompt_problem(prompt)
+        if problem is not None:
+            name = getattr(prompt, "name", None)
+            self._diagnostics.append(Diagnostic(self._source, f"prompt {name!r}: {problem}"))
+            return
+        name = prompt_name(prompt)
+        self._set_extra(prompt_key(name), PromptEntry(name, prompt, self._source))
+
+    def remove_prompt(self, name: str) -> None:
+        """Remove prompt ``name`` (its effective name); a no-op if missing."""
+        self._remove_extra(prompt_key(name), "remove_prompt", "prompt")
+
+    def get_prompt(self, name: str) -> Prompt | None:
+        """The current prompt with effective name ``name``, or ``None``."""
+        self._pure = False
+        entry = self._extras.get(prompt_key(name))
+        return entry.prompt if isinstance(entry, PromptEntry) else None
+
+    def list_prompts(self) -> builtins.list[Prompt]:
+        """The current prompts, sorted by effective name."""
+        self._pure = False
+        found = [e for e in self._extras.values() if isinstance(e, PromptEntry)]
+        return [e.prompt for e in sorted(found, key=lambda e: e.name)]
+
+    def _set_extra(self, key: str, entry: FeatureEntry) -> None:
+        self._extras[key] = entry
+        self._log.append((key, entry))
+
+    def _remove_extra(self, key: str, operation: str, kind: str) -> None:
+        self._pure = False  # like ``remove``: whether it misses depends on the draft
+        if self._extras.pop(key, None) is None:
+            name = key.partition(":")[2]
+            reason = f"{operation}({name!r}) did nothing: no {kind} is registered as that here"
+            self._diagnostics.append(Diagnostic(self._source, reason, level="warning"))
+        self._log.append((key, None))
+
     def _missed(self, operation: str, name: str) -> None:
         reason = f"{operation}({name!r}) did nothing: no tool has that effective name here"
         self._diagnostics.append(Diagnostic(self._source, reason, tool=name, level="warning"))
@@ -228,11 +325,14 @@ class ToolEditor:
 
 
 class Delta(NamedTuple):
-    """The net effect of a pure transform: independent of the state it is applied to."""
+    """The net effect of a pure transform: independent of the state it is applied to.
+
+    ``extras``: the resources and prompts it set, by key (``None``: removed)."""
 
     removed: tuple[str, ...]
     tools: dict[str, CatalogEntry]
     namespaces: dict[str, NamespaceEntry]
+    extras: dict[str, FeatureEntry | None]
 
     @classmethod
     def of(cls, log: list[Op]) -> Delta:
@@ -240,12 +340,15 @@ class Delta(NamedTuple):
         removed: dict[str, None] = {}
         tools: dict[str, CatalogEntry] = {}
         namespaces: dict[str, NamespaceEntry] = {}
+        extras: dict[str, FeatureEntry | None] = {}
         for name, value in log:
-            if value is None:
-                removed[name] = None
-                tools.pop(name, None)
+            if isinstance(value, CatalogEntry):
+                tools[name] = value
             elif isinstance(value, NamespaceEntry):
                 namespaces[name] = value
+            elif value is not None or is_feature_key(name):
+                extras[name] = value
             else:
-                tools[name] = value
-        return cls(tuple(removed), tools, namespaces)
+                removed[name] = None
+                tools.pop(name, None)
+        return cls(tuple(removed), tools, namespaces, extras)

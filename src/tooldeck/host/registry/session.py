@@ -38,6 +38,7 @@ from tooldeck.host.registry.editor import (
     NamespaceEntry,
     ToolEditor,
 )
+from tooldeck.host.registry.features import FeatureEntry
 from tooldeck.host.registry.overlay import Draft, Overlay
 from tooldeck.host.registry.state import ToolState
 from tooldeck.host.registry.steps import Transform, TransformFn
@@ -201,7 +202,7 @@ class SessionState(ToolState):
         if base is not self._on:
             # Recorded steps stay valid as deltas; checkpoints were drafts of the old base.
             for step in self._steps:
-                step.tools = step.namespaces = None
+                step.tools = step.namespaces = step.extras = None
             self._on = base
         return self._rebuild()
 
@@ -213,10 +214,10 @@ class SessionState(ToolState):
             return self._prelude + self._committed
         return tuple(t for t in self._prelude if t.source not in failed) + self._committed
 
-    def _empty(self) -> tuple[Draft[CatalogEntry], Draft[NamespaceEntry]]:
+    def _empty(self) -> tuple[Draft[CatalogEntry], Draft[NamespaceEntry], Draft[FeatureEntry]]:
         base = self._on
         assert base is not None
-        return Overlay(base.tools), Overlay(base.namespaces)
+        return Overlay(base.tools), Overlay(base.namespaces), Overlay(base._extras)
 
     def _own_diagnostics(self, catalog: Catalog) -> tuple[Diagnostic, ...]:
         if catalog.base is None:
@@ -236,9 +237,11 @@ class SessionState(ToolState):
             # The last step's checkpoint: replays copy checkpoints and never edit them.
             last = self._steps[-1]
             assert isinstance(last.tools, Overlay) and isinstance(last.namespaces, Overlay)
-            tools, namespaces = last.tools, last.namespaces
+            assert isinstance(last.extras, Overlay)
+            tools, namespaces, extras = last.tools, last.namespaces, last.extras
         else:
             tools, namespaces = Overlay(base.tools), Overlay(base.namespaces)
+            extras = Overlay(base._extras)
         return Catalog(
             tools,
             namespaces,
@@ -248,6 +251,7 @@ class SessionState(ToolState):
             base=base,
             changes=MappingProxyType(tools.changes),
             call_hooks=tuple(hooks),
+            extras=extras,
         )
 
 

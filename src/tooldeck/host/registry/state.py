@@ -32,6 +32,7 @@ from tooldeck.host.registry.editor import (
     NamespaceEntry,
     ToolEditor,
 )
+from tooldeck.host.registry.features import FeatureEntry
 from tooldeck.host.registry.overlay import Draft
 from tooldeck.host.registry.steps import Step, Transform, TransformFn
 
@@ -170,9 +171,10 @@ class ToolState:
         """Every transform to replay, in order."""
         return self._committed
 
-    def _empty(self) -> tuple[Draft[CatalogEntry], Draft[NamespaceEntry]]:
-        """The draft a replay from the very start begins with (tools, namespaces)."""
-        return {}, {}
+    def _empty(self) -> tuple[Draft[CatalogEntry], Draft[NamespaceEntry], Draft[FeatureEntry]]:
+        """The draft a replay from the very start begins with (tools, namespaces, and the
+        resources and prompts)."""
+        return {}, {}, {}
 
     def _own_diagnostics(self, catalog: Catalog) -> tuple[Diagnostic, ...]:
         """The diagnostics this state produced (the ones it logs)."""
@@ -192,16 +194,19 @@ class ToolState:
             base -= 1
         checkpoint = self._steps[base] if base >= 0 else None
         if checkpoint is not None and checkpoint.tools is not None:
-            assert checkpoint.namespaces is not None  # both are set together
+            # all three are set together
+            assert checkpoint.namespaces is not None and checkpoint.extras is not None
             tools, namespaces = checkpoint.tools.copy(), checkpoint.namespaces.copy()
+            extras = checkpoint.extras.copy()
         else:
-            tools, namespaces = self._empty()
+            tools, namespaces, extras = self._empty()
         recorded = {} if self._full_replay else {s.transform: s for s in self._steps[base + 1 :]}
         del self._steps[base + 1 :]
         stride = max(_MIN_STRIDE, (len(tools) + 16) * len(active) // _CHECKPOINT_BUDGET)
-        editor = ToolEditor(tools, namespaces)
+        editor = ToolEditor(tools, namespaces, extras)
         steps, last = self._steps, len(active) - 1
         last_ns = steps[-1].namespaces if steps else None
+        last_extras = steps[-1].extras if steps else None
         for index in range(base + 1, len(active)):
             transform = active[index]
             previous = recorded.get(transform)
@@ -211,12 +216,14 @@ class ToolState:
                 # Its edits never depended on the state it ran against, so this equals
                 # calling it again with unchanged source data; changed source data goes
                 # through reload(), which calls every transform.
-                removed, added, described = previous.delta
+                removed, added, described, offered = previous.delta
                 for name in removed:
                     tools.pop(name, None)
                 tools.update(added)
                 if described:
                     namespaces.update(described)
+                if offered:
+                    _apply(extras, offered)
                 step = previous
             else:
                 step = self._run(editor, transform, index)
@@ -226,8 +233,11 @@ class ToolState:
                 if last_ns != namespaces:
                     last_ns = namespaces.copy()
                 step.namespaces = last_ns
+                if last_extras != extras:  # and resources and prompts, rarer still
+                    last_extras = extras.copy()
+                step.extras = last_extras
             else:
-                step.tools = step.namespaces = None  # drop a stale checkpoint
+                step.tools = step.namespaces = step.extras = None  # drop a stale checkpoint
             steps.append(step)
 
     def _run(self, editor: ToolEditor, transform: Transform, index: int) -> Step:
@@ -268,7 +278,17 @@ class ToolState:
             tuple(diagnostics),
             failed,
             tuple(self._steps),
+            extras=dict(last.extras or {}),
         )
+
+
+def _apply(extras: Draft[FeatureEntry], offered: dict[str, FeatureEntry | None]) -> None:
+    """Re-apply a pure step's resources and prompts (``None``: removed)."""
+    for key, entry in offered.items():
+        if entry is None:
+            extras.pop(key, None)
+        else:
+            extras[key] = entry
 
 
 def _log_new(before: tuple[Diagnostic, ...], after: tuple[Diagnostic, ...]) -> None:

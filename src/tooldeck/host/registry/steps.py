@@ -20,6 +20,7 @@ from tooldeck.host.registry.editor import (
     Op,
     ToolEditor,
 )
+from tooldeck.host.registry.features import FeatureEntry
 from tooldeck.host.registry.overlay import Draft
 
 TransformFn = Callable[[ToolEditor], Any]
@@ -42,7 +43,16 @@ class Transform:
 class Step:
     """The replay of one transform: its log, diagnostics and an optional checkpoint."""
 
-    __slots__ = ("delta", "diagnostics", "hooks", "log", "namespaces", "tools", "transform")
+    __slots__ = (
+        "delta",
+        "diagnostics",
+        "extras",
+        "hooks",
+        "log",
+        "namespaces",
+        "tools",
+        "transform",
+    )
 
     def __init__(self, transform: Transform) -> None:
         self.transform = transform
@@ -54,3 +64,4 @@ class Step:
         self.delta: Delta | None = None
         self.tools: Draft[CatalogEntry] | None = None
         self.namespaces: Draft[NamespaceEntry] | None = None
+        self.extras: Draft[FeatureEntry] | None = None

@@ -138,9 +138,15 @@ _STRUCTURAL = frozenset(
 class _Deriver:
     """One pass over a schema document; copies as it goes, never mutates the input."""
 
-    def __init__(self, root: Mapping[str, Any], *, raw: bool) -> None:
+    def __init__(
+        self, root: Mapping[str, Any], *, raw: bool, inline: bool = True, closing: bool = True
+    ) -> None:
         self.root = root
         self.raw = raw
+        # ``inline=False`` keeps local refs and ``$defs`` (closed like the rest),
+        # ``closing=False`` only inlines: both for ``refs_kept``.
+        self.inline = inline
+        self.closing = closing
         self.resolving: list[str] = []
         self.cyclic: set[str] = set()
 
@@ -164,13 +170,14 @@ class _Deriver:
         """Copy ``node``; ``close``: this object may be closed; ``deep``: so may its parts."""
         if not isinstance(node, Mapping):
             return node
-        if at_root:
+        if at_root and self.inline:
             node = {k: v for k, v in node.items() if k not in ("$defs", "definitions")}
         ref = node.get("$ref")
-        if isinstance(ref, str) and ref.startswith("#/") and _resolvable(self.root, ref):
+        local = isinstance(ref, str) and ref.startswith("#/") and _resolvable(self.root, ref)
+        if local and self.inline:
             return self._inline(node, ref, close, deep)
         out = {key: self._child(key, value, deep) for key, value in node.items()}
-        if close and "properties" in out and _closable(out):
+        if self.closing and close and "properties" in out and _closable(out):
             out["additionalProperties"] = False
         return out
 

@@ -1,6 +1,6 @@
 """A mounted server's MCP ``CallToolResult`` as the tooldeck ``ToolResult`` its tool returns.
 
-Text blocks become ``TextPart``, images ``ImagePart``, audio and embedded
+Text blocks become ``TextPart``, images ``ImagePart``, audio ``AudioPart``, embedded
 resources ``FilePart`` (the model reads files), resource links a line of text;
 ``structured_content`` becomes the declared output when the tool declares one;
 ``is_error`` becomes ``ToolFailure`` with the server's text. A block whose base64 does
@@ -15,7 +15,15 @@ import binascii
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from tooldeck._tool import ContentPart, FilePart, ImagePart, TextPart, ToolFailure, ToolResult
+from tooldeck._tool import (
+    AudioPart,
+    ContentPart,
+    FilePart,
+    ImagePart,
+    TextPart,
+    ToolFailure,
+    ToolResult,
+)
 
 if TYPE_CHECKING:
     from tooldeck.mcp.sdk import types
@@ -60,7 +68,7 @@ def _part(block: Any) -> ContentPart:
     if kind == "image":
         return ImagePart(_decode(block.data), block.mime_type)
     if kind == "audio":
-        return FilePart(_decode(block.data), block.mime_type, _audio_name(block.mime_type))
+        return AudioPart(_decode(block.data), block.mime_type)
     if kind == "resource":
         return _resource(block.resource)
     if kind == "resource_link":
@@ -79,10 +87,6 @@ def _resource(resource: Any) -> FilePart:
 
 def _decode(data: str) -> bytes:
     return base64.b64decode(data, validate=True)
-
-
-def _audio_name(mime_type: str) -> str:
-    return "audio." + (mime_type.partition("/")[2].split(";")[0] or "bin")
 
 
 def _clip(text: str) -> str:

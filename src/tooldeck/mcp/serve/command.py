@@ -113,9 +113,10 @@ async def _serve(
     allowed_hosts: tuple[str, ...],
 ) -> None:
     from tooldeck.mcp.serve.asking import ElicitingAsker
+    from tooldeck.mcp.serve.logs import forwarding
     from tooldeck.mcp.serve.server import CatalogServer
     from tooldeck.mcp.serve.sessions import ClientSessions
-    from tooldeck.mcp.serve.watch import Serving, watch
+    from tooldeck.mcp.serve.watch import Serving
 
     asker = ElicitingAsker()
     serving = await anyio.to_thread.run_sync(
@@ -134,16 +135,32 @@ async def _serve(
     )
     server = CatalogServer(serving, asker, sessions)
     try:
-        async with anyio.create_task_group() as group:
-            group.start_soon(watch, serving, server.tools_changed, root)
-            group.start_soon(_reap, sessions)
-            if address is None:
-                await _stdio(server)
-            else:
-                await _http(server, address, tokens, limits, allowed_hosts, lambda: serving.host)
-            group.cancel_scope.cancel()
+        with forwarding(server.levels):  # served calls' Python log records reach their clients
+            await _run(server, serving, sessions, root, address, tokens, limits, allowed_hosts)
     finally:
         await anyio.to_thread.run_sync(serving.host.close)
+
+
+async def _run(
+    server: Any,
+    serving: Any,
+    sessions: Any,
+    root: Path,
+    address: HttpAddress | None,
+    tokens: dict[str, str],
+    limits: Any,
+    allowed_hosts: tuple[str, ...],
+) -> None:
+    from tooldeck.mcp.serve.watch import watch
+
+    async with anyio.create_task_group() as group:
+        group.start_soon(watch, serving, server.catalog_changed, root)
+        group.start_soon(_reap, sessions)
+        if address is None:
+            await _stdio(server)
+        else:
+            await _http(server, address, tokens, limits, allowed_hosts, lambda: serving.host)
+        group.cancel_scope.cancel()
 
 
 def _open(root: Path, asker: Any, codemode: bool, store: Store | None) -> Any:
@@ -183,9 +200,9 @@ async def _reap(sessions: Any) -> None:
 
 
 async def _stdio(server: Any) -> None:
-    from tooldeck.mcp.sdk import NotificationOptions, stdio_server
+    from tooldeck.mcp.sdk import stdio_server
 
-    options = server.server.create_initialization_options(NotificationOptions(tools_changed=True))
+    options = server.server.create_initialization_options()  # announcing every list change
     async with stdio_server() as (read, write):
         await server.server.run(read, write, options)
 
@@ -207,6 +224,7 @@ async def _http(
     from tooldeck.mcp.sdk import TransportSecuritySettings
     from tooldeck.mcp.serve.deadlines import read_deadlines
     from tooldeck.mcp.serve.refusals import Refusals
+    from tooldeck.mcp.serve.replay import RETRY_MS, RecentEvents
     from tooldeck.mcp.serve.sessions import RequestScope
 
     host, port = address
@@ -216,6 +234,8 @@ async def _http(
     )
     app: Any = server.server.streamable_http_app(
         streamable_http_path="/mcp",
+        event_store=RecentEvents(),  # resumable streams (``replay``)
+        retry_interval=RETRY_MS,
         host=host,
         transport_security=security,
         max_request_body_size=limits.max_body_bytes,

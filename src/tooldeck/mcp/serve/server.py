@@ -5,11 +5,14 @@ session's snapshot under its principal's rules, kept while the catalog and the r
 the same). ``tools/list`` answers exactly the view's ``definitions_for("mcp")``;
 ``tools/call`` runs through ``run_tool_call`` against the same view (validation,
 permission, limits, hooks, output contract, bounding), so what a client is listed and
-what it may call cannot drift. When the catalog changes, every connected client hears it
-in its own protocol era: 2026-07-28 clients through ``subscriptions/listen``,
-handshake-era clients through ``notifications/tools/list_changed`` (the SDK has no
-broadcast, so a middleware remembers one request session per handshake-era connection;
-its notifications travel on the connection's own channel).
+what it may call cannot drift. Resources and prompts are served from the same view
+(``resources``, ``prompts``). A call's tool reaches its client through a ``ServedPeer``
+(``peer``): logs, progress, questions and samples; the files it returns stay readable
+(``files``). When the catalog changes, every connected client hears it in its own
+protocol era (``notify``).
+
+The capabilities say what is served: tools, resources (with subscriptions), prompts
+(each announcing list changes), completions and logging.
 """
 
 from __future__ import annotations
@@ -21,30 +24,41 @@ from contextlib import AbstractContextManager, nullcontext
 from typing import TYPE_CHECKING, Any
 
 from tooldeck import __version__
+from tooldeck._tool import LOG_LEVELS
 from tooldeck.errors import PendingCallError
 from tooldeck.host.boundary.boundary import run_tool_call
 from tooldeck.host.boundary.outcome import ToolCallOutcome
 from tooldeck.host.call.path import CallScope, ToolCall
+from tooldeck.host.execution.snapshot import named_record
 from tooldeck.host.permissions.call_rules import CallRules, applying
+from tooldeck.host.permissions.request import PermissionRequest
 from tooldeck.host.registry.record import record_of
 from tooldeck.host.schema.frozen import thaw
 from tooldeck.mcp.sdk import (
+    INVALID_PARAMS,
     CacheHint,
-    InMemorySubscriptionBus,
     ListenHandler,
+    MCPError,
+    NotificationOptions,
     Server,
-    ToolsListChanged,
     types,
 )
 from tooldeck.mcp.serve.asking import (
-    MODERN,
     ElicitingAsker,
     answered,
     current_request,
     elicits_by_round_trip,
     input_required,
 )
+from tooldeck.mcp.serve.files import CallFiles
+from tooldeck.mcp.serve.logs import LogLevels, current_peer
+from tooldeck.mcp.serve.notify import Announcer
+from tooldeck.mcp.serve.paging import PAGE_SIZE, page
+from tooldeck.mcp.serve.peer import ServedPeer
+from tooldeck.mcp.serve.prompts import PromptHandlers
+from tooldeck.mcp.serve.resources import ResourceHandlers
 from tooldeck.mcp.serve.sessions import (
+    PREFIX,
     ClientSessions,
     ClientView,
     client_key,
@@ -61,12 +75,28 @@ if TYPE_CHECKING:
 log = logging.getLogger("tooldeck.mcp")
 
 Listing = tuple[types.Tool, ...]
-MAX_SESSIONS = 100
+ANNOUNCED = NotificationOptions(prompts_changed=True, resources_changed=True, tools_changed=True)
+"""Every list change is announced (``notify``), so every capability says ``listChanged``."""
 LIST_FRESH = CacheHint(ttl_ms=1000, scope="private")
 """How long a 2026-07-28 client may reuse a ``tools/list`` answer: changes are noticed
 about once a second anyway (``watch.POLL_S``), and a change evicts it at once through
 ``subscriptions/listen``. Without it the SDK's client lists again before every call to
 check output schemas. ``private``: each principal is listed its own tools."""
+
+
+class _AnnouncingServer(Server[Any]):
+    """The SDK's server, whose capabilities say that list changes are announced on every
+    transport (the SDK's HTTP app asks for the options without any)."""
+
+    def create_initialization_options(
+        self,
+        notification_options: NotificationOptions | None = None,
+        experimental_capabilities: dict[str, dict[str, Any]] | None = None,
+        extensions: dict[str, dict[str, Any]] | None = None,
+    ) -> Any:
+        return super().create_initialization_options(
+            notification_options or ANNOUNCED, experimental_capabilities, extensions
+        )
 
 
 class CatalogServer:
@@ -80,36 +110,66 @@ class CatalogServer:
     ) -> None:
         self._asker = asker
         self.sessions = sessions or ClientSessions(serving, idle_timeout_s=900.0, max_calls=16)
-        self._bus = InMemorySubscriptionBus()
-        # Handshake-era connections by the identity of their initialize params (one object
-        # per connection); the most recent MAX_SESSIONS are kept.
-        self._sessions: dict[int, Any] = {}
+        self.announcer = Announcer()
+        self.levels = LogLevels()
+        self.files = CallFiles()
+        self.page_size = PAGE_SIZE
         # MCP tools per definitions tuple (one per snapshot; the sessions of one catalog
         # share it)
         self._listed: dict[int, tuple[object, Listing]] = {}
         self._schemas: dict[int, tuple[object, dict[str, Any]]] = {}
         self._calls = itertools.count(1)
-        self.server: Server[Any] = Server(
+        resources, prompts = ResourceHandlers(self), PromptHandlers(self)
+        self.server: Server[Any] = _AnnouncingServer(
             "tooldeck",
             version=__version__,
             on_list_tools=self._list_tools,
             on_call_tool=self._call_tool,
-            on_subscriptions_listen=ListenHandler(self._bus),
+            on_list_resources=resources.list,
+            on_list_resource_templates=resources.templates,
+            on_read_resource=resources.read,
+            on_subscribe_resource=resources.subscribe,
+            on_unsubscribe_resource=resources.unsubscribe,
+            on_list_prompts=prompts.list,
+            on_get_prompt=prompts.get,
+            on_completion=prompts.complete,
+            on_subscriptions_listen=ListenHandler(self.announcer.bus),
             cache_hints={"tools/list": LIST_FRESH},
             get_tool_input_schema=self.input_schema,
         )
-        self.server.middleware.append(self._remember)
+        # Added, not passed: the constructor warns that logging leaves the 2026-07-28 era.
+        self.server.add_request_handler(
+            "logging/setLevel", types.SetLevelRequestParams, self._set_level
+        )
+        self.server.middleware.append(self.announcer.remember)
+        self.sessions.on_end.append(self._forget)
 
-    # -- every request ------------------------------------------------------------------------
-    async def _remember(self, ctx: Any, call_next: Any) -> Any:
-        session = ctx.session
-        params = session.client_params
-        if params is not None and session.protocol_version != MODERN:
-            self._sessions.pop(id(params), None)
-            self._sessions[id(params)] = session
-            while len(self._sessions) > MAX_SESSIONS:
-                del self._sessions[next(iter(self._sessions))]
-        return await call_next(ctx)
+    # -- what the handlers share --------------------------------------------------------------
+    def peer(self, ctx: Any, key: str | None, what: str) -> ServedPeer:
+        """The peer of one request of client ``key``: its logs at that client's level."""
+        return ServedPeer(ctx, lambda: self.levels.of(key), what)
+
+    def owner(self, request: Any) -> str:
+        """Who a served call's files belong to: its session, or its principal if stateless."""
+        key = client_key(request)
+        return key if key is not None else f"{PREFIX}principal:{principal_of(request)}"
+
+    def under(self, rules: CallRules | None) -> AbstractContextManager[None]:
+        return _under(rules)
+
+    def declined_text(self, requests: list[PermissionRequest]) -> str:
+        return self._asker.declined_text(requests)
+
+    def _forget(self, key: str) -> None:
+        """A client session ended: its level and its calls' files go with it."""
+        self.levels.forget(key)
+        self.files.forget(key)
+
+    async def _set_level(self, ctx: Any, params: types.SetLevelRequestParams) -> types.EmptyResult:
+        if params.level not in LOG_LEVELS:
+            raise MCPError(INVALID_PARAMS, f"Unknown level {params.level!r}")
+        self.levels.set(client_key(ctx.request), params.level)
+        return types.EmptyResult()
 
     # -- listing ------------------------------------------------------------------------------
     async def _list_tools(self, ctx: Any, params: Any) -> types.ListToolsResult:
@@ -118,7 +178,12 @@ class CatalogServer:
         if key is not None:
             self.sessions.touch(key)
         view = self.sessions.view(key, principal_of(request))
-        return types.ListToolsResult(tools=list(self.listing(view.snapshot)))
+        listing = self.listing(view.snapshot)
+        cursor = getattr(params, "cursor", None) if params is not None else None
+        if cursor is None and len(listing) <= self.page_size:
+            return types.ListToolsResult(tools=list(listing))
+        tools, after = page(listing, lambda t: t.name, cursor, self.page_size)
+        return types.ListToolsResult(tools=tools, next_cursor=after)
 
     def listing(self, snapshot: Snapshot) -> Listing:
         """``snapshot``'s definitions as MCP tools, converted once per definitions tuple."""
@@ -171,12 +236,19 @@ class CatalogServer:
     async def _call(
         self, ctx: Any, params: types.CallToolRequestParams, view: ClientView, session_id: str
     ) -> types.CallToolResult | types.InputRequiredResult:
+        if named_record(view.snapshot, params.name) is None:  # the spec: a protocol error
+            raise MCPError(INVALID_PARAMS, f"Unknown tool: {params.name}")
         call = ToolCall(f"mcp-{next(self._calls)}", params.name, params.arguments or {})
-        scope = view.snapshot.scope(session_id, call.id, via="served")
-        if view.snapshot.call_hooks is None:  # no ``tool_call`` hook: no span reads the request
-            return await self._run(ctx, params, view, call, scope)
-        with serving(_served(ctx)):  # what the call's span records and continues
-            return await self._run(ctx, params, view, call, scope)
+        peer = self.peer(ctx, client_key(ctx.request), params.name)
+        scope = view.snapshot.scope(session_id, call.id, via="served", peer=peer)
+        try:
+            with current_peer(peer):
+                if view.snapshot.call_hooks is None:  # no ``tool_call`` hook: no span reads it
+                    return await self._run(ctx, params, view, call, scope)
+                with serving(_served(ctx)):  # what the call's span records and continues
+                    return await self._run(ctx, params, view, call, scope)
+        finally:
+            await peer.outbox.flush()  # the client hears every log before the result
 
     async def _run(
         self,
@@ -186,15 +258,16 @@ class CatalogServer:
         call: ToolCall,
         scope: CallScope,
     ) -> types.CallToolResult | types.InputRequiredResult:
+        progress = scope.peer.progress if isinstance(scope.peer, ServedPeer) else None
         with _under(view.rules):
             if elicits_by_round_trip(ctx):
-                return await self._round_trip(params, view, call, scope)
+                return await self._round_trip(params, view, call, scope, self.owner(ctx.request))
             with current_request(ctx) as asked:
-                outcome = await run_tool_call(view.snapshot, call, scope=scope)
+                outcome = await run_tool_call(view.snapshot, call, scope=scope, progress=progress)
         if outcome.status == "declined" and asked.unanswerable:
             name = view.rules.name if view.rules is not None else None
-            text = self._asker.declined_text(asked.unanswerable, name, view.host.trust)
-            return _error(text)
+            return _error(self._asker.declined_text(asked.unanswerable, name, view.host.trust))
+        self.files.keep(self.owner(ctx.request), call.id, outcome.content)
         return _result(outcome, view, params.name, call.id)
 
     async def _round_trip(
@@ -203,12 +276,16 @@ class CatalogServer:
         view: ClientView,
         call: ToolCall,
         scope: CallScope,
+        owner: str,
     ) -> types.CallToolResult | types.InputRequiredResult:
         """A 2026-07-28 call: asks are deferred, and a retry carrying the answer resumes
         the pending call it names (see ``asking``)."""
         answer = answered(params)
         if answer is None:
-            outcome = await run_tool_call(view.snapshot, call, scope=scope, on_ask="defer")
+            progress = scope.peer.progress if isinstance(scope.peer, ServedPeer) else None
+            outcome = await run_tool_call(
+                view.snapshot, call, scope=scope, on_ask="defer", progress=progress
+            )
         else:
             try:
                 outcome = await view.host.resume(*answer)
@@ -216,18 +293,17 @@ class CatalogServer:
                 return _error(str(exc))
         if outcome.pending is not None:
             return input_required(outcome.pending)
+        self.files.keep(owner, call.id, outcome.content)
         return _result(outcome, view, params.name, call.id)
 
     # -- change notification ------------------------------------------------------------------
     async def tools_changed(self) -> None:
         """Tell every connected client, in its era, that the tool list changed."""
-        await self._bus.publish(ToolsListChanged())
-        for key, session in list(self._sessions.items()):
-            try:
-                await session.send_tool_list_changed()
-            except Exception as exc:  # a client that left: forget it
-                log.debug("could not notify an MCP client: %s", exc)
-                self._sessions.pop(key, None)
+        await self.announcer.tools_changed()
+
+    async def catalog_changed(self, before: Snapshot, after: Snapshot) -> None:
+        """Tell the clients what changed from ``before`` to ``after`` (``notify``)."""
+        await self.announcer.catalog_changed(before, after)
 
 
 def _error(text: str) -> types.CallToolResult:

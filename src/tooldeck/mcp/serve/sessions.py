@@ -114,6 +114,8 @@ class ClientSessions:
         self._views: dict[str, ClientView] = {}  # by session key
         self._stateless: dict[str | None, ClientView] = {}  # by principal
         self._stateless_calls = itertools.count(1)
+        self.on_end: list[Callable[[str], None]] = []
+        """Told the key of every session that ends (what else holds per-session state)."""
 
     # -- views --------------------------------------------------------------------------------
     def view(self, key: str | None, principal: str | None) -> ClientView:
@@ -171,6 +173,8 @@ class ClientSessions:
         self._last.pop(key, None)
         self._views.pop(key, None)
         _close(self._serving.host, key)
+        for forget in self.on_end:
+            forget(key)
 
     def reap(self) -> list[str]:
         """Close the scopes of sessions idle for ``idle_timeout_s`` (calls in flight keep
@@ -182,6 +186,8 @@ class ClientSessions:
             del self._last[key]
             self._views.pop(key, None)
             _close(host, key)
+            for forget in self.on_end:
+                forget(key)
         return idle
 
     def check_every_s(self) -> float:

@@ -4,8 +4,9 @@ Polling, twice a second, because it needs nothing installed and sees what file e
 miss on some systems: ``.tooldeck/plugins/`` created after the server started, a file
 replaced by an editor's rename. A changed config file opens a new host (rules, servers,
 plugins may all differ) and closes the old one; a changed plugin folder refreshes the
-plugins. Whatever changed the catalog (a mounted server's list included), clients hear
-about it once the advertised definitions differ.
+plugins. Whatever changed the catalog (a mounted server's list included), the server is
+given the snapshots before and after, and tells its clients what differs (tools,
+resources, prompts, subscribed resources).
 """
 
 from __future__ import annotations
@@ -29,8 +30,9 @@ from tooldeck.host.config.paths import LOCAL_PLUGIN_DIR
 from tooldeck.host.trust.store import trust_store_path
 
 if TYPE_CHECKING:
-    from tooldeck import Host
+    from tooldeck import Host, Snapshot
 
+Changed = Callable[["Snapshot", "Snapshot"], Awaitable[None]]
 
 POLL_S = 0.5
 
@@ -95,15 +97,15 @@ class Serving:
         await anyio.to_thread.run_sync(self.host.refresh_plugins)
 
 
-async def watch(serving: Serving, tools_changed: Callable[[], Awaitable[None]], root: Path) -> None:
-    """Poll forever: apply file changes, and call ``tools_changed`` (the server's, which
-    notifies its clients) when the listing changed.
+async def watch(serving: Serving, changed: Changed, root: Path) -> None:
+    """Poll forever: apply file changes, and call ``changed(before, after)`` (the server's,
+    which notifies its clients) when the Location's snapshot changed.
 
     A poll that fails for want of descriptors (``EMFILE``: a flood of connections) is
     reported once and retried at the next tick; the watcher never ends the server.
     """
     stamps = Stamps.of(root)
-    listed = serving.host.snapshot().definitions_for("mcp")
+    listed = serving.host.snapshot()
     failing = False
     while True:
         await anyio.sleep(POLL_S)
@@ -114,16 +116,16 @@ async def watch(serving: Serving, tools_changed: Callable[[], Awaitable[None]], 
             elif now.plugins != stamps.plugins:
                 await serving.refresh()
             stamps = now
-            current = serving.host.snapshot().definitions_for("mcp")
+            current = serving.host.snapshot()
         except (OSError, TooldeckError) as exc:
             if not failing:
                 _report(f"watching the Location failed, retrying: {exc}")
             failing = True
             continue
         failing = False
-        if current is not listed and current != listed:
-            listed = current
-            await tools_changed()
+        if current is not listed:
+            before, listed = listed, current
+            await changed(before, current)
 
 
 def _out_of_descriptors(exc: BaseException | None) -> TypeGuard[OSError]:

@@ -1,0 +1,225 @@
+"""A served call's ``Peer``: its tool's logs, progress, questions and samples, sent to the
+MCP client whose request it serves.
+
+``ctx.log`` and ``ctx.progress`` are synchronous (a tool must not wait on its client to
+log) and may be called from a worker thread, while notifications are sent on the event
+loop: they go through one ordered ``Outbox`` per request, drained by one task, and the
+server flushes it before the result goes out, so a client sees every message a call sent
+before its answer, in order. ``ctx.elicit`` and ``ctx.sample`` send a request to the
+client and wait for its answer (a handshake-era client only: a 2026-07-28 client cannot
+be sent a request). Where the client cannot answer, the tool gets a ``ToolFailure``
+saying why, which the model reads.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import json
+import logging
+import threading
+from collections import deque
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from typing import Any
+
+from tooldeck._tool import (
+    LOG_LEVELS,
+    AudioPart,
+    ContentPart,
+    Elicited,
+    ImagePart,
+    LogLevel,
+    TextPart,
+    ToolFailure,
+)
+from tooldeck.mcp.sdk import MCPError, ServerMessageMetadata, allowed_log_levels, types
+from tooldeck.mcp.serve.asking import MODERN
+
+log = logging.getLogger("tooldeck.mcp")
+
+Send = Callable[[], Awaitable[Any]]
+
+SAMPLING_OPTIONS = frozenset(
+    {"system_prompt", "temperature", "stop_sequences", "model_preferences", "metadata"}
+)
+_ELICITATION = types.ClientCapabilities(elicitation=types.ElicitationCapability())
+_SAMPLING = types.ClientCapabilities(sampling=types.SamplingCapability())
+
+
+class Outbox:
+    """Notifications of one request, sent in the order they were put, from any thread."""
+
+    def __init__(self) -> None:
+        self._loop = asyncio.get_running_loop()
+        self._thread = threading.get_ident()
+        self._queue: deque[Send] = deque()
+        self._task: asyncio.Task[None] | None = None
+
+    def put(self, send: Send) -> None:
+        if threading.get_ident() == self._thread:
+            self._put(send)
+        else:
+            self._loop.call_soon_threadsafe(self._put, send)
+
+    def _put(self, send: Send) -> None:
+        self._queue.append(send)
+        if self._task is None or self._task.done():
+            self._task = self._loop.create_task(self._drain())
+
+    async def _drain(self) -> None:
+        while self._queue:
+            send = self._queue.popleft()
+            try:
+                await send()
+            except Exception as exc:  # a client that left cannot be told anything
+                log.debug("a notification to an MCP client was not sent: %s", exc)
+
+    async def flush(self) -> None:
+        """Wait until everything put so far (other threads' puts included) is sent."""
+        await asyncio.sleep(0)  # let puts scheduled from other threads land
+        while self._task is not None and not self._task.done():
+            await asyncio.shield(self._task)
+
+
+class ServedPeer:
+    """The client of one served request (``ctx`` is the SDK's request context), at the log
+    level its session set (``threshold()``)."""
+
+    def __init__(self, ctx: Any, threshold: Callable[[], LogLevel], tool: str) -> None:
+        self._ctx = ctx
+        self._session = ctx.session
+        self._threshold = threshold
+        self._tool = tool
+        self.outbox = Outbox()
+        meta = ctx.meta if isinstance(ctx.meta, Mapping) else {}
+        self._progress = any(meta.get(k) is not None for k in ("progress_token", "progressToken"))
+        # 2026-07-28: a request opts in to logs, per level; handshake eras: every level.
+        self._allowed = allowed_log_levels(ctx.protocol_version, meta)
+
+    # -- notifications --------------------------------------------------------------------
+    def progress(self, metadata: Mapping[str, Any]) -> None:
+        """``ctx.progress``: ``{"progress", "total", "message"}`` becomes MCP progress when
+        the request asked for it (other keys, and other reports, are the host's)."""
+        done = metadata.get("progress")
+        if not self._progress or not isinstance(done, int | float) or isinstance(done, bool):
+            return
+        total = metadata.get("total")
+        total = float(total) if isinstance(total, int | float) else None
+        message = metadata.get("message")
+        text = str(message) if message is not None else None
+        session = self._session
+        self.outbox.put(lambda: session.report_progress(float(done), total, text))
+
+    def log(self, level: LogLevel, message: str, logger: str | None = None) -> None:
+        """``ctx.log``: a ``notifications/message`` at or above the session's level."""
+        if level not in self._allowed or _rank(level) < _rank(self._threshold()):
+            return
+        notification = types.LoggingMessageNotification(
+            params=types.LoggingMessageNotificationParams(
+                level=level, data=message, logger=logger or self._tool
+            )
+        )
+        session, related = self._session, self._ctx.request_id
+        self.outbox.put(lambda: session.send_notification(notification, related))
+
+    # -- requests -------------------------------------------------------------------------
+    async def elicit(self, message: str, schema: Mapping[str, Any]) -> Elicited:
+        """``ctx.elicit``: an ``elicitation/create`` form request to the client."""
+        self._can_ask(_ELICITATION, "ask its user (elicitation)")
+        await self.outbox.flush()
+        try:
+            result = await self._session.elicit_form(
+                str(message), _plain(schema), related_request_id=self._ctx.request_id
+            )
+        except MCPError as exc:
+            raise ToolFailure(f"The MCP client did not ask its user: {exc.message}") from exc
+        return Elicited(result.action, result.content)
+
+    async def sample(
+        self, messages: Sequence[Mapping[str, Any]], max_tokens: int, options: Mapping[str, Any]
+    ) -> ContentPart:
+        """``ctx.sample``: a ``sampling/createMessage`` request to the client's model."""
+        unknown = sorted(set(options) - SAMPLING_OPTIONS)
+        if unknown:
+            raise TypeError(
+                f"ctx.sample got unknown option(s) {', '.join(unknown)}; "
+                f"it takes {', '.join(sorted(SAMPLING_OPTIONS))}"
+            )
+        self._can_ask(_SAMPLING, "ask its model (sampling)")
+        params = types.CreateMessageRequestParams(
+            messages=[_sampling_message(m) for m in messages], max_tokens=max_tokens, **options
+        )
+        await self.outbox.flush()
+        metadata = ServerMessageMetadata(related_request_id=self._ctx.request_id)
+        try:
+            result = await self._session.send_request(
+                types.CreateMessageRequest(params=params),
+                types.CreateMessageResult,
+                metadata=metadata,
+            )
+        except MCPError as exc:
+            raise ToolFailure(f"The MCP client's model did not answer: {exc.message}") from exc
+        content = result.content[0] if isinstance(result.content, list) else result.content
+        return _part(content)
+
+    def _can_ask(self, capability: Any, what: str) -> None:
+        session = self._session
+        if session.protocol_version == MODERN:
+            why = "speaks MCP 2026-07-28, where tooldeck cannot send it a request mid-call"
+        elif not session.check_client_capability(capability):
+            why = "does not offer that"
+        elif not session.can_send_request:
+            why = "cannot be sent a request on this connection"
+        else:
+            return
+        raise ToolFailure(f"{self._tool} needed to {what}, and this MCP client {why}.")
+
+
+def _rank(level: str) -> int:
+    return LOG_LEVELS.index(level) if level in LOG_LEVELS else 0
+
+
+def _plain(schema: Mapping[str, Any]) -> Any:
+    """The schema as plain JSON data (it may be a frozen mapping)."""
+    return json.loads(json.dumps(schema, default=dict))
+
+
+def _sampling_message(message: Mapping[str, Any]) -> types.SamplingMessage:
+    role = message.get("role")
+    if role not in ("user", "assistant"):
+        raise TypeError(f"a sampling message's role is 'user' or 'assistant', got {role!r}")
+    return types.SamplingMessage(role=role, content=_block(message.get("content")))
+
+
+def _block(content: object) -> Any:
+    if isinstance(content, str):
+        return types.TextContent(type="text", text=content)
+    if isinstance(content, TextPart):
+        return types.TextContent(type="text", text=content.text)
+    if isinstance(content, ImagePart):
+        return types.ImageContent(
+            type="image", data=_b64(content.data), mime_type=content.mime_type
+        )
+    if isinstance(content, AudioPart):
+        return types.AudioContent(
+            type="audio", data=_b64(content.data), mime_type=content.mime_type
+        )
+    raise TypeError(
+        "a sampling message's content is a str, TextPart, ImagePart or AudioPart, "
+        f"got {type(content).__name__}"
+    )
+
+
+def _b64(data: bytes) -> str:
+    return base64.b64encode(data).decode("ascii")
+
+
+def _part(block: Any) -> ContentPart:
+    kind = getattr(block, "type", None)
+    if kind == "image":
+        return ImagePart(base64.b64decode(block.data), block.mime_type)
+    if kind == "audio":
+        return AudioPart(base64.b64decode(block.data), block.mime_type)
+    if kind == "text":
+        return TextPart(block.text)
+    return TextPart(f"[the model answered with a {kind} block]")
