@@ -42,6 +42,7 @@ if TYPE_CHECKING:
     from tooldeck.host.plugins.report import PluginGroup, PluginInfo
     from tooldeck.host.store.base import Store
     from tooldeck.host.trust.project import TrustStatus
+    from tooldeck.mcp.client.oauth.signin import Authorizer
     from tooldeck.telemetry.settings import Telemetry
 
 
@@ -96,6 +97,7 @@ class Host:
         store: Store | None = None,
         mcp_listings: Literal["cached", "fresh"] = "fresh",
         telemetry: bool | Telemetry | None = None,
+        authorizer: Authorizer | None = None,
     ) -> Host:
         """Read the config at ``path``, discover and register every selected plugin.
 
@@ -125,6 +127,10 @@ class Host:
         ``telemetry``: OpenTelemetry spans and metrics (``tooldeck[otel]``): ``True`` reports
         to the global providers, a ``Telemetry`` to its own, ``False`` turns it off,
         ``None`` leaves it to config ``[telemetry] enabled`` (see ``docs/telemetry.md``).
+
+        ``authorizer``: how a person signs in when a mounted server needs OAuth (it gets
+        an ``AuthorizationRequest`` and gets the URL opened); without one, such a server
+        is reported as needing ``tooldeck mcp login``. See ``docs/mcp.md``.
         """
         if mcp_listings not in ("cached", "fresh"):
             raise ValueError(f"mcp_listings must be 'cached' or 'fresh', got {mcp_listings!r}")
@@ -137,7 +143,9 @@ class Host:
             location.close()
             raise
         with instrumented.spans("tooldeck.host.open", {semconv.LOCATION: str(location.root)}):
-            return cls._opened(location, status, plugins, disable, instrumented, mcp_listings)
+            return cls._opened(
+                location, status, plugins, disable, instrumented, mcp_listings, authorizer
+            )
 
     @classmethod
     def _opened(
@@ -148,6 +156,7 @@ class Host:
         disable: Iterable[str],
         instrumented: Instrumentation,
         mcp_listings: Literal["cached", "fresh"],
+        authorizer: Authorizer | None = None,
     ) -> Host:
         config = location.config
         names, objects = _split(plugins)
@@ -157,7 +166,7 @@ class Host:
         from tooldeck.codemode.provider import CodeMode
 
         service = ToolService(location, codemode=CodeMode())
-        mcp = _mcp_layer(location, service, selection, mcp_listings)
+        mcp = _mcp_layer(location, service, selection, mcp_listings, authorizer)
         host = cls(
             location,
             service,
@@ -315,6 +324,7 @@ def _mcp_layer(
     service: ToolService,
     selection: Selection,
     listings: Literal["cached", "fresh"],
+    authorizer: Authorizer | None,
 ) -> Any:
     """The MCP layer when the config names servers (only then is ``tooldeck.mcp`` loaded)."""
     if not location.config.mcp.servers:
@@ -326,6 +336,7 @@ def _mcp_layer(
         service,
         lambda name: selection.excluded(member_candidate(name, "mcp")),
         listings,
+        authorizer,
     )
 
 

@@ -22,13 +22,18 @@ import anyio
 
 from tooldeck._tool import ToolFailure
 from tooldeck.mcp.client.cache import wire_tools
-from tooldeck.mcp.client.failures import closed_connection, describe, first_line
+from tooldeck.mcp.client.deadlines import Deadlines
+from tooldeck.mcp.client.failures import closed_connection, describe, first_line, refusal
 from tooldeck.mcp.client.listing import list_page
+from tooldeck.mcp.client.server_requests import Caller, ServerRequests
 from tooldeck.mcp.client.specs import ServerSpec
-from tooldeck.mcp.client.stdio import StdioProcess
+from tooldeck.mcp.client.stdio import NotJsonRpc, StdioProcess
 from tooldeck.mcp.client.transports import StderrLog, open_transport
 
 if TYPE_CHECKING:
+    from tooldeck.host.permissions.request import Asker
+    from tooldeck.mcp.client.oauth.server_auth import ServerAuth
+    from tooldeck.mcp.client.oauth.signin import Authorizer
     from tooldeck.mcp.sdk import Client, types
 
 log = logging.getLogger("tooldeck.mcp")
@@ -59,10 +64,15 @@ class Connection:
         on_change: Callable[[Connection], None],
         spawn: Spawn,
         on_listed: Listed | None = None,
+        *,
+        asker: Callable[[], Asker | None] = lambda: None,
+        authorizer: Authorizer | None = None,
     ) -> None:
         """``on_change(connection)``: its tools changed (called on the loop);
         ``spawn(fn, *args)``: start a task that outlives the call starting it;
-        ``on_listed(connection)``: a listing succeeded (``Listed``)."""
+        ``on_listed(connection)``: a listing succeeded (``Listed``); ``asker``: the
+        Location's asker, for the server's elicitations; ``authorizer``: how a person
+        signs in when the server needs OAuth (``None``: the row says what to run)."""
         self.spec = spec
         self._spawn = spawn
         self.tools: tuple[types.Tool, ...] = ()
@@ -83,6 +93,14 @@ class Connection:
         first call (or ``wake``) starts it."""
         self._on_change = on_change
         self._on_listed = on_listed
+        self.requests = ServerRequests(spec.name, asker)
+        """Elicitations, progress and logs from the server (``server_requests``)."""
+        self.deadlines = Deadlines()
+        self._authorizer = authorizer
+        self._auth: ServerAuth | None = None
+        self._refused: tuple[int, str] | None = None
+        self._garbage: str | None = None
+        """The first line the server sent that was not JSON-RPC, while connecting."""
         self._kept: tuple[dict[str, Any], ...] | None = None
         self._client: Client | None = None
         self._stderr: StderrLog | None = None
@@ -106,14 +124,13 @@ class Connection:
         self._done = anyio.Event()
         self._lost = anyio.Event()
         self.failure = None
+        self._garbage = None
         self._spawn(self._own, ready)
-        with anyio.move_on_after(timeout):
+        with self.deadlines.move_on_after(timeout):
             await ready.wait()
         if not ready.is_set():
             await self._stop()
-            self.failure = self._with_stderr(
-                f"timed out after {timeout:g}s connecting and listing tools (timeout_s)"
-            )
+            self.failure = self._with_stderr(self._timed_out(timeout))
         if self.failure is None:
             self._may_reconnect = True
 
@@ -160,14 +177,31 @@ class Connection:
 
         if self._stderr is None and self.spec.config.command is not None:
             self._stderr = StderrLog()
+        self._refused = None
+        if self._auth is not None:
+            self._auth.reset()
         try:
             with anyio.CancelScope() as scope:
                 self._scope = scope
                 self.session_id = None
+                auth = self._server_auth()
                 transport = open_transport(
-                    self.spec, self._stderr, self._lost.set, self._started, self._session
+                    self.spec,
+                    self._stderr,
+                    self._lost.set,
+                    self._started,
+                    self._session,
+                    auth=auth.provider if auth is not None else None,
+                    on_refused=self._on_refused,
                 )
-                async with Client(transport, message_handler=self._on_message) as client:
+                async with Client(
+                    transport,
+                    message_handler=self._on_message,
+                    client_info=_client_info(),
+                    elicitation_callback=self.requests.elicit,
+                    logging_callback=self.requests.log,
+                    log_level="info",  # 2026-07-28 servers log only to requests that ask
+                ) as client:
                     self.protocol_version = client.protocol_version
                     await self._list(client)
                     self._client = client
@@ -175,7 +209,9 @@ class Connection:
                     await self._serve(client)
                 self.failure = self.failure or self._with_stderr(self._gone())
         except Exception as exc:  # every way a server can fail ends up in its report row
-            reason = self._gone() if closed_connection(exc) else describe(exc, self.spec)
+            reason = self._refusal() or (
+                self._gone() if closed_connection(exc) else describe(exc, self.spec)
+            )
             self.failure = self._with_stderr(reason)
             log.debug("MCP server %r failed", self.name, exc_info=True)
         finally:
@@ -186,6 +222,27 @@ class Connection:
 
     def _started(self, process: StdioProcess) -> None:
         self.process = process
+
+    def _server_auth(self) -> ServerAuth | None:
+        """The server's OAuth (built once, on the first connect), or None."""
+        if self.spec.config.auth is None:
+            return None
+        if self._auth is None:
+            from tooldeck.mcp.client.oauth.server_auth import ServerAuth
+
+            self._auth = ServerAuth(self.spec, self._authorizer, self.deadlines.waiting_on_person)
+        return self._auth
+
+    def _on_refused(self, status: int, challenge: str) -> None:
+        self._refused = (status, challenge)
+
+    def _refusal(self) -> str | None:
+        """Why the server would not let us in, when that is what happened."""
+        if self._auth is not None:
+            return self._auth.failure()
+        if self._refused is None:
+            return None
+        return refusal(self.spec, *self._refused)
 
     def _session(self, session_id: str) -> None:
         self.session_id = session_id
@@ -215,7 +272,7 @@ class Connection:
         cursor: str | None = None
         notes: list[str] = []
         ttl_ms: int | None = None
-        with anyio.fail_after(self.spec.config.timeout_s):
+        with self.deadlines.fail_after(self.spec.config.timeout_s):
             for _ in range(MAX_PAGES):
                 page, skipped = await list_page(client, cursor)
                 if "ttl_ms" in page.model_fields_set:  # the SDK's own default is not sent
@@ -243,6 +300,9 @@ class Connection:
         if isinstance(message, types.ToolListChangedNotification):
             self._dirty.set()
         elif isinstance(message, Exception):
+            if self._client is None and self._garbage is None:  # still connecting
+                said = message.line if isinstance(message, NotJsonRpc) else str(message)
+                self._garbage = repr(first_line(said))
             log.warning(
                 "MCP server %r sent a line that is not JSON-RPC: %s",
                 self.name,
@@ -289,11 +349,17 @@ class Connection:
 
     # -- calls -------------------------------------------------------------------------------
     async def call(
-        self, tool: str, arguments: dict[str, Any], meta: dict[str, Any] | None = None
+        self,
+        tool: str,
+        arguments: dict[str, Any],
+        meta: dict[str, Any] | None = None,
+        caller: Caller | None = None,
     ) -> types.CallToolResult:
         """Call ``tool``; a lost server is reconnected once, then reported as failed.
 
-        ``meta``: the request's ``params._meta`` (the caller's trace context).
+        ``meta``: the request's ``params._meta`` (the caller's trace context);
+        ``caller``: the tooldeck call, which the server's progress, logs and questions
+        reach while this call is in flight (``server_requests``).
 
         The call is bounded by the server's ``timeout_s``: past it the request is
         abandoned, which sends ``notifications/cancelled`` to the server (the SDK's
@@ -303,9 +369,20 @@ class Connection:
         if client is None:
             client = await self._reconnected()
         timeout = self.spec.config.timeout_s
+        progress = caller.progress if caller is not None else None
+        self._refused = None
+        if self._auth is not None:
+            self._auth.reset()
+        if caller is not None:
+            self.requests.calls.append(caller)
         try:
-            with anyio.fail_after(timeout):
-                return await client.call_tool(tool, arguments, meta=meta)  # type: ignore[arg-type]
+            with self.deadlines.fail_after(timeout):
+                return await client.call_tool(
+                    tool,
+                    arguments,
+                    progress_callback=progress,
+                    meta=meta,  # type: ignore[arg-type]
+                )
         except TimeoutError:
             raise ToolFailure(
                 f"MCP server {self.name!r} did not answer the call to {tool!r} within "
@@ -314,6 +391,9 @@ class Connection:
             ) from None
         except Exception as exc:
             raise ToolFailure(self._call_failure(tool, exc)) from exc
+        finally:
+            if caller is not None:
+                self.requests.calls.remove(caller)
 
     async def _reconnected(self) -> Client:
         async with self._reconnecting:
@@ -347,12 +427,21 @@ class Connection:
                 f"{tool!r} ({self._gone()}){self._stderr_suffix()}. The next call "
                 "reconnects once."
             )
-        return f"MCP server {self.name!r}, tool {tool!r}: {describe(exc, self.spec)}"
+        reason = self._refusal() or describe(exc, self.spec)
+        return f"MCP server {self.name!r}, tool {tool!r}: {reason}"
 
     def _unavailable(self) -> str:
         return f"MCP server {self.name!r} is not available: {self.failure or 'not connected'}"
 
     # -- helpers -------------------------------------------------------------------------------
+    def _timed_out(self, timeout: float) -> str:
+        if self._garbage is not None:
+            return (
+                f"the server answered the handshake with something that is not JSON-RPC: "
+                f"{self._garbage}"
+            )
+        return f"timed out after {timeout:g}s connecting and listing tools (timeout_s)"
+
     def _gone(self) -> str:
         """How the server went away: its exit status when it was our child."""
         code = self.process.returncode if self.process is not None else None
@@ -366,6 +455,14 @@ class Connection:
     def _stderr_suffix(self) -> str:
         tail = self._stderr.tail() if self._stderr is not None else ""
         return f"; its stderr ends with:\n{tail}" if tail else ""
+
+
+def _client_info() -> types.Implementation:
+    """Who we are in the handshake: tooldeck and its version, not the SDK's default."""
+    from tooldeck import __version__
+    from tooldeck.mcp.sdk import types
+
+    return types.Implementation(name="tooldeck", version=__version__)
 
 
 def _modern(version: str | None) -> bool:
