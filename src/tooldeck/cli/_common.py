@@ -34,6 +34,8 @@ def open_host(args: argparse.Namespace, *, calls: bool = False, **options: Any) 
 
     When the folder brings code that was skipped because it is not trusted, one line on
     stderr says so and names the trust command (never a prompt: stdin may be a pipe).
+    A mounted server that needs an OAuth sign-in gets one in the browser when a person
+    is at the terminal; otherwise it says to run ``tooldeck mcp login``.
     """
     import os
     import sys
@@ -42,6 +44,10 @@ def open_host(args: argparse.Namespace, *, calls: bool = False, **options: Any) 
     from tooldeck.host.plugins.host import Host
 
     options.setdefault("mcp_listings", "cached")  # a command answers from kept listings
+    if "authorizer" not in options:  # a person at the terminal can sign in mid-command
+        from tooldeck.cli.mcp_login import terminal_authorizer
+
+        options["authorizer"] = terminal_authorizer()
     root = location_dir(args)
     store = store_from_env(os.environ) if calls else None
     try:

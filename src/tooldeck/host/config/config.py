@@ -40,12 +40,6 @@ class PermissionRule(_Section):
     effect: Literal["allow", "ask", "deny"]
 
 
-SigningAlgorithm = Literal[
-    "RS256", "RS384", "RS512", "PS256", "PS384", "PS512", "ES256", "ES384", "ES512"
-]
-"""JWT algorithms for ``private_key_file`` (RSA or EC keys, as PyJWT signs them)."""
-
-
 @public
 class McpServerConfig(_Section):
     """``[mcp.servers.NAME]``: a stdio ``command`` or a streamable-HTTP ``url``.
@@ -79,7 +73,9 @@ class McpServerConfig(_Section):
     client_secret_env: str | None = Field(default=None, min_length=1)
     client_metadata_url: str | None = None
     private_key_file: str | None = Field(default=None, min_length=1)
-    signing_algorithm: SigningAlgorithm = "RS256"
+    signing_algorithm: Literal[
+        "RS256", "RS384", "RS512", "PS256", "PS384", "PS512", "ES256", "ES384", "ES512"
+    ] = "RS256"
     scopes: tuple[str, ...] = ()
 
     @model_validator(mode="after")

@@ -419,16 +419,19 @@ class Connection:
             return self._client
 
     def _call_failure(self, tool: str, exc: Exception) -> str:
-
-        if closed_connection(exc):
+        closed = closed_connection(exc)
+        if closed:
             self._lost.set()
+        refused = self._refusal()  # the SDK reports a failed authorization as a closed stream
+        if refused is not None:
+            return f"MCP server {self.name!r}, tool {tool!r}: {refused}"
+        if closed:
             return (
                 f"MCP server {self.name!r} closed the connection during the call to "
                 f"{tool!r} ({self._gone()}){self._stderr_suffix()}. The next call "
                 "reconnects once."
             )
-        reason = self._refusal() or describe(exc, self.spec)
-        return f"MCP server {self.name!r}, tool {tool!r}: {reason}"
+        return f"MCP server {self.name!r}, tool {tool!r}: {describe(exc, self.spec)}"
 
     def _unavailable(self) -> str:
         return f"MCP server {self.name!r} is not available: {self.failure or 'not connected'}"

@@ -111,7 +111,7 @@ class _Storage:
         )
 
 
-class _HostSide(OAuthClientProvider):
+class HostSideProvider(OAuthClientProvider):
     """What tooldeck adds to each of the SDK's providers (see the module docstring)."""
 
     _scopes: str | None = None
@@ -121,6 +121,11 @@ class _HostSide(OAuthClientProvider):
     _storage: _Storage | None = None
     """The registered client comes from here (``None``: the provider fixes its own)."""
     _stamp: tuple[int, int] | None = None
+    _requested: frozenset[str] = frozenset()
+    """The scopes this provider last asked the authorization server for."""
+    refused_scope: str | None = None
+    """Scopes a server still demands after they were asked for (a futile step-up)."""
+    _sign_in: SignIn | None = None
 
     async def _auth_flow(
         self, request: httpx2.Request
@@ -134,14 +139,16 @@ class _HostSide(OAuthClientProvider):
                 if outgoing is request:
                     if self._step_up_is_futile(response):
                         return
+                    if self._sign_in is not None:
+                        self._sign_in.step_up = response.status_code == 403
                 else:
-                    document = _json_object(response)
+                    document = await _json_object(response)
                     if "authorization_servers" in document:
                         issuer = await self._root_issuer(document)
                         if issuer is not None:
                             metadata: dict[str, Any] = {}
                             for probe in _metadata_requests(issuer):
-                                metadata = _json_object((yield probe))
+                                metadata = await _json_object((yield probe))
                                 if metadata:
                                     break
                             response = _resource_naming(response, document, metadata)
@@ -156,7 +163,9 @@ class _HostSide(OAuthClientProvider):
     async def _perform_authorization(self) -> httpx2.Request:
         wanted = await anyio.to_thread.run_sync(self._tokens.wanted_scope)
         scope = union_scopes(self.context.client_metadata.scope, self._scopes)
-        self.context.client_metadata.scope = union_scopes(scope, wanted)
+        scope = union_scopes(scope, wanted)
+        self.context.client_metadata.scope = scope
+        self._requested = frozenset((scope or "").split())
         return await super()._perform_authorization()
 
     async def _reload_if_replaced(self) -> None:
@@ -218,33 +227,35 @@ class _HostSide(OAuthClientProvider):
 
     # -- step-up ---------------------------------------------------------------------------
     def _step_up_is_futile(self, response: httpx2.Response) -> bool:
-        """A 403 ``insufficient_scope`` for scopes the current token was granted already:
-        signing in again would not change the answer."""
+        """A 403 ``insufficient_scope`` for scopes the token was granted, or that were
+        asked for already: signing in again would not change the answer."""
         if response.status_code != 403:
             return False
         if extract_field_from_www_auth(response, "error") != "insufficient_scope":
             return False
-        challenged = (extract_field_from_www_auth(response, "scope") or "").split()
+        challenged = set((extract_field_from_www_auth(response, "scope") or "").split())
         tokens = self.context.current_tokens
         granted = set((tokens.scope or "").split()) if tokens is not None else set()
-        return bool(challenged) and set(challenged) <= granted
+        futile = bool(challenged) and (challenged <= granted or challenged <= self._requested)
+        self.refused_scope = " ".join(sorted(challenged)) if futile else None
+        return futile
 
 
-class _AuthorizationCode(_HostSide, OAuthClientProvider):
+class _AuthorizationCode(HostSideProvider, OAuthClientProvider):
     pass
 
 
-class _ClientSecret(_HostSide, ClientCredentialsOAuthProvider):
+class _ClientSecret(HostSideProvider, ClientCredentialsOAuthProvider):
     pass
 
 
-class _PrivateKey(_HostSide, PrivateKeyJWTOAuthProvider):
+class _PrivateKey(HostSideProvider, PrivateKeyJWTOAuthProvider):
     pass
 
 
 def oauth_provider(
     spec: ServerSpec, secret: str | None, sign_in: SignIn | None, tokens: TokenFile
-) -> OAuthClientProvider:
+) -> HostSideProvider:
     """The provider authorizing requests to ``spec``'s server.
 
     ``secret``: the client secret read from ``client_secret_env``; ``sign_in``: the
@@ -260,6 +271,7 @@ def oauth_provider(
     provider._scopes = " ".join(config.scopes) or None
     provider._tokens = tokens
     provider._configured_secret = bool(secret) and config.private_key_file is None
+    provider._sign_in = sign_in
     _restore(provider, tokens)
     return provider
 
@@ -281,7 +293,7 @@ def token_file(spec: ServerSpec) -> TokenFile:
 
 def _authorization_code(
     config: McpServerConfig, url: str, secret: str | None, sign_in: SignIn, tokens: TokenFile
-) -> _HostSide:
+) -> HostSideProvider:
     from tooldeck import __version__
 
     redirect = [sign_in.redirect_uri]
@@ -320,7 +332,7 @@ def _authorization_code(
 
 def _client_credentials(
     config: McpServerConfig, url: str, secret: str | None, tokens: TokenFile
-) -> _HostSide:
+) -> HostSideProvider:
     client_id = config.client_id or ""
     storage = _Storage(tokens, None)
     known = tokens.authorization_server()
@@ -331,7 +343,7 @@ def _client_credentials(
     issuer = str(known.issuer) if known is not None else None
     with warnings.catch_warnings():
         warnings.filterwarnings("ignore", category=MCPDeprecationWarning)
-        provider: _HostSide
+        provider: HostSideProvider
         if config.private_key_file is not None:
             key = _private_key(config.private_key_file)
             signer = SignedJWTParameters(
@@ -381,12 +393,14 @@ def _secret_method(metadata: OAuthMetadata) -> str:
     return "client_secret_basic"
 
 
-def _json_object(response: httpx2.Response) -> dict[str, Any]:
+async def _json_object(response: httpx2.Response) -> dict[str, Any]:
+    """A discovery response's JSON object, or ``{}``. Reads the body (the SDK reads the
+    same response later and gets it from memory)."""
     if response.status_code != 200:
         return {}
     try:
-        document = json.loads(response.content)
-    except (ValueError, httpx2.ResponseNotRead):
+        document = json.loads(await response.aread())
+    except ValueError:
         return {}
     return document if isinstance(document, dict) else {}
 

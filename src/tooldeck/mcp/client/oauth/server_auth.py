@@ -15,8 +15,8 @@ from typing import TYPE_CHECKING
 from tooldeck.mcp.client.oauth.signin import Authorizer, SignIn
 
 if TYPE_CHECKING:
+    from tooldeck.mcp.client.oauth.provider import HostSideProvider
     from tooldeck.mcp.client.specs import ServerSpec
-    from tooldeck.mcp.sdk import OAuthClientProvider
 
 
 class MissingSecret(Exception):
@@ -48,14 +48,23 @@ class ServerAuth:
         if config.grant == "authorization_code":
             redirect = redirect_uri_for(config, self.tokens)
             self.sign_in = SignIn(spec.name, authorizer, redirect, self.tokens, on_person)
-        self.provider: OAuthClientProvider = oauth_provider(spec, secret, self.sign_in, self.tokens)
+        self.provider: HostSideProvider = oauth_provider(spec, secret, self.sign_in, self.tokens)
 
     def reset(self) -> None:
         """Forget an earlier sign-in that could not happen (a new attempt starts)."""
         if self.sign_in is not None:
             self.sign_in.needed = None
+        self.provider.refused_scope = None
 
     def failure(self) -> str | None:
         """Why requests could not be authorized, when a sign-in was needed and impossible."""
         needed = self.sign_in.needed if self.sign_in is not None else None
-        return str(needed) if needed is not None else None
+        if needed is not None:
+            return str(needed)
+        refused = self.provider.refused_scope
+        if refused is not None:
+            return (
+                f"the server requires scope {refused!r}, which was asked for and not "
+                "granted; the authorization server's policy decides who may have it"
+            )
+        return None

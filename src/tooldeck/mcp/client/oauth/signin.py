@@ -105,6 +105,9 @@ class SignIn:
         self.on_person = on_person
         self.needed: SignInNeeded | None = None
         """Set when a sign-in was needed and could not happen: what the row reports."""
+        self.step_up = False
+        """The sign-in under way asks for more scope than the current token has (the
+        provider says so when a server answers 403 ``insufficient_scope``)."""
         self._returned: str | None = None
 
     async def redirect(self, url: str) -> None:
@@ -113,7 +116,7 @@ class SignIn:
         from tooldeck.mcp.sdk import OAuthFlowError
 
         if self.authorizer is None:
-            scope = _query(url).get("scope")
+            scope = _query(url).get("scope") if self.step_up else None
             if scope:
                 await anyio.to_thread.run_sync(lambda: self.tokens.update(wanted_scope=scope))
             self.needed = SignInNeeded(self._login_hint(scope))
