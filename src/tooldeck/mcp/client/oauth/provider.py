@@ -13,6 +13,12 @@ server changes (SEP-2352). tooldeck adds, here and nowhere else:
   metadata is read first and, if its issuer differs only by that slash, the resource
   metadata is read as naming the issuer the way the issuer names itself. Issuers with a
   path stay strict, and so does the RFC 9207 ``iss`` check.
+* **The 2025-03-26 fallback's issuer.** A server without resource metadata serves its
+  authorization server's metadata at its own origin, and such servers write an issuer
+  with a path (``https://host/oauth``) there. The SDK expects the bare origin and stops;
+  tooldeck reads that document first and, when its issuer is on the server's own
+  origin (so it asserts nothing the server's origin does not already control), expects
+  that issuer. The RFC 9207 ``iss`` check then holds it to it.
 * **A configured client's token endpoint authentication** follows the authorization
   server's ``token_endpoint_auth_methods_supported`` (Basic, else POST).
 * **A clear error** when the authorization server offers no registration and no client
@@ -26,9 +32,10 @@ server changes (SEP-2352). tooldeck adds, here and nowhere else:
   endpoint) rather than sent, refused, and replaced by a new sign-in.
 
 What this relies on beyond the SDK's public names: the providers' ``_auth_flow``
-generator, ``_perform_authorization`` and ``_select_authorization_server``, and the
-fields of ``provider.context``. ``tests/mcp/client/oauth`` exercises each against a real
-authorization server, so an SDK change that moves them fails there.
+generator, ``_perform_authorization``, ``_select_authorization_server`` and
+``_expected_issuer``, and the fields of ``provider.context``. ``tests/mcp/client/oauth``
+exercises each against a real authorization server, so an SDK change that moves them
+fails there.
 """
 
 from __future__ import annotations
@@ -126,6 +133,8 @@ class HostSideProvider(OAuthClientProvider):
     refused_scope: str | None = None
     """Scopes a server still demands after they were asked for (a futile step-up)."""
     _sign_in: SignIn | None = None
+    _legacy_issuer: str | None = None
+    """The issuer of the metadata at the server's own origin (no resource metadata)."""
 
     async def _auth_flow(
         self, request: httpx2.Request
@@ -154,6 +163,11 @@ class HostSideProvider(OAuthClientProvider):
                             response = _resource_naming(response, document, metadata)
                     elif "token_endpoint" in document and "issuer" in document:
                         self._read_server(document)
+                    elif self._resource_metadata_ends(outgoing):
+                        legacy = _legacy_metadata_request(self.context.server_url)
+                        self._legacy_issuer = _same_origin_issuer(
+                            await _json_object((yield legacy)), self.context.server_url
+                        )
                 outgoing = await flow.asend(response)
         except StopAsyncIteration:
             return
@@ -182,6 +196,22 @@ class HostSideProvider(OAuthClientProvider):
         context.token_expiry_time = self._tokens.expires_at()
         if self._storage is not None:
             context.client_info = await self._storage.get_client_info()
+
+    def _expected_issuer(self) -> str:
+        if self.context.auth_server_url is None and self._legacy_issuer is not None:
+            return self._legacy_issuer
+        return super()._expected_issuer()
+
+    def _resource_metadata_ends(self, outgoing: httpx2.Request) -> bool:
+        """``outgoing`` was the last place resource metadata is looked for (the origin's
+        root well-known URL) and found none: the 2025-03-26 fallback comes next."""
+        server = urlsplit(self.context.server_url)
+        return (
+            outgoing.url.path == "/.well-known/oauth-protected-resource"
+            and (outgoing.url.scheme, outgoing.url.netloc.decode())
+            == (server.scheme, server.netloc)
+            and self.context.auth_server_url is None
+        )
 
     # -- root issuers ----------------------------------------------------------------------
     async def _root_issuer(self, document: dict[str, Any]) -> str | None:
@@ -403,6 +433,24 @@ async def _json_object(response: httpx2.Response) -> dict[str, Any]:
     except ValueError:
         return {}
     return document if isinstance(document, dict) else {}
+
+
+def _legacy_metadata_request(server_url: str) -> httpx2.Request:
+    origin = urlsplit(server_url)
+    return httpx2.Request(
+        "GET", f"{origin.scheme}://{origin.netloc}/.well-known/oauth-authorization-server"
+    )
+
+
+def _same_origin_issuer(metadata: dict[str, Any], server_url: str) -> str | None:
+    """The document's issuer when it is on ``server_url``'s origin (else None: the
+    SDK's own rule, the bare origin, applies)."""
+    issuer = metadata.get("issuer")
+    if not isinstance(issuer, str):
+        return None
+    mine, theirs = urlsplit(server_url), urlsplit(issuer)
+    same = (mine.scheme, mine.netloc) == (theirs.scheme, theirs.netloc)
+    return issuer if same else None
 
 
 def _metadata_requests(issuer: str) -> list[httpx2.Request]:
