@@ -26,7 +26,7 @@ COMMANDS = {
     "call": "run one tool call",
     "run-code": "run one code-mode program",
     "check": "validate a tool pack",
-    "mcp": "serve the catalog as an MCP server; sign in to mounted servers",
+    "mcp": "serve the catalog over MCP; log in to mounted servers",
     "trust": "review and trust a project folder's code",
     "new-pack": "write a new tool pack to start from",
 }

@@ -19,7 +19,7 @@ from tooldeck.cli._errors import CommandError
 def add_parser(commands: Any) -> None:
     parser = commands.add_parser(
         "mcp",
-        help="serve the catalog as an MCP server; sign in to mounted servers",
+        help="serve the catalog over MCP; log in to mounted servers",
         description="MCP commands (needs: pip install 'tooldeck[mcp]').",
     )
     actions = parser.add_subparsers(dest="mcp_command", metavar="ACTION", required=True)

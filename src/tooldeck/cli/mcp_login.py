@@ -101,7 +101,8 @@ def run_logout(args: argparse.Namespace) -> int:
 
 def open_in_browser(request: AuthorizationRequest) -> None:
     """The CLI's authorizer: print the URL, then open it with ``$BROWSER``, or the
-    desktop's browser when there is a display (never a text browser in this terminal)."""
+    desktop's browser when there is a display (never a text browser in this terminal).
+    The browser comes back to tooldeck's listener, which does not wait for this."""
     print(
         f"tooldeck: to sign in to MCP server {request.server!r}, open this URL:\n"
         f"  {request.url}\n"
@@ -109,10 +110,36 @@ def open_in_browser(request: AuthorizationRequest) -> None:
         file=sys.stderr,
         flush=True,
     )
-    if os.environ.get("BROWSER") or _has_display():
-        import webbrowser  # honours $BROWSER (a command, or a list separated by os.pathsep)
+    command = os.environ.get("BROWSER")
+    if command:
+        _run_browser(command, request.url)
+    elif _has_display():
+        import webbrowser
 
         webbrowser.open(request.url)
+
+
+def _run_browser(command: str, url: str) -> bool:
+    """Open ``url`` with ``$BROWSER``: commands separated by ``os.pathsep``, the first
+    that exists wins; ``%s`` stands for the URL, else it is the last argument. (Python's
+    ``webbrowser`` takes a command with arguments for a program name, then falls back to
+    whatever browser it finds, a text browser in this terminal included.)"""
+    import shlex
+    import shutil
+    import subprocess
+
+    for entry in command.split(os.pathsep):
+        if not entry.strip():
+            continue
+        argv = (
+            shlex.split(entry.replace("%s", url)) if "%s" in entry else [*shlex.split(entry), url]
+        )
+        if shutil.which(argv[0]) is None:
+            continue
+        subprocess.run(argv, stdin=subprocess.DEVNULL, check=False)
+        return True
+    print(f"tooldeck: $BROWSER ({command}) names no program that exists", file=sys.stderr)
+    return False
 
 
 def terminal_authorizer() -> Authorizer | None:
