@@ -62,6 +62,8 @@ class AuthorizationServer:
     expires_in: int = 3600
     grant_everything: bool = True
     """Grant every requested scope (else only ``read``)."""
+    deny: bool = False
+    """The person refuses consent: the authorize step redirects with ``access_denied``."""
     clients: dict[str, Client] = field(default_factory=dict)
     events: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
     grants: dict[str, Grant] = field(default_factory=dict)
@@ -151,6 +153,10 @@ class AuthorizationServer:
             return JSONResponse({"error": "invalid_request", "why": "redirect_uri"}, 400)
         if query.get("code_challenge_method") != "S256" or not query.get("code_challenge"):
             return JSONResponse({"error": "invalid_request", "why": "PKCE S256"}, 400)
+        if self.deny:
+            refused = {"error": "access_denied", "error_description": "the user said no"}
+            refused["state"] = query.get("state", "")
+            return RedirectResponse(f"{redirect}?{urlencode(refused)}", status_code=302)
         code = secrets.token_urlsafe(16)
         self.codes[code] = query
         back = {"code": code, "state": query.get("state", ""), "iss": self.issuer}
