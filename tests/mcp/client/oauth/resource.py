@@ -57,9 +57,13 @@ class ProtectedResource:
     url: str = ""
     requests: list[tuple[str, str]] = field(default_factory=list)
     """(JSON-RPC method or path, Authorization header) of every request, in order."""
+    legacy: bool = False
+    """A 2025-03-26 server: no resource metadata; the authorization server's metadata at
+    this origin's root and its endpoints under ``/oauth`` (its issuer has that path)."""
 
     def __post_init__(self) -> None:
         self._mcp = mcp_app()
+        self._authority_app = self.authority.app()
 
     @property
     def resource(self) -> str:
@@ -74,8 +78,18 @@ class ProtectedResource:
             await self._mcp(scope, receive, send)
             return
         path = scope["path"]
+        if self.legacy and path == "/.well-known/oauth-authorization-server":
+            await self._authority_app(scope, receive, send)
+            return
+        if self.legacy and path.startswith("/oauth/"):
+            inner = {**scope, "path": path.removeprefix("/oauth"), "raw_path": None}
+            await self._authority_app(inner, receive, send)
+            return
         if path.startswith("/.well-known/oauth-protected-resource"):
-            await _json(send, 200, self._metadata())
+            if self.legacy:
+                await _json(send, 404, {"error": "not found"})
+            else:
+                await _json(send, 200, self._metadata())
             return
         body, replay = await _buffered(receive)
         header = _header(scope, b"authorization")
@@ -84,8 +98,10 @@ class ProtectedResource:
         token = header[7:] if header.lower().startswith("bearer ") else ""
         grant = self.authority.verify(token, self.resource) if token else None
         if grant is None:
-            challenge = f'Bearer resource_metadata="{self.metadata_url}"'
-            if self.scopes:
+            challenge = (
+                "Bearer" if self.legacy else f'Bearer resource_metadata="{self.metadata_url}"'
+            )
+            if self.scopes and not self.legacy:
                 challenge += f', scope="{" ".join(self.scopes)}"'
             await _json(send, 401, {"error": "invalid_token"}, challenge)
             return

@@ -335,3 +335,25 @@ def _scope(url: str) -> set[str]:
     from urllib.parse import parse_qs, urlsplit
 
     return set(parse_qs(urlsplit(url).query).get("scope", [""])[0].split())
+
+
+def test_a_2025_03_26_server_whose_issuer_has_a_path_on_its_own_origin(tmp_path, browser):
+    """No resource metadata: the authorization server's metadata is at the server's own
+    origin, and names an issuer with a path there (``/oauth``)."""
+    authority = AuthorizationServer()
+    for resource in serve_resource(ProtectedResource(authority, legacy=True)):
+        authority.url = resource.url + "/oauth"
+        root = project(tmp_path / "p", resource.resource)
+        with open_host(root, browser) as host:
+            assert row(host).status == "active", row(host).reason
+            assert call(host, "secure_whoami").content[0].text == "hello, authorized caller"
+        assert authority.events_of("authorize")[0]["client_id"] in authority.clients
+
+
+def test_a_2025_03_26_issuer_on_another_origin_is_still_refused():
+    from tooldeck.mcp.client.oauth.provider import _same_origin_issuer
+
+    server = "https://mcp.example.com/mcp"
+    assert _same_origin_issuer({"issuer": "https://mcp.example.com/oauth"}, server)
+    assert _same_origin_issuer({"issuer": "https://login.example.com/oauth"}, server) is None
+    assert _same_origin_issuer({"issuer": "http://mcp.example.com/oauth"}, server) is None
