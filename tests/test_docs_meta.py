@@ -42,6 +42,7 @@ CORE = ("importlib-metadata", "jsonschema", "pluggy", "pydantic")
 RUNNERS = (  # the modules that take blocks of the pages, at import
     "tests.cli.test_store",
     "tests.host.trust.test_security_doc",
+    "tests.mcp.client.oauth.test_docs",
     "tests.mcp.test_docs",
     "tests.telemetry.test_doc",
     "tests.test_architecture",
