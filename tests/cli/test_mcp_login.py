@@ -82,7 +82,7 @@ def test_login_opens_the_browser_and_keeps_the_tokens_for_later_commands(
     (opened,) = (home / "browser.py.opened").read_text().splitlines()
     assert opened.startswith(f"{authority.url}/authorize?")
     assert opened in done.stderr  # printed too: the URL works without a browser
-    assert done.stdout.startswith("signed in to MCP server 'secure' (2 tools); tokens kept in ")
+    assert done.stdout.startswith("signed in to MCP server 'secure' (3 tools); tokens kept in ")
     (tokens,) = (home / "data" / "tooldeck" / "oauth").glob("*.json")
     assert str(tokens) in done.stdout
     called = tooldeck(home, project, "call", "secure_whoami", "{}")

@@ -43,6 +43,11 @@ def mcp_app() -> Any:
         """An operation that needs the admin scope."""
         return "admin done"
 
+    @server.tool(name="test-tool")
+    def test_tool() -> str:
+        """What the conformance suite's servers offer (its client program calls it)."""
+        return "test"
+
     return server.streamable_http_app(streamable_http_path="/mcp", host="127.0.0.1")
 
 

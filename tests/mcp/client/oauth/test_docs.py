@@ -81,7 +81,7 @@ def test_login_and_logout_run_as_written(tmp_path, user_dirs, authority, resourc
         )
         assert done.returncode == 0, done.stderr
         outputs.append(done.stdout)
-    assert outputs[0].startswith("signed in to MCP server 'docs' (2 tools)")
+    assert outputs[0].startswith("signed in to MCP server 'docs' (3 tools)")
     assert outputs[1].startswith("signed out of MCP server 'docs': revoked refresh_token")
     assert all(grant.revoked for grant in authority.grants.values())
 

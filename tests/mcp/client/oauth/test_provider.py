@@ -233,13 +233,14 @@ def test_client_credentials_with_a_signed_jwt(tmp_path):
     public = key.public_key().public_bytes(
         serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo
     )
-    (tmp_path / "key.pem").write_bytes(private)
+    (tmp_path / "p").mkdir()
+    (tmp_path / "p" / "key.pem").write_bytes(private)  # relative: the Location root's
     signer = Client("signer", public_key=public.decode(), grant_types=("client_credentials",))
     for authority in serve_authority(AuthorizationServer(clients={"signer": signer})):
         for resource in serve_resource(ProtectedResource(authority)):
             extra = (
                 'grant = "client_credentials"\nclient_id = "signer"\n'
-                f'private_key_file = "{tmp_path / "key.pem"}"\nsigning_algorithm = "ES256"'
+                'private_key_file = "key.pem"\nsigning_algorithm = "ES256"'
             )
             root = project(tmp_path / "p", resource.resource, extra)
             with open_host(root, None) as host:
@@ -357,3 +358,15 @@ def test_a_2025_03_26_issuer_on_another_origin_is_still_refused():
     assert _same_origin_issuer({"issuer": "https://mcp.example.com/oauth"}, server)
     assert _same_origin_issuer({"issuer": "https://login.example.com/oauth"}, server) is None
     assert _same_origin_issuer({"issuer": "http://mcp.example.com/oauth"}, server) is None
+
+
+def test_an_unreadable_private_key_is_named(tmp_path, authority, resource):
+    extra = (
+        'grant = "client_credentials"\nclient_id = "signer"\n'
+        'private_key_file = "missing.pem"\nsigning_algorithm = "ES256"'
+    )
+    root = project(tmp_path / "p", resource.resource, extra)
+    with open_host(root, None) as host:
+        info = row(host)
+    assert info.status == "failed"
+    assert f"cannot read private_key_file '{root / 'missing.pem'}'" in info.reason

@@ -294,7 +294,7 @@ def oauth_provider(
     config = spec.config
     url = config.url or ""
     if config.grant == "client_credentials":
-        provider = _client_credentials(config, url, secret, tokens)
+        provider = _client_credentials(config, spec.key_file, url, secret, tokens)
     else:
         assert sign_in is not None
         provider = _authorization_code(config, url, secret, sign_in, tokens)
@@ -361,7 +361,7 @@ def _authorization_code(
 
 
 def _client_credentials(
-    config: McpServerConfig, url: str, secret: str | None, tokens: TokenFile
+    config: McpServerConfig, key_file: Path | None, url: str, secret: str | None, tokens: TokenFile
 ) -> HostSideProvider:
     client_id = config.client_id or ""
     storage = _Storage(tokens, None)
@@ -374,8 +374,8 @@ def _client_credentials(
     with warnings.catch_warnings():
         warnings.filterwarnings("ignore", category=MCPDeprecationWarning)
         provider: HostSideProvider
-        if config.private_key_file is not None:
-            key = _private_key(config.private_key_file)
+        if key_file is not None:
+            key = _private_key(key_file)
             signer = SignedJWTParameters(
                 issuer=client_id,
                 subject=client_id,
@@ -405,11 +405,13 @@ def _restore(provider: OAuthClientProvider, tokens: TokenFile) -> None:
         context.auth_server_url = str(context.oauth_metadata.issuer)
 
 
-def _private_key(path: str) -> str:
+def _private_key(path: Path) -> str:
     try:
-        return Path(path).expanduser().read_text(encoding="utf-8")
+        return path.read_text(encoding="utf-8")
     except OSError as exc:
-        raise OAuthRegistrationError(f"cannot read private_key_file {path!r}: {exc}") from exc
+        raise OAuthRegistrationError(
+            f"cannot read private_key_file {str(path)!r}: {exc.strerror}"
+        ) from exc
 
 
 def _secret_method(metadata: OAuthMetadata) -> str:
