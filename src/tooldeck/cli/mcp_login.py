@@ -52,7 +52,7 @@ def run_login(args: argparse.Namespace) -> int:
     _need_sdk("login")
     from tooldeck.mcp.client.connection import Connection
     from tooldeck.mcp.client.loop import location_loop
-    from tooldeck.mcp.client.oauth.provider import token_file
+    from tooldeck.mcp.client.oauth.build import token_file
 
     spec, location = _server(args, signing_in=True)
     try:
@@ -75,7 +75,7 @@ def run_login(args: argparse.Namespace) -> int:
 
 def run_logout(args: argparse.Namespace) -> int:
     _need_sdk("logout")
-    from tooldeck.mcp.client.oauth.provider import token_file
+    from tooldeck.mcp.client.oauth.build import token_file
     from tooldeck.mcp.client.oauth.revoke import sign_out
 
     spec, location = _server(args, signing_in=False)

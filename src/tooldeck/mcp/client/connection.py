@@ -22,18 +22,17 @@ import anyio
 
 from tooldeck._tool import ToolFailure
 from tooldeck.mcp.client.cache import wire_tools
-from tooldeck.mcp.client.deadlines import Deadlines
-from tooldeck.mcp.client.failures import closed_connection, describe, first_line, refusal
+from tooldeck.mcp.client.client_side import ClientSide
+from tooldeck.mcp.client.failures import closed_connection, describe, first_line
 from tooldeck.mcp.client.listing import list_page
-from tooldeck.mcp.client.server_requests import Caller, ServerRequests
 from tooldeck.mcp.client.specs import ServerSpec
-from tooldeck.mcp.client.stdio import NotJsonRpc, StdioProcess
+from tooldeck.mcp.client.stdio import StdioProcess
 from tooldeck.mcp.client.transports import StderrLog, open_transport
 
 if TYPE_CHECKING:
     from tooldeck.host.permissions.request import Asker
-    from tooldeck.mcp.client.oauth.server_auth import ServerAuth
     from tooldeck.mcp.client.oauth.signin import Authorizer
+    from tooldeck.mcp.client.server_requests import Caller
     from tooldeck.mcp.sdk import Client, types
 
 log = logging.getLogger("tooldeck.mcp")
@@ -93,14 +92,9 @@ class Connection:
         first call (or ``wake``) starts it."""
         self._on_change = on_change
         self._on_listed = on_listed
-        self.requests = ServerRequests(spec.name, asker)
-        """Elicitations, progress and logs from the server (``server_requests``)."""
-        self.deadlines = Deadlines()
-        self._authorizer = authorizer
-        self._auth: ServerAuth | None = None
-        self._refused: tuple[int, str] | None = None
-        self._garbage: str | None = None
-        """The first line the server sent that was not JSON-RPC, while connecting."""
+        self.side = ClientSide(spec, asker, authorizer)
+        """Who we are, what we answer the server, how we authorize (``client_side``)."""
+        self.deadlines = self.side.deadlines
         self._kept: tuple[dict[str, Any], ...] | None = None
         self._client: Client | None = None
         self._stderr: StderrLog | None = None
@@ -124,13 +118,13 @@ class Connection:
         self._done = anyio.Event()
         self._lost = anyio.Event()
         self.failure = None
-        self._garbage = None
+        self.side.connecting()
         self._spawn(self._own, ready)
         with self.deadlines.move_on_after(timeout):
             await ready.wait()
         if not ready.is_set():
             await self._stop()
-            self.failure = self._with_stderr(self._timed_out(timeout))
+            self.failure = self._with_stderr(self.side.timed_out(timeout))
         if self.failure is None:
             self._may_reconnect = True
 
@@ -177,31 +171,22 @@ class Connection:
 
         if self._stderr is None and self.spec.config.command is not None:
             self._stderr = StderrLog()
-        self._refused = None
-        if self._auth is not None:
-            self._auth.reset()
+        self.side.attempt()
         try:
             with anyio.CancelScope() as scope:
                 self._scope = scope
                 self.session_id = None
-                auth = self._server_auth()
                 transport = open_transport(
                     self.spec,
                     self._stderr,
                     self._lost.set,
                     self._started,
                     self._session,
-                    auth=auth.provider if auth is not None else None,
-                    on_refused=self._on_refused,
+                    auth=self.side.http_auth(),
+                    on_refused=self.side.refused,
                 )
-                async with Client(
-                    transport,
-                    message_handler=self._on_message,
-                    client_info=_client_info(),
-                    elicitation_callback=self.requests.elicit,
-                    logging_callback=self.requests.log,
-                    log_level="info",  # 2026-07-28 servers log only to requests that ask
-                ) as client:
+                options = self.side.client_options()
+                async with Client(transport, message_handler=self._on_message, **options) as client:
                     self.protocol_version = client.protocol_version
                     await self._list(client)
                     self._client = client
@@ -209,7 +194,7 @@ class Connection:
                     await self._serve(client)
                 self.failure = self.failure or self._with_stderr(self._gone())
         except Exception as exc:  # every way a server can fail ends up in its report row
-            reason = self._refusal() or (
+            reason = self.side.refusal() or (
                 self._gone() if closed_connection(exc) else describe(exc, self.spec)
             )
             self.failure = self._with_stderr(reason)
@@ -222,27 +207,6 @@ class Connection:
 
     def _started(self, process: StdioProcess) -> None:
         self.process = process
-
-    def _server_auth(self) -> ServerAuth | None:
-        """The server's OAuth (built once, on the first connect), or None."""
-        if self.spec.config.auth is None:
-            return None
-        if self._auth is None:
-            from tooldeck.mcp.client.oauth.server_auth import ServerAuth
-
-            self._auth = ServerAuth(self.spec, self._authorizer, self.deadlines.waiting_on_person)
-        return self._auth
-
-    def _on_refused(self, status: int, challenge: str) -> None:
-        self._refused = (status, challenge)
-
-    def _refusal(self) -> str | None:
-        """Why the server would not let us in, when that is what happened."""
-        if self._auth is not None:
-            return self._auth.failure()
-        if self._refused is None:
-            return None
-        return refusal(self.spec, *self._refused)
 
     def _session(self, session_id: str) -> None:
         self.session_id = session_id
@@ -300,9 +264,8 @@ class Connection:
         if isinstance(message, types.ToolListChangedNotification):
             self._dirty.set()
         elif isinstance(message, Exception):
-            if self._client is None and self._garbage is None:  # still connecting
-                said = message.line if isinstance(message, NotJsonRpc) else str(message)
-                self._garbage = repr(first_line(said))
+            if self._client is None:  # still connecting
+                self.side.unreadable(message)
             log.warning(
                 "MCP server %r sent a line that is not JSON-RPC: %s",
                 self.name,
@@ -370,13 +333,9 @@ class Connection:
             client = await self._reconnected()
         timeout = self.spec.config.timeout_s
         progress = caller.progress if caller is not None else None
-        self._refused = None
-        if self._auth is not None:
-            self._auth.reset()
-        if caller is not None:
-            self.requests.calls.append(caller)
+        self.side.attempt()
         try:
-            with self.deadlines.fail_after(timeout):
+            with self.side.requests.in_flight(caller), self.deadlines.fail_after(timeout):
                 return await client.call_tool(
                     tool,
                     arguments,
@@ -391,9 +350,6 @@ class Connection:
             ) from None
         except Exception as exc:
             raise ToolFailure(self._call_failure(tool, exc)) from exc
-        finally:
-            if caller is not None:
-                self.requests.calls.remove(caller)
 
     async def _reconnected(self) -> Client:
         async with self._reconnecting:
@@ -422,7 +378,7 @@ class Connection:
         closed = closed_connection(exc)
         if closed:
             self._lost.set()
-        refused = self._refusal()  # the SDK reports a failed authorization as a closed stream
+        refused = self.side.refusal()  # a failed authorization looks like a closed stream
         if refused is not None:
             return f"MCP server {self.name!r}, tool {tool!r}: {refused}"
         if closed:
@@ -437,14 +393,6 @@ class Connection:
         return f"MCP server {self.name!r} is not available: {self.failure or 'not connected'}"
 
     # -- helpers -------------------------------------------------------------------------------
-    def _timed_out(self, timeout: float) -> str:
-        if self._garbage is not None:
-            return (
-                f"the server answered the handshake with something that is not JSON-RPC: "
-                f"{self._garbage}"
-            )
-        return f"timed out after {timeout:g}s connecting and listing tools (timeout_s)"
-
     def _gone(self) -> str:
         """How the server went away: its exit status when it was our child."""
         code = self.process.returncode if self.process is not None else None
@@ -458,14 +406,6 @@ class Connection:
     def _stderr_suffix(self) -> str:
         tail = self._stderr.tail() if self._stderr is not None else ""
         return f"; its stderr ends with:\n{tail}" if tail else ""
-
-
-def _client_info() -> types.Implementation:
-    """Who we are in the handshake: tooldeck and its version, not the SDK's default."""
-    from tooldeck import __version__
-    from tooldeck.mcp.sdk import types
-
-    return types.Implementation(name="tooldeck", version=__version__)
 
 
 def _modern(version: str | None) -> bool:

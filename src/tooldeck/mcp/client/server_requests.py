@@ -24,7 +24,7 @@ import contextlib
 import contextvars
 import inspect
 import logging
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
 from tooldeck.errors import PermissionDeclined, QuestionDismissed
@@ -88,6 +88,18 @@ class ServerRequests:
         self._asker = asker
         self.calls: list[Caller] = []
         self.logger = logging.getLogger(f"tooldeck.mcp.{server}")
+
+    @contextlib.contextmanager
+    def in_flight(self, caller: Caller | None) -> Iterator[None]:
+        """``caller``'s call is in flight on the connection meanwhile."""
+        if caller is None:
+            yield
+            return
+        self.calls.append(caller)
+        try:
+            yield
+        finally:
+            self.calls.remove(caller)
 
     def caller(self) -> Caller | None:
         """The call a message without a request id belongs to: the only one in flight."""

@@ -352,12 +352,12 @@ def test_a_2025_03_26_server_whose_issuer_has_a_path_on_its_own_origin(tmp_path,
 
 
 def test_a_2025_03_26_issuer_on_another_origin_is_still_refused():
-    from tooldeck.mcp.client.oauth.provider import _same_origin_issuer
+    from tooldeck.mcp.client.oauth.documents import same_origin_issuer
 
     server = "https://mcp.example.com/mcp"
-    assert _same_origin_issuer({"issuer": "https://mcp.example.com/oauth"}, server)
-    assert _same_origin_issuer({"issuer": "https://login.example.com/oauth"}, server) is None
-    assert _same_origin_issuer({"issuer": "http://mcp.example.com/oauth"}, server) is None
+    assert same_origin_issuer({"issuer": "https://mcp.example.com/oauth"}, server)
+    assert same_origin_issuer({"issuer": "https://login.example.com/oauth"}, server) is None
+    assert same_origin_issuer({"issuer": "http://mcp.example.com/oauth"}, server) is None
 
 
 def test_an_unreadable_private_key_is_named(tmp_path, authority, resource):

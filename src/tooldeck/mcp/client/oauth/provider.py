@@ -40,101 +40,66 @@ fails there.
 
 from __future__ import annotations
 
-import json
-import warnings
 from collections.abc import AsyncGenerator
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 import anyio
 import httpx2
 
-from tooldeck.mcp.client.oauth.signin import SignIn, free_loopback_port, loopback_redirect
-from tooldeck.mcp.client.oauth.tokens import TokenFile, token_path
+from tooldeck.mcp.client.oauth import documents
 from tooldeck.mcp.sdk import (
     ClientCredentialsOAuthProvider,
-    MCPDeprecationWarning,
-    OAuthClientInformationFull,
-    OAuthClientMetadata,
     OAuthClientProvider,
     OAuthMetadata,
     OAuthRegistrationError,
-    OAuthToken,
     PrivateKeyJWTOAuthProvider,
-    SignedJWTParameters,
     extract_field_from_www_auth,
-    issuers_match,
     union_scopes,
 )
 
 if TYPE_CHECKING:
-    from tooldeck.host.config.config import McpServerConfig
-    from tooldeck.mcp.client.specs import ServerSpec
-
-CLIENT_NAME = "tooldeck"
-
-
-class _Storage:
-    """The SDK's ``TokenStorage`` over a ``TokenFile`` (file I/O in a worker thread).
-
-    A configured client (``client_id``) is never written: its secret stays in the
-    environment. Storing tokens also stores the metadata they were obtained with.
-    """
-
-    def __init__(self, file: TokenFile, configured: OAuthClientInformationFull | None) -> None:
-        self.file = file
-        self.configured = configured
-        self.provider: OAuthClientProvider | None = None
-
-    async def get_tokens(self) -> OAuthToken | None:
-        return await anyio.to_thread.run_sync(self.file.tokens)
-
-    async def set_tokens(self, tokens: OAuthToken) -> None:
-        await anyio.to_thread.run_sync(self._store_tokens, tokens)
-
-    async def get_client_info(self) -> OAuthClientInformationFull | None:
-        if self.configured is not None:
-            return self.configured
-        return await anyio.to_thread.run_sync(self.file.client)
-
-    async def set_client_info(self, client_info: OAuthClientInformationFull) -> None:
-        if self.configured is None:
-            await anyio.to_thread.run_sync(self.file.set_client, client_info)
-
-    def _store_tokens(self, tokens: OAuthToken) -> None:
-        self.file.set_tokens(tokens)
-        context = self.provider.context if self.provider is not None else None
-        if context is None:
-            return
-        server, resource = context.oauth_metadata, context.protected_resource_metadata
-        self.file.update(
-            authorization_server=server.model_dump(mode="json", exclude_none=True)
-            if server is not None
-            else None,
-            resource=resource.model_dump(mode="json", exclude_none=True)
-            if resource is not None
-            else None,
-        )
+    from tooldeck.mcp.client.oauth.signin import SignIn
+    from tooldeck.mcp.client.oauth.storage import TokenStorage
+    from tooldeck.mcp.client.oauth.tokens import TokenFile
 
 
 class HostSideProvider(OAuthClientProvider):
-    """What tooldeck adds to each of the SDK's providers (see the module docstring)."""
+    """What tooldeck adds to each of the SDK's providers (see the module docstring).
 
-    _scopes: str | None = None
+    The SDK's constructors differ per grant; ``host_side`` gives every one the same
+    additions after it is built (``build.py``).
+    """
+
     _tokens: TokenFile
+    _scopes: str | None = None
     _configured_secret = False
     """The client is configured with a secret: its token endpoint method is chosen here."""
-    _storage: _Storage | None = None
+    _sign_in: SignIn | None = None
+    storage: TokenStorage | None = None
     """The registered client comes from here (``None``: the provider fixes its own)."""
+    refused_scope: str | None = None
+    """Scopes a server still demands after they were asked for (a futile step-up)."""
     _stamp: tuple[int, int] | None = None
     _requested: frozenset[str] = frozenset()
     """The scopes this provider last asked the authorization server for."""
-    refused_scope: str | None = None
-    """Scopes a server still demands after they were asked for (a futile step-up)."""
-    _sign_in: SignIn | None = None
     _legacy_issuer: str | None = None
     """The issuer of the metadata at the server's own origin (no resource metadata)."""
+
+    def host_side(
+        self,
+        tokens: TokenFile,
+        *,
+        scopes: str | None,
+        configured_secret: bool,
+        sign_in: SignIn | None,
+    ) -> None:
+        """The server's token file, the configured ``scopes``, whether its client is
+        configured with a secret, and its browser step (authorization code only)."""
+        self._tokens = tokens
+        self._scopes = scopes
+        self._configured_secret = configured_secret
+        self._sign_in = sign_in
 
     async def _auth_flow(
         self, request: httpx2.Request
@@ -151,22 +116,22 @@ class HostSideProvider(OAuthClientProvider):
                     if self._sign_in is not None:
                         self._sign_in.step_up = response.status_code == 403
                 else:
-                    document = await _json_object(response)
+                    document = await documents.json_object(response)
                     if "authorization_servers" in document:
                         issuer = await self._root_issuer(document)
                         if issuer is not None:
                             metadata: dict[str, Any] = {}
-                            for probe in _metadata_requests(issuer):
-                                metadata = await _json_object((yield probe))
+                            for probe in documents.metadata_requests(issuer):
+                                metadata = await documents.json_object((yield probe))
                                 if metadata:
                                     break
-                            response = _resource_naming(response, document, metadata)
+                            response = documents.resource_naming(response, document, metadata)
                     elif "token_endpoint" in document and "issuer" in document:
                         self._read_server(document)
                     elif self._resource_metadata_ends(outgoing):
-                        legacy = _legacy_metadata_request(self.context.server_url)
-                        self._legacy_issuer = _same_origin_issuer(
-                            await _json_object((yield legacy)), self.context.server_url
+                        legacy = documents.legacy_metadata_request(self.context.server_url)
+                        self._legacy_issuer = documents.same_origin_issuer(
+                            await documents.json_object((yield legacy)), self.context.server_url
                         )
                 outgoing = await flow.asend(response)
         except StopAsyncIteration:
@@ -194,8 +159,8 @@ class HostSideProvider(OAuthClientProvider):
         context = self.context
         context.current_tokens = await anyio.to_thread.run_sync(self._tokens.tokens)
         context.token_expiry_time = self._tokens.expires_at()
-        if self._storage is not None:
-            context.client_info = await self._storage.get_client_info()
+        if self.storage is not None:
+            context.client_info = await self.storage.get_client_info()
 
     def _expected_issuer(self) -> str:
         if self.context.auth_server_url is None and self._legacy_issuer is not None:
@@ -235,7 +200,7 @@ class HostSideProvider(OAuthClientProvider):
             return  # the SDK reports it
         client = self.context.client_info
         if client is not None and self._configured_secret:
-            client.token_endpoint_auth_method = _secret_method(metadata)
+            client.token_endpoint_auth_method = documents.secret_method(metadata)
         if (
             client is None
             and metadata.registration_endpoint is None
@@ -271,214 +236,13 @@ class HostSideProvider(OAuthClientProvider):
         return futile
 
 
-class _AuthorizationCode(HostSideProvider, OAuthClientProvider):
+class AuthorizationCode(HostSideProvider, OAuthClientProvider):
     pass
 
 
-class _ClientSecret(HostSideProvider, ClientCredentialsOAuthProvider):
+class ClientSecret(HostSideProvider, ClientCredentialsOAuthProvider):
     pass
 
 
-class _PrivateKey(HostSideProvider, PrivateKeyJWTOAuthProvider):
+class PrivateKey(HostSideProvider, PrivateKeyJWTOAuthProvider):
     pass
-
-
-def oauth_provider(
-    spec: ServerSpec, secret: str | None, sign_in: SignIn | None, tokens: TokenFile
-) -> HostSideProvider:
-    """The provider authorizing requests to ``spec``'s server.
-
-    ``secret``: the client secret read from ``client_secret_env``; ``sign_in``: the
-    browser step (authorization code grant only).
-    """
-    config = spec.config
-    url = config.url or ""
-    if config.grant == "client_credentials":
-        provider = _client_credentials(config, spec.key_file, url, secret, tokens)
-    else:
-        assert sign_in is not None
-        provider = _authorization_code(config, url, secret, sign_in, tokens)
-    provider._scopes = " ".join(config.scopes) or None
-    provider._tokens = tokens
-    provider._configured_secret = bool(secret) and config.private_key_file is None
-    provider._sign_in = sign_in
-    _restore(provider, tokens)
-    return provider
-
-
-def redirect_uri_for(config: McpServerConfig, tokens: TokenFile) -> str:
-    """The loopback redirect URI: the registered client's when it has one (its port
-    must match the registration), else a free port's."""
-    client = tokens.client()
-    for uri in (client.redirect_uris or []) if client is not None else []:
-        parts = urlsplit(str(uri))
-        if parts.hostname == "127.0.0.1" and parts.port:
-            return loopback_redirect(parts.port)
-    return loopback_redirect(free_loopback_port())
-
-
-def token_file(spec: ServerSpec) -> TokenFile:
-    return TokenFile(token_path(spec.config), spec.config.url or "")
-
-
-def _authorization_code(
-    config: McpServerConfig, url: str, secret: str | None, sign_in: SignIn, tokens: TokenFile
-) -> HostSideProvider:
-    from tooldeck import __version__
-
-    redirect = [sign_in.redirect_uri]
-    metadata = OAuthClientMetadata.model_validate(
-        {
-            "client_name": CLIENT_NAME,
-            "software_version": __version__,
-            "redirect_uris": redirect,
-            "grant_types": ["authorization_code", "refresh_token"],
-            "token_endpoint_auth_method": "none",
-        }
-    )
-    configured = None
-    if config.client_id is not None:
-        configured = OAuthClientInformationFull.model_validate(
-            {
-                "client_id": config.client_id,
-                "client_secret": secret,
-                "redirect_uris": redirect,
-                "token_endpoint_auth_method": "client_secret_basic" if secret else "none",
-            }
-        )
-    storage = _Storage(tokens, configured)
-    provider = _AuthorizationCode(
-        url,
-        metadata,
-        storage,
-        redirect_handler=sign_in.redirect,
-        callback_handler=sign_in.callback,
-        client_metadata_url=config.client_metadata_url,
-    )
-    storage.provider = provider
-    provider._storage = storage
-    return provider
-
-
-def _client_credentials(
-    config: McpServerConfig, key_file: Path | None, url: str, secret: str | None, tokens: TokenFile
-) -> HostSideProvider:
-    client_id = config.client_id or ""
-    storage = _Storage(tokens, None)
-    known = tokens.authorization_server()
-    # The issuer credentials were last used with is pinned: a server that later names
-    # another authorization server does not receive them. The first time, the server's
-    # metadata names it (the SDK warns that omitting it is deprecated: no config key
-    # names an issuer, so this is the documented behaviour, not an oversight).
-    issuer = str(known.issuer) if known is not None else None
-    with warnings.catch_warnings():
-        warnings.filterwarnings("ignore", category=MCPDeprecationWarning)
-        provider: HostSideProvider
-        if key_file is not None:
-            key = _private_key(key_file)
-            signer = SignedJWTParameters(
-                issuer=client_id,
-                subject=client_id,
-                signing_key=key,
-                signing_algorithm=config.signing_algorithm,
-            )
-            provider = _PrivateKey(
-                url,
-                storage,
-                client_id,
-                signer.create_assertion_provider(),
-                issuer=issuer,
-            )
-        else:
-            provider = _ClientSecret(url, storage, client_id, secret or "", issuer=issuer)
-    storage.provider = provider
-    return provider
-
-
-def _restore(provider: OAuthClientProvider, tokens: TokenFile) -> None:
-    """What the SDK keeps only in memory, back from the token file."""
-    context = provider.context
-    context.token_expiry_time = tokens.expires_at()
-    context.oauth_metadata = tokens.authorization_server()
-    context.protected_resource_metadata = tokens.resource()
-    if context.oauth_metadata is not None:
-        context.auth_server_url = str(context.oauth_metadata.issuer)
-
-
-def _private_key(path: Path) -> str:
-    try:
-        return path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise OAuthRegistrationError(
-            f"cannot read private_key_file {str(path)!r}: {exc.strerror}"
-        ) from exc
-
-
-def _secret_method(metadata: OAuthMetadata) -> str:
-    """How a client with a secret authenticates at this token endpoint (RFC 8414: Basic
-    when the server does not say)."""
-    supported = metadata.token_endpoint_auth_methods_supported or ["client_secret_basic"]
-    if "client_secret_basic" in supported:
-        return "client_secret_basic"
-    if "client_secret_post" in supported:
-        return "client_secret_post"
-    return "client_secret_basic"
-
-
-async def _json_object(response: httpx2.Response) -> dict[str, Any]:
-    """A discovery response's JSON object, or ``{}``. Reads the body (the SDK reads the
-    same response later and gets it from memory)."""
-    if response.status_code != 200:
-        return {}
-    try:
-        document = json.loads(await response.aread())
-    except ValueError:
-        return {}
-    return document if isinstance(document, dict) else {}
-
-
-def _legacy_metadata_request(server_url: str) -> httpx2.Request:
-    origin = urlsplit(server_url)
-    return httpx2.Request(
-        "GET", f"{origin.scheme}://{origin.netloc}/.well-known/oauth-authorization-server"
-    )
-
-
-def _same_origin_issuer(metadata: dict[str, Any], server_url: str) -> str | None:
-    """The document's issuer when it is on ``server_url``'s origin (else None: the
-    SDK's own rule, the bare origin, applies)."""
-    issuer = metadata.get("issuer")
-    if not isinstance(issuer, str):
-        return None
-    mine, theirs = urlsplit(server_url), urlsplit(issuer)
-    same = (mine.scheme, mine.netloc) == (theirs.scheme, theirs.netloc)
-    return issuer if same else None
-
-
-def _metadata_requests(issuer: str) -> list[httpx2.Request]:
-    """Where a root issuer's metadata is (RFC 8414, then OpenID Connect discovery)."""
-    origin = issuer.rstrip("/")
-    return [
-        httpx2.Request("GET", f"{origin}/.well-known/{name}")
-        for name in ("oauth-authorization-server", "openid-configuration")
-    ]
-
-
-def _resource_naming(
-    response: httpx2.Response, document: dict[str, Any], metadata: dict[str, Any]
-) -> httpx2.Response:
-    """``response`` (resource metadata), with its root authorization server written the
-    way that server's own metadata writes its issuer, when the two differ only by the
-    trailing slash; otherwise unchanged."""
-    issuer = metadata.get("issuer")
-    if not isinstance(issuer, str):
-        return response
-    servers = [
-        issuer if s != issuer and issuers_match(s, issuer) else s
-        for s in document["authorization_servers"]
-    ]
-    if servers == document["authorization_servers"]:
-        return response
-    body = json.dumps({**document, "authorization_servers": servers}).encode()
-    headers = {"content-type": "application/json"}
-    return httpx2.Response(200, headers=headers, content=body, request=response.request)

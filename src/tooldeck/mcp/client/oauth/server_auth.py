@@ -32,7 +32,7 @@ class ServerAuth:
         authorizer: Authorizer | None,
         on_person: Callable[[bool], None] = lambda waiting: None,
     ) -> None:
-        from tooldeck.mcp.client.oauth.provider import oauth_provider, redirect_uri_for, token_file
+        from tooldeck.mcp.client.oauth.build import oauth_provider, redirect_uri_for, token_file
 
         config = spec.config
         self.tokens = token_file(spec)
