@@ -105,6 +105,11 @@ class HostSideProvider(OAuthClientProvider):
         self, request: httpx2.Request
     ) -> AsyncGenerator[httpx2.Request, httpx2.Response]:
         await self._reload_if_replaced()
+        # Every request the SDK's flow makes passes here, and every response it reads is
+        # looked at first: the request being authorized (a futile step-up ends the flow),
+        # resource metadata (a root issuer's metadata is probed, the document perhaps
+        # rewritten), authorization server metadata (read), and the end of resource
+        # metadata discovery (the 2025-03-26 fallback's document is probed).
         flow = super()._auth_flow(request)
         try:
             outgoing = await flow.__anext__()
@@ -118,7 +123,7 @@ class HostSideProvider(OAuthClientProvider):
                 else:
                     document = await documents.json_object(response)
                     if "authorization_servers" in document:
-                        issuer = await self._root_issuer(document)
+                        issuer = self._root_issuer(document)
                         if issuer is not None:
                             metadata: dict[str, Any] = {}
                             for probe in documents.metadata_requests(issuer):
@@ -179,7 +184,7 @@ class HostSideProvider(OAuthClientProvider):
         )
 
     # -- root issuers ----------------------------------------------------------------------
-    async def _root_issuer(self, document: dict[str, Any]) -> str | None:
+    def _root_issuer(self, document: dict[str, Any]) -> str | None:
         """The authorization server the SDK will select from ``document``, when it is a
         root URL (``https://host`` or ``https://host/``): its metadata is probed."""
         servers = document.get("authorization_servers")
