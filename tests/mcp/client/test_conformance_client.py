@@ -12,11 +12,11 @@ from pathlib import Path
 
 import pytest
 
-from ..oauth.authserver import AuthorizationServer, Client
-from ..oauth.conftest import serve_authority, serve_resource
-from ..oauth.resource import ProtectedResource
+from .oauth.authserver import AuthorizationServer, Client
+from .oauth.conftest import serve_authority, serve_resource
+from .oauth.resource import ProtectedResource
 
-CLIENT = Path(__file__).parent / "client.py"
+CLIENT = Path(__file__).parent / "conformance" / "client.py"
 
 
 def run_client(url: str, scenario: str, context: dict | None = None):
