@@ -31,6 +31,7 @@ INTERNAL = {
     "tooldeck.builtin_plugins._run.grep_re2.PatternError": "grep: a ToolFailure",
     "tooldeck.builtin_plugins._run.patch_parse.PatchSyntaxError": "patch: a ToolFailure",
     "tooldeck.builtin_plugins._run.patch_parse.HunkMismatch": "patch: a ToolFailure",
+    "tooldeck.builtin_plugins._run.webfetch_convert.Abandoned": "ends a thread nobody awaits",
     "tooldeck.codemode.conversation.SandboxFailure": "the runner turns it into a ToolFailure",
     "tooldeck.codemode.sandbox.SandboxUnavailable": "execute: a ToolFailure; code mode goes off",
     "tooldeck.codemode.runner.LimitExceeded": "the runner turns it into a ToolFailure",

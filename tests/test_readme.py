@@ -13,9 +13,12 @@
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 from pathlib import Path
+
+import pytest
 
 from tooldeck import Location, ToolService
 from tooldeck.host.config.config_files import load_config
@@ -108,3 +111,64 @@ def test_the_shell_rule_loads_and_lets_git_status_run(clean_env):
     ran = tooldeck(*call, cwd=project)
     assert ran.returncode == 0, ran.stderr
     assert "not a git repository" in ran.stdout + ran.stderr  # git ran, in no repository
+
+
+# -- the figures and the claims in the text ---------------------------------------------------
+def readme_figures():
+    """``bench/readme_figures.py``, the script that rewrites the README's test figures."""
+    import importlib.util
+
+    path = ROOT / "bench" / "readme_figures.py"
+    spec = importlib.util.spec_from_file_location("readme_figures", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_figures_are_in_the_form_the_refresh_script_rewrites():
+    script = readme_figures()
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    stated = script.figures_in_readme(text)
+    assert stated.tests >= 1000 and 1 <= stated.minutes <= 30
+    assert script.rewrite(text, stated) == text  # the sentence round-trips exactly
+
+
+def test_the_refresh_script_reads_a_runs_summary_and_rewrites_the_sentence():
+    script = readme_figures()
+    output = "....\n2784 passed, 3 skipped, 2 deselected in 201.52s (0:03:21)\n"
+    figures = script.figures_of_run(output)
+    assert figures == (2790, 3)  # skipped ones ran; deselected ones did not
+    text = "The default run (about 1,000 tests) takes about 9 minutes on an idle box."
+    assert script.rewrite(text, figures) == (
+        "The default run (about 2,790 tests) takes about 3 minutes on an idle box."
+    )
+
+
+@pytest.mark.slow
+def test_the_stated_test_count_is_within_a_tenth_of_what_the_suite_collects():
+    """Collecting imports every test module (tens of seconds): CI's slow run checks it."""
+    stated = readme_figures().figures_in_readme((ROOT / "README.md").read_text("utf-8"))
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:cacheprovider"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert done.returncode == 0, done.stdout[-2000:]
+    collected = sum(1 for line in done.stdout.splitlines() if "::" in line)
+    assert abs(collected - stated.tests) <= stated.tests / 10, (
+        f"README says about {stated.tests:,} tests, the default run collects {collected:,}: "
+        "run python bench/readme_figures.py"
+    )
+
+
+def test_every_builtin_is_native_as_the_readme_says(clean_env):
+    text = " ".join((ROOT / "README.md").read_text(encoding="utf-8").split())
+    listed = text.split("Every built-in is native (", 1)[1].split(")", 1)[0]
+    named = {name.strip(" `") for name in listed.split(",")}
+    assert named == set(BUILTINS)
+    done = tooldeck("tools", "--json", cwd=clean_env)
+    modes = {row["name"]: row["mode"] for row in json.loads(done.stdout)}
+    assert {modes[name] for name in BUILTINS} == {"native"}

@@ -394,6 +394,9 @@ SCREENSHOT = "Screenshot 2026-12-01 at 10.15.03\u202fAM.txt"  # macOS: narrow no
     [
         (SCREENSHOT, "Screenshot 2026-12-01 at 10.15.03 AM.txt"),
         ("cafe\u0301/menu\u00a0card.txt", "café/menu card.txt"),  # NFD dir, no-break space
+        ("it\u2019s.txt", "it's.txt"),  # a curly apostrophe on disk, a straight one typed
+        ("it's.txt", "it\u2019s.txt"),  # and the other way round
+        ("\u201cquoted\u201d notes.txt", '"quoted" notes.txt'),
     ],
 )
 async def test_read_uses_the_one_lookalike_name_and_says_so(read, root, on_disk, typed):
@@ -404,7 +407,8 @@ async def test_read_uses_the_one_lookalike_name_and_says_so(read, root, on_disk,
     assert outcome.output["path"] == str(root / on_disk)
     assert text(outcome).startswith(
         f"(Note: {typed!r} does not exist; used {str(root / on_disk)!r}, which differs from "
-        "it only in Unicode normalization or in the kind of space.)\n"
+        "it only in Unicode normalization, in the kind of space or in curly or straight "
+        "quotes.)\n"
     )
     assert text(outcome).endswith("1: hello")
 

@@ -2,12 +2,13 @@ from __future__ import annotations
 
 import asyncio
 import os
+import re
 import time
 from pathlib import Path
 
 import pytest
 
-from tooldeck.builtin_plugins._run.process import read_tail, run_in_group
+from tooldeck.builtin_plugins._run.process import KILL_GRACE_SECONDS, read_tail, run_in_group
 from tooldeck.builtin_plugins._run.shell import command_resources
 from tooldeck.host.config.config import Config, OutputConfig, PermissionRule
 from tooldeck.host.location.location import Location
@@ -65,6 +66,7 @@ async def test_echo_returns_output_and_exit_code(shell, tmp_path):
     assert text_of(outcome) == "hi\n[exit code 0]"
     assert outcome.output == {
         "command": "echo hi",
+        "output": "hi\n",
         "exit_code": 0,
         "signal": None,
         "timed_out": False,
@@ -73,6 +75,7 @@ async def test_echo_returns_output_and_exit_code(shell, tmp_path):
         "workdir": str(tmp_path / "project"),
     }
     assert list((tmp_path / "data" / "shell").iterdir()) == []  # output that fits is not kept
+    assert "output" not in outcome.metadata  # the text is the content already
 
 
 async def test_stdout_and_stderr_are_combined_in_order(shell):
@@ -103,9 +106,10 @@ async def test_long_output_returns_the_tail_and_the_full_file(shell):
     assert path.is_absolute()
     assert path.read_text() == "".join(f"{n}\n" for n in range(1, 5001))
     marker, _, rest = text.partition("\n\n")
-    assert marker.startswith("[output truncated: the first 3,003 lines")
+    assert marker.startswith("[output truncated: the first 3,004 lines")
     assert f"full output saved to {path}." in marker
-    assert rest == "".join(f"{n}\n" for n in range(3004, 5001)) + "[exit code 0]"
+    assert rest == "".join(f"{n}\n" for n in range(3005, 5001)) + "[exit code 0]"
+    assert outcome.output["output"] == "".join(f"{n}\n" for n in range(3005, 5001))
 
 
 async def test_one_huge_line_is_cut_to_the_byte_limit(builtins, root, tmp_path, asker):
@@ -122,7 +126,11 @@ async def test_one_huge_line_is_cut_to_the_byte_limit(builtins, root, tmp_path, 
 async def test_a_timeout_kills_the_whole_process_group(shell, root):
     outcome = await shell("echo $$ > pid; echo started; sleep 30 & sleep 30; wait", timeout=600)
     assert outcome.status == "completed"
-    assert text_of(outcome) == "started\n[Command timed out after 600 ms and was killed]"
+    status, hint = text_of(outcome).split("\n")[1:]
+    assert status == "[Command timed out after 600 ms and was killed]"
+    assert hint.startswith("If it needs longer, run it again with a larger timeout (at most 600000")
+    assert "keep_background" in hint
+    assert outcome.output["output"] == "started\n"
     assert outcome.output["timed_out"] is True
     assert outcome.output["exit_code"] is None
     assert live_members(int((root / "pid").read_text())) == []
@@ -164,9 +172,41 @@ async def test_what_ignores_sigterm_is_killed_after_the_grace(tmp_path):
         )
     finally:
         os.close(fd)
-    assert finished.timed_out
+    assert finished.timed_out and finished.forced
     assert finished.returncode == -9
+    assert finished.seconds >= 0.3 + 0.2  # the SIGKILL came after the grace
     assert live_members(int(pidfile.read_text())) == []
+
+
+IGNORES_SIGTERM = "trap '' TERM; echo $$ > pid; sleep 30 & wait"
+STATED = re.compile(r"(\d+\.\d) s after it started")
+
+
+async def test_a_timeout_that_took_longer_to_stop_says_when_it_ended(shell, root):
+    began = time.monotonic()
+    outcome = await shell(IGNORES_SIGTERM, timeout=600)
+    took = time.monotonic() - began
+    (status,) = [s for s in text_of(outcome).splitlines() if s.startswith("[Command timed out")]
+    assert status.startswith("[Command timed out after 600 ms and was killed (it ended ")
+    assert status.endswith(" s after it started: it ignored SIGTERM until it was killed)]")
+    stated = float(STATED.search(status).group(1))
+    assert 0.6 + KILL_GRACE_SECONDS - 0.1 <= stated <= took + 0.1  # the real time, not 0.6
+    assert live_members(int((root / "pid").read_text())) == []
+
+
+async def test_a_per_tool_timeout_that_took_longer_to_stop_says_when_it_ended(
+    builtins, root, tmp_path, asker
+):
+    config = Config.model_validate({"tools": {"shell": {"timeout_s": 0.5}}})
+    tool = builtins_for(builtins, root, tmp_path, asker, config)
+    began = time.monotonic()
+    outcome = await tool.call("shell", command=IGNORES_SIGTERM)
+    took = time.monotonic() - began
+    message = outcome.error.message
+    assert "did not finish within its 0.5 s limit (timeout_s) and was stopped, " in message
+    stated = float(STATED.search(message).group(1))
+    assert 0.5 + KILL_GRACE_SECONDS - 0.1 <= stated <= took + 0.1
+    assert live_members(int((root / "pid").read_text())) == []
 
 
 def running(pid: int) -> bool:
@@ -291,3 +331,12 @@ def test_read_tail_keeps_whole_lines_within_both_limits(tmp_path):
     tail = read_tail(path, 1000, 20)  # the partial first line of the window is dropped
     assert (tail.text, tail.omitted_bytes) == ("line 98\nline 99\n", 790 - 16)
     assert read_tail(path, 100, 10_000).cut is False
+
+
+def test_a_timeout_at_the_limit_points_to_the_background_instead():
+    from tooldeck.builtin_plugins._run.shell import _retry_hint
+    from tooldeck.builtin_plugins.shell import MAX_TIMEOUT_MS
+
+    hint = _retry_hint(MAX_TIMEOUT_MS)
+    assert hint.startswith("The timeout was already the longest allowed")
+    assert "keep_background" in hint and "larger timeout" not in hint

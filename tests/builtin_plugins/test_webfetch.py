@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import logging
 import socket
 import struct
 import sys
@@ -13,7 +14,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import pytest
 
 from tooldeck._tool import ImagePart, TextPart
-from tooldeck.builtin_plugins.webfetch import MAX_BYTES
+from tooldeck.builtin_plugins._run.webfetch_convert import Abandoned, Fetched, result_of
+from tooldeck.builtin_plugins.webfetch import MAX_BYTES, MAX_CONVERT_BYTES
 from tooldeck.host.config.config import Config, PermissionRule
 from tooldeck.host.location.location import Location
 from tooldeck.host.permissions.request import Reject
@@ -89,7 +91,11 @@ MANY = (
     + b"</body></html>"
 )
 
+HEAVY = b"<html><body>" + b"<b>x</b>" * (MAX_CONVERT_BYTES // 8) + b"</body></html>"
+"""Seconds of parsing on any machine: a quarter of a million tags."""
+
 ROUTES = {
+    "/heavy.html": lambda h: h.reply(200, "text/html", HEAVY),
     "/page.html": lambda h: h.reply(200, "text/html; charset=utf-8", PAGE),
     "/deep.html": lambda h: h.reply(200, "text/html", DEEP),
     "/many.html": lambda h: h.reply(200, "text/html", MANY),
@@ -340,20 +346,53 @@ async def test_only_the_first_part_of_a_large_page_is_converted(webfetch, server
     )
 
 
+@pytest.mark.parametrize("fmt", ["markdown", "text"])
+async def test_past_the_timeout_the_answer_comes_and_the_conversion_stops(
+    webfetch, server, caplog, fmt
+):
+    """The failure comes at the deadline, and the conversion thread ends then too (it
+    stopped, it did not finish): nothing runs on for the seconds the page would take."""
+    caplog.set_level(logging.DEBUG, logger="tooldeck")
+    outcome = await webfetch.call("webfetch", url=server.url("/heavy.html"), format=fmt, timeout=1)
+    assert outcome.status == "failed"
+    assert outcome.error.message.startswith(
+        f"Converting the page from {server.url('/heavy.html')} took longer than the 1 s timeout."
+    )
+    for _ in range(3000):  # the thread ends (at most a minute: a hang fails the test)
+        if not converting_elsewhere():
+            break
+        await asyncio.sleep(0.02)
+    stopped = [r for r in caplog.records if r.getMessage().startswith("webfetch: stopped")]
+    assert [r.getMessage() for r in stopped] == [
+        f"webfetch: stopped converting {server.url('/heavy.html')}: nobody waits for it"
+    ]
+
+
+@pytest.mark.parametrize("fmt", ["markdown", "text"])
+def test_a_set_stop_ends_a_conversion(fmt):
+    stop = threading.Event()
+    stop.set()
+    with pytest.raises(Abandoned):
+        result_of(Fetched("http://x/", 200, "text/html", None, PAGE), fmt, stop)
+    assert result_of(Fetched("http://x/", 200, "text/html", None, PAGE), fmt).output
+
+
+def converting_elsewhere() -> bool:
+    """Whether a thread other than this one runs the HTML parser or converter."""
+    me = threading.get_ident()
+    for ident, frame in sys._current_frames().items():
+        while ident != me and frame is not None:
+            if "bs4" in frame.f_code.co_filename or "markdownify" in frame.f_code.co_filename:
+                return True
+            frame = frame.f_back
+    return False
+
+
 async def test_the_loop_keeps_running_while_a_page_is_converted(webfetch, server):
     """Other tasks run while the page is parsed: a task on the loop sees the HTML parser
     at work in another thread. (Were the conversion on the loop, no task could run while
     it did, and the count would be zero whatever the machine's speed.)"""
     seen_converting = 0
-
-    def converting_elsewhere() -> bool:
-        me = threading.get_ident()
-        for ident, frame in sys._current_frames().items():
-            while ident != me and frame is not None:
-                if "bs4" in frame.f_code.co_filename or "markdownify" in frame.f_code.co_filename:
-                    return True
-                frame = frame.f_back
-        return False
 
     async def ticker() -> None:
         nonlocal seen_converting

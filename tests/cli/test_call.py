@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import json
 
 import pytest
 
@@ -126,3 +127,46 @@ def test_a_mounted_servers_question_is_shown_with_what_accepting_sends(monkeypat
     shown = capsys.readouterr().err
     assert "MCP server 'talk' asks: Which colour?" in shown
     assert "colour: 'teal'" in shown and "name: (no default)" in shown
+
+
+# -- --json -----------------------------------------------------------------------------------
+def test_json_prints_the_whole_outcome(tooldeck):
+    code, out, err = tooldeck("call", "greet", '{"name": "Ada"}', "--json")
+    assert (code, err) == (0, "")
+    assert json.loads(out) == {
+        "status": "completed",
+        "content": [{"type": "text", "text": "HELLO, ADA!"}],
+        "metadata": {},
+        "output": None,
+        "error": None,
+    }
+    assert list(json.loads(out)) == ["status", "content", "metadata", "output", "error"]
+
+
+def test_json_of_a_failed_call_exits_1_with_the_error_on_stdout(tooldeck):
+    code, out, err = tooldeck("call", "greet", "{}", "--json")
+    outcome = json.loads(out)
+    assert (code, err) == (1, "")
+    assert outcome["status"] == "failed" and outcome["error"]["type"] == "tool.execution"
+    assert outcome["content"][0]["text"].startswith("Invalid input for tool 'greet':")
+
+
+def test_json_of_an_unasked_decline_still_says_what_would_allow_it(tooldeck):
+    code, out, err = tooldeck("call", "secret", "--json")
+    assert code == 1 and json.loads(out)["status"] == "declined"
+    assert err.startswith("tooldeck: secret: not run: it needs permission (secret on vault)")
+
+
+# -- plugins that failed ----------------------------------------------------------------------
+def test_a_plugin_that_failed_to_load_is_named_on_stderr(tooldeck, project, monkeypatch):
+    (project / ".tooldeck" / "plugins" / "d_broken.py").write_text("import no_such_module_x\n")
+    trust(project)
+    monkeypatch.setenv(
+        "TOOLDECK_LOAD_PLUGINS", "local:a_greet,local:b_loud,local:c_secret,local:d_broken"
+    )
+    code, out, err = tooldeck("call", "greet", '{"name": "Ada"}')
+    assert (code, out) == (0, "HELLO, ADA!\n")
+    assert err == (
+        "tooldeck: 1 plugin failed to load: local:d_broken (executing d_broken.py raised "
+        "ModuleNotFoundError: No module named 'no_such_module_x') — tooldeck plugins\n"
+    )

@@ -9,6 +9,8 @@ import pytest
 
 from tooldeck import Tool, ToolResult, hookimpl
 
+from .conftest import trust
+
 
 @pytest.fixture
 def builtin_read(monkeypatch):
@@ -239,3 +241,61 @@ def tool_transform(editor):
     assert code == 0
     assert out.splitlines()[0] == "local:other: ok (no tools)"
     assert out.splitlines()[-1] == "no problems found (1 warning)"
+
+
+def untrusted_folder(tmp_path):
+    """A folder never trusted whose local plugin would leave a mark when imported."""
+    folder = tmp_path / "cloned"
+    mark = tmp_path / "imported"
+    write(
+        folder / ".tooldeck" / "plugins" / "sneaky.py",
+        f"import pathlib\nfrom tooldeck import hookimpl\n"
+        f"pathlib.Path({str(mark)!r}).write_text('ran')\n"
+        "@hookimpl\ndef tool_transform(editor): pass\n",
+    )
+    return folder, mark
+
+
+def test_a_folders_local_plugins_are_not_imported_unless_it_is_trusted(tooldeck, tmp_path):
+    folder, mark = untrusted_folder(tmp_path)
+    code, _, err = tooldeck("check", str(folder))
+    assert code == 2 and not mark.exists()
+    assert (
+        f"{folder}: its .tooldeck/plugins (1 plugin file) were not imported: this folder is "
+        f"not trusted. Review them, then run tooldeck check --trust {folder} (or trust the "
+        f"folder: tooldeck trust {folder})"
+    ) in err
+
+
+def test_trust_imports_a_folders_local_plugins_for_the_check(tooldeck, tmp_path):
+    folder, mark = untrusted_folder(tmp_path)
+    code, out, _ = tooldeck("check", "--trust", str(folder))
+    assert (code, out) == (0, "local:sneaky: ok (no tools)\nno problems found\n")
+    assert mark.read_text() == "ran"
+
+
+def test_a_trusted_folders_local_plugins_are_checked(tooldeck, tmp_path):
+    folder, mark = untrusted_folder(tmp_path)
+    trust(folder)
+    assert tooldeck("check", str(folder))[:2] == (
+        0,
+        "local:sneaky: ok (no tools)\nno problems found\n",
+    )
+    assert mark.exists()
+
+
+def test_an_untrusted_source_tree_checks_its_entry_points_alone(tooldeck, tmp_path, monkeypatch):
+    monkeypatch.setattr("sys.path", list(sys.path))
+    monkeypatch.delitem(sys.modules, "cktest_solo", raising=False)
+    folder, mark = untrusted_folder(tmp_path)
+    write(
+        folder / "pyproject.toml",
+        '[project]\nname = "cktest-solo"\n[project.entry-points.tooldeck]\nmain = "cktest_solo"\n',
+    )
+    write(
+        folder / "cktest_solo.py",
+        "from tooldeck import hookimpl\n@hookimpl\ndef tool_transform(editor): pass\n",
+    )
+    code, out, err = tooldeck("check", str(folder))
+    assert (code, out) == (0, "cktest-solo: ok (no tools)\nno problems found\n")
+    assert "were not imported: this folder is not trusted" in err and not mark.exists()

@@ -2,11 +2,21 @@
 
 from __future__ import annotations
 
+import json
+
 
 def test_prints_the_result(tooldeck):
     code, out, err = tooldeck("run-code", "j = await tools.fun.joke()\nprint('told')\nj * 2")
     assert (code, err) == (0, "")
     assert out == "Printed output:\ntold\n\nResult:\n......\n"
+
+
+def test_json_prints_the_outcome_with_the_programs_output(tooldeck):
+    code, out, err = tooldeck("run-code", "j = await tools.fun.joke()\nprint('told')\nj", "--json")
+    outcome = json.loads(out)
+    assert (code, err, outcome["status"], outcome["error"]) == (0, "", "completed", None)
+    assert outcome["output"]["result"] == "..." and outcome["output"]["printed"] == "told\n"
+    assert [c["name"] for c in outcome["output"]["tool_calls"]] == ["fun_joke"]
 
 
 def test_reads_a_file(tooldeck, tmp_path):

@@ -6,6 +6,8 @@ import json
 
 import pytest
 
+from .conftest import trust
+
 
 def test_table(tooldeck):
     code, out, _ = tooldeck("tools")
@@ -94,3 +96,38 @@ def test_help_says_what_the_permission_column_means(tooldeck, monkeypatch):
     assert code == 0
     assert "PERMISSION is the action a [[permission]] rule names to deny" in out
     assert "A tool whose code never asks, like most of your own, runs without asking." in out
+
+
+PLUGIN_OBJECT = """
+from tooldeck import Tool, ToolResult, hookimpl
+
+class Plugin:
+    @hookimpl
+    def tool_transform(self, editor):
+        editor.add(Tool(name="hi", description="Hi.", execute=lambda i, c: ToolResult("hi")))
+
+plugin = Plugin()  # an object, where a plugin file needs module-level hook functions
+"""
+
+
+def test_plugins_that_failed_to_load_are_named_in_one_line(tooldeck, project, monkeypatch):
+    plugins = project / ".tooldeck" / "plugins"
+    (plugins / "d_object.py").write_text(PLUGIN_OBJECT)
+    (plugins / "e_broken.py").write_text("raise RuntimeError('boom\\nmore')\n")
+    trust(project)
+    monkeypatch.setenv("TOOLDECK_LOAD_PLUGINS", "local:a_greet,local:d_object,local:e_broken")
+    code, out, err = tooldeck("tools")
+    assert code == 0 and "greet" in out and "hi" not in out.split()
+    [line] = err.splitlines()
+    assert line.startswith("tooldeck: 2 plugins failed to load: local:d_object (no @hookimpl")
+    assert "local:e_broken (executing e_broken.py raised RuntimeError: boom)" in line
+    assert line.endswith(" — tooldeck plugins")
+
+
+def test_run_code_names_failed_plugins_too(tooldeck, project, monkeypatch):
+    (project / ".tooldeck" / "plugins" / "d_object.py").write_text(PLUGIN_OBJECT)
+    trust(project)
+    monkeypatch.setenv("TOOLDECK_LOAD_PLUGINS", "local:a_greet,local:d_object")
+    code, out, err = tooldeck("run-code", "await tools.fun.joke()")
+    assert (code, out.strip()) == (0, "...")
+    assert err.startswith("tooldeck: 1 plugin failed to load: local:d_object (no @hookimpl")

@@ -127,6 +127,24 @@ async def test_type_errors_stop_the_program_before_any_call(deck):
     assert "program.py:2:" in outcome.error.message and "Nothing ran" in outcome.error.message
 
 
+def last() -> int:
+    """The last order's number."""
+    return 1
+
+
+async def test_an_unknown_tool_is_a_type_error_that_suggests_a_search(deck):
+    snap = deck.snapshot(tool(add), tool(namespace="shop")(last))
+    outcome = await deck.run(snap, "await tools.sendMail(to='a')\nawait tools.shop.first_item()")
+    assert outcome.status == "failed" and "does not type-check" in outcome.error.message
+    hints = outcome.error.message.splitlines()[-3:-1]
+    assert hints == [
+        'There is no tool tools.sendMail: await search("send mail") to find the one you '
+        "meant, then call it by the name search gives.",
+        'There is no tool tools.shop.first_item: await search("shop first item") to find '
+        "the one you meant, then call it by the name search gives.",
+    ]
+
+
 async def test_positional_arguments_are_type_errors_or_catchable_type_errors(deck):
     snap = deck.snapshot(tool(add))
     checked = await deck.run(snap, "await tools.add(1, 2)")
@@ -306,7 +324,7 @@ async def test_unknown_tools_and_names_raise_inside_the_program(deck):
     )
     outcome = await deck.run(snap, code)
     assert outcome.output["result"] == [
-        "tools has no tool 'nope'; use the names in the stubs, or await search(\"words\") "
+        "tools has no tool 'nope'; use the names in the stubs, or await search(\"nope\") "
         "to find a tool",
         "name 'nothing' is not defined",
     ]

@@ -134,6 +134,58 @@ async def test_rejecting_with_feedback_passes_the_feedback_on(host):
     assert "said: try mars" in outputs(model)["c1"]
 
 
+async def rejected_outcome(host, pending_id):
+    """The outcome recorded for a pending call (a later resume returns it, running nothing)."""
+    outcome = await host.resume(pending_id, "once")
+    assert LAUNCHED == []
+    return outcome
+
+
+async def test_a_rejection_resolves_the_pending_call_in_tooldeck(host):
+    agent, _, state = await paused(host)
+    [waiting] = host.pending()
+    answer(state, state.get_interruptions()[0], "reject")
+    await run(agent, state)
+    assert host.pending() == []  # resolved, not left to expire
+    outcome = await rejected_outcome(host, waiting.id)
+    assert (outcome.status, outcome.content[0].text) == ("declined", DECLINED)
+
+
+async def test_a_rejection_with_feedback_is_recorded_with_it(host):
+    agent, _, state = await paused(host)
+    [waiting] = host.pending()
+    answer(state, state.get_interruptions()[0], Reject("try mars"))
+    await run(agent, state)
+    assert host.pending() == []
+    outcome = await rejected_outcome(host, waiting.id)
+    assert outcome.status == "failed" and "said: try mars" in outcome.content[0].text
+
+
+async def test_a_rejection_in_another_process_reaches_tooldeck(host):
+    first, _ = agent_for(host, turn(("c1", "launch", {"target": "moon"})), DONE)
+    saved = (await run(first, "launch")).to_state().to_string()
+    [waiting] = host.pending()
+    # another process: a fresh tool list, which never saw the call, loads the run
+    second, model = agent_for(host, DONE)
+    state = await RunState.from_string(second, saved)
+    answer(state, state.get_interruptions()[0], "reject")
+    await run(second, state)
+    assert host.pending() == []
+    assert outputs(model) == {"c1": f"Error: {DECLINED}"}
+    outcome = await rejected_outcome(host, waiting.id)
+    assert (outcome.status, outcome.content[0].text) == ("declined", DECLINED)
+
+
+async def test_the_sdks_own_rejection_reaches_tooldeck_too(host):
+    agent, _, state = await paused(host)
+    [waiting] = host.pending()
+    state.reject(state.get_interruptions()[0], rejection_message="not today")
+    await run(agent, state)
+    assert host.pending() == []
+    outcome = await rejected_outcome(host, waiting.id)
+    assert outcome.status == "failed" and "said: not today" in outcome.content[0].text
+
+
 async def test_an_ask_inside_a_program_interrupts_the_execute_call(host):
     code = 'await tools.land(target="mars")'
     agent, model = agent_for(host, turn(("c1", "execute", {"code": code})), DONE)

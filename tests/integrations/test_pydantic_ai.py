@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 from pydantic_ai import Agent, BinaryContent, DeferredToolRequests, DeferredToolResults
+from pydantic_ai.exceptions import UnexpectedModelBehavior
 from pydantic_ai.messages import ModelResponse, TextPart, ToolCallPart, ToolReturnPart
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 
@@ -17,21 +18,28 @@ DECLINED = "The user declined this tool call. Do not retry it; ask the user how 
 
 class Script:
     """A ``FunctionModel`` that answers with the next scripted response and records the
-    tool names it was offered and the tool returns it read."""
+    tool names it was offered and the tool returns it read (``retries``: those asking the
+    model to call again, pydantic-ai's retry prompts)."""
 
     def __init__(self, *responses):
         self.responses = list(responses)
         self.offered: list[list[str]] = []
         self.returns: list[ToolReturnPart] = []
+        self.retries: list[ToolReturnPart] = []
 
     def __call__(self, messages, info: AgentInfo):
         self.offered.append([tool.name for tool in info.function_tools])
-        self.returns += [p for p in messages[-1].parts if isinstance(p, ToolReturnPart)]
+        for part in messages[-1].parts:
+            if isinstance(part, ToolReturnPart):
+                (self.retries if part.outcome == "retried" else self.returns).append(part)
         return self.responses.pop(0)
 
-    def agent(self, toolset):
+    def agent(self, toolset, **options):
         return Agent(
-            FunctionModel(self), toolsets=[toolset], output_type=[str, DeferredToolRequests]
+            FunctionModel(self),
+            toolsets=[toolset],
+            output_type=[str, DeferredToolRequests],
+            **options,
         )
 
 
@@ -60,11 +68,52 @@ async def test_a_code_mode_program_runs_through_execute(host):
 
 
 async def test_a_failing_tool_gives_the_model_tooldecks_failure_text(host):
-    script = Script(calls(("c1", "broken", {}), ("c2", "add", {"a": "x", "b": 1})), DONE)
+    script = Script(calls(("c1", "broken", {})), DONE)
     await script.agent(TooldeckToolset(host)).run("break")
-    failed, invalid = script.returns
+    [failed] = script.returns
     assert (failed.content, failed.outcome) == ("the disk is full", "failed")
-    assert invalid.outcome == "failed" and "- a: 'x' is not of type 'integer'" in invalid.content
+    assert script.retries == []  # a failure is not retried
+
+
+async def test_invalid_arguments_get_pydantic_ais_retry_prompt_with_tooldecks_text(host):
+    script = Script(
+        calls(("c1", "add", {"a": "x", "b": 1})), calls(("c2", "add", {"a": 1, "b": 1})), DONE
+    )
+    result = await script.agent(TooldeckToolset(host)).run("add")
+    assert result.output == "done"
+    [retry] = script.retries
+    assert (retry.tool_name, retry.tool_call_id) == ("add", "c1")
+    assert retry.content.startswith("Invalid input for tool 'add':")
+    assert "- a: 'x' is not of type 'integer'" in retry.content
+    assert (retry.retry.cause, retry.retry.attempt, retry.retry.max_retries) == (
+        "model_retry",
+        1,
+        1,  # the agent's default
+    )
+    assert [(r.tool_call_id, r.content) for r in script.returns] == [("c2", "2")]
+
+
+async def test_the_agents_retries_limit_applies_to_invalid_arguments(host):
+    wrong = [calls((f"c{n}", "add", {"a": "x", "b": 1})) for n in range(4)]
+    script = Script(*wrong, DONE)
+    with pytest.raises(UnexpectedModelBehavior, match="'add' exceeded max retries count of 2"):
+        await script.agent(TooldeckToolset(host), retries=2).run("add")
+    assert len(script.retries) == 2  # two retry prompts, then the third refusal ends the run
+
+
+async def test_invalid_code_mode_arguments_are_retried_too(host):
+    script = Script(calls(("c1", "execute", {"program": "1"})), DONE)
+    await script.agent(TooldeckToolset(host)).run("run")
+    [retry] = script.retries
+    assert retry.content.startswith("Invalid input for tool 'execute':")
+
+
+def test_the_retry_marker_is_how_tooldeck_words_refused_arguments():
+    from tooldeck.host.call.path import invalid_input_message
+    from tooldeck.integrations.pydantic_ai import _INVALID_INPUT
+
+    text = invalid_input_message("add", {"a": "x"}, [("a", "not an integer")])
+    assert text.startswith(_INVALID_INPUT.format(name="add"))
 
 
 async def test_images_reach_the_model_as_binary_content(host):

@@ -11,7 +11,8 @@ written:
   (an unknown key or a wrong type fails), and the mounting ones mount a real server;
 * the ``mcp serve`` synopsis is the command's own usage line;
 * the ``python`` blocks run in this process: the stdio client starts its own server,
-  the HTTP client talks to the server the ``bash`` block starts;
+  the HTTP clients talk to the servers the ``bash`` blocks start (the token client with
+  the right token, then a wrong one);
 * the desktop client's ``json`` entry starts a server the way such a client does;
 * the principals block is served, and its rules hold for a client with its token.
 
@@ -38,7 +39,7 @@ import pytest
 from packaging.requirements import Requirement
 from packaging.specifiers import SpecifierSet
 
-from mcp import Client, StdioServerParameters
+from mcp import Client, MCPError, StdioServerParameters
 from tooldeck import Host, ToolCall, run_tool_call
 from tooldeck.host.config.config_files import load_config
 
@@ -52,8 +53,16 @@ CALC_RULE = PAGE.take("toml", 'action = "calc_*"')
 PRINCIPALS = PAGE.take("toml", "[mcp.serve.principals.ci]")
 SYNOPSIS = PAGE.take("bash", "tooldeck mcp serve [--location DIR]")
 STDIO_CLIENT = PAGE.take("python", "StdioServerParameters")
-HTTP_SERVE = PAGE.take("bash", "--http 8765")
+HTTP_SERVE = PAGE.claim(
+    next(
+        b
+        for b in PAGE.blocks
+        if b.lang == "bash" and b.code.startswith("tooldeck mcp serve --location")
+    )
+)
 HTTP_CLIENT = PAGE.take("python", 'Client("http://127.0.0.1:8765/mcp")')
+TOKEN_SERVE = PAGE.take("bash", "TOOLDECK_MCP_TOKEN=")
+TOKEN_CLIENT = PAGE.take("python", "httpx2.AsyncClient(headers=headers)")
 DESKTOP = PAGE.take("json", '"mcpServers"')
 
 CONSOLE_SCRIPT = Path(sys.executable).parent / "tooldeck"
@@ -230,6 +239,60 @@ def test_the_http_client_block_lists_the_served_catalog(project, http_server, ca
     port, _ = http_server
     run_python(real(HTTP_CLIENT.code, project, port), str(HTTP_CLIENT))
     assert listed(capsys.readouterr().out) >= BUILTINS
+
+
+@pytest.fixture(scope="module")
+def token_server(project: Path) -> Iterator[tuple[int, str]]:
+    """The token ``bash`` block's server; yields its port and the block's token."""
+    port = free_port()
+    assignment, *argv = shlex.split(real(TOKEN_SERVE.code, project, port))
+    name, token = assignment.split("=", 1)
+    assert name == "TOOLDECK_MCP_TOKEN" and argv[0] == "tooldeck"
+    env = {**os.environ, name: token}
+    process = subprocess.Popen([str(CONSOLE_SCRIPT), *argv[1:]], env=env, stderr=subprocess.DEVNULL)
+    try:
+        wait_for(lambda: listening(process, port), timeout=60)
+        yield port, token
+    finally:
+        process.terminate()
+        process.wait(timeout=10)
+
+
+def test_the_token_client_block_lists_the_catalog(project, token_server, capsys, monkeypatch):
+    port, token = token_server
+    monkeypatch.setenv("TOOLDECK_MCP_TOKEN", token)
+    run_python(real(TOKEN_CLIENT.code, project, port), str(TOKEN_CLIENT))
+    assert listed(capsys.readouterr().out) >= BUILTINS
+
+
+def test_the_token_client_block_reports_a_wrong_token(project, token_server, capsys, monkeypatch):
+    port, _ = token_server
+    monkeypatch.setenv("TOOLDECK_MCP_TOKEN", "not-the-token")
+    run_python(real(TOKEN_CLIENT.code, project, port), str(TOKEN_CLIENT))
+    assert capsys.readouterr().out == (
+        "refused: missing or wrong bearer token (TOOLDECK_MCP_TOKEN)\n"
+    )
+
+
+def test_a_refused_token_leaves_the_client_as_an_exception_group(token_server):
+    """As the page says: ``except MCPError`` around ``async with Client`` misses it."""
+    import httpx2
+    from mcp.client.streamable_http import streamable_http_client
+
+    port, _ = token_server
+
+    async def connect() -> None:
+        headers = {"Authorization": "Bearer not-the-token"}
+        url = f"http://127.0.0.1:{port}/mcp"
+        async with (
+            httpx2.AsyncClient(headers=headers) as http,
+            Client(streamable_http_client(url, http_client=http)),
+        ):
+            pass
+
+    with pytest.raises(ExceptionGroup) as raised:
+        anyio.run(connect)
+    assert raised.group_contains(MCPError, match="missing or wrong bearer token", depth=2)
 
 
 def test_the_desktop_clients_entry_starts_a_server(project):

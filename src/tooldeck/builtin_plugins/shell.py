@@ -9,7 +9,9 @@ when the tail is cut, the text names the file and the metadata says ``truncated`
 generic bounding (which keeps the *head*) leaves it alone. Output that fits is not kept.
 
 A timeout or a cancellation kills everything the command started (SIGTERM, then
-SIGKILL after a short grace); a cancellation is re-raised once it is all gone. When the
+SIGKILL after a short grace); a cancellation is re-raised once it is all gone, and a
+status line whose stop took the command half a second or more past its limit says when
+it really ended (a command ignoring SIGTERM runs the whole grace). When the
 command exits on its own, whatever it left running in the background (``server &``,
 ``setsid``, ``nohup``) is stopped the same way, unless the call sets
 ``keep_background``: a tool call should not leave processes behind that nobody asked
@@ -87,6 +89,10 @@ class ShellInput(Model):
 
 class ShellOutput(Model):
     command: str = Field(description="The command line that ran.")
+    output: str = Field(
+        description="What it printed (stdout and stderr combined); only the last lines "
+        "when truncated, the whole of it at output_path."
+    )
     exit_code: int | None = Field(description="Exit status; null when killed by a signal.")
     signal: int | None = Field(default=None, description="The signal that killed the shell.")
     timed_out: bool = Field(description="True when the timeout expired and it was killed.")

@@ -34,16 +34,19 @@ def open_host(args: argparse.Namespace, *, calls: bool = False, **options: Any) 
 
     When the folder brings code that was skipped because it is not trusted, one line on
     stderr says so and names the trust command (never a prompt: stdin may be a pipe).
+    An MCP server start that takes more than a second says so on stderr (``_progress``).
     A mounted server that needs an OAuth sign-in gets one in the browser when a person
     is at the terminal; otherwise it says to run ``tooldeck mcp login``.
     """
     import os
     import sys
 
+    from tooldeck.cli._progress import slow_start_line
     from tooldeck.cli._store import store_from_env
     from tooldeck.host.plugins.host import Host
 
     options.setdefault("mcp_listings", "cached")  # a command answers from kept listings
+    options.setdefault("on_mcp_start", slow_start_line)
     if "authorizer" not in options:  # a person at the terminal can sign in mid-command
         from tooldeck.cli.mcp_login import terminal_authorizer
 
@@ -64,6 +67,24 @@ def open_host(args: argparse.Namespace, *, calls: bool = False, **options: Any) 
     if host.trust.problem:
         print(f"tooldeck: warning: {host.trust.problem}", file=sys.stderr)
     return host
+
+
+def warn_failures(host: Host) -> None:
+    """One stderr line naming the plugins that failed to load, and each MCP server that
+    failed with its reason: their tools are missing from what the command shows or
+    calls, and ``tooldeck plugins`` says more."""
+    import sys
+
+    failed = host.plugin_failures
+    if failed:
+        plural = "plugin" if len(failed) == 1 else "plugins"
+        named = ", ".join(f"{name} ({first_line(reason, 100)})" for name, reason in failed.items())
+        print(
+            f"tooldeck: {len(failed)} {plural} failed to load: {named} — tooldeck plugins",
+            file=sys.stderr,
+        )
+    for name, reason in host.mcp_failures.items():
+        print(f"tooldeck: MCP server {name} failed: {reason}", file=sys.stderr)
 
 
 def print_json(data: Any) -> None:

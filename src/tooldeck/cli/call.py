@@ -4,6 +4,8 @@ Permission asks go to the terminal when stdin is a TTY (once / always / reject /
 with feedback), are answered "once" with ``--yes``, and are declined otherwise, saying
 that no one could be asked and what would allow the call (``_unasked``).
 Exit 0 when the call completed; 1 when it failed, was declined or interrupted.
+``--json`` prints the whole outcome on stdout instead (status, content parts, metadata,
+output, error), whatever the status; the exit code is the same.
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from tooldeck.cli._common import open_host
+from tooldeck.cli._common import open_host, print_json, warn_failures
 from tooldeck.cli._errors import CommandError
 from tooldeck.cli._unasked import NoOneToAsk
 
@@ -38,7 +40,17 @@ def add_parser(commands: Any) -> None:
     parser.add_argument("name", metavar="NAME", help="the tool's effective name")
     parser.add_argument("input", nargs="?", default="{}", metavar="JSON | @file | -")
     parser.add_argument("--yes", action="store_true", help='answer "once" to every permission ask')
+    add_json_option(parser)
     parser.set_defaults(handler=run)
+
+
+def add_json_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--json",
+        action="store_true",
+        help="print the outcome as JSON: status, content parts (images and files as "
+        "base64), metadata, output and error",
+    )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -50,6 +62,7 @@ def run(args: argparse.Namespace) -> int:
 
     asker = choose_asker(args.yes, interactive=_interactive(args))
     with open_host(args, calls=True, asker=asker) as host:  # closing ends mounted MCP servers
+        warn_failures(host)
         outcome = asyncio.run(
             run_tool_call(
                 host.snapshot(),
@@ -58,7 +71,7 @@ def run(args: argparse.Namespace) -> int:
                 message_id="cli",
             )
         )
-    return report(args.name, outcome, asker)
+    return report(args.name, outcome, asker, as_json=args.json)
 
 
 def read_input(argument: str) -> str:
@@ -147,15 +160,29 @@ def _prompt(text: str) -> str | None:
     return line.strip().lower() if line else None
 
 
-def report(label: str, outcome: ToolCallOutcome, asker: Asker | None = None) -> int:
+def report(
+    label: str, outcome: ToolCallOutcome, asker: Asker | None = None, *, as_json: bool = False
+) -> int:
     """Print a call's outcome: content on stdout when it completed, else the status and
     error type then the content on stderr (for an ask no one could answer, what would
-    allow it). The exit code: 0 completed, 1 otherwise."""
+    allow it); ``as_json``: the outcome as JSON on stdout, and that explanation on
+    stderr. The exit code: 0 completed, 1 otherwise."""
+    unasked = None  # for an ask no one could answer: what would allow the call
+    if outcome.status == "declined" and isinstance(asker, NoOneToAsk) and asker.requests:
+        unasked = asker.explain(label)
+    if as_json:
+        from tooldeck.host.boundary.pending import outcome_to_json
+
+        data = json.loads(outcome_to_json(outcome))
+        print_json({key: data[key] for key in ("status", "content", "metadata", "output", "error")})
+        if unasked:
+            print(unasked, file=sys.stderr)
+        return 0 if outcome.status == "completed" else 1
     if outcome.status == "completed":
         print_content(outcome.content, sys.stdout)
         return 0
-    if outcome.status == "declined" and isinstance(asker, NoOneToAsk) and asker.requests:
-        print(asker.explain(label), file=sys.stderr)
+    if unasked:
+        print(unasked, file=sys.stderr)
         return 1
     kind = f" ({outcome.error.type})" if outcome.error is not None else ""
     print(f"tooldeck: {label}: {outcome.status}{kind}", file=sys.stderr)

@@ -9,6 +9,12 @@ every tool that collides with a built-in. Exit 1 when there is any problem. Warn
 ``update`` or ``remove`` whose target does not exist: a typo, or a tool of a pack not
 loaded here) are printed but are not problems. Each finding is printed once: the
 diagnostics the registry would also log to stderr are kept out of the log meanwhile.
+
+A directory's ``.tooldeck/plugins/*.py`` are a project's plugins, which tooldeck imports
+only from a trusted folder; ``check`` is no side door around that: it imports them when
+the folder is trusted (``tooldeck trust DIR``, ``TOOLDECK_TRUST=1``) or with ``--trust``,
+and otherwise says they were left out. The entry points a source tree's
+``pyproject.toml`` declares are the pack being checked, and load as installing it would.
 """
 
 from __future__ import annotations
@@ -45,6 +51,12 @@ def add_parser(commands: Any) -> None:
     )
     parser.add_argument("target", nargs="?", default=".", metavar="PATH | DIST")
     parser.add_argument(
+        "--trust",
+        action="store_true",
+        help="import the directory's .tooldeck/plugins even though the folder is not "
+        "trusted (for this check only; tooldeck trust DIR trusts it for good)",
+    )
+    parser.add_argument(
         "--allow-override",
         action="append",
         default=[],
@@ -56,7 +68,7 @@ def add_parser(commands: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    candidates, root = pack_candidates(args.target, location_dir(args))
+    candidates, root = pack_candidates(args.target, location_dir(args), trust=args.trust)
     with _quiet_registry_log():
         host = pack_host(root, candidates)
         pack = [info for info in host.plugins if info.name in {c.name for c in candidates}]
@@ -91,8 +103,9 @@ def _quiet_registry_log() -> Iterator[None]:
         log.removeHandler(handler)
 
 
-def pack_candidates(target: str, cwd: Path) -> tuple[list[Candidate], Path]:
-    """The pack's plugins and the Location root to check them in."""
+def pack_candidates(target: str, cwd: Path, *, trust: bool = False) -> tuple[list[Candidate], Path]:
+    """The pack's plugins and the Location root to check them in; a directory's local
+    plugins only when it is trusted or ``trust`` says to import them anyway."""
     from tooldeck.host.plugins.discovery import local_candidate
 
     path = Path(target)
@@ -101,22 +114,55 @@ def pack_candidates(target: str, cwd: Path) -> tuple[list[Candidate], Path]:
             raise CommandError(f"{target}: expected a .py file, a directory or a distribution")
         return [local_candidate(path)], cwd
     if path.is_dir():
-        return _project_candidates(path), path
+        return _project_candidates(path, trust), path
     if os.sep in target or target.startswith("."):
         raise CommandError(f"{target}: no such file or directory")
     return _installed_candidates(target), cwd
 
 
-def _project_candidates(folder: Path) -> list[Candidate]:
+def _project_candidates(folder: Path, trust: bool) -> list[Candidate]:
     from tooldeck.host.plugins.discovery import entry_point_candidates, local_candidates
+    from tooldeck.host.trust.project import local_plugin_files
 
-    found = entry_point_candidates(_source_entry_points(folder)) + local_candidates(folder)
+    declared = entry_point_candidates(_source_entry_points(folder))
+    files = local_plugin_files(folder.resolve())
+    if not files or trust or _trusted(folder):
+        found = declared + local_candidates(folder)
+    else:
+        found = declared
+        skipped = _untrusted(folder, len(files))
+        if not found:
+            raise CommandError(skipped)
+        print(f"tooldeck: {skipped}", file=sys.stderr)
     if not found:
         raise CommandError(
             f"{folder}: no tool pack here: no [project.entry-points.tooldeck] "
             "in pyproject.toml and no .tooldeck/plugins/*.py"
         )
     return found
+
+
+def _trusted(folder: Path) -> bool:
+    """Whether ``Host.open(folder)`` would import the folder's local plugins."""
+    from tooldeck.errors import ConfigError
+    from tooldeck.host.trust.store import trust_status
+
+    try:
+        return trust_status(folder).trusted
+    except ConfigError:  # an invalid project config: nothing of the folder is trusted
+        return False
+
+
+def _untrusted(folder: Path, count: int) -> str:
+    import shlex
+
+    shown = shlex.quote(str(folder))
+    files = f"{count} plugin file{'s' if count != 1 else ''}"
+    return (
+        f"{folder}: its .tooldeck/plugins ({files}) were not imported: this folder is not "
+        f"trusted. Review them, then run tooldeck check --trust {shown} (or trust the "
+        f"folder: tooldeck trust {shown})"
+    )
 
 
 def _source_entry_points(folder: Path) -> list[Any]:

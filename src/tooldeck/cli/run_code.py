@@ -14,9 +14,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from tooldeck.cli._common import open_host
+from tooldeck.cli._common import open_host, warn_failures
 from tooldeck.cli._errors import CommandError
-from tooldeck.cli.call import choose_asker, report
+from tooldeck.cli.call import add_json_option, choose_asker, report
 
 CALL_ID = "cli-run-code"
 
@@ -31,6 +31,7 @@ def add_parser(commands: Any) -> None:
     )
     parser.add_argument("code", metavar="CODE | @file | -")
     parser.add_argument("--yes", action="store_true", help='answer "once" to every permission ask')
+    add_json_option(parser)
     parser.set_defaults(handler=run)
 
 
@@ -41,6 +42,7 @@ def run(args: argparse.Namespace) -> int:
     interactive = args.code != "-" and sys.stdin.isatty()
     asker = choose_asker(args.yes, interactive=interactive)
     with open_host(args, calls=True, asker=asker) as host:
+        warn_failures(host)
         snapshot = host.snapshot()
         if not snapshot.codemode_catalog:
             raise CommandError(_why_not(snapshot))
@@ -49,7 +51,7 @@ def run(args: argparse.Namespace) -> int:
 
         call = ToolCall(CALL_ID, "execute", {"code": code})
         outcome = asyncio.run(run_tool_call(snapshot, call, session_id="cli", message_id="cli"))
-    return report("run-code", outcome, asker)
+    return report("run-code", outcome, asker, as_json=args.json)
 
 
 def read_code(argument: str) -> str:

@@ -7,10 +7,12 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from tooldeck.cli._common import first_line, open_host, print_json, table
+from tooldeck.cli._common import first_line, open_host, print_json, table, warn_failures
 from tooldeck.cli._errors import CommandError
 
 if TYPE_CHECKING:
+    from collections.abc import Mapping
+
     from tooldeck.host.execution.snapshot import Snapshot
     from tooldeck.host.registry.catalog import Catalog
     from tooldeck.host.registry.editor import CatalogEntry
@@ -52,9 +54,10 @@ def add_parser(commands: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     with open_host(args) as host:  # closing ends mounted MCP servers
-        for name, reason in host.mcp_failures.items():  # whose tools are missing, and why
-            print(f"tooldeck: MCP server {name} failed: {reason}", file=sys.stderr)
-        return _show(args, host.snapshot(), untrusted_rows(host.trust))
+        warn_failures(host)  # whose tools are missing, and why
+        snapshot = host.snapshot()
+        rows = tool_rows(snapshot, host.mcp_sources)
+        return _show(args, snapshot, rows, untrusted_rows(host.trust))
 
 
 def untrusted_rows(status: TrustStatus) -> list[list[str]]:
@@ -69,13 +72,17 @@ def untrusted_rows(status: TrustStatus) -> list[list[str]]:
     return [[name, "untrusted", name, "-", "-", reason] for name in names]
 
 
-def _show(args: argparse.Namespace, snapshot: Snapshot, untrusted: list[list[str]]) -> int:
+def _show(
+    args: argparse.Namespace,
+    snapshot: Snapshot,
+    rows: list[dict[str, Any]],
+    untrusted: list[list[str]],
+) -> int:
     if args.codemode:
         return _print_codemode(snapshot)
     if args.format:
         print_json(list(snapshot.definitions_for(args.format)))
         return 0
-    rows = tool_rows(snapshot)
     if args.json:
         print_json(rows)
         return 0
@@ -112,23 +119,29 @@ def codemode_note(snapshot: Snapshot) -> str | None:
     return f"note: {reason}; code-mode tools are listed as native" if reason else None
 
 
-def tool_rows(snapshot: Snapshot) -> list[dict[str, Any]]:
-    """One dict per visible tool, sorted by effective name."""
+def tool_rows(snapshot: Snapshot, servers: Mapping[str, str] | None = None) -> list[dict[str, Any]]:
+    """One dict per visible tool, sorted by effective name. ``servers``: the MCP server
+    (``mcp:NAME``) each mounted tool comes from (``Host.mcp_sources``), named as its
+    plugin instead of the one MCP registration, as ``tooldeck plugins`` names it."""
     code = {entry.name for entry in snapshot.codemode_catalog}
     catalog = snapshot.catalog
     visible = sorted(code | {name for name in snapshot.names if name in catalog.tools})
+    servers = servers or {}
     return [
-        _row(catalog, catalog.tools[name], "code" if name in code else "native") for name in visible
+        _row(catalog, catalog.tools[name], "code" if name in code else "native", servers)
+        for name in visible
     ]
 
 
-def _row(catalog: Catalog, entry: CatalogEntry, mode: str) -> dict[str, Any]:
+def _row(
+    catalog: Catalog, entry: CatalogEntry, mode: str, servers: Mapping[str, str]
+) -> dict[str, Any]:
     tool = entry.tool
     return {
         "name": entry.name,
         "mode": mode,
-        "plugin": entry.source,
-        "overrides": overridden_sources(catalog, entry),
+        "plugin": _plugin(entry.source, entry.name, servers),
+        "overrides": [_plugin(s, entry.name, servers) for s in overridden_sources(catalog, entry)],
         "permission": tool.permission or entry.name,
         "namespace": tool.namespace,
         "description": tool.description,
@@ -142,6 +155,11 @@ def overridden_sources(catalog: Catalog, entry: CatalogEntry) -> list[str]:
         if source != entry.source and source not in found:
             found.append(source)
     return found
+
+
+def _plugin(source: str, tool: str, servers: Mapping[str, str]) -> str:
+    """The plugin name of a registration source: ``mcp:NAME`` for the MCP layer's."""
+    return servers.get(tool, source) if source == "mcp" else source  # mcp.client.layer.SOURCE
 
 
 def _cells(row: dict[str, Any]) -> list[str]:

@@ -7,6 +7,7 @@ they ran, and their effects stand.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from typing import Any, Protocol
 
@@ -46,7 +47,8 @@ def _headline(kind: str, detail: str, limits: _Limits) -> str:
     if kind == "syntax":
         return f"The program has a syntax error:\n{detail.strip()}"
     if kind == "typing":
-        return f"The program does not type-check against the tool stubs:\n{detail.strip()}"
+        text = f"The program does not type-check against the tool stubs:\n{detail.strip()}"
+        return "\n".join([text, *unknown_tool_hints(detail)])
     if kind == "timeout":
         return (
             f"The program was stopped after {limits.timeout_s:g} seconds "
@@ -96,3 +98,35 @@ def completed_note(names: Sequence[str]) -> str:
         "Tool calls in the program that completed before it was declined (their effects stand):"
     ]
     return "\n".join(lines + [f"- {name}" for name in names])
+
+
+_UNKNOWN_TOOL = re.compile(
+    r"Object of type `(?P<owner>Tools|tools_\w+)` has no attribute `(?P<name>\w+)`"
+)
+"""The type checker's words for ``tools.<name>`` (or ``tools.<ns>.<name>``) not in the
+stubs: the root class is ``Tools``, a namespace's ``tools_<ns>`` (``stubs.py``)."""
+
+
+def unknown_tool_hints(detail: str) -> list[str]:
+    """One line per tool the program named that the stubs do not have, with the
+    ``search()`` call that would find the tool meant."""
+    hints = []
+    for match in dict.fromkeys(m.group("owner", "name") for m in _UNKNOWN_TOOL.finditer(detail)):
+        owner, name = match
+        namespace = owner.removeprefix("tools_") if owner != "Tools" else ""
+        path = f"tools.{namespace}.{name}" if namespace else f"tools.{name}"
+        hints.append(
+            f'There is no tool {path}: await search("{search_words(namespace, name)}") '
+            "to find the one you meant, then call it by the name search gives."
+        )
+    return hints
+
+
+def search_words(*names: str) -> str:
+    """Words to search for from identifiers: ``send_mail`` and ``sendMail`` give
+    ``send mail``."""
+    words = []
+    for name in names:
+        spaced = re.sub(r"(?<=[a-z0-9])(?=[A-Z])", " ", name).replace("_", " ")
+        words += spaced.lower().split()
+    return " ".join(words)

@@ -51,7 +51,7 @@ from tooldeck.codemode.conversation import (
 )
 from tooldeck.codemode.nested import ProgramCalls, call_tool
 from tooldeck.codemode.plan import ProgramPlan, Target, Targets
-from tooldeck.codemode.report import MAX_SEARCHES, completed_note, failure_text
+from tooldeck.codemode.report import MAX_SEARCHES, completed_note, failure_text, search_words
 from tooldeck.codemode.sandbox import Limits, SandboxPool, SandboxSession, SandboxUnavailable
 from tooldeck.codemode.search import search
 from tooldeck.codemode.values import program_result
@@ -254,7 +254,7 @@ class _Program:
         )
         return (
             f"{level} has no tool {name!r}; use the names in the stubs, "
-            'or await search("words") to find a tool'
+            f'or await search("{search_words(name)}") to find a tool'
         )
 
     async def _settle(self, ids: list[int]) -> dict[int, Settled]:

@@ -1,9 +1,11 @@
 """``search(query, limit=10)`` inside a program: find tools the description left out.
 
-Ranked by the one tool ranking (``tooldeck.host.search.ranking``: BM25 over the
-effective name, namespace, descriptions and parameters), the same the native
-``search_tools`` tool uses. Ties keep stub order (pinned first, then effective name).
-A query without search terms lists tools in stub order.
+Ranked by the one tool ranking (``tooldeck.host.search.ranking``: BM25 over names,
+descriptions, parameters and namespaces, with stems, synonyms and the query's action),
+the same the native ``search_tools`` tool uses. Ties keep stub order (pinned first,
+then effective name). A query without search terms lists tools in stub order. A weak
+result is returned as it is: ``ToolInfo`` is part of the stubs the program is checked
+against, and the ``execute`` description already names the namespaces.
 """
 
 from __future__ import annotations

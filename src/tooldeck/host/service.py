@@ -25,8 +25,9 @@ from typing import TYPE_CHECKING, Literal
 from tooldeck._public import public
 from tooldeck._tool import AnyTool
 from tooldeck.host.boundary.boundary import layers
+from tooldeck.host.boundary.gates import Gates
 from tooldeck.host.boundary.hooks import CallHooks, session_chain
-from tooldeck.host.boundary.limits import CallLimits, Gates, declares_limits
+from tooldeck.host.boundary.limits import CallLimits, declares_limits
 from tooldeck.host.execution.definitions import CodeModeProvider, Visibility
 from tooldeck.host.execution.snapshot import Snapshot
 from tooldeck.host.handles import Registration, SessionScope

@@ -16,6 +16,13 @@ exactly once and its record is resolved. A call with no open ask runs once, in t
 check, and ``on_invoke_tool`` returns its outcome. ``answer(state, item, reply)``
 applies a tooldeck reply to an interruption.
 
+The SDK never invokes a rejected tool, so a rejection reaches tooldeck another way: when
+the resumed run next lists its tools (``is_enabled``), each interrupted call the run's
+context now says is rejected has its pending call resumed with that rejection (the
+reply ``answer`` was given, else the SDK's rejection message as feedback), so its record
+is resolved rather than left to expire. ``answer`` also tells the tools of a run loaded
+in another process which call it rejected.
+
 The list is built from the catalog when ``function_tools`` is called: call it per run
 to advertise tools added since. A tool removed since is disabled (``is_enabled``) and
 every call runs against the current snapshot.
@@ -23,6 +30,7 @@ every call runs against the current snapshot.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from collections.abc import Mapping
 from typing import Any
@@ -51,6 +59,9 @@ class _Calls:
         # The pending call each interrupted call id stopped as (kept after its resume:
         # an approval delivered again gets the recorded outcome).
         self.asked: dict[str, str] = {}
+        # Interrupted calls not yet seen approved or rejected: call id -> (tool name, the
+        # reply ``answer`` rejected it with, if it did).
+        self.open: dict[str, tuple[str, Reply | None]] = {}
 
     def snapshot(self) -> Snapshot:
         return self.host.snapshot(session=self.session_id or None)
@@ -81,6 +92,19 @@ class _Calls:
             ran = await resume_call(self.host, ran.pending.id, "reject")
         assert not isinstance(ran, Asked)  # a rejection never asks
         return ran
+
+    async def settle_rejections(self, ctx: RunContextWrapper[Any]) -> None:
+        """Resume, with its rejection, the pending call of each interrupted call that the
+        run's context now says was rejected (the SDK will not invoke it)."""
+        for call_id, (name, reply) in list(self.open.items()):
+            if ctx.is_tool_approved(name, call_id) is not False:
+                continue
+            del self.open[call_id]  # before awaiting: every tool's check runs at once
+            call = ToolCall(call_id, name, {})
+            pending = self.asked.get(call_id) or await pending_of(self.host, self.session_id, call)
+            if pending is not None:
+                rejection = reply or _rejection(ctx.get_rejection_message(name, call_id))
+                await resume_call(self.host, pending, rejection)
 
 
 def function_tools(host: Host, *, session: str | None = None) -> list[FunctionTool]:
@@ -117,12 +141,14 @@ def _function_tool(calls: _Calls, rendered: Mapping[str, Any], schema: Any) -> F
         ran = await calls.run(name, call_id, arguments(params), getattr(ctx, "agent", None))
         if isinstance(ran, Asked):
             calls.asked[call_id] = ran.pending.id
+            calls.open[call_id] = (name, None)
             return True
         calls.ran[call_id] = ran
         return False
 
     async def invoke(ctx: ToolContext[Any], raw: str) -> Any:
         outcome = calls.ran.pop(ctx.tool_call_id, None)
+        calls.open.pop(ctx.tool_call_id, None)
         if outcome is None:  # approved after an interruption (maybe in another process)
             approved = ctx.is_tool_approved(ctx.tool_name, ctx.tool_call_id) is True
             try:
@@ -132,10 +158,12 @@ def _function_tool(calls: _Calls, rendered: Mapping[str, Any], schema: Any) -> F
             outcome = await calls.resumed(name, ctx.tool_call_id, args, approved)
         return _output(ctx.tool_call_id, outcome)
 
-    def enabled(ctx: RunContextWrapper[Any], agent: Any) -> bool:
+    async def enabled(ctx: RunContextWrapper[Any], agent: Any) -> bool:
+        if calls.open:  # the first look at the tools after a resume
+            await calls.settle_rejections(ctx)
         return calls.snapshot().get(name) is not None
 
-    return FunctionTool(
+    return _TooldeckTool(
         name=name,
         description=rendered.get("description", ""),
         params_json_schema=json.loads(json.dumps(rendered["parameters"], default=dict)),
@@ -143,7 +171,23 @@ def _function_tool(calls: _Calls, rendered: Mapping[str, Any], schema: Any) -> F
         strict_json_schema=strict,
         needs_approval=needs_approval,
         is_enabled=enabled,
+        calls=calls,
     )
+
+
+@dataclasses.dataclass
+class _TooldeckTool(FunctionTool):
+    """A ``FunctionTool`` that keeps its list's calls, so ``answer`` reaches tooldeck."""
+
+    calls: _Calls | None = dataclasses.field(default=None, kw_only=True, repr=False)
+
+
+def _rejection(message: str | None) -> Reply:
+    """The tooldeck reply of an SDK rejection: its message as feedback, when it has one
+    that is not the plain decline ``answer`` writes."""
+    if message is None or message == _DECLINED:
+        return "reject"
+    return Reject(message.removeprefix("Error: "))
 
 
 def _has_null(value: Any) -> bool:
@@ -187,12 +231,13 @@ def answer(state: RunState[Any], item: ToolApprovalItem, reply: Reply) -> None:
     ``"always"`` approves every later call of that tool in the run too (the SDK's
     ``always_approve``; each still answers its own ask ``once``, and nothing is saved
     to the Location); ``"reject"`` and ``Reject(feedback)`` reject it, the model
-    reading tooldeck's text (the SDK never invokes it: its pending call expires).
+    reading tooldeck's text. The SDK never invokes a rejected tool: its pending call is
+    resumed with the rejection when the resumed run next lists its tools.
     """
     if reply in ("once", "always"):
         state.approve(item, always_approve=reply == "always")
     elif reply == "reject":
-        state.reject(item, rejection_message=f"Error: {DECLINED_TEXT}")
+        state.reject(item, rejection_message=_DECLINED)
     elif isinstance(reply, Reject):
         state.reject(
             item,
@@ -204,3 +249,21 @@ def answer(state: RunState[Any], item: ToolApprovalItem, reply: Reply) -> None:
             f"answer(): {reply!r} is not a tooldeck reply; expected 'once', 'always', "
             "'reject' or Reject(feedback)"
         )
+    if reply not in ("once", "always"):
+        _note_rejection(item, reply)
+
+
+_DECLINED = f"Error: {DECLINED_TEXT}"
+
+
+def _note_rejection(item: ToolApprovalItem, reply: Reply) -> None:
+    """Tell the tool of a rejected call which reply rejected it (its list may have been
+    built in this process after the run was loaded, and never have seen the call)."""
+    call_id = getattr(item.raw_item, "call_id", None)
+    agent = item.agent
+    tools = getattr(agent, "tools", None) or []
+    for tool in tools:
+        if isinstance(tool, _TooldeckTool) and tool.name == item.tool_name and tool.calls:
+            if isinstance(call_id, str):
+                tool.calls.open[call_id] = (tool.name, reply)
+            return

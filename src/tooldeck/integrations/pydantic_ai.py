@@ -4,7 +4,10 @@
 the snapshot's native definitions (code mode's ``execute`` included), taken afresh at
 every run step, so a pack installed or a tool removed reaches the agent at its next
 step. Calls go through ``run_tool_call``: validation, the output contract, bounding
-and content (images and files as ``BinaryContent``). A call that does not complete
+and content (images and files as ``BinaryContent``). Arguments tooldeck refuses raise
+``ModelRetry`` with tooldeck's text, so the model reads pydantic-ai's retry prompt and
+the agent's ``retries`` limit applies (each tool gets the run's limit, as a
+``FunctionToolset`` tool that sets none does). Any other call that does not complete
 raises ``ToolFailed`` with the text tooldeck's own adapters give the model. A
 permission ask that needs the user raises ``ApprovalRequired``, so the run ends with
 ``DeferredToolRequests``: the call is a pending call in the Location's store
@@ -28,6 +31,7 @@ from pydantic_ai import (
     BinaryContent,
     DeferredToolRequests,
     DeferredToolResults,
+    ModelRetry,
     RunContext,
     ToolDenied,
     ToolFailed,
@@ -56,6 +60,8 @@ METADATA_KEY = "tooldeck"
 in ``DeferredToolResults``, the pending id and the reply)."""
 
 _ANY_ARGS = SchemaValidator(core_schema.any_schema())  # tooldeck validates, once, itself
+_INVALID_INPUT = "Invalid input for tool '{name}':"
+"""How tooldeck's text for refused arguments begins (``tests`` pin it to the boundary's)."""
 
 
 @dataclasses.dataclass(kw_only=True)
@@ -91,7 +97,7 @@ class TooldeckToolset(AbstractToolset[Any]):
         self._id = id
         self._session_id = session if isinstance(session, str) else ""
         self._entered = 0
-        self._cached: tuple[Snapshot, dict[str, ToolsetTool[Any]]] | None = None
+        self._cached: tuple[Snapshot, int, dict[str, ToolsetTool[Any]]] | None = None
 
     @property
     def id(self) -> str | None:
@@ -121,9 +127,10 @@ class TooldeckToolset(AbstractToolset[Any]):
 
     async def get_tools(self, ctx: RunContext[Any]) -> dict[str, ToolsetTool[Any]]:
         snapshot = self._snapshot()
+        retries = ctx.max_retries  # the agent's (or the run's) tool retries
         cached = self._cached
-        if cached is not None and cached[0] is snapshot:  # unchanged catalog: same tools
-            return cached[1]
+        if cached is not None and cached[0] is snapshot and cached[1] == retries:
+            return cached[2]  # unchanged catalog: same tools
         tools: dict[str, ToolsetTool[Any]] = {
             d.name: _Tool(
                 toolset=self,
@@ -132,13 +139,13 @@ class TooldeckToolset(AbstractToolset[Any]):
                     description=d.description,
                     parameters_json_schema=_thawed(d.input_schema),
                 ),
-                max_retries=1,
+                max_retries=retries,
                 args_validator=_ANY_ARGS,
                 snapshot=snapshot,
             )
             for d in snapshot.definitions
         }
-        self._cached = (snapshot, tools)
+        self._cached = (snapshot, retries, tools)
         return tools
 
     async def call_tool(
@@ -160,7 +167,10 @@ class TooldeckToolset(AbstractToolset[Any]):
         if isinstance(ran, Asked):
             raise ApprovalRequired(metadata={METADATA_KEY: ran.metadata()})
         if ran.status != "completed":
-            raise ToolFailed(text_of(ran))
+            text = text_of(ran)
+            if ran.status == "failed" and text.startswith(_INVALID_INPUT.format(name=name)):
+                raise ModelRetry(text)  # the model corrects its arguments, within `retries`
+            raise ToolFailed(text)
         return _returned(ran)
 
     async def _resumed(self, call: ToolCall, ctx: RunContext[Any]) -> tuple[str, Reply] | None:

@@ -293,3 +293,36 @@ def test_nested_code_mode_calls_cross_the_wrappers_with_their_program(tmp_path):
         outcome = call(snapshot, "execute", {"code": code})
     assert (outcome.status, text(outcome)) == ("completed", "301")
     assert seen == [("execute", "native", ""), ("plus", "nested", "c1")]
+
+
+def exits_before_the_tool(call):
+    raise SystemExit(3)
+    yield  # a generator
+
+
+def exits_after_the_tool(call):
+    yield
+    raise SystemExit(3)
+
+
+@pytest.mark.parametrize("body", [exits_before_the_tool, exits_after_the_tool])
+def test_a_wrapper_raising_system_exit_fails_its_plugin_like_any_defect(tmp_path, body):
+    with open_host(tmp_path, wrapper("exits", body)) as host:
+        outcome = call(host.snapshot(), "add", {"a": 1, "b": 2})
+        failed = next(p for p in host.plugins if p.name == "exits")
+        again = call(host.snapshot(), "add", {"a": 1, "b": 2})
+    assert (outcome.status, outcome.error.type) == ("failed", "unknown")
+    assert "plugin 'exits'" in text(outcome) and "SystemExit: 3" in text(outcome)
+    assert failed.status == "failed"
+    assert (again.status, text(again)) == ("completed", "3")
+
+
+def test_a_keyboard_interrupt_in_a_wrapper_still_stops_the_host(tmp_path):
+    def interrupted(call):
+        raise KeyboardInterrupt
+        yield  # a generator
+
+    with open_host(tmp_path, wrapper("ctrl_c", interrupted)) as host:
+        with pytest.raises(KeyboardInterrupt):
+            call(host.snapshot(), "add", {"a": 1, "b": 2})
+        assert next(p for p in host.plugins if p.name == "ctrl_c").status == "active"

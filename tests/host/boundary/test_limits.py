@@ -5,6 +5,7 @@ respects them."""
 from __future__ import annotations
 
 import asyncio
+import threading
 
 import pytest
 
@@ -170,3 +171,48 @@ def test_a_nested_call_past_its_timeout_fails_inside_the_program(tmp_path, monke
         )
     assert outcome.status == "completed"
     assert "did not finish within its 0.05 s limit (timeout_s)" in outcome.content[0].text
+
+
+class ThreadProbe:
+    """A limited tool called from several threads, each running its own event loop."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.running = 0
+        self.most = 0
+
+    def tool(self, **options) -> Tool:
+        async def run(input, ctx):
+            with self.lock:
+                self.running += 1
+                self.most = max(self.most, self.running)
+            try:
+                for _ in range(50):  # a while, or until another call runs alongside
+                    if self.most > 1:
+                        break
+                    await asyncio.sleep(0.01)
+            finally:
+                with self.lock:
+                    self.running -= 1
+            return ToolResult(content="done")
+
+        return Tool(name="one", description="one", input={}, execute=run, codemode=False, **options)
+
+
+def test_max_concurrency_holds_across_threads_and_event_loops(tmp_path):
+    probe = ThreadProbe()
+    snap = snapshot(tmp_path, probe.tool(max_concurrency=1))
+    outcomes = []
+    start = threading.Barrier(3)
+
+    def caller(i):
+        start.wait()
+        outcomes.append(asyncio.run(run_tool_call(snap, ToolCall(f"c{i}", "one", {}))))
+
+    threads = [threading.Thread(target=caller, args=(i,)) for i in range(3)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert [o.status for o in outcomes] == ["completed"] * 3
+    assert probe.most == 1

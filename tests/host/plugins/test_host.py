@@ -14,6 +14,7 @@ import weakref
 import pytest
 
 from tooldeck import Host, Ruleset, Tool, ToolCall, ToolResult, hookimpl, run_tool_call
+from tooldeck.builtin_plugins import BUILTIN_PLUGINS as SHIPPED
 from tooldeck.errors import ConfigError
 
 pytestmark = pytest.mark.usefixtures("clean_env")
@@ -661,3 +662,51 @@ def test_every_closer_runs_even_when_one_fails(tmp_path):
     with pytest.raises(OSError, match="socket already gone"):
         host.close()
     assert calls == ["first"]
+
+
+def test_builtin_star_disables_every_shipped_builtin(tmp_path, monkeypatch):
+    monkeypatch.setattr("tooldeck.builtin_plugins.BUILTIN_PLUGINS", SHIPPED)
+    with open_host(tmp_path, disable=["builtin:*"]) as host:
+        builtins = [p for p in host.plugins if p.layer == "builtin"]
+        assert host.snapshot().names == () and host.warnings == ()
+    assert len(builtins) == len(SHIPPED)
+    assert {(p.status, p.reason) for p in builtins} == {
+        ("disabled", "disabled by Host.open(disable=...)")
+    }
+
+
+def test_disable_entries_that_match_nothing_are_reported_with_their_origin(
+    tmp_path, fake_builtin, monkeypatch, caplog
+):
+    (tmp_path / "tooldeck.toml").write_text('[plugins]\ndisable = ["mcp:*"]\n')
+    monkeypatch.setenv("TOOLDECK_DISABLE_PLUGINS", "ghost-pack, builtin:fake_read")
+    with open_host(tmp_path, disable=["builtins:*"]) as host:
+        warnings = host.warnings
+        host.refresh_plugins()
+        assert host.warnings == warnings
+    assert warnings == tuple(
+        f"disable entry {name!r} (from {origin}) matches no plugin or MCP server here, so it "
+        "disables nothing; names look like builtin:read, local:STEM, a distribution name or "
+        "mcp:SERVER, and a pattern may use * ? [...]"
+        for name, origin in [
+            ("builtins:*", "Host.open(disable=...)"),
+            ("ghost-pack", "TOOLDECK_DISABLE_PLUGINS"),
+            ("mcp:*", "config plugins.disable"),
+        ]
+    )
+    logged = [r.getMessage() for r in caplog.records if r.name == "tooldeck"]
+    assert logged == list(warnings)  # once each, not again on refresh
+
+
+def test_a_disable_entry_naming_a_configured_server_matches(tmp_path):
+    (tmp_path / "tooldeck.toml").write_text(
+        '[mcp.servers.calc]\ncommand = ["no-such-server-program"]\n'
+    )
+    with open_host(tmp_path, disable=["mcp:calc"]) as host:
+        assert host.warnings == ()
+        assert by_name(host)["mcp:calc"].status == "disabled"
+
+
+def test_disable_must_be_a_list_not_a_string(tmp_path):
+    with pytest.raises(TypeError, match="disable must be a list of names or patterns"):
+        Host.open(tmp_path, disable="builtin:*", trust=True)

@@ -130,6 +130,40 @@ def test_search_tools_lists_without_a_session(tmp_path):
     assert ran.content[0].text == "ran refund_charge"
 
 
+def test_a_weak_search_says_where_the_tools_are_and_suggests_a_query(tmp_path):
+    service = service_of(
+        tmp_path,
+        make("create_invoice", "billing"),
+        make("refund_charge", "billing", "Refund a card charge."),
+        make("list_events", "calendar", "List calendar events."),
+        spaces=[
+            ("billing", "Invoices and card charges. Backed by Stripe.", True),
+            ("calendar", "Events and availability.", True),
+        ],
+    )
+    snap = service.snapshot()
+    query = "who is on call this week"
+    done = snap.execute_sync(ToolCall("c1", "search_tools", {"query": query}))
+    assert done.output["tools"] == [] and done.output["loaded"] is False
+    text = done.content[0].text
+    assert text.splitlines()[0] == f'No tool matches "{query}".'
+    assert "- billing: Invoices and card charges. (2 tools)" in text
+    assert "- calendar: Events and availability. (1 tool)" in text
+    assert "Try a namespace's name" in text
+    advice = done.output["hint"]
+    assert [n["name"] for n in advice["namespaces"]] == ["billing", "calendar"]
+    assert advice["unmatched"] == ["on call"] and advice["suggested_query"] == ""
+    assert 'No tool answers "on call".' in text
+
+    done = snap.execute_sync(ToolCall("c2", "search_tools", {"query": "charge a calendar rota"}))
+    text = done.content[0].text
+    assert done.output["tools"] and "The match is weak." in text
+    assert done.output["hint"]["suggested_query"] in text
+
+    done = snap.execute_sync(ToolCall("c3", "search_tools", {"query": "refund a charge"}))
+    assert "hint" not in done.output and "weak" not in done.content[0].text
+
+
 def test_search_tools_loads_into_the_open_session_until_it_closes(tmp_path):
     service = service_of(
         tmp_path,
@@ -178,3 +212,44 @@ def test_anthropic_search_variant_is_checked(tmp_path):
         snap.definitions_for("anthropic", search="fuzzy")
     with pytest.raises(ValueError, match="'bm25' or 'regex'"):
         snap.definitions_for("openai", search="regex")
+
+
+def unknown_call(snapshot, name):
+    import asyncio
+
+    from tooldeck import run_tool_call
+
+    return asyncio.run(run_tool_call(snapshot, ToolCall("c", name, {})))
+
+
+def test_an_unknown_tool_among_thousands_of_deferred_names_a_few_and_the_search(tmp_path):
+    deferred = [make(f"crm_record_{i:04d}", defer_loading=True) for i in range(3000)]
+    service = service_of(tmp_path, make("ping"), make("weather"), *deferred)
+    outcome = unknown_call(service.snapshot(), "crm_recod_0012")
+    message = outcome.error.message
+    assert outcome.status == "failed" and len(message) < 1500  # the whole list was 44 KB
+    assert message.startswith("Tool 'crm_recod_0012' is not available.")
+    assert "instead: crm_record_0012, " in message  # the closest names come first
+    assert "ping, weather" in message  # then what the model was shown
+    assert "more. Call search_tools with a few words" in message
+
+
+def test_an_unknown_tool_among_thousands_advertised_is_bounded_too(tmp_path):
+    service = service_of(tmp_path, *(make(f"t{i:04d}") for i in range(3000)))
+    message = unknown_call(service.snapshot(), "nope").error.message
+    assert len(message) < 1500 and message.endswith("2,980 more (all in your tool list).")
+
+
+def test_an_unknown_tool_in_a_small_catalog_lists_every_tool(tmp_path):
+    service = service_of(tmp_path, make("ping"), make("pong"))
+    assert unknown_call(service.snapshot(), "nope").error.message == (
+        "Tool 'nope' is not available. Call one of the available tools instead: ping, pong."
+    )
+
+
+def test_an_unknown_tool_when_every_tool_is_deferred_points_to_the_search(tmp_path):
+    service = service_of(tmp_path, *(make(f"t{i:04d}", defer_loading=True) for i in range(50)))
+    assert unknown_call(service.snapshot(), "nope").error.message == (
+        "Tool 'nope' is not available. Call search_tools with a few words on what you need "
+        "to find one of the 50 available tools."
+    )

@@ -9,7 +9,12 @@ import pytest
 
 from tooldeck import Host
 from tooldeck.host.config.config import McpServerConfig
-from tooldeck.mcp.client.executors import CODE_EXECUTORS, default_codemode, runs_code
+from tooldeck.mcp.client.executors import (
+    CODE_EXECUTOR_HOSTS,
+    CODE_EXECUTORS,
+    default_codemode,
+    runs_code,
+)
 
 from ..conftest import SERVERS, make_project, toml_list
 
@@ -26,6 +31,10 @@ from ..conftest import SERVERS, make_project, toml_list
         ["npx", "-y", "mcp-server-code-runner@latest"],
         ["/opt/tools/bin/mcp-python-interpreter"],
         ["uvx", "--from", "e2b-mcp-server[all]", "e2b-mcp-server"],
+        ["executor", "mcp"],
+        ["/usr/local/bin/executor", "mcp"],
+        ["uvx", "blender-mcp"],
+        ["uvx", "blender_mcp@1.1"],
     ],
 )
 def test_a_code_executor_is_recognised_by_its_package_or_program(command):
@@ -54,6 +63,33 @@ def test_a_url_is_recognised_by_a_path_segment_or_host_label():
     assert not runs_code(McpServerConfig(url="https://python.example/mcp"))
 
 
+@pytest.mark.parametrize(
+    "url",
+    [
+        "https://executor.sh/acme/mcp",
+        "https://EXECUTOR.SH/team-x/mcp",
+        "https://eu.executor.sh/acme/mcp",
+        "https://mcp.cloudflare.com/mcp/",
+        "https://mcp.cloudflare.com/sse",
+    ],
+)
+def test_a_hosted_code_executor_is_recognised_by_its_host(url):
+    assert runs_code(McpServerConfig(url=url))
+    assert default_codemode(McpServerConfig(url=url)) is False
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "https://notexecutor.sh/acme/mcp",
+        "https://docs.mcp.cloudflare.com.evil.example/mcp",
+        "https://cloudflare.com/mcp",
+    ],
+)
+def test_a_host_matches_whole_labels_only(url):
+    assert not runs_code(McpServerConfig(url=url))
+
+
 def test_the_config_overrides_the_list_both_ways():
     executor = ("uvx", "mcp-run-python")
     assert default_codemode(McpServerConfig(command=executor, codemode=True)) is True
@@ -64,12 +100,13 @@ def test_every_listed_name_is_in_the_docs():
     from pathlib import Path
 
     docs = (Path(__file__).parents[3] / "docs" / "mcp.md").read_text()
-    assert [name for name in sorted(CODE_EXECUTORS) if f"`{name}`" not in docs] == []
+    names = sorted(CODE_EXECUTORS | CODE_EXECUTOR_HOSTS)
+    assert [name for name in names if f"`{name}`" not in docs] == []
 
 
-def mounted_codemode(tmp_path, extra: str) -> bool:
+def mounted_codemode(tmp_path, extra: str, program: str = "mcp_run_python.py") -> bool:
     tmp_path.mkdir()
-    script = tmp_path / "mcp_run_python.py"  # a real server whose program names an executor
+    script = tmp_path / program  # a real server whose program names an executor
     shutil.copy(SERVERS / "counted_server.py", script)
     argv = [sys.executable, str(script), str(tmp_path / "starts")]
     config = f"[mcp.servers.run]\ncommand = {toml_list(argv)}\n{extra}"
@@ -80,3 +117,7 @@ def mounted_codemode(tmp_path, extra: str) -> bool:
 def test_a_mounted_code_executor_is_native_unless_the_config_says(module_env, tmp_path):
     assert mounted_codemode(tmp_path / "unset", "") is False
     assert mounted_codemode(tmp_path / "set", "codemode = true\n") is True
+
+
+def test_a_server_run_as_executor_mounts_natively(module_env, tmp_path):
+    assert mounted_codemode(tmp_path / "executor", "", program="executor") is False

@@ -239,9 +239,10 @@ def test_tools_and_plugins_commands_show_mounted_tools(host):
     from tooldeck.cli.plugins import render
     from tooldeck.cli.tools import tool_rows
 
-    rows = {r["name"]: r for r in tool_rows(host.snapshot())}
-    assert rows["calc_weather"]["plugin"] == "mcp"
-    assert rows["calc_add"]["overrides"] == ["mcp"]
+    rows = {r["name"]: r for r in tool_rows(host.snapshot(), host.mcp_sources)}
+    assert rows["calc_weather"]["plugin"] == "mcp:calc"  # the server, as `plugins` says
+    assert rows["calc_add"]["overrides"] == ["mcp:calc"]
+    assert {host.mcp_sources[n] for n in rows if n.startswith("legacy_")} == {"mcp:legacy"}
     text = render(host.plugins)
     assert "mcp:calc" in text and "mcp:legacy" in text
     assert json.dumps([p.to_json() for p in host.plugins])

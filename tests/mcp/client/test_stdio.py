@@ -1,9 +1,14 @@
 """A stdio server's command: a bare program name is found on PATH, then beside the
-running interpreter (an un-activated virtual environment's console scripts)."""
+running interpreter (an un-activated virtual environment's console scripts); closing
+leaves nothing for the interpreter's exit."""
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
+import signal
+import subprocess
 import sys
 from pathlib import Path
 
@@ -47,3 +52,44 @@ def test_a_server_named_by_its_console_script_mounts_without_an_activated_venv(
         row = next(p for p in host.plugins if p.name == "mcp:td")
         assert (row.status, row.reason) == ("active", None)
         assert "td_read" in host.snapshot().catalog.tools
+
+
+CLOSE_AND_EXIT = """
+import asyncio, sys
+from tooldeck import Host, ToolCall, run_tool_call
+
+host = Host.open(sys.argv[1], plugins=[], trust=True)
+outcome = asyncio.run(run_tool_call(host.snapshot(), ToolCall("c", "calc_add", {"a": 1, "b": 2})))
+host.close()
+print(outcome.status)
+"""
+
+
+def test_close_leaves_nothing_for_exit_when_a_helper_holds_the_servers_stdout(
+    tooldeck_env, tmp_path
+):
+    """A helper that escaped the server's group keeps its stdout open, so the pipe never
+    ends; ``close`` still closes it on the loop: Python prints nothing at exit."""
+    servers = Path(__file__).parents[1] / "servers"
+    pidfile = tmp_path / "helper.pid"
+    root = tmp_path / "project"
+    root.mkdir()
+    command = json.dumps([sys.executable, str(servers / "escaping_server.py"), str(pidfile)])
+    (root / "tooldeck.toml").write_text(
+        f"[mcp.servers.calc]\ncommand = {command}\ncodemode = false\n\n"
+        '[[permission]]\naction = "calc_*"\neffect = "allow"\n'
+    )
+    try:
+        done = subprocess.run(
+            [sys.executable, "-W", "always", "-c", CLOSE_AND_EXIT, str(root)],
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+    finally:
+        if pidfile.exists():
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(int(pidfile.read_text()), signal.SIGKILL)
+    assert (done.returncode, done.stdout) == (0, "completed\n"), done.stderr
+    assert "Event loop is closed" not in done.stderr
+    assert "unclosed transport" not in done.stderr

@@ -268,7 +268,7 @@ def not_found(path: Path, shown: str, hint: str) -> ToolFailure:
 
 def similar_names(path: Path, limit: int = 3) -> list[str]:
     """Up to ``limit`` siblings whose names look like ``path``'s: lookalikes (differing
-    only in normalization or spaces) first, then close ones (case-insensitive)."""
+    only in normalization, spaces or quotes) first, then close ones (case-insensitive)."""
     try:
         with os.scandir(path.parent) as entries:
             names = sorted(entry.name for entry in entries)

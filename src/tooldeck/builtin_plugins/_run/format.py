@@ -129,7 +129,8 @@ async def _run(formatter: Formatter, root: Path) -> Formatted:
         output.seek(0)
         said = output.read().decode("utf-8", errors="replace").strip()
     if finished.timed_out:
-        return _failed(formatter, f"timed out after {FORMAT_TIMEOUT_S:g} s", written)
+        late = finished.overrun(FORMAT_TIMEOUT_S)
+        return _failed(formatter, f"timed out after {FORMAT_TIMEOUT_S:g} s{late}", written)
     if finished.returncode != 0:
         tail = said[-_TAIL_CHARS:] if said else "no output"
         return _failed(formatter, f"failed (exit code {finished.returncode}: {tail})", written)

@@ -1,9 +1,12 @@
-"""Names that look the same but are not: Unicode normalization and the kind of space.
+"""Names that look the same but are not: Unicode normalization, the kind of space, and
+curly or straight quotes.
 
 A model types ``Screenshot 2026-12-01 at 10.15.03.png`` with a plain space; macOS wrote
 the name with a narrow no-break space before ``AM``/``PM`` and decomposed accents (NFD),
-so the path does not exist though it looks right. ``lookalikes`` finds the existing
-paths that differ from a missing one only that way, component by component.
+so the path does not exist though it looks right. Likewise ``it's.txt`` typed for a file
+saved as ``it\u2019s.txt`` (editors and word processors curl apostrophes), or the other way
+round. ``lookalikes`` finds the existing paths that differ from a missing one only that
+way, component by component.
 
 The tools that only read (``read``, ``grep``, ``glob``) use the one lookalike there is
 and say so (``recover``); with several, and for the tools that write, the lookalikes are
@@ -18,19 +21,34 @@ from pathlib import Path
 
 from tooldeck._tool import TextPart, ToolResult
 
-_SPACES = str.maketrans({"\u00a0": " ", "\u202f": " ", "\u2009": " ", "\u2007": " "})
-"""No-break, narrow no-break, thin and figure space: each reads as a plain space."""
+_CANONICAL = str.maketrans(
+    {
+        # no-break, narrow no-break, thin and figure space: each reads as a plain space
+        "\u00a0": " ",
+        "\u202f": " ",
+        "\u2009": " ",
+        "\u2007": " ",
+        # curly single quotes and the modifier apostrophe read as an apostrophe
+        "\u2018": "'",
+        "\u2019": "'",
+        "\u02bc": "'",
+        # curly double quotes read as a straight one
+        "\u201c": '"',
+        "\u201d": '"',
+    }
+)
+"""Characters a reader cannot tell from a plainer one, mapped to it."""
 MAX_CANDIDATES = 3
 
 
 def looks_like(name: str) -> str:
     """``name`` with the differences a reader cannot see taken out (the compare key)."""
-    return unicodedata.normalize("NFC", name).translate(_SPACES)
+    return unicodedata.normalize("NFC", name).translate(_CANONICAL)
 
 
 def lookalikes(path: Path) -> list[Path]:
-    """Existing paths that differ from the missing ``path`` only in normalization or in
-    the kind of space, sorted; ``[]`` when ``path`` exists or nothing looks like it."""
+    """Existing paths that differ from the missing ``path`` only in normalization, in the
+    kind of space or of quote, sorted; ``[]`` when ``path`` exists or nothing looks like it."""
     if os.path.lexists(path):
         return []
     return sorted(_candidates(path))[:MAX_CANDIDATES]
@@ -60,7 +78,7 @@ def recover(lexical: Path, raw: str) -> tuple[str, str | None]:
     used = found[0]
     return str(used), (
         f"(Note: {raw!r} does not exist; used {str(used)!r}, which differs from it only in "
-        "Unicode normalization or in the kind of space.)"
+        "Unicode normalization, in the kind of space or in curly or straight quotes.)"
     )
 
 

@@ -41,12 +41,28 @@ _POLL_SECONDS = 0.02
 _CHUNK = 1 << 20
 
 
+LATE_SECONDS = 0.5
+"""How far past its limit a timed-out run must end before its message says when it did."""
+
+
 @dataclass(frozen=True, slots=True)
 class Finished:
-    """How the command ended: ``returncode`` as asyncio reports it (``-N``: signal N)."""
+    """How the command ended: ``returncode`` as asyncio reports it (``-N``: signal N);
+    ``seconds`` from its start until the last of its processes was gone; ``forced`` when
+    something outlived SIGTERM's grace and had to be killed."""
 
     returncode: int | None
     timed_out: bool
+    seconds: float = 0.0
+    forced: bool = False
+
+    def overrun(self, limit_s: float) -> str:
+        """``""`` when a timed-out run ended at its ``limit_s``; else when it did, and
+        why, for its message: the limit alone would understate how long it ran."""
+        if self.seconds - limit_s < LATE_SECONDS:
+            return ""
+        why = ": it ignored SIGTERM until it was killed" if self.forced else ""
+        return f" (it ended {self.seconds:.1f} s after it started{why})"
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,6 +99,7 @@ async def run_in_group(
     is stopped too, unless ``keep_background``. ``OSError`` means it could not start.
     """
     token = secrets.token_hex(8)
+    started = time.monotonic()
     process = await asyncio.create_subprocess_exec(
         *argv,
         cwd=cwd,
@@ -96,20 +113,22 @@ async def run_in_group(
     try:
         await asyncio.wait_for(process.wait(), timeout)
     except TimeoutError:
-        await stop(run, grace)
+        forced = await stop(run, grace)
         await process.wait()
-        return Finished(process.returncode, True)
+        return Finished(process.returncode, True, time.monotonic() - started, forced)
     except asyncio.CancelledError:
         await stop(run, grace)
         await process.wait()
         raise
+    forced = False
     if not keep_background and run.alive():
-        await stop(run, grace)
-    return Finished(process.returncode, False)
+        forced = await stop(run, grace)
+    return Finished(process.returncode, False, time.monotonic() - started, forced)
 
 
-async def stop(run: Run, grace: float) -> None:
-    """SIGTERM the run, give it ``grace`` seconds to exit, then SIGKILL what is left.
+async def stop(run: Run, grace: float) -> bool:
+    """SIGTERM the run, give it ``grace`` seconds to exit, then SIGKILL what is left;
+    ``True`` when that SIGKILL was needed.
 
     The SIGKILL is in a ``finally``: a second cancellation during the grace period must
     not leave anything running. A killed process dies asynchronously, so the run waits
@@ -123,6 +142,7 @@ async def stop(run: Run, grace: float) -> None:
         if not gone:
             run.signal(signal.SIGKILL)
             await _until_gone(run, _KILL_SETTLE_SECONDS)
+    return not gone
 
 
 def _signal_group(pgid: int, signum: signal.Signals) -> None:

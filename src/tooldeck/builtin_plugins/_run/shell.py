@@ -14,7 +14,13 @@ from typing import TYPE_CHECKING
 from tooldeck._tool import ToolContext, ToolFailure, ToolResult
 from tooldeck.builtin_plugins._run.files import SHELL_DIR, FileServices, feedback_as_failure
 from tooldeck.builtin_plugins._run.process import Finished, Tail, open_new, read_tail, run_in_group
-from tooldeck.builtin_plugins.shell import DEFAULT_TIMEOUT_MS, SHELL, ShellInput, ShellOutput
+from tooldeck.builtin_plugins.shell import (
+    DEFAULT_TIMEOUT_MS,
+    MAX_TIMEOUT_MS,
+    SHELL,
+    ShellInput,
+    ShellOutput,
+)
 from tooldeck.host.call.bounding import cleanup_once, file_stem
 from tooldeck.host.call.sizes import format_size
 
@@ -26,7 +32,7 @@ if TYPE_CHECKING:
 
 # Room kept under the output limits for the truncation marker and the status line, so
 # the shell's own text always fits and the generic bounding has nothing to cut.
-_RESERVED_LINES = 3
+_RESERVED_LINES = 4
 _RESERVED_BYTES = 1024
 # Tokens that separate simple commands; redirections such as ">&" are not among them.
 _SEPARATORS = frozenset(";&|()")
@@ -108,10 +114,10 @@ class _Shell:
         if not tail.cut:
             path.unlink(missing_ok=True)
         output = _output(args.command, finished, tail, path, workdir)
-        metadata = {
+        metadata = {  # the text is the content already: not repeated here
             "command": args.command,
             "description": args.description,
-            **output.model_dump(),
+            **output.model_dump(exclude={"output"}),
         }
         return ToolResult(_text(tail, path, finished, timeout_ms), metadata, output)
 
@@ -168,6 +174,7 @@ def _output(command: str, finished: Finished, tail: Tail, path: Path, workdir: P
     killed = code is not None and code < 0
     return ShellOutput(
         command=command,
+        output=tail.text,
         exit_code=None if killed or code is None else code,
         signal=-code if killed and code is not None else None,
         timed_out=finished.timed_out,
@@ -196,7 +203,25 @@ def _marker(tail: Tail, path: Path) -> str:
 def _status(finished: Finished, timeout_ms: int) -> str:
     code = finished.returncode
     if finished.timed_out:
-        return f"[Command timed out after {timeout_ms} ms and was killed]"
+        late = finished.overrun(timeout_ms / 1000)
+        return (
+            f"[Command timed out after {timeout_ms} ms and was killed{late}]\n"
+            f"{_retry_hint(timeout_ms)}"
+        )
     if code is not None and code < 0:
         return f"[killed by signal {signal.Signals(-code).name}]"
     return f"[exit code {code}]"
+
+
+def _retry_hint(timeout_ms: int) -> str:
+    """What to do about a timeout: more time while there is some, else the background."""
+    background = (
+        "start it in the background with keep_background set to true, its output sent to a "
+        "file (cmd > out.log 2>&1 &), and read that file later"
+    )
+    if timeout_ms < MAX_TIMEOUT_MS:
+        return (
+            f"If it needs longer, run it again with a larger timeout (at most {MAX_TIMEOUT_MS} "
+            f"ms); if it never ends by itself (a server, a watcher), {background}."
+        )
+    return f"The timeout was already the longest allowed: {background}, or split the work."

@@ -8,6 +8,8 @@ The whole module loads on the tool's first call. What the response then becomes 
 from __future__ import annotations
 
 import asyncio
+import logging
+import threading
 from typing import TYPE_CHECKING
 from urllib.parse import urljoin, urlsplit
 
@@ -15,12 +17,14 @@ import httpx
 
 from tooldeck._tool import ToolContext, ToolFailure, ToolResult
 from tooldeck.builtin_plugins._run.files import feedback_as_failure
-from tooldeck.builtin_plugins._run.webfetch_convert import Fetched, result_of
-from tooldeck.builtin_plugins.webfetch import MAX_BYTES, MAX_TIMEOUT, WebFetchInput
+from tooldeck.builtin_plugins._run.webfetch_convert import Abandoned, Fetched, result_of
+from tooldeck.builtin_plugins.webfetch import MAX_BYTES, MAX_TIMEOUT, Format, WebFetchInput
 
 if TYPE_CHECKING:
     from tooldeck.builtin_plugins._deferred import RunFn
     from tooldeck.host.location.location import Location
+
+log = logging.getLogger("tooldeck")
 
 MAX_REDIRECTS = 10
 
@@ -73,13 +77,16 @@ async def _fetch_within(url: str, params: WebFetchInput) -> ToolResult:
     """Fetch and convert under the call's deadline, with network errors as failures.
 
     Converting runs in a worker thread: parsing a large page takes seconds of CPU, and
-    on the loop it would hold up every other call and ignore the deadline.
+    on the loop it would hold up every other call and ignore the deadline. When the
+    deadline passes (or the call is cancelled) the answer comes at once, and ``stop`` is
+    set: the conversion ends at its next step instead of running on.
     """
     response: Fetched | None = None
+    stop = threading.Event()
     try:
         async with asyncio.timeout(params.timeout):
             response = await _fetch(url, params)
-            return await asyncio.to_thread(result_of, response, params.format)
+            return await asyncio.to_thread(_converted, response, params.format, stop)
     except (TimeoutError, httpx.TimeoutException) as exc:
         if response is not None:
             raise ToolFailure(
@@ -99,6 +106,17 @@ async def _fetch_within(url: str, params: WebFetchInput) -> ToolResult:
             "site may be down or unreachable from here.",
             cause=exc,
         ) from exc
+    finally:
+        stop.set()  # a conversion still running has nobody waiting for it
+
+
+def _converted(response: Fetched, fmt: Format, stop: threading.Event) -> ToolResult:
+    """``result_of`` in the worker thread; an abandoned conversion just ends."""
+    try:
+        return result_of(response, fmt, stop)
+    except Abandoned:
+        log.debug("webfetch: stopped converting %s: nobody waits for it", response.url)
+        raise
 
 
 async def _fetch(url: str, params: WebFetchInput) -> Fetched:

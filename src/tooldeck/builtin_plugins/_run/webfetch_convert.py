@@ -5,13 +5,20 @@ worker thread under the call's deadline. HTML becomes markdown or plain text (or
 HTML when asked), images come back as images, other text as it is, and other binary
 content is refused. BeautifulSoup and markdownify load only when a page needs
 converting from HTML.
+
+A thread cannot be killed, so converting stops itself: the caller that stops waiting (the
+deadline passed, the call was cancelled) sets its ``stop`` event, as ``grep`` and ``glob``
+do, and every step of the work (each tag parsed or converted, every ``CHECK_EVERY``
+elements walked) checks it and raises ``Abandoned``. The work ends at the limit with the
+answer, instead of running on for half a minute in a thread ``asyncio.run`` waits for.
 """
 
 from __future__ import annotations
 
 import re
+import threading
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urljoin
 
 from tooldeck._tool import ImagePart, TextPart, ToolFailure, ToolResult
@@ -25,6 +32,9 @@ if TYPE_CHECKING:
     from bs4.element import PageElement
 
     from tooldeck._tool import ContentPart
+
+CHECK_EVERY = 512
+"""Elements walked between two looks at the ``stop`` event."""
 
 _HTML = frozenset({"text/html", "application/xhtml+xml"})
 _IMAGES = frozenset({"image/png", "image/jpeg", "image/gif", "image/webp"})
@@ -56,6 +66,15 @@ _BLOCKS = frozenset(
 )
 
 
+class Abandoned(Exception):
+    """The conversion was stopped: nobody waits for its result any more."""
+
+
+def _check(stop: threading.Event) -> None:
+    if stop.is_set():
+        raise Abandoned
+
+
 @dataclass(frozen=True, slots=True)
 class Fetched:
     """What one fetch brought back; ``redirect`` is set when it stopped at another host."""
@@ -68,8 +87,9 @@ class Fetched:
     redirect: str | None = None
 
 
-def result_of(response: Fetched, fmt: Format) -> ToolResult:
-    """The result for ``response``, an HTML page as ``fmt``; a failure for binary content."""
+def result_of(response: Fetched, fmt: Format, stop: threading.Event | None = None) -> ToolResult:
+    """The result for ``response``, an HTML page as ``fmt``; a failure for binary content.
+    ``Abandoned`` once ``stop`` is set."""
     if response.redirect is not None:
         text = (
             f"{response.url} redirects to another host: {response.redirect}\n"
@@ -82,7 +102,7 @@ def result_of(response: Fetched, fmt: Format) -> ToolResult:
         parts: list[ContentPart] = [TextPart(label), ImagePart(response.body, response.media_type)]
         return ToolResult(content=parts, metadata=_metadata(response), output=output)
     if response.media_type in _HTML or _looks_like_html(response):
-        return _text_result(response, fmt, _convert(response, fmt))
+        return _text_result(response, fmt, _convert(response, fmt, stop or threading.Event()))
     if _is_text(response):
         return _text_result(response, "raw", _decode(response))
     raise ToolFailure(
@@ -139,14 +159,14 @@ def _decode(response: Fetched) -> str:
         return response.body.decode("utf-8", "replace")
 
 
-def _convert(response: Fetched, fmt: Format) -> str:
+def _convert(response: Fetched, fmt: Format, stop: threading.Event) -> str:
     """The page as ``fmt``. Only its first ``MAX_CONVERT_BYTES`` are converted (memory
     and time grow with the page), and the text then says so."""
     if fmt == "html":
         return _decode(response)
     body = response.body[:MAX_CONVERT_BYTES]
-    soup = _soup(response, body)
-    text = _markdown(soup, response.url) if fmt == "markdown" else _plain_text(soup)
+    soup = _soup(response, body, stop)
+    text = _markdown(soup, response.url, stop) if fmt == "markdown" else _plain_text(soup, stop)
     if len(body) < len(response.body):
         text += (
             f"\n\n[Only the first {format_size(len(body))} of this "
@@ -156,43 +176,76 @@ def _convert(response: Fetched, fmt: Format) -> str:
     return text
 
 
-def _soup(response: Fetched, body: bytes) -> BeautifulSoup:
+def _soup(response: Fetched, body: bytes, stop: threading.Event) -> BeautifulSoup:
     """The page without non-content elements, its links and images made absolute."""
-    from bs4 import BeautifulSoup
+    from bs4.element import Tag
 
-    soup = BeautifulSoup(body, "html.parser", from_encoding=response.charset)
-    for element in soup(_DROPPED):
+    soup = _parsed(body, response.charset, stop)
+    dropped: list[Tag] = []
+    links: list[tuple[Tag, str]] = []
+    for count, element in enumerate(soup.descendants):
+        if not count % CHECK_EVERY:
+            _check(stop)
+        if isinstance(element, Tag):
+            if element.name in _DROPPED:
+                dropped.append(element)
+            elif element.name in _LINKS:
+                links.append((element, _LINKS[element.name]))
+    for element in dropped:
         element.decompose()
-    for attribute, tags in (("href", ("a",)), ("src", ("img",))):
-        for tag in soup.find_all(tags):
-            value = tag.get(attribute)
-            if isinstance(value, str):
-                tag[attribute] = urljoin(response.url, value)
+    for tag, attribute in links:
+        value = tag.get(attribute)
+        if isinstance(value, str):
+            tag[attribute] = urljoin(response.url, value)
     return soup
 
 
-def _markdown(soup: BeautifulSoup, url: str) -> str:
+_LINKS = {"a": "href", "img": "src"}
+
+
+def _parsed(body: bytes, charset: str | None, stop: threading.Event) -> BeautifulSoup:
+    """``body`` parsed, looking at ``stop`` before each tag the parser opens."""
+    from bs4 import BeautifulSoup
+
+    class StoppableSoup(BeautifulSoup):
+        def handle_starttag(self, *args: Any, **kwargs: Any) -> Any:
+            _check(stop)
+            return super().handle_starttag(*args, **kwargs)
+
+    return StoppableSoup(body, "html.parser", from_encoding=charset)
+
+
+def _markdown(soup: BeautifulSoup, url: str, stop: threading.Event) -> str:
     """Markdown, for pages nested at most ``MAX_DEPTH`` elements deep: the converter
     recurses once per level and would otherwise run out of stack."""
     from markdownify import MarkdownConverter
 
-    depth = _depth(soup)
+    depth = _depth(soup, stop)
     if depth > MAX_DEPTH:
         raise _too_deep(url, f"{depth:,}")
-    converter = MarkdownConverter(heading_style="ATX", bullets="-")
+
+    class StoppableConverter(MarkdownConverter):
+        def process_tag(self, *args: Any, **kwargs: Any) -> Any:
+            _check(stop)
+            # Called for every tag since markdownify 0.11; its stubs leave it out.
+            return super().process_tag(*args, **kwargs)  # type: ignore[misc]
+
+    converter = StoppableConverter(heading_style="ATX", bullets="-")
     try:
         return _tidy(converter.convert_soup(soup))
     except RecursionError as exc:  # a safety net under the depth check
         raise _too_deep(url, f"over {MAX_DEPTH}") from exc
 
 
-def _depth(soup: BeautifulSoup) -> int:
+def _depth(soup: BeautifulSoup, stop: threading.Event) -> int:
     """How deep elements nest, found in one pass without recursion."""
     from bs4.element import Tag
 
     depths = {id(soup): 0}
     deepest = 0
-    for element in soup.descendants:
+    for count, element in enumerate(soup.descendants):
+        if not count % CHECK_EVERY:
+            _check(stop)
         if isinstance(element, Tag):
             depth = depths[id(element.parent)] + 1
             depths[id(element)] = depth
@@ -207,7 +260,7 @@ def _too_deep(url: str, depth: str) -> ToolFailure:
     )
 
 
-def _plain_text(soup: BeautifulSoup) -> str:
+def _plain_text(soup: BeautifulSoup, stop: threading.Event) -> str:
     """The page's text with a line break after each block element.
 
     One walk with an explicit stack: no recursion however deep the page nests, and no
@@ -217,7 +270,11 @@ def _plain_text(soup: BeautifulSoup) -> str:
 
     pieces: list[str] = []
     stack: list[tuple[Iterator[PageElement], bool]] = [(iter(soup.contents), False)]
+    steps = 0
     while stack:
+        steps += 1
+        if not steps % CHECK_EVERY:
+            _check(stop)
         children, block = stack[-1]
         child = next(children, None)
         if child is None:

@@ -11,9 +11,9 @@ implements ``tool_call``; then this layer is not among its layers and no call re
 this module.
 
 What a hook may raise is the *signals* (``ToolFailure``, the permission and question
-signals, cancellation) or what the layers below raised; anything else is a defect of
-that plugin: ``HookChain.failed`` reports it (the host marks the plugin failed) and the
-call ends with a ``PluginError`` naming it.
+signals, cancellation, ``KeyboardInterrupt``) or what the layers below raised; anything
+else, ``SystemExit`` included, is a defect of that plugin: ``HookChain.failed`` reports
+it (the host marks the plugin failed) and the call ends with a ``PluginError`` naming it.
 """
 
 from __future__ import annotations
@@ -50,10 +50,12 @@ SIGNALS = (
     PermissionDeferred,
     QuestionDismissed,
     KeyboardInterrupt,
-    SystemExit,
 )
 """What a hook may raise itself: the call ends as these end any call (and a
-cancellation). ``import tooldeck`` and a snapshot never import asyncio themselves."""
+cancellation). ``import tooldeck`` and a snapshot never import asyncio themselves.
+
+``SystemExit`` is not among them: a hook calling ``sys.exit`` is that plugin's defect, as
+it is when a plugin is loaded; only the person at the keyboard stops the host."""
 
 MOUNTED_SOURCE = "mcp"
 """The registration source of mounted MCP tools (``tooldeck.mcp.client.layer.SOURCE``)."""

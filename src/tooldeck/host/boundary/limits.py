@@ -8,21 +8,21 @@ layers and a call does no limit work at all.
 
 * ``timeout_s``: the call (its wait for a slot included) is cancelled at the limit and
   ends ``failed`` naming the limit. Cancellation reaches what the tool awaits (a
-  process-running tool kills its process on cancellation); a synchronous executor
-  running on the event loop cannot be interrupted.
-* ``max_concurrency``: at most that many calls of the tool run at once, per service;
-  the others wait in arrival order.
+  process-running tool stops its process on cancellation: SIGTERM, then SIGKILL after a
+  grace, so the answer may come later than the limit, and then says when); a
+  synchronous executor running on the event loop cannot be interrupted.
+* ``max_concurrency``: at most that many calls of the tool run at once, per service
+  (across its threads and event loops); the others wait in arrival order.
 * ``sequential``: such a call waits until no other call of its session runs, and no
   other call of the session starts until it ends. Nested calls (inside a code-mode
   program) are exempt: their program already holds its session's turn.
 
-The waiting primitives are asyncio's, bound to one event loop, so they are kept per loop
-(and asyncio is imported only by the calls that wait, never by building a snapshot).
+The waiting places (``gates.py``) are the service's, shared by every thread and loop.
 """
 
 from __future__ import annotations
 
-import weakref
+import time
 from collections.abc import Callable, Iterable, Mapping
 from contextlib import AsyncExitStack
 from functools import partial
@@ -33,8 +33,7 @@ from tooldeck.host.execution.snapshot import named_record
 from tooldeck.host.permissions.wildcard import match
 
 if TYPE_CHECKING:
-    import asyncio
-
+    from tooldeck.host.boundary.gates import Gates
     from tooldeck.host.call.layers import Layer, Next
     from tooldeck.host.call.path import CallScope, ExecutedTool, ToolCall
     from tooldeck.host.config.config import ToolConfig
@@ -54,97 +53,8 @@ class Limits(NamedTuple):
 
 NO_LIMITS = Limits()
 
-
-class Gates:
-    """A service's waiting places: a semaphore per limited tool, a turn per session."""
-
-    __slots__ = ("_by_loop",)
-
-    def __init__(self) -> None:
-        self._by_loop: weakref.WeakKeyDictionary[
-            asyncio.AbstractEventLoop, tuple[dict[str, asyncio.Semaphore], dict[str, _Turns]]
-        ] = weakref.WeakKeyDictionary()
-
-    def _of_loop(self) -> tuple[dict[str, asyncio.Semaphore], dict[str, _Turns]]:
-        import asyncio
-
-        loop = asyncio.get_running_loop()
-        found = self._by_loop.get(loop)
-        if found is None:
-            found = self._by_loop[loop] = ({}, {})
-        return found
-
-    def semaphore(self, name: str, most: int) -> asyncio.Semaphore:
-        semaphores = self._of_loop()[0]
-        key = f"{name}\0{most}"
-        found = semaphores.get(key)
-        if found is None:
-            import asyncio
-
-            found = semaphores[key] = asyncio.Semaphore(most)
-        return found
-
-    def turns(self, session_id: str) -> _Turns:
-        sessions = self._of_loop()[1]
-        found = sessions.get(session_id)
-        if found is None:
-            found = sessions[session_id] = _Turns()
-        return found
-
-
-class _Turns:
-    """One session's calls: shared turns for ordinary calls, an exclusive one for a
-    ``sequential`` call. A waiting exclusive call holds back new shared ones (no starving)."""
-
-    __slots__ = ("_changed", "_exclusive", "_running", "_waiting")
-
-    def __init__(self) -> None:
-        import asyncio
-
-        self._changed = asyncio.Condition()
-        self._running = 0
-        self._exclusive = False
-        self._waiting = 0
-
-    def turn(self, exclusive: bool) -> _Turn:
-        return _Turn(self, exclusive)
-
-    async def enter(self, exclusive: bool) -> None:
-        async with self._changed:
-            if exclusive:
-                self._waiting += 1
-                try:
-                    await self._changed.wait_for(lambda: not self._exclusive and not self._running)
-                finally:
-                    self._waiting -= 1
-                    self._changed.notify_all()
-                self._exclusive = True
-            else:
-                await self._changed.wait_for(lambda: not self._exclusive and not self._waiting)
-            self._running += 1
-
-    async def leave(self, exclusive: bool) -> None:
-        async with self._changed:
-            self._running -= 1
-            if exclusive:
-                self._exclusive = False
-            self._changed.notify_all()
-
-
-class _Turn:
-    __slots__ = ("_exclusive", "_turns")
-
-    def __init__(self, turns: _Turns, exclusive: bool) -> None:
-        self._turns = turns
-        self._exclusive = exclusive
-
-    async def __aenter__(self) -> None:
-        await self._turns.enter(self._exclusive)
-
-    async def __aexit__(self, *exc_info: object) -> None:
-        import asyncio
-
-        await asyncio.shield(self._turns.leave(self._exclusive))
+LATE_SECONDS = 0.5
+"""How far past its limit a stopped call must end before its message says when it did."""
 
 
 class CallLimits:
@@ -227,18 +137,28 @@ async def _limited(
     if own is NO_LIMITS and not takes_turns:
         return await call_next(call)
     name = record.effective if record is not None else call.name
+    started = time.monotonic()
     try:
         async with asyncio.timeout(own.timeout_s) as deadline, AsyncExitStack() as held:
             if own.max_concurrency is not None:
-                await held.enter_async_context(limits.gates.semaphore(name, own.max_concurrency))
+                await held.enter_async_context(limits.gates.slots(name, own.max_concurrency))
             if takes_turns:
-                turns = limits.gates.turns(scope.session_id)
-                await held.enter_async_context(turns.turn(own.sequential and scope.via != "nested"))
+                exclusive = own.sequential and scope.via != "nested"
+                await held.enter_async_context(limits.gates.turn(scope.session_id, exclusive))
             return await call_next(call)
     except TimeoutError:
         if own.timeout_s is None or not deadline.expired():
             raise
-        raise ToolFailure(
-            f"Tool '{name}' did not finish within its {own.timeout_s:g} s limit (timeout_s) and "
-            "was stopped. Try a smaller task, or ask the user to raise the limit."
-        ) from None
+        raise ToolFailure(_timed_out(name, own.timeout_s, time.monotonic() - started)) from None
+
+
+def _timed_out(name: str, limit: float, seconds: float) -> str:
+    """The failure of a call past its limit, with the real time when stopping its work
+    took a while (a process given a grace to exit): the limit alone would understate it."""
+    stopped = "was stopped"
+    if seconds - limit >= LATE_SECONDS:
+        stopped += f", {seconds:.1f} s after it started"
+    return (
+        f"Tool '{name}' did not finish within its {limit:g} s limit (timeout_s) and {stopped}. "
+        "Try a smaller task, or ask the user to raise the limit."
+    )

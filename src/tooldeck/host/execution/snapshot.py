@@ -42,7 +42,7 @@ from tooldeck.host.registry.names import RESERVED_CODEMODE_NAME
 from tooldeck.host.registry.record import ToolRecord, record_of
 from tooldeck.host.schema.frozen import FrozenDict
 from tooldeck.host.search.advertised import SEARCH_VARIANTS, SearchVariant, advertise
-from tooldeck.host.search.deferral import SEARCH_TOOLS, Deferral
+from tooldeck.host.search.deferral import SEARCH_TOOLS, Deferral, not_available
 
 LayerBinder = Callable[["Snapshot"], tuple[Layer, ...]]
 """Binds the boundary's active layers to a new snapshot (``host/boundary``'s ``layers``)."""
@@ -362,7 +362,7 @@ class Snapshot:
     def _unavailable(self, name: str) -> ToolRecord:
         """Resolve what is not advertised: ``execute`` before it is built, a code-mode tool
         by its effective name (``tools.<effective>`` names only code-mode tools), else a
-        ``ToolFailure`` listing what is available."""
+        ``ToolFailure`` naming a few available tools and how to find the rest."""
         if self._codemode is not None:
             self._with_codemode()
             if name in self._records_by_name:
@@ -378,10 +378,7 @@ class Snapshot:
                 return record
         if name == SEARCH_TOOLS and self._deferred_view().names:
             return self._deferred_view().search_record()
-        listed = ", ".join(self.names) or "none"
-        raise ToolFailure(
-            f"Tool '{name}' is not available. Call one of the available tools instead: {listed}."
-        )
+        raise ToolFailure(not_available(name, self.names, self._deferred_view().names))
 
 
 def named_record(snapshot: Snapshot, name: str) -> ToolRecord | None:

@@ -17,7 +17,7 @@ import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 
 from tooldeck._public import public
 from tooldeck.host.location.location import Location
@@ -97,6 +97,7 @@ class Host:
         store: Store | None = None,
         mcp_listings: Literal["cached", "fresh"] = "fresh",
         telemetry: bool | Telemetry | None = None,
+        on_mcp_start: Callable[[str], Callable[[], None]] | None = None,
         authorizer: Authorizer | None = None,
     ) -> Host:
         """Read the config at ``path``, discover and register every selected plugin.
@@ -122,7 +123,10 @@ class Host:
         ``mcp_listings``: ``"fresh"`` starts every configured MCP server and waits for its
         tool listing; ``"cached"`` mounts a server from its last good listing (kept in the
         data dir) when that is still valid, and starts the server only when one of its
-        tools is called, as the CLI does. See ``docs/mcp.md``.
+        tools is called, as the CLI does. See ``docs/mcp.md``. ``on_mcp_start(name)`` is
+        called as each server start (connecting and listing) begins, on the servers'
+        loop thread, and returns the function called as it ends: the ``tooldeck``
+        command prints a line when a start lasts more than a second.
 
         ``telemetry``: OpenTelemetry spans and metrics (``tooldeck[otel]``): ``True`` reports
         to the global providers, a ``Telemetry`` to its own, ``False`` turns it off,
@@ -134,6 +138,8 @@ class Host:
         """
         if mcp_listings not in ("cached", "fresh"):
             raise ValueError(f"mcp_listings must be 'cached' or 'fresh', got {mcp_listings!r}")
+        if isinstance(disable, str):  # its characters would be entries: "*" disables all
+            raise TypeError("disable must be a list of names or patterns, not a str")
         location, status = open_location(
             Path(path), trust, data_dir, asker, answerer, store=store, on_ask=on_ask
         )
@@ -142,10 +148,9 @@ class Host:
         except BaseException:
             location.close()
             raise
+        mcp = _McpOptions(mcp_listings, on_mcp_start, authorizer)
         with instrumented.spans("tooldeck.host.open", {semconv.LOCATION: str(location.root)}):
-            return cls._opened(
-                location, status, plugins, disable, instrumented, mcp_listings, authorizer
-            )
+            return cls._opened(location, status, plugins, disable, instrumented, mcp)
 
     @classmethod
     def _opened(
@@ -155,8 +160,7 @@ class Host:
         plugins: Sequence[str | object] | None,
         disable: Iterable[str],
         instrumented: Instrumentation,
-        mcp_listings: Literal["cached", "fresh"],
-        authorizer: Authorizer | None = None,
+        mcp_options: _McpOptions,
     ) -> Host:
         config = location.config
         names, objects = _split(plugins)
@@ -166,7 +170,7 @@ class Host:
         from tooldeck.codemode.provider import CodeMode
 
         service = ToolService(location, codemode=CodeMode())
-        mcp = _mcp_layer(location, service, selection, mcp_listings, authorizer)
+        mcp = _mcp_layer(location, service, selection, mcp_options)
         host = cls(
             location,
             service,
@@ -286,6 +290,26 @@ class Host:
         return infos
 
     @property
+    def plugin_failures(self) -> dict[str, str]:
+        """Each plugin that failed to load (by its report name) and why, in load order.
+
+        Cheaper than ``plugins`` (no load report is built): for saying, beside a catalog,
+        that tools may be missing. MCP servers are rows of one plugin; ``mcp_failures``
+        says which of them failed.
+        """
+        with self._lock:
+            records = list(self._plugins.records)
+        return {r.candidate.name: r.reason or "failed" for r in records if r.status == "failed"}
+
+    @property
+    def warnings(self) -> tuple[str, ...]:
+        """What this host was told that had no effect: each ``disable`` entry (of
+        ``Host.open``, ``TOOLDECK_DISABLE_PLUGINS`` or ``[plugins] disable``) that names
+        no plugin or MCP server, with where it came from. Each is logged once too, as a
+        warning on the ``tooldeck`` logger."""
+        return self._plugins.warnings
+
+    @property
     def mcp_failures(self) -> dict[str, str]:
         """Each configured MCP server that failed (``mcp:NAME``) and why.
 
@@ -295,6 +319,17 @@ class Host:
         layer = self._groups.get("mcp")
         rows = layer.members() if layer is not None else []
         return {row.name: row.reason or "failed" for row in rows if row.status == "failed"}
+
+    @property
+    def mcp_sources(self) -> dict[str, str]:
+        """The server (``mcp:NAME``) each mounted tool comes from, by effective name.
+
+        The catalog names the one MCP registration (``mcp``) as every mounted tool's
+        source; this names the server, as ``plugins`` rows do. Empty without servers.
+        """
+        layer = self._groups.get("mcp")
+        rows = layer.members() if layer is not None else []
+        return {tool: row.name for row in rows for tool in sorted(row.tools)}
 
     # -- changing --------------------------------------------------------------------------
     def refresh_plugins(self) -> None:
@@ -313,18 +348,24 @@ class Host:
         ):
             with spans("tooldeck.plugins.discover", {}):
                 candidates = ordered(self._discover(), self._selection.order)
-            self._plugins.sync([*candidates, *self._last])
+            servers = tuple(self.location.config.mcp.servers)
+            self._plugins.sync([*candidates, *self._last], servers)
 
     def __repr__(self) -> str:
         return f"<Host {str(self.location.root)!r} plugins={len(self._plugins.records)}>"
 
 
+class _McpOptions(NamedTuple):
+    """``Host.open``'s MCP arguments: where listings come from, who hears of starts,
+    who gets a person through a sign-in."""
+
+    listings: Literal["cached", "fresh"]
+    on_start: Callable[[str], Callable[[], None]] | None
+    authorizer: Authorizer | None = None
+
+
 def _mcp_layer(
-    location: Location,
-    service: ToolService,
-    selection: Selection,
-    listings: Literal["cached", "fresh"],
-    authorizer: Authorizer | None,
+    location: Location, service: ToolService, selection: Selection, options: _McpOptions
 ) -> Any:
     """The MCP layer when the config names servers (only then is ``tooldeck.mcp`` loaded)."""
     if not location.config.mcp.servers:
@@ -335,8 +376,9 @@ def _mcp_layer(
         location,
         service,
         lambda name: selection.excluded(member_candidate(name, "mcp")),
-        listings,
-        authorizer,
+        options.listings,
+        options.on_start,
+        options.authorizer,
     )
 
 

@@ -12,7 +12,12 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from tooldeck.errors import PluginError
-from tooldeck.host.plugins.discovery import Candidate, failure_details, forget_modules
+from tooldeck.host.plugins.discovery import (
+    Candidate,
+    failure_details,
+    forget_modules,
+    member_candidate,
+)
 from tooldeck.host.plugins.records import PluginRecord
 from tooldeck.host.plugins.trust_gate import admits, skipped_servers, untrusted_reason
 from tooldeck.host.plugins.wiring import PluginWiring, Selection
@@ -51,9 +56,12 @@ class PluginSync:
         self.records: list[PluginRecord] = []
         """Every candidate's record, in load order, with the skipped and missing rows."""
         self._order: list[PluginRecord] = []  # records with a registration, in service order
+        self.warnings: tuple[str, ...] = ()
+        """The ``disable`` entries that name nothing here (``Selection.unmatched``)."""
 
-    def sync(self, candidates: list[Candidate]) -> None:
-        """Make the records and registrations those of ``candidates`` (in load order)."""
+    def sync(self, candidates: list[Candidate], servers: tuple[str, ...] = ()) -> None:
+        """Make the records and registrations those of ``candidates`` (in load order);
+        ``servers``: the configured MCP servers' names, which ``disable`` may name too."""
         old = {r.candidate.name: r for r in self.records}
         # A candidate without a loader is a reserved slot (MCP) nobody has filled yet.
         records = [self._carry(c, old.pop(c.name, None)) for c in candidates if c.load]
@@ -64,6 +72,21 @@ class PluginSync:
         self.records = self._with_skipped(records) + [
             PluginRecord(c, "failed", reason=f"not found ({c.origin})") for c in missing
         ]
+        if self._selection.disabled:
+            self._warn([*candidates, *(member_candidate(f"mcp:{n}", "mcp") for n in servers)])
+
+    def _warn(self, candidates: list[Candidate]) -> None:
+        """Find the ``disable`` entries that name none of ``candidates`` (skipped project
+        servers included); log each one not logged before."""
+        skipped = skipped_servers(self._trust) if self._trust is not None else []
+        warnings = tuple(self._selection.unmatched([*candidates, *skipped]))
+        if warnings != self.warnings:
+            import logging  # only when a disable entry names nothing
+
+            for warning in warnings:
+                if warning not in self.warnings:
+                    logging.getLogger("tooldeck").warning("%s", warning)
+            self.warnings = warnings
 
     def _with_skipped(self, records: list[PluginRecord]) -> list[PluginRecord]:
         """``records`` with an ``untrusted`` row per skipped project server, where the

@@ -132,6 +132,17 @@ class Selection(NamedTuple):
             return f"not selected by {self.only_origin}"
         return None
 
+    def unmatched(self, candidates: Sequence[Candidate]) -> list[str]:
+        """A warning per ``disabled`` entry that names none of ``candidates`` (a typo, a
+        plugin not installed): it disables nothing, which its author should hear."""
+        return [
+            f"disable entry {name!r} (from {origin}) matches no plugin or MCP server here, "
+            "so it disables nothing; names look like builtin:read, local:STEM, a "
+            "distribution name or mcp:SERVER, and a pattern may use * ? [...]"
+            for name, origin in self.disabled
+            if not any(disabled_by(candidate, name) for candidate in candidates)
+        ]
+
     def missing(self, candidates: Sequence[Candidate]) -> list[Candidate]:
         """Placeholders for selected names that match no plugin (a typo, not installed)."""
         found = [n for n in self.only or () if not any(matches(c, [n]) for c in candidates)]

@@ -23,6 +23,7 @@ from pydantic import BaseModel
 
 from tooldeck.host.schema.frozen import FrozenDict, freeze
 from tooldeck.host.schema.metaschema import schema_problem as _meta_problem
+from tooldeck.host.schema.pydantic_patterns import backtracking_pattern_problem
 
 # Keywords whose subschemas constrain the instance as a whole (closing inside changes
 # which branch matches), lists of schemas, and name → schema maps.
@@ -234,8 +235,10 @@ def _closable(schema: Mapping[str, Any]) -> bool:
 
 def schema_problem(source: Any, *, role: str) -> str | None:
     """Why ``source`` cannot serve as a tool's ``role`` ("input"/"output") schema."""
-    if source is None or is_model_class(source) or is_type_adapter(source):
+    if source is None:
         return None
+    if is_model_class(source) or is_type_adapter(source):
+        return backtracking_pattern_problem(source, role=role)
     if not isinstance(source, Mapping):
         return (
             f"{role} schema must be a pydantic model class, a JSON Schema mapping or None, "

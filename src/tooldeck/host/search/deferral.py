@@ -12,10 +12,13 @@ How each format advertises them (``advertise``):
 - ``openai``, ``gemini``, ``mcp``: deferred tools are left out, and one native
   ``search_tools(query, limit)`` tool (a fixed definition, so adding or removing a
   deferred tool changes no byte) sits before ``execute`` while anything is deferred.
-  It ranks the deferred tools (``registry.ranking``), returns each match's name,
+  It ranks the deferred tools (``ranking.py``), returns each match's name,
   description and input schema, and loads them into the caller's open session: a
   session-scoped registration (source ``LOADED_SOURCE``) after which that session's
   snapshots advertise them natively until it closes. Without a session it lists only.
+  On a weak result (nothing, or nothing that answers most of the query) it adds a
+  hint (``hint.py``): the deferred tools' namespaces with their descriptions, the
+  words no tool answered and a suggested query.
 - ``anthropic`` and ``openai-responses``: the provider's own tool search; see
   ``provider_search``.
 """
@@ -33,6 +36,7 @@ from tooldeck.host.permissions.wildcard import match
 from tooldeck.host.registry.editor import CatalogEntry, ToolEditor
 from tooldeck.host.registry.names import RESERVED_CODEMODE_NAME
 from tooldeck.host.registry.record import ToolRecord, record_of
+from tooldeck.host.search.hint import Hint, hint
 from tooldeck.host.search.ranking import ToolIndex
 
 if TYPE_CHECKING:
@@ -42,6 +46,8 @@ if TYPE_CHECKING:
 SEARCH_TOOLS = "search_tools"
 LOADED_SOURCE = "tooldeck:search_tools"
 MAX_RESULTS = 20
+MAX_NAMED = 20
+"""The most tool names a "not available" message lists (``not_available``)."""
 
 SEARCH_DESCRIPTION = (
     "Search the tools that are not listed here. More tools are available than are "
@@ -80,6 +86,27 @@ SEARCH_OUTPUT: Mapping[str, Any] = {
             },
         },
         "loaded": {"type": "boolean"},
+        "hint": {
+            "type": "object",
+            "description": "Only when the match is weak: where the tools are.",
+            "properties": {
+                "namespaces": {
+                    "type": "array",
+                    "items": {
+                        "type": "object",
+                        "properties": {
+                            "name": {"type": "string"},
+                            "description": {"type": "string"},
+                            "tools": {"type": "integer"},
+                        },
+                        "required": ["name", "description", "tools"],
+                    },
+                },
+                "suggested_query": {"type": "string"},
+                "unmatched": {"type": "array", "items": {"type": "string"}},
+            },
+            "required": ["namespaces", "suggested_query", "unmatched"],
+        },
     },
     "required": ["tools", "loaded"],
 }
@@ -156,10 +183,21 @@ class Deferral:
 
     def search(self, query: str, limit: int) -> list[CatalogEntry]:
         """The best ``limit`` deferred tools for ``query`` (the one ranking)."""
+        return self.find(query, limit)[0]
+
+    def find(self, query: str, limit: int) -> tuple[list[CatalogEntry], Hint | None]:
+        """``search``, and a hint when the result is weak (``hint.py``)."""
+        index = self._ready()
+        ranked = index.rank(query, limit)
+        found = [self.entries[i] for i in ranked.positions]
+        return found, (hint(index, ranked, query) if ranked.weak else None)
+
+    def _ready(self) -> ToolIndex:
+        """The index of the deferred tools, built on the first search."""
         with self._lock:
             if self._index is None:
                 self._index = ToolIndex.of(self.entries, self.namespaces)
-        return [self.entries[i] for i in self._index.search(query, limit)]
+            return self._index
 
     def search_record(self) -> ToolRecord:
         """``search_tools`` of this snapshot (the same definition in every snapshot)."""
@@ -176,7 +214,7 @@ class Deferral:
         return record_of(self._tool)
 
     def _execute(self, arguments: Mapping[str, Any], ctx: ToolContext) -> ToolResult:
-        found = self.search(arguments["query"], arguments.get("limit", 5))
+        found, advice = self.find(arguments["query"], arguments.get("limit", 5))
         tools = [
             {
                 "name": e.name,
@@ -186,7 +224,11 @@ class Deferral:
             for e in found
         ]
         loaded = bool(tools) and _load(ctx, [t["name"] for t in tools])
-        return ToolResult(content=_text(tools, loaded), output={"tools": tools, "loaded": loaded})
+        output: dict[str, Any] = {"tools": tools, "loaded": loaded}
+        if advice is not None:
+            output["hint"] = advice.data()
+        text = _text(arguments["query"], tools, loaded, advice)
+        return ToolResult(content=text, output=output)
 
 
 NOTHING = Deferral((), {})
@@ -219,16 +261,53 @@ def _load(ctx: ToolContext, names: list[str]) -> bool:
     return owner is not None and bool(held[1](owner, ctx.session_id, names))  # type: ignore[index]
 
 
-def _text(tools: list[dict[str, Any]], loaded: bool) -> str:
+def _text(query: str, tools: list[dict[str, Any]], loaded: bool, advice: Hint | None) -> str:
+    """What the model reads: the tools found, then the hint of a weak result."""
+    lines = []
     if not tools:
-        return "No tool matches. Try other words."
-    head = (
-        "These tools are now available; call them by name."
-        if loaded
-        else "These tools match; call them by name."
-    )
-    lines = [head]
+        lines.append(f"No tool matches {json.dumps(query)}.")
+    else:
+        lines.append(
+            "These tools are now available; call them by name."
+            if loaded
+            else "These tools match; call them by name."
+        )
     for t in tools:
         schema = json.dumps(t["input_schema"], separators=(",", ":"))
         lines.append(f"- {t['name']}: {' '.join(t['description'].split())}\n  input: {schema}")
+    if advice is not None:
+        if tools:
+            lines.append("The match is weak.")
+        lines.append(advice.text(found=bool(tools)))
+    elif not tools:
+        lines.append("Try other words.")
     return "\n".join(lines)
+
+
+def not_available(name: str, names: Sequence[str], deferred: frozenset[str]) -> str:
+    """What the model reads when it calls ``name``, which is not a tool here.
+
+    ``names`` are the callable tools in definition order, ``deferred`` those of them
+    advertised behind ``search_tools``. A catalog of thousands would make the message as
+    long as the catalog, so it names at most ``MAX_NAMED``: the names closest to ``name``
+    (a misspelt call finds its tool), then the advertised ones, and says how many remain
+    and how to find them.
+    """
+    if len(names) <= MAX_NAMED and not deferred:
+        listed = ", ".join(names) or "none"
+        return f"Tool '{name}' is not available. Call one of the available tools instead: {listed}."
+    import difflib  # only on this path: a wrong name in a large catalog
+
+    close = difflib.get_close_matches(name, names, n=5, cutoff=0.6)
+    named = list(dict.fromkeys([*close, *(n for n in names if n not in deferred)]))[:MAX_NAMED]
+    rest = len(names) - len(named)
+    text = f"Tool '{name}' is not available. "
+    if not named:  # every tool is deferred and no name is close
+        search = f"Call {SEARCH_TOOLS} with a few words on what you need to find one"
+        return f"{text}{search} of the {rest:,} available tools."
+    text += "Call one of the available tools instead: " + ", ".join(named)
+    if rest:
+        text += f", or one of {rest:,} more"
+    if deferred:
+        return text + f". Call {SEARCH_TOOLS} with a few words on what you need to find the others."
+    return text + " (all in your tool list)."

@@ -1,152 +1,197 @@
-"""One ranking for every tool search: BM25 over what a model can read about a tool.
+"""One ranking for every tool search: BM25 over what a model can read about a tool,
+with the query read as a person means it.
 
 Code mode's ``search()``, the native ``search_tools`` tool and a client-executed
 Responses ``tool_search_call`` all rank with ``ToolIndex``, so a query finds the same
 tools whichever way the model asks.
 
-A tool's document is its fields, each weighted by how much it says about the tool:
+Two kinds of document (``documents.py``), each scored with BM25 (``bm25.py``): a
+**tool** (its name, description and parameters) and a **namespace** (its path and
+description). A tool gets ``NAMESPACE_SHARE`` of its namespace's score, so "gmail" or
+"support tickets" point at the right namespace, while the words all of a namespace's
+tools share (its description) do not make those words look common among tools.
 
-========================================  ======
-field                                     weight
-========================================  ======
-effective name (split on ``_ . -`` and    3
-camelCase)
-namespace path                            2
-description                               1
-namespace description                     1
-parameter names and their descriptions    1
-========================================  ======
+The query becomes concepts (``query.py``: words, their synonyms, phrases, an implied
+lookup); a tool's score is the sum of its concepts' scores. An **action** concept
+(``create``, ``list``... the first groups of ``synonyms.py``) matches the head of a
+tool's name (its first word) fully and other text at ``ACTION_PLAIN``, with
+``ACTION_IDF`` added to its idf: every tool has an action, yet the action is what tells
+apart the tools of one thing (``create_refund``, ``get_refund``). A tool must match
+something the query says in words; the implied lookup only orders them. Ties keep the
+order the entries were given in, so a result never depends on hashing or on which
+tools happen to score alike.
 
-Words are lower-cased, a few function words are dropped and plurals and ``-ing``/``-ed``
-forms are folded (``issues`` → ``issue``), the same for the query and the documents.
-Scores are BM25 (k1 = 1.2, b = 0.75) with the field weights applied to term counts and
-lengths. Ties keep the order the entries were given in, so a result never depends on
-hashing or on which tools happen to score alike.
+The index is built once per snapshot (``ToolIndex.of``, on the first search) and a
+query only touches the tools that share a term with it (or with their namespace).
 """
 
 from __future__ import annotations
 
-import math
-import re
-from collections import Counter
+import heapq
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any
+from dataclasses import replace
 
 from tooldeck.host.registry.editor import CatalogEntry, NamespaceEntry
-from tooldeck.host.registry.record import record_of
+from tooldeck.host.search.bm25 import Bm25
+from tooldeck.host.search.documents import (
+    HEAD,
+    NAME_WEIGHT,
+    Field,
+    count,
+    document,
+    fields,
+    namespace_fields,
+)
+from tooldeck.host.search.query import Concept, parse
+from tooldeck.host.search.ranked import Ranked
+from tooldeck.host.search.synonyms import table
+from tooldeck.host.search.terms import words
 
-K1 = 1.2
-B = 0.75
-NAME_WEIGHT = 3
-NAMESPACE_WEIGHT = 2
+__all__ = ["Ranked", "ToolIndex", "document", "words"]
 
-_CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
-_WORDS = re.compile(r"[a-z0-9]+")
-_STOP_WORDS = """a an and any are as at be by can could do does for from have i in into is it
-its me my of on or our please some that the their them these this those to us we what which
-with would you your"""
-_STOP = frozenset(_STOP_WORDS.split())
-
-
-def words(text: str) -> list[str]:
-    """``text`` as search terms: split (camelCase too), lower-cased, folded, no stop words."""
-    found = _WORDS.findall(_CAMEL.sub(" ", text).lower())
-    return [_fold(w) for w in found if w not in _STOP]
-
-
-def _fold(word: str) -> str:
-    """A crude, predictable stemmer: enough that ``issues`` finds ``issue``."""
-    if len(word) > 4 and word.endswith("ies"):
-        return word[:-3] + "y"
-    if len(word) > 4 and word.endswith(("ches", "shes", "sses", "xes")):
-        return word[:-2]
-    if len(word) > 3 and word.endswith("s") and not word.endswith(("ss", "us", "is")):
-        return word[:-1]
-    if len(word) > 5 and word.endswith("ing"):
-        return word[:-3]
-    if len(word) > 4 and word.endswith("ed") and not word.endswith("eed"):
-        return word[:-2]
-    return word
+NAMESPACE_SHARE = 1.0
+"""A namespace's score, as a share added to each of its tools'."""
+ACTION_PLAIN = 0.3
+"""An action matches a name's head fully, anywhere else at this share."""
+ACTION_IDF = 1.0
+"""Added to an action's idf (``create``, ``list``...): every tool has an action, so
+each is common, yet it is what tells apart the tools of one thing (``create_refund``,
+``get_refund``)."""
 
 
 class ToolIndex:
-    """BM25 over a fixed sequence of tool documents; ``search`` returns their positions."""
+    """The tools and namespaces of one catalog, ready to rank; ``search`` returns the
+    tools' positions in the order they were given."""
 
-    __slots__ = ("_avg", "_docs", "_idf", "_lengths")
+    __slots__ = ("_members", "_spaces", "_tools", "namespaces", "space_names", "spaces")
 
-    def __init__(self, documents: Sequence[Counter[str]]) -> None:
-        self._docs = tuple(documents)
-        self._lengths = tuple(sum(d.values()) for d in self._docs)
-        self._avg = (sum(self._lengths) / len(self._docs)) if self._docs else 1.0
-        frequency: Counter[str] = Counter()
-        for doc in self._docs:
-            frequency.update(doc.keys())
-        n = len(self._docs)
-        self._idf = {t: math.log(1 + (n - df + 0.5) / (df + 0.5)) for t, df in frequency.items()}
+    def __init__(
+        self,
+        tools: Sequence[Sequence[Field]],
+        namespaces: Sequence[str | None] = (),
+        spaces: Mapping[str, NamespaceEntry] | None = None,
+    ) -> None:
+        self.namespaces = tuple(namespaces) or (None,) * len(tools)
+        """Each tool's namespace."""
+        self.spaces: Mapping[str, NamespaceEntry] = spaces or {}
+        """The namespaces' descriptions the index was given."""
+        self.space_names = tuple(sorted({n for n in self.namespaces if n}))
+        """The namespaces of the tools, sorted (a namespace document each)."""
+        described = [namespace_fields(n, self.spaces.get(n)) for n in self.space_names]
+        counted = count([*tools, *described])
+        self._tools = Bm25(counted[: len(tools)])
+        self._spaces = Bm25(counted[len(tools) :])
+        number = {n: i for i, n in enumerate(self.space_names)}
+        members: list[list[int]] = [[] for _ in self.space_names]
+        for position, n in enumerate(self.namespaces):
+            if n:
+                members[number[n]].append(position)
+        self._members = tuple(tuple(m) for m in members)
 
     @classmethod
     def of(
         cls, entries: Iterable[CatalogEntry], namespaces: Mapping[str, NamespaceEntry]
     ) -> ToolIndex:
         """The index of ``entries`` (in the order given: it breaks ties)."""
-        return cls([document(e, namespaces) for e in entries])
+        listed = list(entries)
+        return cls([fields(e) for e in listed], [e.tool.namespace for e in listed], namespaces)
 
     def __len__(self) -> int:
-        return len(self._docs)
+        return len(self.namespaces)
+
+    def __contains__(self, term: object) -> bool:
+        """Whether any tool or namespace has ``term`` (a stem)."""
+        return term in self._tools or term in self._spaces
 
     def search(self, query: str, limit: int) -> list[int]:
-        """Positions of the best ``limit`` documents for ``query``, best first.
+        """Positions of the best ``limit`` tools for ``query``, best first.
 
-        Only documents sharing a term with the query are returned; a query with no
-        terms (empty, or only stop words) lists the first ``limit`` in order.
+        Only tools that share a term with the query (or whose namespace does) are
+        returned; a query with no terms (empty, or only stop words) lists the first
+        ``limit`` in order.
         """
-        terms = [t for t in dict.fromkeys(words(query)) if t in self._idf]
-        if not words(query):
-            return list(range(min(limit, len(self._docs))))
-        scored = []
-        for position, doc in enumerate(self._docs):
-            score = self._score(doc, self._lengths[position], terms)
-            if score > 0:
-                scored.append((-score, position))
-        scored.sort()
-        return [position for _, position in scored[:limit]]
+        return self.rank(query, limit).positions
 
-    def _score(self, doc: Counter[str], length: int, terms: list[str]) -> float:
-        norm = K1 * (1 - B + B * length / self._avg)
-        total = 0.0
-        for term in terms:
-            tf = doc.get(term)
-            if tf:
-                total += self._idf[term] * tf * (K1 + 1) / (tf + norm)
-        return total
+    def rank(self, query: str, limit: int) -> Ranked:
+        """``search``, with what a weak-result message needs (``ranked.py``)."""
+        read = parse(query, self)
+        if not read.concepts:
+            return Ranked(list(range(min(limit, len(self)))), read)
+        totals: dict[int, float] = {}
+        hits: dict[int, int] = {}  # a tool -> the query's words it answers, as bits
+        parts: list[tuple[Concept, dict[int, float]]] = []
+        for concept in read.concepts:
+            if concept.implied:
+                continue
+            scored = self.scores(concept)
+            bits = sum(1 << s for s in concept.sources)
+            for doc, score in scored.items():
+                totals[doc] = totals.get(doc, 0.0) + score * concept.weight
+                hits[doc] = hits.get(doc, 0) | bits
+            parts.append((concept, scored))
+        # A tool must answer something asked in words: the implied lookup only orders.
+        for concept in read.concepts:
+            if concept.implied:
+                for doc, score in self.scores(concept).items():
+                    if doc in totals:
+                        totals[doc] += score
+        best = heapq.nsmallest(limit, ((-s, d) for d, s in totals.items()))
+        positions = [d for _, d in best]
+        asked = frozenset(
+            s for c, scored in parts if scored or c.group is not None for s in c.sources
+        )
+        if not positions:
+            return Ranked(positions, read, asked)
+        top = positions[0]
+        matched = frozenset(i for i in range(len(read.words)) if hits[top] >> i & 1)
+        return Ranked(positions, read, asked, matched, self._strength(parts, top))
 
+    def _strength(self, parts: list[tuple[Concept, dict[int, float]]], doc: int) -> float:
+        """``doc``'s score over an ideal tool's, each concept capped at its ideal."""
+        got = ideal = 0.0
+        for concept, scored in parts:
+            if not (scored or concept.group is not None):
+                continue
+            _, rarity, extra = _as_scored(concept)
+            most = self._tools.ideal(rarity, NAME_WEIGHT, extra)
+            got += min(scored.get(doc, 0.0), most) * concept.weight
+            ideal += most * concept.weight
+        return got / ideal if ideal else 1.0
 
-def document(entry: CatalogEntry, namespaces: Mapping[str, NamespaceEntry]) -> Counter[str]:
-    """The weighted terms of one tool (see the module docstring for the weights)."""
-    tool = entry.tool
-    terms: Counter[str] = Counter()
-    for term in words(entry.name.replace("-", " ")):
-        terms[term] += NAME_WEIGHT
-    if tool.namespace:
-        for term in words(tool.namespace):
-            terms[term] += NAMESPACE_WEIGHT
-        described = namespaces.get(tool.namespace)
-        if described is not None:
-            terms.update(words(described.description))
-    terms.update(words(tool.description))
-    terms.update(words(" ".join(_parameter_text(record_of(tool).input_schema))))
-    return terms
-
-
-def _parameter_text(schema: Mapping[str, Any]) -> list[str]:
-    """The top-level parameters' names and descriptions."""
-    found: list[str] = []
-    properties = schema.get("properties")
-    if not isinstance(properties, Mapping):
+    def scores(self, concept: Concept) -> dict[int, float]:
+        """Each tool's score for one concept: its own, plus its namespace's share."""
+        found = self._tools.scores(*_as_scored(concept))
+        for space, score in self._spaces.scores(concept).items():
+            share = score * NAMESPACE_SHARE
+            for doc in self._members[space]:
+                found[doc] = found.get(doc, 0.0) + share
         return found
-    for key, sub in properties.items():
-        found.append(str(key))
-        text = sub.get("description") if isinstance(sub, Mapping) else None
-        if isinstance(text, str):
-            found.append(text)
-    return found
+
+    def rank_namespaces(self, query: str) -> tuple[list[str], list[str]]:
+        """The namespaces whose tools match ``query``, in the order their best tool
+        ranks, and the others in name order."""
+        seen: dict[str, None] = {}
+        for position in self.rank(query, len(self)).positions:
+            space = self.namespaces[position]
+            if space:
+                seen.setdefault(space)
+        return list(seen), [n for n in self.space_names if n not in seen]
+
+
+def _as_scored(concept: Concept) -> tuple[Concept, Concept, float]:
+    """How tools score ``concept``: the terms to match, the terms whose rarity is its
+    idf, and what to add to that idf. An action matches a name's head (``^creat``)
+    fully and other text at ``ACTION_PLAIN``, and is as rare as tools doing it."""
+    if not _is_action(concept):
+        return concept, concept, 0.0
+    heads = tuple((HEAD + t, w) for t, w in concept.alternatives)
+    plain = tuple((t, w * ACTION_PLAIN) for t, w in concept.alternatives)
+    return (
+        replace(concept, alternatives=heads + plain),
+        replace(concept, alternatives=heads),
+        ACTION_IDF,
+    )
+
+
+def _is_action(concept: Concept) -> bool:
+    return concept.implied or concept.group in table().actions

@@ -10,6 +10,11 @@ server's ``notifications/tools/list_changed`` arrives at the message handler, a
 2026-07-28 server's through a ``subscriptions/listen`` stream. Either one marks the list
 dirty; a relister waits for ``DEBOUNCE_S`` without signals (at most ``MAX_DELAY_S``) so a
 burst costs one listing, lists again, and tells the layer only when the list changed.
+
+Each start (connecting and the first listing) calls the host's ``on_start`` watcher (a
+command line says what it waits for when a start is slow) and is logged at INFO on
+``tooldeck.mcp.progress`` as it begins and as it ends, so an application that logs INFO
+sees every start.
 """
 
 from __future__ import annotations
@@ -36,6 +41,7 @@ if TYPE_CHECKING:
     from tooldeck.mcp.sdk import Client, types
 
 log = logging.getLogger("tooldeck.mcp")
+progress = logging.getLogger("tooldeck.mcp.progress")
 
 DEBOUNCE_S = 0.1
 """The quiet time after a list-changed signal before the server is listed again."""
@@ -52,6 +58,9 @@ Spawn = Callable[..., None]
 Listed = Callable[["Connection"], None]
 """``on_listed(connection)``: a listing succeeded (called in a worker thread, so it may
 write files); its tools, notes and ``ttl_ms`` are the connection's."""
+StartWatcher = Callable[[str], Callable[[], None]]
+"""``on_start(server_name)`` as a start begins (on the loop: keep it short); it returns
+the function called as the start ends, successfully or not."""
 
 
 class Connection:
@@ -63,13 +72,15 @@ class Connection:
         on_change: Callable[[Connection], None],
         spawn: Spawn,
         on_listed: Listed | None = None,
+        on_start: StartWatcher | None = None,
         *,
         asker: Callable[[], Asker | None] = lambda: None,
         authorizer: Authorizer | None = None,
     ) -> None:
         """``on_change(connection)``: its tools changed (called on the loop);
         ``spawn(fn, *args)``: start a task that outlives the call starting it;
-        ``on_listed(connection)``: a listing succeeded (``Listed``); ``asker``: the
+        ``on_listed(connection)``: a listing succeeded (``Listed``);
+        ``on_start(name)``: a start begins (``StartWatcher``); ``asker``: the
         Location's asker, for the server's elicitations; ``authorizer``: how a person
         signs in when the server needs OAuth (``None``: the row says what to run)."""
         self.spec = spec
@@ -92,6 +103,7 @@ class Connection:
         first call (or ``wake``) starts it."""
         self._on_change = on_change
         self._on_listed = on_listed
+        self._on_start = on_start
         self.side = ClientSide(spec, asker, authorizer)
         """Who we are, what we answer the server, how we authorize (``client_side``)."""
         self.deadlines = self.side.deadlines
@@ -113,6 +125,16 @@ class Connection:
     # -- lifetime ------------------------------------------------------------------------
     async def start(self) -> None:
         """Connect and list, bounded by ``timeout_s``; on failure ``self.failure`` says why."""
+        progress.info("starting MCP server %r", self.name)
+        done = self._on_start(self.name) if self._on_start is not None else None
+        try:
+            await self._start()
+        finally:
+            if done is not None:
+                done()
+            progress.info("MCP server %r: %s", self.name, self.failure or "started")
+
+    async def _start(self) -> None:
         timeout = self.spec.config.timeout_s
         ready = anyio.Event()
         self._done = anyio.Event()

@@ -9,7 +9,8 @@ recognised here, its tools default to native (``codemode = false``); an explicit
 A server is recognised by the package or program that runs it: each word of its
 ``command`` (a path by its last part, a package spec without its version or extras, a
 ``jsr:``/``npm:`` prefix removed), or each host label and path segment of its ``url``, is
-compared with ``CODE_EXECUTORS`` (case-insensitive, ``_`` read as ``-``). Matching is by
+compared with ``CODE_EXECUTORS`` (case-insensitive, ``_`` read as ``-``); a hosted one by
+its ``url``'s host, which is or ends in one of ``CODE_EXECUTOR_HOSTS``. Matching is by
 whole name, so ``python`` alone, or an unrelated server that merely mentions Python,
 is never taken for one. ``docs/mcp.md`` lists the same names.
 """
@@ -47,9 +48,21 @@ CODE_EXECUTORS = frozenset(
         "code-execution-mcp",
         "code-executor-mcp",
         "mcp-code-executor",
+        # code-mode gateways: the model's program runs in the server (``executor mcp``)
+        "executor",
+        # Blender's scripting console (its ``execute_blender_code`` tool)
+        "blender-mcp",
     }
 )
 """Packages and programs of MCP servers whose tools run code (compared normalized)."""
+
+CODE_EXECUTOR_HOSTS = frozenset(
+    {
+        "executor.sh",  # hosted code-mode gateways, ``https://executor.sh/<name>/mcp``
+        "mcp.cloudflare.com",  # Cloudflare's API server: search and execute code
+    }
+)
+"""Hosts of remote MCP servers whose tools run code (a subdomain counts too)."""
 
 _VERSION = re.compile(r"(?<=.)(@[^/@]*|[=<>!~]=.*|\[.*)$")
 """A version or extras suffix of a package spec: ``pkg@1.2``, ``pkg==1.2``, ``pkg[x]``."""
@@ -57,6 +70,8 @@ _VERSION = re.compile(r"(?<=.)(@[^/@]*|[=<>!~]=.*|\[.*)$")
 
 def runs_code(config: McpServerConfig) -> bool:
     """Whether the configured server is a known code executor (``CODE_EXECUTORS``)."""
+    if config.url is not None and _known_host(urlsplit(config.url).hostname or ""):
+        return True
     return any(_normalized(word) in _KNOWN for word in _words(config))
 
 
@@ -76,6 +91,11 @@ def _words(config: McpServerConfig) -> list[str]:
         return words
     parts = urlsplit(config.url or "")
     return [*(parts.hostname or "").split("."), *parts.path.split("/")]
+
+
+def _known_host(host: str) -> bool:
+    host = host.lower().rstrip(".")
+    return any(host == known or host.endswith(f".{known}") for known in CODE_EXECUTOR_HOSTS)
 
 
 def _normalized(word: str) -> str:

@@ -35,7 +35,7 @@ if TYPE_CHECKING:
     from tooldeck.host.plugins.report import PluginStatus
     from tooldeck.host.registry.editor import ToolEditor
     from tooldeck.host.service import ToolService
-    from tooldeck.mcp.client.connection import Connection
+    from tooldeck.mcp.client.connection import Connection, StartWatcher
     from tooldeck.mcp.client.loop import LoopThread
     from tooldeck.mcp.client.mount import Mounted
     from tooldeck.mcp.client.oauth.signin import Authorizer
@@ -105,6 +105,7 @@ class McpLayer:
         service: ToolService,
         excluded: Excluded,
         listings: Listings = "fresh",
+        on_start: StartWatcher | None = None,
         authorizer: Authorizer | None = None,
     ) -> None:
         """``authorizer``: how a person signs in to a server that needs OAuth; without
@@ -113,6 +114,7 @@ class McpLayer:
         self.service = service
         self._excluded = excluded
         self._listings = listings
+        self._on_start = on_start  # told of every server start (Host.open(on_mcp_start=))
         self._authorizer = authorizer
         self._cache = ListingCache(location.data_dir)
         self._servers = [
@@ -141,6 +143,7 @@ class McpLayer:
                 self._changed,
                 self._spawn,
                 self._listed,
+                self._on_start,
                 asker=lambda: self.location.asker,
                 authorizer=self._authorizer,
             )

@@ -227,9 +227,13 @@ async def _stop(process: Process) -> None:
     await _exited(process, EXIT_GRACE_S)
     await _end_group(process)
     await _exited(process, EXIT_GRACE_S)
-    if process.stdout is not None:
-        with suppress(OSError, anyio.BrokenResourceError, anyio.ClosedResourceError):
-            await process.stdout.aclose()
+    # Close the pipes here, on the loop: a process that left a helper holding its stdout
+    # (one that escaped its group with ``setsid``) never sends EOF, so asyncio would
+    # close that pipe only when it is collected, after the loop closed, printing
+    # "Event loop is closed" at exit. ``aclose`` also reaps the exited child.
+    with anyio.move_on_after(EXIT_GRACE_S), suppress(OSError, anyio.BrokenResourceError):
+        await process.aclose()
+    await anyio.lowlevel.checkpoint()  # the pipes' closing callbacks run now
 
 
 async def _exited(process: Process, timeout: float) -> bool:
