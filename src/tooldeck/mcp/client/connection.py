@@ -29,7 +29,7 @@ from tooldeck._tool import ToolFailure
 from tooldeck.mcp.client.cache import wire_tools
 from tooldeck.mcp.client.client_side import ClientSide
 from tooldeck.mcp.client.failures import closed_connection, describe, first_line
-from tooldeck.mcp.client.listing import list_page
+from tooldeck.mcp.client.listing import list_all
 from tooldeck.mcp.client.specs import ServerSpec
 from tooldeck.mcp.client.stdio import StdioProcess
 from tooldeck.mcp.client.transports import StderrLog, open_transport
@@ -47,10 +47,6 @@ DEBOUNCE_S = 0.1
 """The quiet time after a list-changed signal before the server is listed again."""
 MAX_DELAY_S = 1.0
 """The longest a listing waits for a burst of signals to end."""
-MAX_TOOLS = 2000
-"""Tools mounted from one server; a longer listing is cut with a note in its row."""
-MAX_PAGES = 200
-"""Pages of one listing: a server whose cursor never ends cannot hang a listing."""
 CLOSE_TIMEOUT_S = 10.0
 
 Spawn = Callable[..., None]
@@ -254,27 +250,10 @@ class Connection:
     # -- listing ---------------------------------------------------------------------------
     async def _list(self, client: Client) -> bool:
         """List every page (bounded); True when the tools differ from the last listing."""
-        tools: list[types.Tool] = []
-        cursor: str | None = None
-        notes: list[str] = []
-        ttl_ms: int | None = None
         with self.deadlines.fail_after(self.spec.config.timeout_s):
-            for _ in range(MAX_PAGES):
-                page, skipped = await list_page(client, cursor)
-                if "ttl_ms" in page.model_fields_set:  # the SDK's own default is not sent
-                    ttl_ms = page.ttl_ms if ttl_ms is None else min(ttl_ms, page.ttl_ms)
-                tools += page.tools
-                notes += skipped
-                cursor = page.next_cursor
-                if cursor is None or len(tools) > MAX_TOOLS:
-                    break
-        if len(tools) > MAX_TOOLS or cursor is not None:
-            more = "more" if cursor is not None else str(len(tools))
-            notes.append(f"the server lists {more} tools; only the first {MAX_TOOLS} are mounted")
-            tools = tools[:MAX_TOOLS]
-        changed = tuple(tools) != self.tools
-        self.tools, self.notes = tuple(tools), tuple(notes)
-        self.ttl_ms = ttl_ms
+            listed = await list_all(client)
+        changed = listed.tools != self.tools
+        self.tools, self.notes, self.ttl_ms = listed
         self.listings += 1
         if self._on_listed is not None:
             await anyio.to_thread.run_sync(self._on_listed, self)
