@@ -38,6 +38,9 @@ INTERNAL = {
     "tooldeck.host.schema.strict._NotStrict": "becomes the reason a tool stays non-strict",
     "tooldeck.host.schema.patterns.PatternError": "an issue of the value it was to match",
     "tooldeck.host.schema.patterns.PatternTimeout": "an issue of the value it was to match",
+    "tooldeck.mcp.client.stdio.NotJsonRpc": "a line a server sent; its row or a log says so",
+    "tooldeck.mcp.client.oauth.signin.SignInNeeded": "the server's row: run tooldeck mcp login",
+    "tooldeck.mcp.client.oauth.server_auth.MissingSecret": "the server's row names the variable",
 }
 
 WITH_TOOL = ("FrozenToolError", "ToolFailure")
