@@ -82,12 +82,26 @@ def test_the_import_marker_works_when_the_pack_is_selected(full_site, tmp_path):
     assert marker.read_text() == "imported"
 
 
-def test_config_disable_keeps_a_pack_unimported(full_site, tmp_path):
+def test_the_user_configs_disable_keeps_a_pack_unimported(full_site, tmp_path):
+    site = full_site.copy(tmp_path / "copy")
+    config = site.home / "config" / "tooldeck" / "config.toml"
+    config.parent.mkdir(parents=True)
+    config.write_text('[plugins]\ndisable = ["tdtest-broken"]\n')
+    marker = tmp_path / "imported"
+    plugins = site.plugins(cwd=tmp_path, TDTEST_IMPORT_MARKER=str(marker))
+    assert plugins["tdtest-broken"]["reason"] == "disabled by config plugins.disable"
+    assert not marker.exists()
+
+
+def test_a_projects_disable_imports_the_pack_to_see_it_has_no_hook(full_site, tmp_path):
+    """A project may not switch off a user's pack that has a ``tool_call`` hook, and
+    only importing the pack tells: it is imported, then disabled as the project asked."""
     (tmp_path / "tooldeck.toml").write_text('[plugins]\ndisable = ["tdtest-broken"]\n')
     marker = tmp_path / "imported"
     plugins = full_site.plugins(cwd=tmp_path, TDTEST_IMPORT_MARKER=str(marker))
-    assert plugins["tdtest-broken"]["reason"] == "disabled by config plugins.disable"
-    assert not marker.exists()
+    assert plugins["tdtest-broken"]["status"] == "disabled"
+    assert plugins["tdtest-broken"]["reason"] == "disabled by project config plugins.disable"
+    assert marker.read_text() == "imported"
 
 
 def test_tools_lists_the_overriding_plugin(full_site):

@@ -94,6 +94,7 @@ if TYPE_CHECKING:
     from tooldeck.host.location.questions import QuestionRequest as QuestionRequest
     from tooldeck.host.location.questions import QuestionService as QuestionService
     from tooldeck.host.permissions.asks import OnAsk as OnAsk
+    from tooldeck.host.permissions.layers import Policy as Policy
     from tooldeck.host.permissions.permission import PermissionGate as PermissionGate
     from tooldeck.host.permissions.permission import PermissionService as PermissionService
     from tooldeck.host.permissions.request import Asker as Asker
@@ -124,8 +125,8 @@ if TYPE_CHECKING:
     from tooldeck.host.store.base import Store as Store
     from tooldeck.host.store.postgres import PostgresStore as PostgresStore
     from tooldeck.host.store.sqlite import SqliteStore as SqliteStore
-    from tooldeck.host.trust.project import TrustItem as TrustItem
-    from tooldeck.host.trust.project import TrustKind as TrustKind
+    from tooldeck.host.trust.items import TrustItem as TrustItem
+    from tooldeck.host.trust.items import TrustKind as TrustKind
     from tooldeck.host.trust.project import TrustSource as TrustSource
     from tooldeck.host.trust.project import TrustStatus as TrustStatus
     from tooldeck.host.trust.store import grant_trust as grant_trust
@@ -196,6 +197,7 @@ _LOCATIONS = {
     "PluginInfo": "tooldeck.host.plugins.report",
     "PluginStatus": "tooldeck.host.plugins.report",
     "PluginsConfig": "tooldeck.host.config.config",
+    "Policy": "tooldeck.host.permissions.layers",
     "PostgresStore": "tooldeck.host.store.postgres",
     "PrincipalConfig": "tooldeck.host.config.config",
     "ProgressCallback": "tooldeck._tool",
@@ -237,8 +239,8 @@ _LOCATIONS = {
     "ToolService": "tooldeck.host.service",
     "TooldeckError": "tooldeck.errors",
     "TransformFn": "tooldeck.host.registry.steps",
-    "TrustItem": "tooldeck.host.trust.project",
-    "TrustKind": "tooldeck.host.trust.project",
+    "TrustItem": "tooldeck.host.trust.items",
+    "TrustKind": "tooldeck.host.trust.items",
     "TrustSource": "tooldeck.host.trust.project",
     "TrustStatus": "tooldeck.host.trust.project",
     "TurnResult": "tooldeck.providers",

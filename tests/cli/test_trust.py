@@ -116,3 +116,20 @@ def test_a_change_after_trust_is_named(repo, run):
         "  changed since it was trusted:",
         "    changed plugin file .tooldeck/plugins/greet.py (its content differs)",
     ]
+
+
+def test_trust_lists_a_principal_and_each_of_its_allow_rules(clean_env, run):
+    root = clean_env / "served"
+    root.mkdir()
+    (root / "tooldeck.toml").write_text(
+        '[mcp.serve.principals.alice]\ntoken_env = "ALICE_TOKEN"\n'
+        '[[mcp.serve.principals.alice.permission]]\naction = "shell"\neffect = "allow"\n'
+    )
+    code, out, _ = run("trust", "--yes", str(root))
+    assert code == 0
+    assert out.splitlines()[1:5] == [
+        "  principals `tooldeck mcp serve` lets in with their own token:",
+        "    alice: logs in with the token in $ALICE_TOKEN, under 1 rule of its own",
+        "  permission rules that allow without asking:",
+        "    allow shell on * (principal alice)",
+    ]

@@ -40,7 +40,7 @@ from packaging.requirements import Requirement
 from packaging.specifiers import SpecifierSet
 
 from mcp import Client, MCPError, StdioServerParameters
-from tooldeck import Host, ToolCall, run_tool_call
+from tooldeck import Host, ToolCall, grant_trust, run_tool_call, trust_status
 from tooldeck.host.config.config_files import load_config
 
 from ..docs_blocks import page
@@ -312,6 +312,7 @@ def test_the_principals_block_hides_and_refuses_what_it_denies(tmp_path):
     root = tmp_path / "principals"
     root.mkdir()
     (root / "tooldeck.toml").write_text(PRINCIPALS.code)
+    grant_trust(trust_status(root))  # a project's principal counts once its folder is trusted
     port = free_port()
     url = f"http://127.0.0.1:{port}/mcp"
     argv = [str(CONSOLE_SCRIPT), "mcp", "serve", "--location", str(root), "--http", str(port)]

@@ -131,7 +131,7 @@ def test_config_is_written_to_the_project(tooldeck_host, tooldeck_location):
         config={"plugins": {"disable": ["builtin:shell"]}, "output": {"max_lines": 3}},
     )
     assert host.location.config.output.max_lines == 3
-    assert host.plugin("builtin:shell").reason == "disabled by config plugins.disable"
+    assert host.plugin("builtin:shell").reason == "disabled by project config plugins.disable"
     assert (tooldeck_location.root / "tooldeck.toml").is_file()
     with pytest.raises(ConfigError, match=r"tooldeck\.toml"):
         tooldeck_host(config="[output]\nmax_lines = 'many'\n")

@@ -19,6 +19,7 @@ TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (mypy kn
 if TYPE_CHECKING:
     import argparse
     from collections.abc import Sequence
+    from typing import Any
 
 COMMANDS = {
     "tools": "list the effective tool catalog",
@@ -90,7 +91,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.print_usage(sys.stderr)
         return error("a command is required (tools, plugins, call, run-code, check)", 2)
     try:
-        code: int = args.handler(args)
+        with _WarningsOnStderr():
+            code: int = args.handler(args)
         sys.stdout.flush()  # inside the try: a reader that left is handled below
     except (CommandError, TooldeckError) as exc:
         return error(str(exc), getattr(exc, "code", 2))
@@ -100,6 +102,36 @@ def main(argv: Sequence[str] | None = None) -> int:
         _silence_stdout()
         return 1
     return code
+
+
+class _WarningsOnStderr:
+    """While a command runs, warnings logged by tooldeck (a folder that is not trusted,
+    a broken trust store, a tool's defect) are plain lines on the current stderr.
+
+    Only when ``logging`` is loaded already (a test runner, an embedding program): then
+    something else may handle logging, and the line must still reach stderr. Otherwise
+    nothing has a handler, and Python's last-resort handler prints a warning logged
+    later on stderr the same way, so a command never loads ``logging`` for this. A
+    class, not ``contextlib``: importing the CLI loads as little as it can."""
+
+    def __enter__(self) -> None:
+        self.handler: Any = None
+        if "logging" not in sys.modules:
+            return
+        import logging  # loaded already: only a lookup
+
+        class Stderr(logging.Handler):
+            def emit(self, record: logging.LogRecord) -> None:
+                print(self.format(record), file=sys.stderr, flush=True)
+
+        self.handler = Stderr(logging.WARNING)
+        logging.getLogger().addHandler(self.handler)
+
+    def __exit__(self, *exc_info: object) -> None:
+        if self.handler is not None:
+            import logging  # loaded: it gave the handler
+
+            logging.getLogger().removeHandler(self.handler)
 
 
 def _silence_stdout() -> None:

@@ -32,11 +32,12 @@ def open_host(args: argparse.Namespace, *, calls: bool = False, **options: Any) 
     names (``_store.py``, closed with the host), or the Location's SQLite database; one
     that only lists never connects to it, so a database that is down costs it nothing.
 
-    When the folder brings code that was skipped because it is not trusted, one line on
-    stderr says so and names the trust command (never a prompt: stdin may be a pipe).
-    An MCP server start that takes more than a second says so on stderr (``_progress``).
-    A mounted server that needs an OAuth sign-in gets one in the browser when a person
-    is at the terminal; otherwise it says to run ``tooldeck mcp login``.
+    When the folder brings code that was skipped because it is not trusted, ``Host.open``
+    logs one warning naming the trust command, which ``main`` prints on stderr (never a
+    prompt: stdin may be a pipe). An MCP server start that takes more than a second says
+    so on stderr (``_progress``). A mounted server that needs an OAuth sign-in gets one
+    in the browser when a person is at the terminal; otherwise it says to run ``tooldeck
+    mcp login``.
     """
     import os
     import sys
@@ -61,9 +62,6 @@ def open_host(args: argparse.Namespace, *, calls: bool = False, **options: Any) 
         raise
     if store is not None:
         host.location.on_close(store.close)
-    notice = host.trust.notice()
-    if notice:
-        print(notice, file=sys.stderr)
     if host.trust.problem:
         print(f"tooldeck: warning: {host.trust.problem}", file=sys.stderr)
     return host

@@ -205,7 +205,7 @@ def pack_host(root: Path, candidates: list[Candidate]) -> Host:
     from tooldeck.host.location.location import Location
     from tooldeck.host.plugins.discovery import builtin_candidates
     from tooldeck.host.plugins.host import Host
-    from tooldeck.host.plugins.wiring import Selection
+    from tooldeck.host.plugins.selection import Selection
     from tooldeck.host.service import ToolService
 
     location = Location(root)

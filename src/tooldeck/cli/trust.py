@@ -1,9 +1,10 @@
 """``tooldeck trust [DIR] [--yes | --revoke | --list]``: review and trust a project folder.
 
-Shows exactly what trusting the folder lets run (plugin files with their digests, MCP
-server commands and URLs, allow rules) and asks y/N on a terminal. Without a terminal
-it never waits for an answer: ``--yes`` trusts, anything else leaves the folder
-untrusted and exits 1. ``TOOLDECK_TRUST`` does not change what this command sees: it
+Shows exactly what trusting the folder lets run or grant, one line per item (plugin
+files with their digests, MCP server commands and URLs, served principals and each of
+their allow rules, allow rules, formatters, other settings) and asks y/N on a terminal.
+Without a terminal it never waits for an answer: ``--yes`` trusts, anything else leaves
+the folder untrusted and exits 1. ``TOOLDECK_TRUST`` does not change what this command sees: it
 reads and writes the user's trust store only.
 """
 
@@ -21,9 +22,10 @@ def add_parser(commands: Any) -> None:
     parser = commands.add_parser(
         "trust",
         help="review and trust a project folder's code",
-        description="Show what a project folder would run (its .tooldeck/plugins files, "
-        "its [mcp.servers], its allow rules) and trust it: tooldeck runs none of them "
-        "until the folder is trusted, and trusts it again only for exactly what was shown.",
+        description="Show what a project folder would run or grant (its .tooldeck/plugins "
+        "files, its [mcp.servers], its served principals, its allow rules, its formatters) "
+        "and trust it: tooldeck applies none of them until the folder is trusted, and "
+        "trusts it again only for exactly what was shown.",
     )
     parser.add_argument(
         "dir", nargs="?", metavar="DIR", help="the project folder (default: --location)"

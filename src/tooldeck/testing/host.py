@@ -33,7 +33,7 @@ from tooldeck.host.plugins.discovery import (
     scan_entry_points,
 )
 from tooldeck.host.plugins.host import Host
-from tooldeck.host.plugins.wiring import Selection
+from tooldeck.host.plugins.selection import Selection
 from tooldeck.host.service import ToolService
 from tooldeck.testing import _report
 
@@ -130,7 +130,11 @@ class TestHost:
         names = [p for p in listed if isinstance(p, str)]
         objects = [p for p in listed if not isinstance(p, str)]
         selection = Selection.build(
-            plugins=names, disable=(), config=location.config.plugins, environ={}
+            plugins=names,
+            disable=(),
+            config=location.config.plugins,
+            environ={},
+            project=location.project.plugins,
         )
         discover = partial(
             _candidates,

@@ -10,7 +10,6 @@ from tooldeck.host.config.config import Config, PermissionRule
 from tooldeck.host.permissions.call_rules import applying
 from tooldeck.host.permissions.permission import principal_rules
 from tooldeck.host.permissions.wildcard import Ruleset
-from tooldeck.host.trust.project import narrowed
 
 SOURCE = {"type": "tool", "message_id": "m1", "id": "call_1"}
 
@@ -82,27 +81,3 @@ async def test_location_approvals_apply_to_every_principal_but_never_lift_its_de
         assert location.permission.evaluate("edit", "a.py") == "allow"
     with applying(carol), pytest.raises(PermissionBlocked):
         await location.permission.assert_("edit", ["a.py"], source=SOURCE)
-
-
-def test_an_untrusted_project_loses_its_principals_allow_rules():
-    table = {
-        "mcp": {
-            "serve": {
-                "idle_timeout_s": 5.0,
-                "principals": {
-                    "alice": {
-                        "token_env": "A",
-                        "permission": [
-                            {"action": "bash", "effect": "allow"},
-                            {"action": "edit", "effect": "deny"},
-                        ],
-                    },
-                    "bob": {"token_env": "B"},
-                },
-            }
-        }
-    }
-    serve = narrowed(table)["mcp"]["serve"]
-    assert serve["idle_timeout_s"] == 5.0
-    assert serve["principals"]["alice"]["permission"] == [{"action": "edit", "effect": "deny"}]
-    assert serve["principals"]["bob"] == {"token_env": "B"}

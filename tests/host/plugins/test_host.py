@@ -691,7 +691,7 @@ def test_disable_entries_that_match_nothing_are_reported_with_their_origin(
         for name, origin in [
             ("builtins:*", "Host.open(disable=...)"),
             ("ghost-pack", "TOOLDECK_DISABLE_PLUGINS"),
-            ("mcp:*", "config plugins.disable"),
+            ("mcp:*", "project config plugins.disable"),
         ]
     )
     logged = [r.getMessage() for r in caplog.records if r.name == "tooldeck"]

@@ -8,6 +8,7 @@ Every one must leave no marker when opened, and run once the folder is trusted.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import sys
 
@@ -291,3 +292,54 @@ async def test_a_project_formatter_runs_only_after_trust(tmp_path, monkeypatch):
     trust, formatted = await write_a_file("b.txt")
     assert trust.trusted and formatted[0]["status"] == "unchanged"
     assert marker.read_text() == "ran"
+
+
+# -- what users see ------------------------------------------------------------------------
+def test_opening_a_folder_with_something_to_trust_logs_one_warning(tmp_path, caplog):
+    root = tmp_path / "repo"
+    write_plugin(root, tmp_path / "marker")
+    with caplog.at_level("WARNING", logger="tooldeck"), Host.open(root) as host:
+        notice = host.trust.notice()
+    warnings = [r for r in caplog.records if r.name == "tooldeck"]
+    assert [r.getMessage() for r in warnings] == [notice]
+    assert notice is not None and f"tooldeck trust {root}" in notice
+    caplog.clear()
+    grant_trust(trust_status(root))
+    with caplog.at_level("WARNING", logger="tooldeck"), Host.open(root):
+        pass
+    assert [r for r in caplog.records if r.name == "tooldeck"] == []
+
+
+def test_a_call_to_a_tool_trust_skipped_names_its_source_and_the_trust_command(tmp_path):
+    root, marker = tmp_path / "repo", tmp_path / "marker"
+    write_plugin(root, marker)
+    (root / "tooldeck.toml").write_text(server_table(marker))
+    with Host.open(root) as host:
+        snapshot = host.snapshot()
+        hello = asyncio.run(run_tool_call(snapshot, ToolCall("c1", "hello", {})))
+        mounted = asyncio.run(run_tool_call(snapshot, ToolCall("c2", "evil_run", {})))
+        other = asyncio.run(run_tool_call(snapshot, ToolCall("c3", "nothing_like_it", {})))
+    assert hello.content[0].text == (
+        f"Tool 'hello' comes from `local:x`, skipped: this folder is not trusted — "
+        f"`tooldeck trust {root}`"
+    )
+    assert "comes from `mcp:evil`, skipped" in mounted.content[0].text
+    assert other.content[0].text.startswith("Tool 'nothing_like_it' is not available.")
+    assert not marker.exists()
+
+
+def test_a_plugin_files_tools_are_read_without_running_it(tmp_path):
+    from tooldeck.host.plugins.withheld import tool_names
+
+    path = tmp_path / "x.py"
+    path.write_text(
+        "raise SystemExit('never run')\n"
+        "from tooldeck import Tool, tool\nimport tooldeck\n"
+        "@tool\ndef plain() -> str: ...\n"
+        "@tooldeck.tool(name='renamed', namespace='fun')\nasync def whatever() -> str: ...\n"
+        "T = Tool(name='built', description='d', execute=print)\n"
+        "U = Tool(name=computed(), description='d', execute=print)\n"
+    )
+    assert tool_names(path) == ["plain", "fun_renamed", "built"]
+    path.write_text("def broken(:\n")
+    assert tool_names(path) == []

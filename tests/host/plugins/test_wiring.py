@@ -24,7 +24,8 @@ from tooldeck.host.plugins.discovery import (
     normalize_dist,
     object_candidates,
 )
-from tooldeck.host.plugins.wiring import PluginWiring, Selection, canonical, ordered
+from tooldeck.host.plugins.selection import Selection, canonical, ordered
+from tooldeck.host.plugins.wiring import PluginWiring
 from tooldeck.host.registry.editor import ToolEditor
 
 

@@ -10,7 +10,8 @@ import threading
 
 import pytest
 
-from tooldeck.host.trust.project import TrustItem, fingerprint, narrowed, project_items
+from tooldeck.host.trust.items import TrustItem, fingerprint
+from tooldeck.host.trust.project import project_items
 from tooldeck.host.trust.store import TrustStore, evaluate, trust_store_path
 
 pytestmark = pytest.mark.usefixtures("clean_env")
@@ -47,7 +48,6 @@ def test_items_name_plugins_servers_and_allow_rules(tmp_path):
         ("server", "s", "run it  (env: K=v)"),
         ("allow", "shell *", "allow shell on *"),
     ]
-    assert narrowed(project) == {"permission": [{"action": "edit", "effect": "ask"}]}
 
 
 def test_a_folder_is_trusted_by_its_real_path(tmp_path):

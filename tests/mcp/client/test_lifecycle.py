@@ -87,7 +87,10 @@ def test_a_server_over_streamable_http(module_env, tmp_path, http_calc):
     ("setting", "reason"),
     [
         ({"disable": ["mcp:calc"]}, "disabled by Host.open(disable=...)"),
-        ({"config": '[plugins]\ndisable = ["mcp:calc"]\n'}, "disabled by config plugins.disable"),
+        (
+            {"config": '[plugins]\ndisable = ["mcp:calc"]\n'},
+            "disabled by project config plugins.disable",
+        ),
         ({"env": "mcp:calc"}, "disabled by TOOLDECK_DISABLE_PLUGINS"),
         ({"config": "enabled = false\n"}, "disabled by config mcp.servers.calc.enabled = false"),
         ({"disable": ["mcp"]}, "disabled by Host.open(disable=...)"),

@@ -45,6 +45,7 @@ from tooldeck.host.call.content import normalize_content, render_output
 from tooldeck.host.call.images import ImageBounds
 from tooldeck.host.registry.record import ToolRecord
 from tooldeck.host.schema.patterns import has_slow_patterns, pattern_executor
+from tooldeck.host.schema.pydantic_patterns import backtracking_pattern_problem
 from tooldeck.host.schema.validators import SchemaIssues, issues_of
 
 if TYPE_CHECKING:
@@ -122,6 +123,9 @@ CallPath = Callable[["Location", ToolCall, CallScope, "ProgressCallback | None"]
 
 def call_path(record: ToolRecord) -> CallPath:
     """How every call of ``record``'s tool runs (the tool is frozen: decided once)."""
+    refused = _backtracking_patterns(record)
+    if refused is not None:
+        return _refusing_path(refused)
     execute = record.tool.execute
     if _slow_schemas(record):
         return _threaded_path(record)
@@ -134,6 +138,30 @@ def call_path(record: ToolRecord) -> CallPath:
     if inspect.iscoroutinefunction(execute):
         return _coroutine_path(record)
     return _executor_path(record)
+
+
+def _backtracking_patterns(record: ToolRecord) -> str | None:
+    """Why a pydantic model of the tool would match a pattern with Python's backtracking
+    ``re`` (``host/schema/pydantic_patterns.py``), else ``None``. Judged here, on the
+    tool's first call, rather than when it is registered: walking every model's core
+    schema at load would multiply a catalog's build time, and no value is matched before
+    a call."""
+    tool = record.tool
+    for role, source in (("input", tool.input), ("output", tool.output)):
+        if source is not None and not isinstance(source, Mapping):
+            problem = backtracking_pattern_problem(source, role=role)
+            if problem is not None:
+                return f"Tool '{record.effective}' cannot run: its {problem}."
+    return None
+
+
+def _refusing_path(message: str) -> CallPath:
+    def run(
+        location: Location, call: ToolCall, scope: CallScope, progress: ProgressCallback | None
+    ) -> Done:
+        raise ToolFailure(message)
+
+    return run
 
 
 def _executor_path(record: ToolRecord) -> CallPath:

@@ -33,7 +33,8 @@ class PluginsConfig(_Section):
 
 @public
 class PermissionRule(_Section):
-    """One ``[[permission]]`` rule; the last matching rule wins."""
+    """One ``[[permission]]`` rule; inside one file the last matching rule wins (the
+    user's and the project's files combine by strictest wins: ``permissions/layers.py``)."""
 
     action: str
     resource: str = "*"
@@ -165,7 +166,8 @@ class PrincipalConfig(_Section):
 
     ``token_env`` names the environment variable holding its bearer token (never the
     token itself: the config file may be committed); ``permission`` rules apply after
-    the Location's, for this principal only (last match wins).
+    the Location's rules of the same file, for this principal only (last match wins).
+    A principal in a project file counts only once the folder is trusted.
     """
 
     token_env: str = Field(min_length=1)

@@ -8,9 +8,11 @@ Two layers, project over user:
   wins and the pyproject table is ignored (not merged), like ruff's ``ruff.toml``: one
   project file is the whole truth, so nobody has to diff two files to know the config.
 
-Merging: tables merge key by key (recursively); arrays of tables (``[[permission]]``)
-concatenate, user rules first, so a project rule wins under last-match-wins; every other
-value is replaced by the project's. Each file is validated on its own first, so an
+Merging: tables merge key by key (recursively); arrays of tables concatenate, user's
+first; every other value is replaced by the project's. What a Location applies keeps
+the project's permission rules and ``[plugins]`` out of this merge: they combine with
+the user's by laws of their own (``layers.py``), and an untrusted project is narrowed
+first (``host/trust/narrowing.py``). Each file is validated on its own first, so an
 error names the file it is in: ``ConfigError(path, dotted.key, "expected ..., got ...")``.
 Validation is strict (TOML has real types: ``"5"`` is not an integer). A valid key whose
 feature this version does not have (``config.NOT_YET_AVAILABLE``) is an error too, rather
@@ -46,10 +48,12 @@ class ConfigSource(NamedTuple):
 
 @public
 def load_config(root: str | os.PathLike[str]) -> Config:
-    """The validated config of the Location at ``root`` (user file under project file).
+    """The validated config files of the Location at ``root``, merged as written (user
+    file under project file, rules concatenated): what the files say, trusted or not.
 
-    Everything the project file says applies, trusted or not: ``Host.open`` uses
-    ``config_sources`` and ``merged_config`` to leave out what needs trust.
+    Not what a Location applies: ``Host.open`` narrows an untrusted project and keeps
+    the project's rules and plugin selection in a layer of their own
+    (``layers.layered_config``).
     """
     return merged_config(*config_sources(Path(root)))
 

@@ -378,6 +378,9 @@ class Snapshot:
                 return record
         if name == SEARCH_TOOLS and self._deferred_view().names:
             return self._deferred_view().search_record()
+        withheld = self.location.withheld(name)
+        if withheld is not None:
+            raise ToolFailure(f"Tool '{name}' {withheld}")
         raise ToolFailure(not_available(name, self.names, self._deferred_view().names))
 
 

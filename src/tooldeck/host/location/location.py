@@ -20,14 +20,15 @@ from typing import TYPE_CHECKING
 
 from tooldeck._public import public
 from tooldeck.host.config.config import Config, default_config
+from tooldeck.host.config.layers import NO_PROJECT, ProjectLayer
 from tooldeck.host.permissions.policy import CurrentPolicy
 
 if TYPE_CHECKING:
     from tooldeck.host.location.questions import Answerer, QuestionService
     from tooldeck.host.permissions.asks import OnAsk
+    from tooldeck.host.permissions.layers import Policy
     from tooldeck.host.permissions.permission import PermissionService
     from tooldeck.host.permissions.request import Asker
-    from tooldeck.host.permissions.wildcard import Ruleset
     from tooldeck.host.store.base import Store
 
 
@@ -40,7 +41,12 @@ def default_data_dir(root: Path) -> Path:
 
 @public
 class Location:
-    """A project directory and its scoped services (config, data dir, permission, question)."""
+    """A project directory and its scoped services (config, data dir, permission, question).
+
+    ``config``: the user's config with the project's merged over it, except what the
+    ``project`` layer holds apart (its permission rules and plugin selection, which
+    combine with the user's by laws of their own: ``host/config/layers.py``).
+    """
 
     def __init__(
         self,
@@ -57,6 +63,10 @@ class Location:
             raise ValueError(f"on_ask must be 'ask' or 'defer', got {on_ask!r}")
         self.root = Path(root).expanduser().resolve()
         self.config = config if config is not None else default_config()
+        self.project: ProjectLayer = NO_PROJECT
+        """The project's rules and plugin selection, kept apart from ``config``
+        (``host/config/layers.py``); ``Host.open`` sets it, a Location built by hand has
+        none."""
         self.data_dir = Path(data_dir) if data_dir is not None else default_data_dir(self.root)
         self.asker = asker
         self.answerer = answerer
@@ -66,20 +76,31 @@ class Location:
         self._store_lock = threading.Lock()
         self._permission: PermissionService | None = None
         self._question: QuestionService | None = None
-        self._policy = CurrentPolicy(lambda: self.config.permission)
+        self._policy = CurrentPolicy(lambda: self.config.permission, lambda: self.project)
+        self.withheld: Callable[[str], str | None] = _nothing_withheld
+        """Why a tool this Location does not have was left out, for the failure of a call
+        to it (``None``: nothing known). ``Host.open`` sets it to what trust skipped."""
         self._closers: list[Callable[[], None]] = []
         self._closed = False
         self._close_lock = threading.Lock()
 
     @property
-    def policy(self) -> Ruleset:
-        """The configured permission rules over the built-in defaults (``read``, ``glob``,
-        ``grep`` and ``question`` allow): what ``snapshot(permissions="location")`` hides by.
+    def policy(self) -> Policy:
+        """The user's configured permission rules over the built-in defaults (``read``,
+        ``glob``, ``grep`` and ``question`` allow), combined with the project's by
+        strictest wins: what ``snapshot(permissions="location")`` hides by.
 
         Rebuilt only when ``config`` changes. Cheaper than ``permission``: snapshots need
         the policy to hide denied tools, and most processes never ask anything.
         """
         return self._policy()
+
+    def principal_policy(self, name: str) -> Policy:
+        """The policy a served principal's calls run under: the Location's, each layer
+        followed by that layer's own rules for ``name`` (``[mcp.serve.principals.NAME]``).
+        """
+        configured = self.config.mcp.serve.principals.get(name)
+        return self._policy.principal(name, configured.permission if configured else ())
 
     @property
     def permission(self) -> PermissionService:
@@ -183,3 +204,7 @@ class Location:
 
     def __repr__(self) -> str:
         return f"Location({str(self.root)!r})"
+
+
+def _nothing_withheld(name: str) -> str | None:
+    return None

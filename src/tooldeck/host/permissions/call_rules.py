@@ -1,7 +1,8 @@
-"""Rules that stand in for the Location's policy during one call: a served principal's.
+"""Policy that stand in for the Location's policy during one call: a served principal's.
 
 ``tooldeck mcp serve`` serves one Location to several principals, each with its own
-``[[mcp.serve.principals.NAME.permission]]`` rules evaluated after the Location's. The
+``[[mcp.serve.principals.NAME.permission]]`` rules, evaluated after the Location's in the
+layer (user or project) whose file wrote them (``Location.principal_policy``). The
 rules travel with the call (a context variable, so tools and code-mode programs the call
 runs see them too) rather than through every signature between the server and
 ``PermissionService``. ``always`` answers given under a principal are saved in the
@@ -18,13 +19,13 @@ from collections.abc import Iterable, Iterator, Sequence
 
 from tooldeck.host.config.config import PermissionRule
 from tooldeck.host.permissions.approvals import Approvals
-from tooldeck.host.permissions.wildcard import Ruleset
+from tooldeck.host.permissions.layers import Policy
 
 
 class CallRules:
-    """A principal's policy (the Location's rules, then its own) and its approvals."""
+    """A principal's policy (each layer's rules, then its own) and its approvals."""
 
-    def __init__(self, name: str, policy: Ruleset, approvals: Approvals) -> None:
+    def __init__(self, name: str, policy: Policy, approvals: Approvals) -> None:
         self.name = name
         self.policy = policy
         self._approvals = approvals

@@ -1,14 +1,15 @@
 """Permission rules, asks, and the "always" memory of one Location (DESIGN §7).
 
-Rules are ``{action, resource, effect}`` with effect ``allow | ask | deny``; the last
-matching rule wins and nothing matching means ``ask``. Patterns are those of
+Policy are ``{action, resource, effect}`` with effect ``allow | ask | deny``; inside one
+file the last matching rule wins, the user's and the project's rules combine by strictest
+wins (``layers.py``), and nothing matching means ``ask``. Patterns are those of
 ``tooldeck.host.permissions.wildcard`` (``*``, ``?``, ``**/``; ``"git status *"`` also matches
 ``"git status"``; ``*`` stays inside one segment of a path pattern).
 
 Three layers decide one resource:
 
 1. the **policy**: built-in defaults (``read``, ``glob``, ``grep``, ``question`` allow)
-   under the Location's configured ``[[permission]]`` rules;
+   under the user's configured ``[[permission]]`` rules, combined with the project's;
 2. the **approvals**: allow rules saved by "always" replies, kept in the Location's
    store and read again before anyone is asked (another process sharing the store may
    have saved one). They sit above the policy's ``allow``/``ask`` rules
@@ -56,9 +57,10 @@ from tooldeck.host.permissions import call_rules
 from tooldeck.host.permissions.approvals import Approvals
 from tooldeck.host.permissions.asks import OnAsk, answer_in_place, deferring
 from tooldeck.host.permissions.inflight import Pending
+from tooldeck.host.permissions.layers import Policy
 from tooldeck.host.permissions.observer import NO_OBSERVER, AskObserver
 from tooldeck.host.permissions.request import Asker, PermissionRequest, Reject, Reply
-from tooldeck.host.permissions.wildcard import Effect, Ruleset
+from tooldeck.host.permissions.wildcard import Effect
 from tooldeck.host.store.base import Store
 
 __all__ = ["PermissionGate", "PermissionService", "principal_rules"]
@@ -79,7 +81,7 @@ class PermissionService:
         self,
         *,
         root: Path,
-        policy: Callable[[], Ruleset],
+        policy: Callable[[], Policy],
         open_store: Callable[[], Store],
         saved_store: Callable[[], Store | None],
         asker: Callable[[], Asker | None],
@@ -111,7 +113,7 @@ class PermissionService:
         rule = self._decide(action, resource)
         return rule.effect if rule is not None else "ask"
 
-    def visibility(self) -> Ruleset:
+    def visibility(self) -> Policy:
         """The policy as a hashable ``Visibility`` for ``service.snapshot(permissions=)``.
 
         Approvals are left out: they only allow, and never lift a policy deny, so they
@@ -344,7 +346,7 @@ class PermissionGate:
         )
 
 
-def principal_rules(service: PermissionService, name: str, policy: Ruleset) -> call_rules.CallRules:
+def principal_rules(service: PermissionService, name: str, policy: Policy) -> call_rules.CallRules:
     """The rules a served principal's calls run under (``call_rules.applying``):
     ``policy``, and the approvals saved for ``name`` in ``service``'s store (read the
     first time this service is asked for them: blocking I/O)."""

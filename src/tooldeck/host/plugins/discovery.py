@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from tooldeck.errors import PluginError
-from tooldeck.host.trust.project import digest as content_digest
+from tooldeck.host.trust.items import digest as content_digest
 from tooldeck.host.trust.project import local_plugin_files
 
 if TYPE_CHECKING:

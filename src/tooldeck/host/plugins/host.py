@@ -3,9 +3,8 @@
 ``Host.open`` is the explicit, one-call setup an application does once per project:
 read config, discover plugins, register them in their total order inside one batch.
 ``refresh_plugins`` rediscovers what is installed now, and ``sync.PluginSync`` brings
-the registrations in line with it while touching as little as possible: unchanged
-plugins are never re-imported, and registrations before the first difference keep their
-place.
+the registrations in line with it, touching as little as possible: unchanged plugins
+are never re-imported, and registrations before the first difference keep their place.
 """
 
 from __future__ import annotations
@@ -24,9 +23,10 @@ from tooldeck.host.location.location import Location
 from tooldeck.host.plugins.discovery import Candidate, discover, member_candidate
 from tooldeck.host.plugins.instrument import OFF, Instrumentation, instrumentation, replayed
 from tooldeck.host.plugins.records import collector_paused
+from tooldeck.host.plugins.selection import Selection, ordered
 from tooldeck.host.plugins.sync import PluginSync
 from tooldeck.host.plugins.trust_gate import open_location
-from tooldeck.host.plugins.wiring import PluginWiring, Selection, ordered
+from tooldeck.host.plugins.wiring import PluginWiring
 from tooldeck.host.service import ToolService
 from tooldeck.telemetry import semconv
 
@@ -110,10 +110,14 @@ class Host:
         ``[plugins] disable`` does. Raises ``ConfigError`` for an invalid config file; a
         broken plugin never raises, it is reported in ``host.plugins``.
 
-        ``trust``: whether the project's own code may run (``.tooldeck/plugins``, its
-        ``[mcp.servers]``, its ``allow`` rules). ``None`` asks ``TOOLDECK_TRUST``, then
-        the user's trust store; ``True`` trusts for this process; ``False`` opens the
-        untrusted view. ``host.trust`` says what was decided and what was skipped.
+        ``trust``: whether the project's own code may run or grant anything (its
+        ``.tooldeck/plugins``, ``[mcp.servers]``, ``[format]``, served principals,
+        ``allow`` rules: whatever ``host.trust.items`` lists). ``None`` asks
+        ``TOOLDECK_TRUST``, then the user's trust store; ``True`` trusts for this
+        process; ``False`` opens the untrusted view, where the project can only narrow
+        what the user's own config allows. ``host.trust`` says what was decided and what
+        was skipped; a folder that skipped something logs one warning on the
+        ``tooldeck`` logger naming the trust command.
 
         ``on_ask="defer"``: a permission ask ends its call ``pending`` instead of awaiting
         ``asker`` (answer it later with ``resume``). ``store``: where approvals and
@@ -126,15 +130,12 @@ class Host:
         tools is called, as the CLI does. See ``docs/mcp.md``. ``on_mcp_start(name)`` is
         called as each server start (connecting and listing) begins, on the servers'
         loop thread, and returns the function called as it ends: the ``tooldeck``
-        command prints a line when a start lasts more than a second.
+        command prints a line when a start lasts more than a second. ``authorizer`` gets
+        a person through an OAuth sign-in a server needs (else: ``tooldeck mcp login``).
 
         ``telemetry``: OpenTelemetry spans and metrics (``tooldeck[otel]``): ``True`` reports
         to the global providers, a ``Telemetry`` to its own, ``False`` turns it off,
         ``None`` leaves it to config ``[telemetry] enabled`` (see ``docs/telemetry.md``).
-
-        ``authorizer``: how a person signs in when a mounted server needs OAuth (it gets
-        an ``AuthorizationRequest`` and gets the URL opened); without one, such a server
-        is reported as needing ``tooldeck mcp login``. See ``docs/mcp.md``.
         """
         if mcp_listings not in ("cached", "fresh"):
             raise ValueError(f"mcp_listings must be 'cached' or 'fresh', got {mcp_listings!r}")
@@ -165,7 +166,11 @@ class Host:
         config = location.config
         names, objects = _split(plugins)
         selection = Selection.build(
-            plugins=names, disable=disable, config=config.plugins, environ=os.environ
+            plugins=names,
+            disable=disable,
+            config=config.plugins,
+            environ=os.environ,
+            project=location.project.plugins,
         )
         from tooldeck.codemode.provider import CodeMode
 
@@ -182,6 +187,11 @@ class Host:
             instrumented=instrumented,
         )
         host.refresh_plugins()
+        notice = status.notice()
+        if notice is not None:
+            import logging  # only for a folder that skipped something
+
+            logging.getLogger("tooldeck").warning("%s", notice)
         return host
 
     @property
@@ -356,8 +366,7 @@ class Host:
 
 
 class _McpOptions(NamedTuple):
-    """``Host.open``'s MCP arguments: where listings come from, who hears of starts,
-    who gets a person through a sign-in."""
+    """``Host.open``'s MCP arguments: listings, who hears of starts, who signs people in."""
 
     listings: Literal["cached", "fresh"]
     on_start: Callable[[str], Callable[[], None]] | None
@@ -372,10 +381,14 @@ def _mcp_layer(
         return None
     from tooldeck.mcp.client.layer import McpLayer
 
+    def excluded(name: str) -> str | None:
+        server = member_candidate(name, "mcp")  # a server has no hooks: the project may
+        return selection.excluded(server) or selection.unwanted(server)
+
     return McpLayer(
         location,
         service,
-        lambda name: selection.excluded(member_candidate(name, "mcp")),
+        excluded,
         options.listings,
         options.on_start,
         options.authorizer,

@@ -4,7 +4,9 @@
 candidates; ``PluginSync.sync`` decides *what changes*, touching as little as possible:
 an unchanged candidate keeps its record (never re-imported), a removed one is retired
 (revealing what it overrode), a new or upgraded one is loaded, and registrations before
-the first difference in order keep their place in the service.
+the first difference in order keep their place in the service. What the project's
+``[plugins]`` asks of a user's plugin is decided once it is loaded (``guarded.py``), and
+its ``order`` never moves a plugin past a user's hook plugin (``selection.moved``).
 """
 
 from __future__ import annotations
@@ -18,9 +20,11 @@ from tooldeck.host.plugins.discovery import (
     forget_modules,
     member_candidate,
 )
+from tooldeck.host.plugins.guarded import guards, unwanted
 from tooldeck.host.plugins.records import PluginRecord
+from tooldeck.host.plugins.selection import Selection, moved
 from tooldeck.host.plugins.trust_gate import admits, skipped_servers, untrusted_reason
-from tooldeck.host.plugins.wiring import PluginWiring, Selection
+from tooldeck.host.plugins.wiring import PluginWiring
 from tooldeck.host.service import ToolService
 from tooldeck.telemetry import semconv
 
@@ -67,12 +71,13 @@ class PluginSync:
         records = [self._carry(c, old.pop(c.name, None)) for c in candidates if c.load]
         for gone in old.values():
             self._retire(gone)
+        records = moved(records, self._selection.project.order, _candidate, guards)
         self._place([r for r in records if r.transform is not None])
         missing = self._selection.missing(candidates)
         self.records = self._with_skipped(records) + [
             PluginRecord(c, "failed", reason=f"not found ({c.origin})") for c in missing
         ]
-        if self._selection.disabled:
+        if self._selection.disables():
             self._warn([*candidates, *(member_candidate(f"mcp:{n}", "mcp") for n in servers)])
 
     def _warn(self, candidates: list[Candidate]) -> None:
@@ -118,9 +123,14 @@ class PluginSync:
         trust = self._trust
         if candidate.layer == "local" and trust is not None and not admits(trust, candidate):
             return PluginRecord(candidate, "untrusted", reason=untrusted_reason(trust))
+        wish = self._selection.unwanted(candidate)  # the project's [plugins]
+        if wish is not None and candidate.layer == "local":  # among its own: final
+            return PluginRecord(candidate, "disabled", reason=wish)
         attributes = {semconv.PLUGIN: candidate.name, semconv.PLUGIN_LAYER: candidate.layer}
         with self._spans("tooldeck.plugin.load", attributes) as span:
             record = self._loaded(candidate)
+            if wish is not None:
+                record = unwanted(record, wish, self._wiring)
             if span is not None:
                 span.set_attribute(semconv.PLUGIN_STATUS, record.status)
         return record
@@ -160,3 +170,7 @@ class PluginSync:
         for record in wanted[kept:]:
             record.register(self._service)
         self._order = wanted
+
+
+def _candidate(record: PluginRecord) -> Candidate:
+    return record.candidate

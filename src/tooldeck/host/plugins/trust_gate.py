@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 from tooldeck.host.config.paths import LOCAL_PLUGIN_DIR
 from tooldeck.host.location.location import Location
 from tooldeck.host.plugins.discovery import Candidate, member_candidate
+from tooldeck.host.plugins.withheld import withheld_by_trust
 
 if TYPE_CHECKING:
     from tooldeck.host.location.questions import Answerer
@@ -55,16 +56,18 @@ def open_location(
     """The Location with the config its trust allows, and the trust decision.
 
     The project layer is validated whole first (a broken file is an error either way);
-    untrusted, its ``[mcp.servers]`` and ``allow`` rules are dropped before merging.
+    untrusted, it is narrowed (``host/trust/narrowing.py``: everything that needs trust
+    is left out, and its ``allow`` rules count as no opinion) before it is layered over
+    the user's (``host/config/layers.py``).
     """
-    from tooldeck.host.config.config_files import merged_config
-    from tooldeck.host.trust.project import narrowed
+    from tooldeck.host.config.layers import layered_config
+    from tooldeck.host.trust.narrowing import narrowed
     from tooldeck.host.trust.store import inspect_folder
 
     user, project, status = inspect_folder(root, trust)
     if project is not None and not status.trusted:
-        project = project._replace(data=narrowed(project.data))
-    config = merged_config(user, project)
+        project = project._replace(data=narrowed(project.data).table)
+    config, layer = layered_config(user, project, trusted=status.trusted)
     location = Location(
         root,
         config=config,
@@ -74,6 +77,8 @@ def open_location(
         store=store,
         on_ask=on_ask,
     )
+    location.project = layer
+    location.withheld = withheld_by_trust(status)
     return location, status
 
 

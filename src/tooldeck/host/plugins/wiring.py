@@ -1,12 +1,13 @@
-"""Which plugins load, in what order, and how one plugin becomes one registration.
+"""How one plugin becomes one registration.
 
 The steps are separate on purpose, and each is data until the last:
 
 1. *candidates* (``discovery``) describe every plugin that exists (built-ins, the MCP
    slot, entry points, plugin objects, Location files) without importing anything;
-2. ``Selection`` decides from names alone which of them load, so a plugin that is not
-   selected is never imported;
-3. ``ordered`` sorts them by layer and explicit keys, then applies ``plugins.order``;
+2. ``Selection`` (``selection``) decides from names alone which of them load, so a
+   plugin the user did not select is never imported;
+3. ``ordered`` (``selection``) sorts them by layer and explicit keys, then applies
+   ``plugins.order``;
 4. ``PluginWiring`` imports a candidate, validates it with pluggy and turns its two
    Location hooks into **one** transform function for ``ToolService.transform``, and
    its ``session_transform`` into one for ``ToolService.session_transform``; its
@@ -20,7 +21,7 @@ from __future__ import annotations
 
 import inspect
 import sys
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable
 from functools import partial
 from typing import TYPE_CHECKING, Any, NamedTuple
 
@@ -30,11 +31,10 @@ from tooldeck import hookspecs
 from tooldeck.errors import PluginError
 from tooldeck.hookspecs import HOOKS
 from tooldeck.host.boundary.hooks import CallHook
-from tooldeck.host.plugins.discovery import LAYERS, Candidate, brief, normalize_dist
+from tooldeck.host.plugins.discovery import brief
 from tooldeck.host.registry.editor import ToolEditor
 
 if TYPE_CHECKING:
-    from tooldeck.host.config.config import PluginsConfig
     from tooldeck.host.location.location import Location
 
 HookCall = tuple[str, Callable[..., object], tuple[str, ...]]
@@ -51,148 +51,6 @@ class PluginTransforms(NamedTuple):
     location: Callable[[ToolEditor], None]
     session: Callable[[ToolEditor, str, dict[str, Any]], None] | None
     call: CallHook | None = None
-
-
-SELECTED_BY_NAME = frozenset({"entrypoint", "local"})
-"""Third-party layers that ``plugins=[...]``, ``TOOLDECK_LOAD_PLUGINS`` and
-``plugins.only`` select from (plugin objects passed to ``Host.open`` always load)."""
-
-
-# -- selection and order ---------------------------------------------------------------------
-def canonical(name: str) -> str:
-    """The form names are compared in: distribution parts PEP 503-normalized."""
-    name = name.strip()
-    prefix, sep, rest = name.partition(":")
-    if sep and prefix in ("builtin", "local"):
-        return name
-    return normalize_dist(prefix) + (f":{rest.strip()}" if sep else "")
-
-
-def matches(candidate: Candidate, names: Iterable[str]) -> bool:
-    """Does any of ``names`` name ``candidate`` (exactly or after normalization)?"""
-    return any(n in candidate.aliases or canonical(n) in candidate.aliases for n in names)
-
-
-def disabled_by(candidate: Candidate, name: str) -> bool:
-    """Does the disable entry ``name`` name ``candidate``: exactly, or as a glob pattern
-    (``*``, ``?``, ``[...]``: ``builtin:*``, ``mcp:*``, ``acme-*``) of one of its names?"""
-    if matches(candidate, [name]):
-        return True
-    if not any(char in name for char in "*?["):
-        return False
-    from fnmatch import fnmatchcase  # only for a pattern: most selections name plugins
-
-    patterns = {name.strip(), canonical(name)}
-    return any(fnmatchcase(alias, p) for alias in candidate.aliases for p in patterns)
-
-
-class Selection(NamedTuple):
-    """Which candidates load, decided before anything is imported.
-
-    ``only``: the third-party plugins to load (``None`` = all of them), from the first
-    that is set of: ``Host.open(plugins=[...])``, ``TOOLDECK_LOAD_PLUGINS``, config
-    ``plugins.only``. ``disabled``: the union of ``Host.open(disable=...)``,
-    ``TOOLDECK_DISABLE_PLUGINS`` and ``plugins.disable``; it applies to every layer,
-    built-ins included, and each entry is a name or a glob pattern (``builtin:*``).
-    Plugin objects passed to ``Host.open`` are always selected.
-    """
-
-    only: tuple[str, ...] | None = None
-    only_origin: str = ""
-    disabled: tuple[tuple[str, str], ...] = ()
-    order: tuple[str, ...] = ()
-
-    @classmethod
-    def build(
-        cls,
-        *,
-        plugins: Sequence[str] | None,
-        disable: Iterable[str],
-        config: PluginsConfig,
-        environ: Mapping[str, str],
-    ) -> Selection:
-        """Combine the argument, environment and config sources (see the class doc)."""
-        only, origin = _only(plugins, config, environ)
-        disabled = [(n, "Host.open(disable=...)") for n in disable]
-        disabled += [
-            (n, "TOOLDECK_DISABLE_PLUGINS")
-            for n in _split(environ.get("TOOLDECK_DISABLE_PLUGINS", ""))
-        ]
-        disabled += [(n, "config plugins.disable") for n in config.disable]
-        return cls(only, origin, tuple(disabled), tuple(config.order))
-
-    def excluded(self, candidate: Candidate) -> str | None:
-        """Why ``candidate`` does not load, or ``None`` when it does."""
-        for name, origin in self.disabled:
-            if disabled_by(candidate, name):
-                return f"disabled by {origin}"
-        if candidate.layer not in SELECTED_BY_NAME or self.only is None:
-            return None
-        if not matches(candidate, self.only):
-            return f"not selected by {self.only_origin}"
-        return None
-
-    def unmatched(self, candidates: Sequence[Candidate]) -> list[str]:
-        """A warning per ``disabled`` entry that names none of ``candidates`` (a typo, a
-        plugin not installed): it disables nothing, which its author should hear."""
-        return [
-            f"disable entry {name!r} (from {origin}) matches no plugin or MCP server here, "
-            "so it disables nothing; names look like builtin:read, local:STEM, a "
-            "distribution name or mcp:SERVER, and a pattern may use * ? [...]"
-            for name, origin in self.disabled
-            if not any(disabled_by(candidate, name) for candidate in candidates)
-        ]
-
-    def missing(self, candidates: Sequence[Candidate]) -> list[Candidate]:
-        """Placeholders for selected names that match no plugin (a typo, not installed)."""
-        found = [n for n in self.only or () if not any(matches(c, [n]) for c in candidates)]
-        return [
-            Candidate(
-                name,
-                _layer_of(name),
-                (),
-                frozenset({name}),
-                ("missing", name),
-                origin=f"requested by {self.only_origin}",
-            )
-            for name in found
-        ]
-
-
-def _layer_of(name: str) -> str:
-    prefix = name.partition(":")[0]
-    return prefix if prefix in ("builtin", "local") else "entrypoint"
-
-
-def _only(
-    plugins: Sequence[str] | None, config: PluginsConfig, environ: Mapping[str, str]
-) -> tuple[tuple[str, ...] | None, str]:
-    if plugins is not None:
-        return tuple(plugins), "Host.open(plugins=[...])"
-    if "TOOLDECK_LOAD_PLUGINS" in environ:
-        return tuple(_split(environ["TOOLDECK_LOAD_PLUGINS"])), "TOOLDECK_LOAD_PLUGINS"
-    if config.only is not None:
-        return tuple(config.only), "config plugins.only"
-    return None, ""
-
-
-def _split(text: str) -> list[str]:
-    return [part.strip() for part in text.split(",") if part.strip()]
-
-
-def ordered(candidates: Iterable[Candidate], moves: Sequence[str] = ()) -> list[Candidate]:
-    """Layer, then the in-layer key; then ``plugins.order`` moves named plugins last.
-
-    Each name in ``moves`` takes the plugins it names out of their place and appends
-    them after every other plugin, in the listed order, so the last listed has the
-    highest precedence. A distribution name moves all its entry points (kept in their
-    relative order). Names that match nothing are ignored.
-    """
-    base = sorted(candidates, key=lambda c: (LAYERS.index(c.layer), c.rank))
-    moved: list[Candidate] = []
-    for name in moves:
-        moved += [c for c in base if matches(c, [name]) and c not in moved]
-    return [c for c in base if c not in moved] + moved
 
 
 # -- pluggy wiring ---------------------------------------------------------------------------

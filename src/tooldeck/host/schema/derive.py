@@ -23,7 +23,6 @@ from pydantic import BaseModel
 
 from tooldeck.host.schema.frozen import FrozenDict, freeze
 from tooldeck.host.schema.metaschema import schema_problem as _meta_problem
-from tooldeck.host.schema.pydantic_patterns import backtracking_pattern_problem
 
 # Keywords whose subschemas constrain the instance as a whole (closing inside changes
 # which branch matches), lists of schemas, and name → schema maps.
@@ -238,7 +237,7 @@ def schema_problem(source: Any, *, role: str) -> str | None:
     if source is None:
         return None
     if is_model_class(source) or is_type_adapter(source):
-        return backtracking_pattern_problem(source, role=role)
+        return None  # its patterns are judged on the tool's first call (``host/call/path.py``)
     if not isinstance(source, Mapping):
         return (
             f"{role} schema must be a pydantic model class, a JSON Schema mapping or None, "

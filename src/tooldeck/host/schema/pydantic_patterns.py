@@ -6,9 +6,10 @@ compiled (``re.compile(...)``): then Python's ``re`` runs it, and a pattern such
 ``^(a+)+$`` takes minutes on a 30-character value. Python's ``re`` holds the GIL for the
 whole match, so neither a worker thread nor a timeout can bound it: the event loop and
 every other call would freeze with it. A process could bound it, at a cost far above a
-validation's. So such a tool is refused when it is loaded, naming the pattern and the two
-ways out: pydantic's default engine, or a JSON Schema input (whose patterns tooldeck
-matches with RE2, or under a time bound off the loop: ``patterns.py``).
+validation's. So such a tool is refused on its first call (``host/call/path.py``), before
+any value is matched, naming the pattern and the two ways out: pydantic's default engine,
+or a JSON Schema input (whose patterns tooldeck matches with RE2, or under a time bound
+off the loop: ``patterns.py``).
 
 The check walks the model's core schema (``__pydantic_core_schema__``, a
 ``TypeAdapter``'s ``core_schema``): a model, dataclass or typed dict carries its own

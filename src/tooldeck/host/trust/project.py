@@ -1,27 +1,22 @@
 """Trust: what a project would run if tooldeck trusted it, and whether it does (DESIGN §7a).
 
-Opening a folder must never run its code until its user says so. Four things in a
-project run code or widen authority, and only these need trust:
+Opening a folder must never run its code, or grant it anything, until its user says so.
+What needs trust is computed, not listed: the project's ``.tooldeck/plugins/*.py`` files
+(imported as Python), and whatever narrowing leaves out of or tightens in its config
+(``narrowing.py``): its MCP servers, formatters, served principals, allow rules and any
+setting an untrusted project may not make.
 
-* ``.tooldeck/plugins/*.py`` files, imported as Python;
-* ``[mcp.servers]`` of the project config (``tooldeck.toml`` or ``[tool.tooldeck]``),
-  started as processes or connected to;
-* project ``[[permission]]`` rules whose effect is ``allow``;
-* project ``[format]`` commands, run after ``write``/``edit``/``patch`` change a file.
-
-``TrustItem`` describes one of them with a digest of what would run (the file's bytes,
-the server's entry, the rule). A ``TrustStatus`` is the decision for one folder: the
-items, their fingerprint, whether they may run and, when the folder was trusted before
-with a different fingerprint, what changed. A folder with no items is trusted: it opens
-exactly as it did before trust existed.
+``TrustItem`` (``items.py``) describes one of them with a digest of what it is. A
+``TrustStatus`` is the decision for one folder: the items, their fingerprint, whether they
+may run and, when the folder was trusted before with a different fingerprint, what
+changed. A folder with no items is trusted: it opens exactly as it did before trust
+existed.
 """
 
 from __future__ import annotations
 
-import hashlib
-import json
 import os
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -29,70 +24,25 @@ from typing import Any, Literal
 from tooldeck._public import public
 from tooldeck.errors import ConfigError
 from tooldeck.host.config.paths import LOCAL_PLUGIN_DIR
+from tooldeck.host.trust.items import KIND_WORDS, TrustItem, TrustKind, digest, printable
+from tooldeck.host.trust.narrowing import narrowed
 
 TRUST_ENV = "TOOLDECK_TRUST"
 """``1`` trusts every folder this process opens; ``0`` opens every folder untrusted."""
-
-TrustKind = Literal["plugin", "server", "allow", "formatter"]
-"""A plugin file, a project MCP server, a project allow rule, a project formatter."""
 
 TrustSource = Literal["nothing to trust", "store", "argument", "environment", "untrusted"]
 """Why a folder is (un)trusted: nothing needs trust, the user's trust store,
 ``Host.open(trust=...)``, ``TOOLDECK_TRUST``, or no trust recorded for these items."""
 
-KIND_WORDS = {
-    "plugin": "plugin file",
-    "server": "MCP server",
-    "allow": "allow rule",
-    "formatter": "formatter",
-}
-
-
-@public
-@dataclass(frozen=True, slots=True)
-class TrustItem:
-    """One thing a project would run: ``kind``, its ``name`` in the project, a ``digest``
-    of exactly what would run, and ``detail`` (the command, URL or real path) for people.
-    """
-
-    kind: TrustKind
-    name: str
-    digest: str
-    detail: str
-
-    @property
-    def key(self) -> tuple[str, str]:
-        return (self.kind, self.name)
-
-    def to_json(self) -> dict[str, str]:
-        return {"kind": self.kind, "name": self.name, "digest": self.digest, "detail": self.detail}
-
-    @classmethod
-    def from_json(cls, data: Mapping[str, Any]) -> TrustItem:
-        kind = data["kind"]
-        if kind not in KIND_WORDS:
-            raise ValueError(f"unknown kind {kind!r}")
-        return cls(kind, str(data["name"]), str(data["digest"]), str(data["detail"]))
-
-    def line(self) -> str:
-        """``.tooldeck/plugins/x.py (sha256 1a2b3c4d5e6f)`` or ``evil: sh -c '...'``, with
-        control characters escaped (see ``printable``)."""
-        if self.kind == "plugin":
-            return printable(f"{self.name}  (sha256 {self.digest[:12]}){self.detail}")
-        if self.kind == "server":
-            return printable(f"{self.name}: {self.detail}")
-        return printable(self.detail)
-
-
-def printable(text: str) -> str:
-    """``text`` with every non-printable character escaped (``\\n``, ``\\x1b``).
-
-    What a person reviews before trusting must be what would run: a project could
-    otherwise hide a line of its command behind a newline or a terminal escape sequence.
-    """
-    if text.isprintable():
-        return text
-    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
+GROUPS: tuple[tuple[TrustKind, str], ...] = (
+    ("plugin", "Python files imported into tooldeck:"),
+    ("server", "MCP servers started (commands) or connected to (URLs):"),
+    ("principal", "principals `tooldeck mcp serve` lets in with their own token:"),
+    ("allow", "permission rules that allow without asking:"),
+    ("formatter", "formatter commands run on files that tools write:"),
+    ("setting", "settings only a trusted folder may make:"),
+)
+"""How ``describe`` groups the items: one heading per kind, in ``KIND_WORDS`` order."""
 
 
 @public
@@ -100,7 +50,7 @@ def printable(text: str) -> str:
 class TrustStatus:
     """Whether a folder's project code may run, and what that code is.
 
-    ``items``: everything the project would run (empty: nothing needs trust);
+    ``items``: everything the project would run or grant (empty: nothing needs trust);
     ``fingerprint``: their digest, what a grant records; ``trusted``: whether they run
     in this process; ``source``: why; ``changes``: when the folder was trusted with a
     different fingerprint, one line per item added, removed or changed since.
@@ -132,22 +82,17 @@ class TrustStatus:
         return () if self.trusted else tuple(i for i in self.items if i.kind == kind)
 
     def describe(self) -> str:
-        """Exactly what trusting the folder lets run, for a person to decide on.
+        """Exactly what trusting the folder lets run or grant, one line per item, for a
+        person to decide on.
 
         The same text ``tooldeck trust`` shows; embedding hosts show it in their own
         trust prompt and call ``grant_trust(status)`` on a yes.
         """
         if not self.items:
-            return f"{self.root}: nothing here needs trust (no plugins, servers, rules, formatters)"
+            return f"{self.root}: nothing here needs trust (no plugins, servers, principals, rules)"
         state = "trusted" if self.trusted else "not trusted"
-        lines = [f"{self.root} ({state}). Trusting it lets tooldeck run, each time it opens it:"]
-        groups = (
-            ("plugin", "Python files imported into tooldeck:"),
-            ("server", "MCP servers started (commands) or connected to (URLs):"),
-            ("allow", "permission rules that allow without asking:"),
-            ("formatter", "formatter commands run on files that tools write:"),
-        )
-        for kind, heading in groups:
+        lines = [f"{self.root} ({state}). Trusting it applies, each time tooldeck opens it:"]
+        for kind, heading in GROUPS:
             chosen = [i for i in self.items if i.kind == kind]
             if chosen:
                 lines.append(f"  {heading}")
@@ -182,10 +127,6 @@ def local_plugin_files(root: Path) -> list[Path]:
     return sorted((p for p in folder.glob("*.py") if p.is_file()), key=lambda p: p.name)
 
 
-def digest(data: bytes) -> str:
-    return hashlib.sha256(data).hexdigest()
-
-
 def plugin_item(root: Path, path: Path, data: bytes) -> TrustItem:
     """The item of one plugin file whose bytes are ``data``; names where a link leads."""
     real = Path(os.path.realpath(path))
@@ -195,7 +136,8 @@ def plugin_item(root: Path, path: Path, data: bytes) -> TrustItem:
 
 
 def project_items(root: Path, project: Mapping[str, Any] | None) -> tuple[TrustItem, ...]:
-    """What the project at ``root`` would run; ``project``: its config table, if any."""
+    """What the project at ``root`` would run or grant: its plugin files, then whatever
+    narrowing leaves out of its config table ``project`` (``narrowing.py``)."""
     items: list[TrustItem] = []
     for path in local_plugin_files(root):
         try:
@@ -204,120 +146,8 @@ def project_items(root: Path, project: Mapping[str, Any] | None) -> tuple[TrustI
             continue
         items.append(plugin_item(root, path, data))
     if project:
-        items += server_items(project)
-        items += allow_items(project)
-        items += formatter_items(project)
+        items += narrowed(project).items
     return tuple(items)
-
-
-def server_items(project: Mapping[str, Any]) -> list[TrustItem]:
-    servers = project.get("mcp", {}).get("servers", {})
-    return [
-        TrustItem("server", name, _canonical_digest(entry), _server_detail(entry))
-        for name, entry in sorted(servers.items())
-    ]
-
-
-def _server_detail(entry: Mapping[str, Any]) -> str:
-    if entry.get("url") is not None:
-        text = str(entry["url"])
-        headers = sorted(entry.get("headers", {}))
-        return text + (f"  (headers: {', '.join(headers)})" if headers else "")
-    import shlex  # only for a project that names servers
-
-    text = shlex.join(str(a) for a in entry.get("command", ()))
-    extras = []
-    if entry.get("env"):
-        extras.append("env: " + ", ".join(f"{k}={v}" for k, v in sorted(entry["env"].items())))
-    if entry.get("cwd"):
-        extras.append(f"cwd: {entry['cwd']}")
-    if entry.get("enabled") is False:
-        extras.append("disabled")
-    return text + (f"  ({'; '.join(extras)})" if extras else "")
-
-
-def allow_items(project: Mapping[str, Any]) -> list[TrustItem]:
-    items = []
-    for rule in project.get("permission", ()):
-        if rule.get("effect") == "allow":
-            action, resource = str(rule["action"]), str(rule.get("resource", "*"))
-            name = f"{action} {resource}"
-            items.append(
-                TrustItem("allow", name, digest(name.encode()), f"allow {action} on {resource}")
-            )
-    return items
-
-
-def formatter_items(project: Mapping[str, Any]) -> list[TrustItem]:
-    formatters = project.get("format", {})
-    if not isinstance(formatters, Mapping):
-        return []  # the config check reports the wrong type
-    import shlex  # only for a project that names formatters
-
-    return [
-        TrustItem(
-            "formatter",
-            str(pattern),
-            _canonical_digest(command),
-            f"{pattern}: {shlex.join(str(a) for a in command)}",
-        )
-        for pattern, command in sorted(formatters.items())
-        if isinstance(command, list | tuple)
-    ]
-
-
-def _canonical_digest(value: Any) -> str:
-    text = json.dumps(value, sort_keys=True, separators=(",", ":"), default=list)
-    return digest(text.encode())
-
-
-def fingerprint(items: Iterable[TrustItem]) -> str:
-    """One digest over every item's kind, name and digest (in a fixed order)."""
-    lines = sorted(f"{i.kind}\0{i.name}\0{i.digest}" for i in items)
-    return digest("\n".join(lines).encode())
-
-
-def narrowed(project: Mapping[str, Any]) -> dict[str, Any]:
-    """The project's config table without what needs trust: no ``[mcp.servers]``, no
-    ``allow`` rules (a served principal's included), no ``[format]``. Everything else
-    (limits, plugin selection, ask/deny rules) stays."""
-    table = {k: v for k, v in project.items() if k != "format"}
-    mcp = table.get("mcp")
-    if isinstance(mcp, Mapping) and "servers" in mcp:
-        rest = {k: v for k, v in mcp.items() if k != "servers"}
-        if rest:
-            table["mcp"] = mcp = rest
-        else:
-            del table["mcp"]
-            mcp = None
-    if isinstance(mcp, Mapping):
-        table["mcp"] = _without_principal_allows(mcp)
-    if "permission" in table:
-        table["permission"] = _without_allows(table["permission"])
-    return table
-
-
-def _without_allows(rules: object) -> object:
-    if not isinstance(rules, list):
-        return rules  # not rules at all: validation names the mistake
-    return [r for r in rules if not (isinstance(r, Mapping) and r.get("effect") == "allow")]
-
-
-def _without_principal_allows(mcp: Mapping[str, Any]) -> dict[str, Any]:
-    table = dict(mcp)
-    serve = table.get("serve")
-    principals = serve.get("principals") if isinstance(serve, Mapping) else None
-    if isinstance(serve, Mapping) and isinstance(principals, Mapping):
-        table["serve"] = {
-            **serve,
-            "principals": {
-                name: {**p, "permission": _without_allows(p["permission"])}
-                if isinstance(p, Mapping) and "permission" in p
-                else p
-                for name, p in principals.items()
-            },
-        }
-    return table
 
 
 # -- deciding ----------------------------------------------------------------------------------
@@ -335,26 +165,3 @@ def explicit_trust(
             TRUST_ENV, "(environment)", f"expected 1 (trust) or 0 (untrusted), got {value!r}"
         )
     return value == "1", "environment"
-
-
-def changes_between(before: Iterable[TrustItem], now: Iterable[TrustItem]) -> tuple[str, ...]:
-    """One line per item added, removed or changed from ``before`` to ``now``."""
-    old = {i.key: i for i in before}
-    new = {i.key: i for i in now}
-    lines = []
-    for key in sorted(old.keys() | new.keys()):
-        was, item = old.get(key), new.get(key)
-        kind, name = KIND_WORDS[key[0]], key[1]
-        if was is None and item is not None:
-            detail = item.detail.strip()
-            lines.append(f"added {kind} {name}" + (f": {detail}" if detail else ""))
-        elif item is None:
-            lines.append(f"removed {kind} {name}")
-        elif was is not None and was.digest != item.digest:
-            if was.detail != item.detail:
-                lines.append(
-                    f"changed {kind} {name}: was {was.detail.strip()}, now {item.detail.strip()}"
-                )
-            else:
-                lines.append(f"changed {kind} {name} (its content differs)")
-    return tuple(lines)

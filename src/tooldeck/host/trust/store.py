@@ -26,14 +26,8 @@ from typing import Any
 from tooldeck._public import public
 from tooldeck.errors import ConfigError
 from tooldeck.host.config.config_files import ConfigSource, config_sources
-from tooldeck.host.trust.project import (
-    TrustItem,
-    TrustStatus,
-    changes_between,
-    explicit_trust,
-    fingerprint,
-    project_items,
-)
+from tooldeck.host.trust.items import TrustItem, changes_between, fingerprint
+from tooldeck.host.trust.project import TrustStatus, explicit_trust, project_items
 
 STORE_VERSION = 1
 

@@ -38,6 +38,7 @@ from tooldeck.mcp.sdk import types
 
 if TYPE_CHECKING:
     from tooldeck.host.boundary.pending import PendingCall
+    from tooldeck.host.trust.project import TrustStatus
 
 
 class Asked:
@@ -130,19 +131,45 @@ class ElicitingAsker:
         return _reply(result)
 
     @staticmethod
-    def declined_text(requests: list[PermissionRequest]) -> str:
-        """Why the call was declined, and the rule that would allow it."""
+    def declined_text(
+        requests: list[PermissionRequest],
+        principal: str | None = None,
+        trust: TrustStatus | None = None,
+    ) -> str:
+        """Why the call was declined, and the rule that would allow it: in the
+        principal's own rule table when the request has one, with the trust step a
+        project's allow rule needs (``trust``: the served folder's decision)."""
         request = requests[0]
         resources = ", ".join(request.resources)
-        rule = f'[[permission]]\naction = "{request.action}"\n'
+        table = f"mcp.serve.principals.{principal}.permission" if principal else "permission"
+        rule = f'[[{table}]]\naction = "{request.action}"\n'
         if resources != "*":
             rule += f'resource = "{request.resources[0]}"\n'
-        return (
+        where = (
+            f"principal {principal!r}'s own rules, in the file that defines "
+            f"[mcp.serve.principals.{principal}]"
+            if principal
+            else "the Location's tooldeck.toml"
+        )
+        text = (
             f"Permission for {request.action!r} on {resources} needs an answer, and this "
             "MCP client cannot be asked (no elicitation), so the call was declined. To "
-            "allow it, add this rule to the Location's tooldeck.toml:\n\n"
-            f'{rule}effect = "allow"\n'
+            f'allow it, add this rule to {where}:\n\n{rule}effect = "allow"\n'
         )
+        return text + _trust_step(trust)
+
+
+def _trust_step(trust: TrustStatus | None) -> str:
+    """What a project's allow rule needs besides being written: the folder's trust (a
+    rule in the user's own config needs none)."""
+    if trust is None or (trust.trusted and trust.source in ("argument", "environment")):
+        return ""
+    state = "This folder is not trusted: " if not trust.trusted else ""
+    return (
+        f"\n{state}an allow rule in the project's tooldeck.toml counts only once the "
+        f"folder is trusted: after adding it, run `{trust.command}` (a rule in your user "
+        "config needs no trust).\n"
+    )
 
 
 def _can_elicit(ctx: Any) -> bool:

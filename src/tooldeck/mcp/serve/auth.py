@@ -41,11 +41,19 @@ def principal_for(header: bytes, tokens: Mapping[str, str]) -> str | None:
 class BearerCheck:
     """ASGI wrapper: HTTP requests without a known ``Authorization: Bearer <token>`` get 401."""
 
-    def __init__(self, app: Any, tokens: Mapping[str, str]) -> None:
+    def __init__(
+        self,
+        app: Any,
+        tokens: Mapping[str, str],
+        admitted: Callable[[str], bool] = lambda _principal: True,
+    ) -> None:
+        """``admitted(principal)``: whether the config serving now still names it (a
+        project principal stops counting when its folder stops being trusted)."""
         if not tokens:
             raise ValueError("BearerCheck needs at least one token")
         self.app = app
         self._tokens = dict(tokens)
+        self._admitted = admitted
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -53,7 +61,7 @@ class BearerCheck:
             return
         header = dict(scope.get("headers") or ()).get(b"authorization", b"")
         principal = principal_for(header, self._tokens)
-        if principal is None:
+        if principal is None or not self._admitted(principal):
             await _unauthorized(send)
             return
         scope[PRINCIPAL_KEY] = principal

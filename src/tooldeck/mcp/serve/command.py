@@ -132,7 +132,7 @@ async def _serve(
             if address is None:
                 await _stdio(server)
             else:
-                await _http(server, address, tokens, limits)
+                await _http(server, address, tokens, limits, lambda: serving.host)
             group.cancel_scope.cancel()
     finally:
         await anyio.to_thread.run_sync(serving.host.close)
@@ -146,9 +146,6 @@ def _open(root: Path, asker: Any, codemode: bool, store: Store | None) -> Any:
 
     host = Host.open(root, asker=asker, store=store)
     load_approvals(host, names(host.location.config.mcp.serve, os.environ))
-    notice = host.trust.notice()
-    if notice:  # the untrusted view is served; say once per open what it leaves out
-        print(notice, file=sys.stderr, flush=True)
     if not codemode:
         config = host.location.config
         host.location.config = config.model_copy(
@@ -172,7 +169,9 @@ async def _stdio(server: Any) -> None:
         await server.server.run(read, write, options)
 
 
-async def _http(server: Any, address: HttpAddress, tokens: dict[str, str], limits: Any) -> None:
+async def _http(
+    server: Any, address: HttpAddress, tokens: dict[str, str], limits: Any, current: Any
+) -> None:
     """Serve over streamable HTTP, every resource bounded by ``[mcp.serve]``: connections
     (503 past ``max_connections``), sessions (503), body size (413), slow headers
     (dropped) and slow bodies (dropped). A refusal's body is a JSON-RPC error naming its
@@ -203,7 +202,9 @@ async def _http(server: Any, address: HttpAddress, tokens: dict[str, str], limit
     )
     app = RequestScope(app, server.sessions)
     if tokens:
-        app = BearerCheck(app, tokens)
+        from tooldeck.mcp.serve.principals import admitted
+
+        app = BearerCheck(app, tokens, lambda name: admitted(current(), name))
     refusals = Refusals(
         app,
         max_connections=limits.max_connections,

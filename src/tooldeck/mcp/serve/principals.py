@@ -3,7 +3,8 @@
 A principal is named in ``[mcp.serve.principals.NAME]``; its bearer token is read from
 the environment variable its ``token_env`` names, once, at start. ``TOOLDECK_MCP_TOKEN``
 is the principal ``default``. A principal with rules of its own is served under the
-Location's rules followed by its own (last match wins), and the same ruleset decides
+Location's rules followed by its own (last match wins inside the user's file and inside
+the project's, the two combined by strictest wins), and the same rules decide
 both what ``tools/list`` shows it and what its calls may do, so the two cannot drift. A
 principal without rules of its own (``default``) is served under the Location's rules.
 A principal's ``always`` answers are saved in the Location's store under its name, so
@@ -21,7 +22,6 @@ from tooldeck.errors import UsageError
 from tooldeck.host.config.config import McpServeConfig
 from tooldeck.host.permissions.call_rules import CallRules
 from tooldeck.host.permissions.permission import principal_rules
-from tooldeck.host.permissions.wildcard import Ruleset
 from tooldeck.mcp.serve.auth import DEFAULT_PRINCIPAL, TOKEN_ENV
 
 if TYPE_CHECKING:
@@ -60,6 +60,13 @@ def names(config: McpServeConfig, environ: Mapping[str, str]) -> tuple[str, ...]
     return (*found, DEFAULT_PRINCIPAL) if environ.get(TOKEN_ENV) else found
 
 
+def admitted(host: Host, name: str) -> bool:
+    """Whether ``host`` still serves the principal ``name``: its token was read at start,
+    but a principal that left the config (its folder no longer trusted) is let in no
+    more."""
+    return name == DEFAULT_PRINCIPAL or name in host.location.config.mcp.serve.principals
+
+
 def load_approvals(host: Host, principals: Iterable[str]) -> None:
     """Read each principal's saved approvals now (blocking I/O: called in a thread when
     the served host opens), so no call on the event loop waits on the store."""
@@ -72,7 +79,7 @@ class Principals:
     (the approvals are the store's, so nothing is lost by rebuilding)."""
 
     def __init__(self) -> None:
-        self._rules: dict[str, tuple[Location, Ruleset, object, CallRules]] = {}
+        self._rules: dict[str, tuple[Location, object, object, CallRules]] = {}
 
     def rules(self, host: Host, name: str | None) -> CallRules | None:
         """``name``'s rules on ``host``'s Location, or None (no principal: the Location's
@@ -86,8 +93,6 @@ class Principals:
         kept = self._rules.get(name)
         if kept is not None and kept[0] is location and kept[1] is policy and kept[2] is own:
             return kept[3]
-        rules = principal_rules(
-            location.permission, name, Ruleset((*policy.rules, *own)) if own else policy
-        )
+        rules = principal_rules(location.permission, name, location.principal_policy(name))
         self._rules[name] = (location, policy, own, rules)
         return rules

@@ -192,7 +192,9 @@ class CatalogServer:
             with current_request(ctx) as asked:
                 outcome = await run_tool_call(view.snapshot, call, scope=scope)
         if outcome.status == "declined" and asked.unanswerable:
-            return _error(self._asker.declined_text(asked.unanswerable))
+            name = view.rules.name if view.rules is not None else None
+            text = self._asker.declined_text(asked.unanswerable, name, view.host.trust)
+            return _error(text)
         return _result(outcome, view, params.name, call.id)
 
     async def _round_trip(

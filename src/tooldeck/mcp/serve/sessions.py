@@ -44,7 +44,7 @@ from tooldeck.mcp.serve.principals import Principals
 if TYPE_CHECKING:
     from tooldeck import Host, Snapshot
     from tooldeck.host.permissions.call_rules import CallRules
-    from tooldeck.host.permissions.wildcard import Ruleset
+    from tooldeck.host.permissions.layers import Policy
     from tooldeck.mcp.serve.watch import Serving
 
 Scope = MutableMapping[str, Any]
@@ -83,7 +83,7 @@ class ClientView:
     host: Host
     principal: str | None
     rules: CallRules | None
-    permissions: Ruleset
+    permissions: Policy
     snapshot: Snapshot
     outputs: dict[str, bool]
 
