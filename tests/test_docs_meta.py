@@ -43,6 +43,7 @@ RUNNERS = (  # the modules that take blocks of the pages, at import
     "tests.cli.test_pending",
     "tests.cli.test_store",
     "tests.host.trust.test_security_doc",
+    "tests.mcp.client.oauth.test_docs",
     "tests.mcp.serve.test_balanced",
     "tests.mcp.test_docs",
     "tests.telemetry.test_doc",

@@ -41,6 +41,9 @@ INTERNAL = {
     "tooldeck.host.features.reading.ResourceNotFound": "mcp serve: the error -32002",
     "tooldeck.host.features.prompts.PromptNotFound": "mcp serve: the error -32602",
     "tooldeck.host.features.prompts.PromptArgumentsError": "mcp serve: the error -32602",
+    "tooldeck.mcp.client.stdio.NotJsonRpc": "a line a server sent; its row or a log says so",
+    "tooldeck.mcp.client.oauth.signin.SignInNeeded": "the server's row: run tooldeck mcp login",
+    "tooldeck.mcp.client.oauth.server_auth.MissingSecret": "the server's row names the variable",
 }
 
 WITH_TOOL = ("FrozenToolError", "ToolFailure")

@@ -145,6 +145,8 @@ if TYPE_CHECKING:
     from tooldeck.host.trust.store import revoke_trust as revoke_trust
     from tooldeck.host.trust.store import trust_status as trust_status
     from tooldeck.host.trust.store import trusted_folders as trusted_folders
+    from tooldeck.mcp.client.oauth.signin import AuthorizationRequest as AuthorizationRequest
+    from tooldeck.mcp.client.oauth.signin import Authorizer as Authorizer
     from tooldeck.providers import TurnResult as TurnResult
     from tooldeck.providers import run_tool_calls as run_tool_calls
     from tooldeck.telemetry.settings import Telemetry as Telemetry
@@ -156,6 +158,8 @@ _LOCATIONS = {
     "AnyTool": "tooldeck._tool",
     "Asker": "tooldeck.host.permissions.request",
     "AudioPart": "tooldeck._tool",
+    "AuthorizationRequest": "tooldeck.mcp.client.oauth.signin",
+    "Authorizer": "tooldeck.mcp.client.oauth.signin",
     "CallHookFn": "tooldeck.host.registry.editor",
     "CallScope": "tooldeck.host.call.path",
     "CallVia": "tooldeck.host.call.path",

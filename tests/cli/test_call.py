@@ -108,6 +108,27 @@ def test_terminal_prompt_rejections(tooldeck, monkeypatch, typed, expected):
     assert expected in err
 
 
+def test_a_mounted_servers_question_is_shown_with_what_accepting_sends(monkeypatch, capsys):
+    from types import MappingProxyType
+
+    from tooldeck import PermissionRequest
+    from tooldeck.cli.call import ask_on_terminal
+
+    schema = {"properties": {"colour": {"type": "string", "default": "teal"}, "name": {}}}
+    request = PermissionRequest(
+        "elicitation",
+        ("talk",),
+        (),
+        MappingProxyType({"server": "talk", "message": "Which colour?", "schema": schema}),
+        MappingProxyType({"type": "mcp", "server": "talk"}),
+    )
+    monkeypatch.setattr("sys.stdin", io.StringIO("o\n"))
+    assert ask_on_terminal(request) == "once"
+    shown = capsys.readouterr().err
+    assert "MCP server 'talk' asks: Which colour?" in shown
+    assert "colour: 'teal'" in shown and "name: (no default)" in shown
+
+
 # -- --json -----------------------------------------------------------------------------------
 def test_json_prints_the_whole_outcome(tooldeck):
     code, out, err = tooldeck("call", "greet", '{"name": "Ada"}', "--json")

@@ -28,7 +28,7 @@ COMMANDS = {
     "call": "run one tool call",
     "run-code": "run one code-mode program",
     "check": "validate a tool pack",
-    "mcp": "serve the catalog as an MCP server",
+    "mcp": "serve the catalog over MCP; log in to mounted servers",
     "pending": "list the calls waiting for approval",
     "resume": "answer a pending call",
     "approvals": "manage saved approvals",

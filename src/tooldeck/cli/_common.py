@@ -35,7 +35,9 @@ def open_host(args: argparse.Namespace, *, calls: bool = False, **options: Any) 
     When the folder brings code that was skipped because it is not trusted, ``Host.open``
     logs one warning naming the trust command, which ``main`` prints on stderr (never a
     prompt: stdin may be a pipe). An MCP server start that takes more than a second says
-    so on stderr (``_progress``).
+    so on stderr (``_progress``). A mounted server that needs an OAuth sign-in gets one
+    in the browser when a person is at the terminal; otherwise it says to run ``tooldeck
+    mcp login``.
     """
     import os
     import sys
@@ -46,6 +48,10 @@ def open_host(args: argparse.Namespace, *, calls: bool = False, **options: Any) 
 
     options.setdefault("mcp_listings", "cached")  # a command answers from kept listings
     options.setdefault("on_mcp_start", slow_start_line)
+    if "authorizer" not in options:  # a person at the terminal can sign in mid-command
+        from tooldeck.cli.mcp_login import terminal_authorizer
+
+        options["authorizer"] = terminal_authorizer()
     root = location_dir(args)
     store = store_from_env(os.environ, store_settings(root)) if calls else None
     try:

@@ -124,7 +124,10 @@ def ask_on_terminal(request: PermissionRequest) -> Reply:
     from tooldeck.host.permissions.request import Reject
 
     shown = ", ".join(request.resources) or "*"
-    sys.stderr.write(f"tooldeck: permission requested: {request.action} on {shown}\n")
+    if request.action == "elicitation":  # a mounted MCP server asks the user
+        sys.stderr.write(_elicitation(request))
+    else:
+        sys.stderr.write(f"tooldeck: permission requested: {request.action} on {shown}\n")
     while True:
         answer = _prompt("[o]nce, [a]lways, [r]eject, reject with [f]eedback? ")
         if answer is None:
@@ -133,6 +136,21 @@ def ask_on_terminal(request: PermissionRequest) -> Reply:
             return Reject(_prompt("feedback for the model: ") or "")
         if answer in _CHOICES:
             return _CHOICES[answer]  # type: ignore[return-value]
+
+
+def _elicitation(request: PermissionRequest) -> str:
+    """What a mounted server asks, and what accepting sends (its form's defaults)."""
+    metadata = request.metadata
+    lines = [f"tooldeck: MCP server {metadata.get('server')!r} asks: {metadata.get('message')}"]
+    if metadata.get("url"):
+        lines.append(f"  it wants you to open: {metadata['url']}")
+    fields = (metadata.get("schema") or {}).get("properties") or {}
+    for name, field in fields.items():
+        default = field.get("default") if isinstance(field, dict) else None
+        lines.append(f"  {name}: {default!r}" if default is not None else f"  {name}: (no default)")
+    if fields:
+        lines.append("  (accepting once or always sends these defaults)")
+    return "\n".join(lines) + "\n"
 
 
 def _prompt(text: str) -> str | None:

@@ -1,4 +1,5 @@
-"""``tooldeck mcp serve``: serve the Location's catalog to MCP clients.
+"""``tooldeck mcp serve``: serve the Location's catalog to MCP clients (``login`` and
+``logout``, OAuth for mounted servers, are in ``mcp_login``).
 
 Needs the ``mcp`` extra. stdio by default (a client starts the command); ``--http
 [HOST:]PORT`` serves streamable HTTP at ``/mcp``. Runs until stdin closes (stdio) or the
@@ -18,7 +19,7 @@ from tooldeck.cli._errors import CommandError
 def add_parser(commands: Any) -> None:
     parser = commands.add_parser(
         "mcp",
-        help="serve the catalog as an MCP server",
+        help="serve the catalog over MCP; log in to mounted servers",
         description="MCP commands (needs: pip install 'tooldeck[mcp]').",
     )
     actions = parser.add_subparsers(dest="mcp_command", metavar="ACTION", required=True)
@@ -66,6 +67,9 @@ def add_parser(commands: Any) -> None:
         "Location's SQLite database"
     )
     serve.set_defaults(handler=run)
+    from tooldeck.cli.mcp_login import add_parsers
+
+    add_parsers(actions)
 
 
 def run(args: argparse.Namespace) -> int:

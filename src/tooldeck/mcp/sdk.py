@@ -8,7 +8,9 @@ Importing this module imports the SDK: ``import mcp`` alone already loads its cl
 and server sides, so naming them all here costs nothing more. Modules that need the SDK
 only on a cold path (connecting, serving) import this module there, which keeps
 ``Host.open`` without MCP servers free of it. The transport stream type stays out of
-the import (a private SDK module, for type checkers).
+the import (a private SDK module, for type checkers). The OAuth client (``client/oauth/``)
+subclasses the SDK's providers: what it relies on beyond their public names is listed
+in ``client/oauth/provider.py`` and pinned by its tests.
 """
 
 from __future__ import annotations
@@ -16,6 +18,18 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 import mcp.types as types
+from mcp.client.auth import (
+    OAuthClientProvider,
+    OAuthFlowError,
+    OAuthRegistrationError,
+    OAuthTokenError,
+)
+from mcp.client.auth.extensions.client_credentials import (
+    ClientCredentialsOAuthProvider,
+    PrivateKeyJWTOAuthProvider,
+    SignedJWTParameters,
+)
+from mcp.client.auth.utils import extract_field_from_www_auth, issuers_match, union_scopes
 from mcp.client.stdio import get_default_environment
 from mcp.client.streamable_http import streamable_http_client
 from mcp.server import Server
@@ -33,6 +47,15 @@ from mcp.server.subscriptions import (
     ToolsListChanged,
 )
 from mcp.server.transport_security import TransportSecuritySettings
+from mcp.shared.auth import (
+    AuthorizationCodeResult,
+    OAuthClientInformationFull,
+    OAuthClientMetadata,
+    OAuthMetadata,
+    OAuthToken,
+    ProtectedResourceMetadata,
+)
+from mcp.shared.exceptions import MCPDeprecationWarning
 from mcp.shared.message import ServerMessageMetadata, SessionMessage
 from mcp_types.jsonrpc import CONNECTION_CLOSED, INTERNAL_ERROR, INVALID_PARAMS
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
@@ -41,6 +64,7 @@ from mcp import Client, MCPError
 
 if TYPE_CHECKING:
     from mcp.client._transport import TransportStreams as TransportStreams
+    from mcp.client.session import ClientRequestContext as ClientRequestContext
 
 
 __all__ = [
@@ -49,27 +73,44 @@ __all__ = [
     "INVALID_PARAMS",
     "MODERN_PROTOCOL_VERSIONS",
     "RESOURCE_NOT_FOUND",
+    "AuthorizationCodeResult",
     "CacheHint",
     "Client",
+    "ClientCredentialsOAuthProvider",
     "EventMessage",
     "EventStore",
     "InMemorySubscriptionBus",
     "ListenHandler",
+    "MCPDeprecationWarning",
     "MCPError",
     "NotificationOptions",
+    "OAuthClientInformationFull",
+    "OAuthClientMetadata",
+    "OAuthClientProvider",
+    "OAuthFlowError",
+    "OAuthMetadata",
+    "OAuthRegistrationError",
+    "OAuthToken",
+    "OAuthTokenError",
+    "PrivateKeyJWTOAuthProvider",
     "PromptsListChanged",
+    "ProtectedResourceMetadata",
     "ResourceUpdated",
     "ResourcesListChanged",
     "Server",
     "ServerMessageMetadata",
     "SessionMessage",
+    "SignedJWTParameters",
     "ToolsListChanged",
     "TransportSecuritySettings",
     "allowed_log_levels",
+    "extract_field_from_www_auth",
     "get_default_environment",
+    "issuers_match",
     "stdio_server",
     "streamable_http_client",
     "types",
+    "union_scopes",
 ]
 
 RESOURCE_NOT_FOUND = -32002

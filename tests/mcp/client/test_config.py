@@ -65,6 +65,54 @@ from ..conftest import make_project
             "mcp.servers.calc.enabeld",
             "unknown key (did you mean 'enabled'?)",
         ),
+        ('command = ["a"]\nauth = "oauth"', "mcp.servers.calc", 'auth = "oauth" applies to a url'),
+        (
+            'url = "http://x"\nauth = "basic"',
+            "mcp.servers.calc.auth",
+            "expected one of 'oauth', got 'basic'",
+        ),
+        ('url = "http://x"\nclient_id = "a"', "mcp.servers.calc", "client_id applies with auth"),
+        (
+            'url = "http://x"\nauth = "oauth"\nheaders = {Authorization = "Bearer t"}',
+            "mcp.servers.calc",
+            'auth = "oauth" sets the Authorization header; remove it from headers',
+        ),
+        (
+            'url = "http://x"\nauth = "oauth"\ngrant = "client_credentials"',
+            "mcp.servers.calc",
+            'grant = "client_credentials" needs client_id (a pre-registered client)',
+        ),
+        (
+            'url = "http://x"\nauth = "oauth"\ngrant = "client_credentials"\nclient_id = "m"',
+            "mcp.servers.calc",
+            'grant = "client_credentials" needs exactly one of client_secret_env',
+        ),
+        (
+            'url = "http://x"\nauth = "oauth"\nprivate_key_file = "k.pem"',
+            "mcp.servers.calc",
+            'private_key_file applies with grant = "client_credentials"',
+        ),
+        (
+            'url = "http://x"\nauth = "oauth"\nclient_secret_env = "S"',
+            "mcp.servers.calc",
+            "client_secret_env needs the client_id it is the secret of",
+        ),
+        (
+            'url = "http://x"\nauth = "oauth"\nclient_metadata_url = "https://example.com/"',
+            "mcp.servers.calc",
+            "client_metadata_url must be an https URL with a path",
+        ),
+        (
+            'url = "http://x"\nauth = "oauth"\nscopes = ["read write"]',
+            "mcp.servers.calc",
+            "scopes must be non-empty and without spaces",
+        ),
+        (
+            'url = "http://x"\nauth = "oauth"\ngrant = "client_credentials"\nclient_id = "m"\n'
+            'private_key_file = "k.pem"\nsigning_algorithm = "HS256"',
+            "mcp.servers.calc.signing_algorithm",
+            "expected one of",
+        ),
     ],
 )
 def test_a_bad_server_table_names_the_file_and_key(tooldeck_env, table, key, message):

@@ -49,6 +49,14 @@ class McpServerConfig(_Section):
     connecting, listing and each tool call; ``codemode`` and ``defer_loading`` set
     ``Tool.codemode`` and ``Tool.defer_loading`` of every mounted tool (unset: the tools'
     defaults).
+
+    ``auth = "oauth"`` (a url only) authorizes with OAuth 2.1: ``grant`` is the
+    authorization code flow (a person signs in, ``tooldeck mcp login``) or client
+    credentials (a machine identity: ``client_id`` with ``client_secret_env`` or
+    ``private_key_file`` + ``signing_algorithm``). ``client_id`` names a pre-registered
+    client, ``client_metadata_url`` a client ID metadata document; neither: the client
+    registers itself. ``scopes`` are requested on top of what the server asks for.
+    Secrets are never in the file: ``client_secret_env`` names an environment variable.
     """
 
     command: tuple[str, ...] | None = None
@@ -60,6 +68,16 @@ class McpServerConfig(_Section):
     timeout_s: float = Field(default=10.0, gt=0, le=86_400.0, allow_inf_nan=False)
     codemode: bool | None = None
     defer_loading: bool | None = None
+    auth: Literal["oauth"] | None = None
+    grant: Literal["authorization_code", "client_credentials"] = "authorization_code"
+    client_id: str | None = Field(default=None, min_length=1)
+    client_secret_env: str | None = Field(default=None, min_length=1)
+    client_metadata_url: str | None = None
+    private_key_file: str | None = Field(default=None, min_length=1)
+    signing_algorithm: Literal[
+        "RS256", "RS384", "RS512", "PS256", "PS384", "PS512", "ES256", "ES384", "ES512"
+    ] = "RS256"
+    scopes: tuple[str, ...] = ()
 
     @model_validator(mode="after")
     def _one_transport(self) -> McpServerConfig:
@@ -75,7 +93,71 @@ class McpServerConfig(_Section):
                 raise ValueError(f"{wrong[0]} applies to a command, not to a url")
         elif "headers" in self.model_fields_set:
             raise ValueError("headers apply to a url, not to a command")
+        problem = _oauth_problem(self)
+        if problem is not None:
+            raise ValueError(problem)
         return self
+
+
+_OAUTH_KEYS = (
+    "grant",
+    "client_id",
+    "client_secret_env",
+    "client_metadata_url",
+    "private_key_file",
+    "signing_algorithm",
+    "scopes",
+)
+
+
+def _oauth_problem(server: McpServerConfig) -> str | None:
+    """What is wrong with a server's OAuth keys, or None."""
+    given = [key for key in _OAUTH_KEYS if key in server.model_fields_set]
+    if server.auth is None:
+        return f'{given[0]} applies with auth = "oauth"' if given else None
+    if server.url is None:
+        return 'auth = "oauth" applies to a url (streamable HTTP), not to a command'
+    if any(name.lower() == "authorization" for name in server.headers):
+        return 'auth = "oauth" sets the Authorization header; remove it from headers'
+    if server.client_metadata_url is not None:
+        problem = _metadata_url_problem(server.client_metadata_url)
+        if problem is not None:
+            return problem
+    for scope in server.scopes:
+        if not scope or any(c.isspace() for c in scope):
+            return f"scopes must be non-empty and without spaces, got {scope!r}"
+    if server.grant == "client_credentials":
+        return _client_credentials_problem(server)
+    if server.private_key_file is not None:
+        return 'private_key_file applies with grant = "client_credentials"'
+    if server.client_secret_env is not None and server.client_id is None:
+        return "client_secret_env needs the client_id it is the secret of"
+    return None
+
+
+def _client_credentials_problem(server: McpServerConfig) -> str | None:
+    if server.client_id is None:
+        return 'grant = "client_credentials" needs client_id (a pre-registered client)'
+    if (server.client_secret_env is None) == (server.private_key_file is None):
+        return (
+            'grant = "client_credentials" needs exactly one of client_secret_env '
+            "(a client secret) or private_key_file (a signed JWT)"
+        )
+    if server.client_metadata_url is not None:
+        return 'client_metadata_url applies with grant = "authorization_code"'
+    if "signing_algorithm" in server.model_fields_set and server.private_key_file is None:
+        return "signing_algorithm applies with private_key_file"
+    return None
+
+
+def _metadata_url_problem(url: str) -> str | None:
+    """A client ID metadata document's URL is the client id: https, with a path."""
+    from urllib.parse import urlsplit
+
+    parts = urlsplit(url)
+    if parts.scheme != "https" or not parts.netloc or parts.path in ("", "/"):
+        return f"client_metadata_url must be an https URL with a path, got {url!r}"
+    return None
 
 
 @public

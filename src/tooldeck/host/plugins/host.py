@@ -42,6 +42,7 @@ if TYPE_CHECKING:
     from tooldeck.host.plugins.report import PluginGroup, PluginInfo
     from tooldeck.host.store.base import Store
     from tooldeck.host.trust.project import TrustStatus
+    from tooldeck.mcp.client.oauth.signin import Authorizer
     from tooldeck.telemetry.settings import Telemetry
 
 
@@ -97,6 +98,7 @@ class Host:
         mcp_listings: Literal["cached", "fresh"] = "fresh",
         telemetry: bool | Telemetry | None = None,
         on_mcp_start: Callable[[str], Callable[[], None]] | None = None,
+        authorizer: Authorizer | None = None,
     ) -> Host:
         """Read the config at ``path``, discover and register every selected plugin.
 
@@ -128,7 +130,8 @@ class Host:
         tools is called, as the CLI does. See ``docs/mcp.md``. ``on_mcp_start(name)`` is
         called as each server start (connecting and listing) begins, on the servers'
         loop thread, and returns the function called as it ends: the ``tooldeck``
-        command prints a line when a start lasts more than a second.
+        command prints a line when a start lasts more than a second. ``authorizer`` gets
+        a person through an OAuth sign-in a server needs (else: ``tooldeck mcp login``).
 
         ``telemetry``: OpenTelemetry spans and metrics (``tooldeck[otel]``): ``True`` reports
         to the global providers, a ``Telemetry`` to its own, ``False`` turns it off,
@@ -146,7 +149,7 @@ class Host:
         except BaseException:
             location.close()
             raise
-        mcp = _McpOptions(mcp_listings, on_mcp_start)
+        mcp = _McpOptions(mcp_listings, on_mcp_start, authorizer)
         with instrumented.spans("tooldeck.host.open", {semconv.LOCATION: str(location.root)}):
             return cls._opened(location, status, plugins, disable, instrumented, mcp)
 
@@ -363,10 +366,11 @@ class Host:
 
 
 class _McpOptions(NamedTuple):
-    """``Host.open``'s MCP arguments: where listings come from, who hears of starts."""
+    """``Host.open``'s MCP arguments: listings, who hears of starts, who signs people in."""
 
     listings: Literal["cached", "fresh"]
     on_start: Callable[[str], Callable[[], None]] | None
+    authorizer: Authorizer | None = None
 
 
 def _mcp_layer(
@@ -387,6 +391,7 @@ def _mcp_layer(
         excluded,
         options.listings,
         options.on_start,
+        options.authorizer,
     )
 
 

@@ -27,13 +27,17 @@ import anyio
 
 from tooldeck._tool import ToolFailure
 from tooldeck.mcp.client.cache import wire_tools
+from tooldeck.mcp.client.client_side import ClientSide
 from tooldeck.mcp.client.failures import closed_connection, describe, first_line
-from tooldeck.mcp.client.listing import list_page
+from tooldeck.mcp.client.listing import list_all
 from tooldeck.mcp.client.specs import ServerSpec
 from tooldeck.mcp.client.stdio import StdioProcess
 from tooldeck.mcp.client.transports import StderrLog, open_transport
 
 if TYPE_CHECKING:
+    from tooldeck.host.permissions.request import Asker
+    from tooldeck.mcp.client.oauth.signin import Authorizer
+    from tooldeck.mcp.client.server_requests import Caller
     from tooldeck.mcp.sdk import Client, types
 
 log = logging.getLogger("tooldeck.mcp")
@@ -43,10 +47,6 @@ DEBOUNCE_S = 0.1
 """The quiet time after a list-changed signal before the server is listed again."""
 MAX_DELAY_S = 1.0
 """The longest a listing waits for a burst of signals to end."""
-MAX_TOOLS = 2000
-"""Tools mounted from one server; a longer listing is cut with a note in its row."""
-MAX_PAGES = 200
-"""Pages of one listing: a server whose cursor never ends cannot hang a listing."""
 CLOSE_TIMEOUT_S = 10.0
 
 Spawn = Callable[..., None]
@@ -69,11 +69,16 @@ class Connection:
         spawn: Spawn,
         on_listed: Listed | None = None,
         on_start: StartWatcher | None = None,
+        *,
+        asker: Callable[[], Asker | None] = lambda: None,
+        authorizer: Authorizer | None = None,
     ) -> None:
         """``on_change(connection)``: its tools changed (called on the loop);
         ``spawn(fn, *args)``: start a task that outlives the call starting it;
         ``on_listed(connection)``: a listing succeeded (``Listed``);
-        ``on_start(name)``: a start begins (``StartWatcher``)."""
+        ``on_start(name)``: a start begins (``StartWatcher``); ``asker``: the
+        Location's asker, for the server's elicitations; ``authorizer``: how a person
+        signs in when the server needs OAuth (``None``: the row says what to run)."""
         self.spec = spec
         self._spawn = spawn
         self.tools: tuple[types.Tool, ...] = ()
@@ -95,6 +100,9 @@ class Connection:
         self._on_change = on_change
         self._on_listed = on_listed
         self._on_start = on_start
+        self.side = ClientSide(spec, asker, authorizer)
+        """Who we are, what we answer the server, how we authorize (``client_side``)."""
+        self.deadlines = self.side.deadlines
         self._kept: tuple[dict[str, Any], ...] | None = None
         self._client: Client | None = None
         self._stderr: StderrLog | None = None
@@ -128,14 +136,13 @@ class Connection:
         self._done = anyio.Event()
         self._lost = anyio.Event()
         self.failure = None
+        self.side.connecting()
         self._spawn(self._own, ready)
-        with anyio.move_on_after(timeout):
+        with self.deadlines.move_on_after(timeout):
             await ready.wait()
         if not ready.is_set():
             await self._stop()
-            self.failure = self._with_stderr(
-                f"timed out after {timeout:g}s connecting and listing tools (timeout_s)"
-            )
+            self.failure = self._with_stderr(self.side.timed_out(timeout))
         if self.failure is None:
             self._may_reconnect = True
 
@@ -182,14 +189,22 @@ class Connection:
 
         if self._stderr is None and self.spec.config.command is not None:
             self._stderr = StderrLog()
+        self.side.attempt()
         try:
             with anyio.CancelScope() as scope:
                 self._scope = scope
                 self.session_id = None
                 transport = open_transport(
-                    self.spec, self._stderr, self._lost.set, self._started, self._session
+                    self.spec,
+                    self._stderr,
+                    self._lost.set,
+                    self._started,
+                    self._session,
+                    auth=self.side.http_auth(),
+                    on_refused=self.side.refused,
                 )
-                async with Client(transport, message_handler=self._on_message) as client:
+                options = self.side.client_options()
+                async with Client(transport, message_handler=self._on_message, **options) as client:
                     self.protocol_version = client.protocol_version
                     await self._list(client)
                     self._client = client
@@ -197,7 +212,9 @@ class Connection:
                     await self._serve(client)
                 self.failure = self.failure or self._with_stderr(self._gone())
         except Exception as exc:  # every way a server can fail ends up in its report row
-            reason = self._gone() if closed_connection(exc) else describe(exc, self.spec)
+            reason = self.side.refusal() or (
+                self._gone() if closed_connection(exc) else describe(exc, self.spec)
+            )
             self.failure = self._with_stderr(reason)
             log.debug("MCP server %r failed", self.name, exc_info=True)
         finally:
@@ -233,27 +250,10 @@ class Connection:
     # -- listing ---------------------------------------------------------------------------
     async def _list(self, client: Client) -> bool:
         """List every page (bounded); True when the tools differ from the last listing."""
-        tools: list[types.Tool] = []
-        cursor: str | None = None
-        notes: list[str] = []
-        ttl_ms: int | None = None
-        with anyio.fail_after(self.spec.config.timeout_s):
-            for _ in range(MAX_PAGES):
-                page, skipped = await list_page(client, cursor)
-                if "ttl_ms" in page.model_fields_set:  # the SDK's own default is not sent
-                    ttl_ms = page.ttl_ms if ttl_ms is None else min(ttl_ms, page.ttl_ms)
-                tools += page.tools
-                notes += skipped
-                cursor = page.next_cursor
-                if cursor is None or len(tools) > MAX_TOOLS:
-                    break
-        if len(tools) > MAX_TOOLS or cursor is not None:
-            more = "more" if cursor is not None else str(len(tools))
-            notes.append(f"the server lists {more} tools; only the first {MAX_TOOLS} are mounted")
-            tools = tools[:MAX_TOOLS]
-        changed = tuple(tools) != self.tools
-        self.tools, self.notes = tuple(tools), tuple(notes)
-        self.ttl_ms = ttl_ms
+        with self.deadlines.fail_after(self.spec.config.timeout_s):
+            listed = await list_all(client)
+        changed = listed.tools != self.tools
+        self.tools, self.notes, self.ttl_ms = listed
         self.listings += 1
         if self._on_listed is not None:
             await anyio.to_thread.run_sync(self._on_listed, self)
@@ -265,6 +265,8 @@ class Connection:
         if isinstance(message, types.ToolListChangedNotification):
             self._dirty.set()
         elif isinstance(message, Exception):
+            if self._client is None:  # still connecting
+                self.side.unreadable(message)
             log.warning(
                 "MCP server %r sent a line that is not JSON-RPC: %s",
                 self.name,
@@ -311,11 +313,17 @@ class Connection:
 
     # -- calls -------------------------------------------------------------------------------
     async def call(
-        self, tool: str, arguments: dict[str, Any], meta: dict[str, Any] | None = None
+        self,
+        tool: str,
+        arguments: dict[str, Any],
+        meta: dict[str, Any] | None = None,
+        caller: Caller | None = None,
     ) -> types.CallToolResult:
         """Call ``tool``; a lost server is reconnected once, then reported as failed.
 
-        ``meta``: the request's ``params._meta`` (the caller's trace context).
+        ``meta``: the request's ``params._meta`` (the caller's trace context);
+        ``caller``: the tooldeck call, which the server's progress, logs and questions
+        reach while this call is in flight (``server_requests``).
 
         The call is bounded by the server's ``timeout_s``: past it the request is
         abandoned, which sends ``notifications/cancelled`` to the server (the SDK's
@@ -325,9 +333,16 @@ class Connection:
         if client is None:
             client = await self._reconnected()
         timeout = self.spec.config.timeout_s
+        progress = caller.progress if caller is not None else None
+        self.side.attempt()
         try:
-            with anyio.fail_after(timeout):
-                return await client.call_tool(tool, arguments, meta=meta)  # type: ignore[arg-type]
+            with self.side.requests.in_flight(caller), self.deadlines.fail_after(timeout):
+                return await client.call_tool(
+                    tool,
+                    arguments,
+                    progress_callback=progress,
+                    meta=meta,  # type: ignore[arg-type]
+                )
         except TimeoutError:
             raise ToolFailure(
                 f"MCP server {self.name!r} did not answer the call to {tool!r} within "
@@ -361,9 +376,13 @@ class Connection:
             return self._client
 
     def _call_failure(self, tool: str, exc: Exception) -> str:
-
-        if closed_connection(exc):
+        closed = closed_connection(exc)
+        if closed:
             self._lost.set()
+        refused = self.side.refusal()  # a failed authorization looks like a closed stream
+        if refused is not None:
+            return f"MCP server {self.name!r}, tool {tool!r}: {refused}"
+        if closed:
             return (
                 f"MCP server {self.name!r} closed the connection during the call to "
                 f"{tool!r} ({self._gone()}){self._stderr_suffix()}. The next call "

@@ -25,7 +25,7 @@ def describe(exc: BaseException, spec: ServerSpec) -> str:
     """One line saying how talking to ``spec``'s server failed."""
     from pydantic import ValidationError
 
-    from tooldeck.mcp.sdk import MCPError
+    from tooldeck.mcp.sdk import MCPError, OAuthFlowError
 
     exc = _leaf(exc)
     command = spec.config.command
@@ -40,6 +40,8 @@ def describe(exc: BaseException, spec: ServerSpec) -> str:
         return f"timed out after {spec.config.timeout_s:g}s (timeout_s)"
     if isinstance(exc, MCPError):
         return f"protocol error: {exc.message} (code {exc.code})"
+    if isinstance(exc, OAuthFlowError):
+        return f"authorization failed: {first_line(str(exc))}"
     if isinstance(exc, ValidationError):
         return f"protocol error: malformed response ({first_line(str(exc))})"
     if isinstance(exc, OSError):
@@ -47,6 +49,17 @@ def describe(exc: BaseException, spec: ServerSpec) -> str:
     if isinstance(exc, RuntimeError):  # the SDK's checks of a result (output schema, ...)
         return f"the server's result was refused: {first_line(str(exc).split(chr(10))[0])}"
     return f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
+
+
+def refusal(spec: ServerSpec, status: int, challenge: str) -> str:
+    """Why a server without ``auth = "oauth"`` answered 401 or 403, and what to do."""
+    said = f"HTTP {status}" + (f", {first_line(challenge)}" if challenge else "")
+    if any(name.lower() == "authorization" for name in spec.config.headers):
+        return f"the server refused the Authorization header configured in headers ({said})"
+    return (
+        f'the server requires authorization ({said}); set auth = "oauth" in '
+        f"[mcp.servers.{spec.name}] and run `tooldeck mcp login {spec.name}`"
+    )
 
 
 def _leaf(exc: BaseException) -> BaseException:

@@ -38,6 +38,7 @@ if TYPE_CHECKING:
     from tooldeck.mcp.client.connection import Connection, StartWatcher
     from tooldeck.mcp.client.loop import LoopThread
     from tooldeck.mcp.client.mount import Mounted
+    from tooldeck.mcp.client.oauth.signin import Authorizer
 
 log = logging.getLogger("tooldeck.mcp")
 
@@ -105,12 +106,16 @@ class McpLayer:
         excluded: Excluded,
         listings: Listings = "fresh",
         on_start: StartWatcher | None = None,
+        authorizer: Authorizer | None = None,
     ) -> None:
+        """``authorizer``: how a person signs in to a server that needs OAuth; without
+        one, such a server's row (or call) says to run ``tooldeck mcp login``."""
         self.location = location
         self.service = service
         self._excluded = excluded
         self._listings = listings
         self._on_start = on_start  # told of every server start (Host.open(on_mcp_start=))
+        self._authorizer = authorizer
         self._cache = ListingCache(location.data_dir)
         self._servers = [
             _Server(spec, "active")
@@ -134,7 +139,13 @@ class McpLayer:
         self.location.on_close(self.close)
         for server in wanted:
             server.connection = Connection(
-                server.spec, self._changed, self._spawn, self._listed, self._on_start
+                server.spec,
+                self._changed,
+                self._spawn,
+                self._listed,
+                self._on_start,
+                asker=lambda: self.location.asker,
+                authorizer=self._authorizer,
             )
         # Servers mounted from kept listings need neither their process nor the SDK (over
         # a second to import): only the others import it, to connect.

@@ -1,19 +1,56 @@
-"""One page of a server's ``tools/list``, each tool judged on its own.
+"""A server's ``tools/list``, every page, each tool judged on its own.
 
 The SDK validates a listing whole, so one tool it cannot accept (an input schema that is
 ``true``, or not an object) would fail the server's whole listing. Here the page is
 fetched raw, each tool is validated alone, and a tool that fails is skipped with a note
-for the server's report row; the rest mount.
+for the server's report row; the rest mount. A listing is bounded: ``MAX_PAGES`` pages
+(a cursor that never ends cannot hang it), ``MAX_TOOLS`` tools (the rest are cut, with
+a note).
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from pydantic import BaseModel, ConfigDict, Field
 
 if TYPE_CHECKING:
     from tooldeck.mcp.sdk import Client, types
+
+MAX_TOOLS = 2000
+"""Tools mounted from one server; a longer listing is cut with a note in its row."""
+MAX_PAGES = 200
+"""Pages of one listing: a server whose cursor never ends cannot hang a listing."""
+
+
+class Listing(NamedTuple):
+    """A server's tools, the notes for its report row, and the time-to-live it declared."""
+
+    tools: tuple[types.Tool, ...]
+    notes: tuple[str, ...]
+    ttl_ms: int | None
+
+
+async def list_all(client: Client) -> Listing:
+    """Every page of ``client``'s server's tools, bounded (the caller bounds the time)."""
+    tools: list[types.Tool] = []
+    cursor: str | None = None
+    notes: list[str] = []
+    ttl_ms: int | None = None
+    for _ in range(MAX_PAGES):
+        page, skipped = await list_page(client, cursor)
+        if "ttl_ms" in page.model_fields_set:  # the SDK's own default is not sent
+            ttl_ms = page.ttl_ms if ttl_ms is None else min(ttl_ms, page.ttl_ms)
+        tools += page.tools
+        notes += skipped
+        cursor = page.next_cursor
+        if cursor is None or len(tools) > MAX_TOOLS:
+            break
+    if len(tools) > MAX_TOOLS or cursor is not None:
+        more = "more" if cursor is not None else str(len(tools))
+        notes.append(f"the server lists {more} tools; only the first {MAX_TOOLS} are mounted")
+        tools = tools[:MAX_TOOLS]
+    return Listing(tuple(tools), tuple(notes), ttl_ms)
 
 
 async def list_page(client: Client, cursor: str | None) -> tuple[types.ListToolsResult, list[str]]:

@@ -10,7 +10,16 @@ Validity (names, schemas) is the registry's job: an invalid tool is refused by
 
 A call validates its arguments at the execution boundary first, then asserts the
 permission action (the effective name: rules decide, ``ask`` goes to the asker), then
-crosses to the Location's loop where the connection lives.
+crosses to the Location's loop where the connection lives; the server's progress, logs
+and questions during the call come back to it (``server_requests``).
+
+Arguments are validated against the server's input schema as the server wrote it. The
+registry closes an object schema that leaves ``additionalProperties`` unsaid (so a
+model is told exactly which keys exist), and drops undeclared keys from what a tool
+receives; for a mounted tool the server is the judge of its own arguments, so every
+object the registry would close is marked open explicitly (``additionalProperties:
+true``, which is what leaving it unsaid means) and what the caller sent reaches the
+server unchanged.
 """
 
 from __future__ import annotations
@@ -22,6 +31,7 @@ from tooldeck._tool import AnyTool, Tool, ToolContext, ToolResult
 from tooldeck.host.registry.names import effective_name, normalize
 from tooldeck.mcp.client.executors import default_codemode
 from tooldeck.mcp.client.results import tool_result
+from tooldeck.mcp.client.server_requests import Caller
 from tooldeck.telemetry.propagation import mounted_call, mounted_session
 
 if TYPE_CHECKING:
@@ -56,7 +66,7 @@ class RemoteCall:
         meta = mounted_call(self.connection.name, self.connection.protocol_version)
         try:
             result = await self.loop.run(
-                self.connection.call, self.remote_name, dict(arguments), meta
+                self.connection.call, self.remote_name, dict(arguments), meta, Caller(ctx)
             )
         finally:  # known once connected: a deferred server starts with its first call
             if self.connection.session_id is not None:
@@ -138,10 +148,45 @@ def _tool(
     return Tool(
         name=local,
         description=description,
-        input=listed.input_schema,
+        input=as_written(listed.input_schema),
         output=output,
         namespace=connection.spec.namespace,
         codemode=codemode,
         defer_loading=bool(connection.spec.config.defer_loading),
         execute=execute,
     )
+
+
+# Keywords whose subschemas the registry closes (``host/schema/derive.py``: the instance's
+# own parts; never below ``anyOf``/``oneOf``/``allOf``/``not``/``if``, which it leaves as
+# they are), and which of them map names to schemas or hold lists of them.
+_STRUCTURAL: tuple[str, ...] = ("properties", "patternProperties", "items", "prefixItems")
+_STRUCTURAL += ("additionalProperties", "additionalItems", "$defs", "definitions")
+_NAMED = ("properties", "patternProperties", "$defs", "definitions")
+_OPEN_SAID = ("additionalProperties", "patternProperties", "unevaluatedProperties")
+
+
+def as_written(schema: Mapping[str, Any]) -> dict[str, Any]:
+    """``schema`` with every object the registry would close marked open, as leaving
+    ``additionalProperties`` unsaid means in JSON Schema: validation then accepts what
+    the server accepts, and undeclared keys reach it."""
+    return _opened(schema)  # type: ignore[no-any-return]
+
+
+def _opened(node: Any) -> Any:
+    if not isinstance(node, Mapping):
+        return node
+    out = {key: _opened_part(key, value) for key, value in node.items()}
+    if "properties" in out and not any(key in out for key in _OPEN_SAID):
+        out["additionalProperties"] = True
+    return out
+
+
+def _opened_part(key: str, value: Any) -> Any:
+    if key not in _STRUCTURAL:
+        return value
+    if key in _NAMED and isinstance(value, Mapping):
+        return {name: _opened(part) for name, part in value.items()}
+    if isinstance(value, list):
+        return [_opened(part) for part in value] if key in ("items", "prefixItems") else value
+    return _opened(value)

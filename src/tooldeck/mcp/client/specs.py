@@ -24,6 +24,8 @@ class ServerSpec(NamedTuple):
     config: McpServerConfig
     cwd: Path | None
     """The command's working directory, resolved against the Location root."""
+    key_file: Path | None = None
+    """``private_key_file``, ``~`` expanded and resolved against the Location root."""
 
     @property
     def plugin_name(self) -> str:
@@ -44,4 +46,6 @@ def server_specs(servers: Mapping[str, McpServerConfig], root: Path) -> list[Ser
 
 def _spec(name: str, config: McpServerConfig, root: Path) -> ServerSpec:
     cwd = (root / config.cwd) if config.cwd is not None else None
-    return ServerSpec(name, normalize(name), config, cwd)
+    key = config.private_key_file
+    key_file = (root / Path(key).expanduser()) if key is not None else None
+    return ServerSpec(name, normalize(name), config, cwd, key_file)

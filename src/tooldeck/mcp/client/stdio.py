@@ -146,6 +146,14 @@ async def _read(process: Process, incoming: Any) -> None:
             return  # our own shutdown, or the session is gone
 
 
+class NotJsonRpc(ValueError):
+    """A line from the server that is not a JSON-RPC message (its start kept)."""
+
+    def __init__(self, line: bytes, reason: str) -> None:
+        super().__init__(reason)
+        self.line = line[:200].decode("utf-8", "replace")
+
+
 def _parse(line: bytes) -> SessionMessage | Exception:
     """One message; a reply that cannot be read fails the request it answers; anything
     else unreadable is the parse error as a value (the session logs and skips it)."""
@@ -155,7 +163,8 @@ def _parse(line: bytes) -> SessionMessage | Exception:
         return SessionMessage(types.jsonrpc_message_adapter.validate_json(line, by_name=False))
     except (ValueError, RecursionError) as exc:
         reason = " ".join(str(exc).split())[:200] or type(exc).__name__
-        return _reply_failed(line, f"the server's reply could not be read: {reason}", exc)
+        failed = NotJsonRpc(line, reason)
+        return _reply_failed(line, f"the server's reply could not be read: {reason}", failed)
 
 
 _TOO_LARGE = (

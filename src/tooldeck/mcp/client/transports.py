@@ -17,6 +17,8 @@ from tooldeck.mcp.client.specs import ServerSpec
 from tooldeck.mcp.client.stdio import StdioProcess, stdio_transport
 
 if TYPE_CHECKING:
+    import httpx2
+
     from tooldeck.mcp.sdk import TransportStreams
 
 STDERR_TAIL = 2000
@@ -91,41 +93,52 @@ async def open_transport(
     on_end: Callable[[], None],
     on_start: Callable[[StdioProcess], None],
     on_session: Callable[[str], None],
+    auth: httpx2.Auth | None = None,
+    on_refused: Callable[[int, str], None] = lambda status, challenge: None,
 ) -> AsyncIterator[TransportStreams]:
     """The transport of ``spec``: stdio for a command, streamable HTTP for a url.
 
     ``on_end()``: the server side ended; ``on_start(process)``: a stdio child started;
-    ``on_session(id)``: an HTTP server named its session (``Mcp-Session-Id``).
+    ``on_session(id)``: an HTTP server named its session (``Mcp-Session-Id``);
+    ``auth``: authorizes every HTTP request (OAuth); ``on_refused(status, challenge)``:
+    an HTTP server answered 401 or 403 (with its ``WWW-Authenticate``), which the SDK's
+    transport reports only as a failed request.
     """
     if spec.config.command is not None:
         errlog = stderr.file if stderr is not None else sys.stderr
         streams = stdio_transport(spec, errlog, on_start)
     else:
-        streams = _http(spec, on_session)
+        streams = _http(spec, on_session, auth, on_refused)
     async with streams as (read, write):
         yield _WatchedReadStream(read, on_end), write
 
 
 @asynccontextmanager
 async def _http(
-    spec: ServerSpec, on_session: Callable[[str], None]
+    spec: ServerSpec,
+    on_session: Callable[[str], None],
+    auth: httpx2.Auth | None,
+    on_refused: Callable[[int, str], None],
 ) -> AsyncIterator[TransportStreams]:
     import httpx2
 
     from tooldeck.mcp.sdk import streamable_http_client
 
-    async def session_of(response: httpx2.Response) -> None:
+    async def seen(response: httpx2.Response) -> None:
         # The SDK keeps the session id inside its transport; the header it reads it
         # from passes through our client first (MCP spec: ``Mcp-Session-Id``).
         session = response.headers.get("mcp-session-id")
         if session:
             on_session(session)
+        if response.status_code in (401, 403):
+            on_refused(response.status_code, response.headers.get("www-authenticate", ""))
 
     timeout = httpx2.Timeout(30.0, read=300.0)  # the SDK's defaults: a stream may stay open
     http = httpx2.AsyncClient(
         headers=dict(spec.config.headers),
         timeout=timeout,
-        event_hooks={"response": [session_of]},
+        auth=auth,
+        event_hooks={"response": [seen]},
     )
     async with http, streamable_http_client(spec.config.url or "", http_client=http) as streams:
         yield streams

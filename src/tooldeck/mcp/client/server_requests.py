@@ -1,0 +1,219 @@
+"""What a mounted server sends tooldeck besides results: elicitation, progress and logs.
+
+* ``elicitation/create`` goes to the Location's asker as a ``PermissionRequest`` with the
+  action ``"elicitation"`` (the server's message, mode, schema or URL in its
+  ``metadata``). ``once``/``always`` accepts, filling the schema's defaults (SEP-1034);
+  an asker may instead return a mapping, the fields it filled in; a rejection declines.
+  With no asker the request is declined, and the log says why.
+* ``notifications/progress`` of a call reaches that call's ``ctx.progress`` as
+  ``{"progress", "total", "message"}``.
+* ``notifications/message`` becomes a Python ``logging`` record on the logger
+  ``tooldeck.mcp.<server>``, emitted in the context of the call it belongs to (so a host
+  that forwards a call's log records, ``tooldeck mcp serve`` say, forwards these too).
+
+A handshake-era server's requests and notifications do not say which of our calls they
+belong to, so they are given to the one call in flight on that connection; with several
+in flight (or none) they belong to no call: logs go to the logger alone and an
+elicitation is asked with the server as its source.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import contextvars
+import inspect
+import logging
+from collections.abc import Callable, Iterator, Mapping
+from typing import TYPE_CHECKING, Any
+
+from tooldeck.errors import PermissionDeclined, QuestionDismissed
+
+if TYPE_CHECKING:
+    from tooldeck._tool import ToolContext
+    from tooldeck.host.permissions.request import Asker
+    from tooldeck.mcp.sdk import ClientRequestContext, types
+
+ELICITATION = "elicitation"
+"""The action of the ``PermissionRequest`` an elicitation becomes."""
+
+LEVELS = {
+    "debug": logging.DEBUG,
+    "info": logging.INFO,
+    "notice": logging.INFO + 5,
+    "warning": logging.WARNING,
+    "error": logging.ERROR,
+    "critical": logging.CRITICAL,
+    "alert": logging.CRITICAL,
+    "emergency": logging.CRITICAL,
+}
+"""MCP's (syslog's) log levels as Python ``logging`` levels."""
+
+
+class Caller:
+    """One tooldeck call of a mounted tool, as the server's messages reach it: in the
+    caller's own event loop and context variables (the call runs on another loop)."""
+
+    __slots__ = ("context", "ctx", "loop")
+
+    def __init__(self, ctx: ToolContext) -> None:
+        self.ctx = ctx
+        self.loop = asyncio.get_running_loop()
+        self.context = contextvars.copy_context()
+
+    async def progress(self, progress: float, total: float | None, message: str | None) -> None:
+        """The SDK's per-call ``progress_callback``: ``ctx.progress`` in the caller."""
+        data: dict[str, Any] = {"progress": progress}
+        if total is not None:
+            data["total"] = total
+        if message is not None:
+            data["message"] = message
+        self.run(self.ctx.progress, data)
+
+    def run(self, fn: Callable[..., object], *args: Any) -> None:
+        """``fn(*args)`` in the caller's loop and context (dropped once it has closed)."""
+        with contextlib.suppress(RuntimeError):  # the caller's loop is gone: no one listens
+            self.loop.call_soon_threadsafe(fn, *args, context=self.context)
+
+
+class ServerRequests:
+    """One connection's handlers for what its server asks and tells.
+
+    ``asker`` returns the Location's asker when a request needs it; ``calls`` are the
+    connection's calls in flight (the connection adds and removes them).
+    """
+
+    def __init__(self, server: str, asker: Callable[[], Asker | None]) -> None:
+        self.server = server
+        self._asker = asker
+        self.calls: list[Caller] = []
+        self.logger = logging.getLogger(f"tooldeck.mcp.{server}")
+
+    @contextlib.contextmanager
+    def in_flight(self, caller: Caller | None) -> Iterator[None]:
+        """``caller``'s call is in flight on the connection meanwhile."""
+        if caller is None:
+            yield
+            return
+        self.calls.append(caller)
+        try:
+            yield
+        finally:
+            self.calls.remove(caller)
+
+    def caller(self) -> Caller | None:
+        """The call a message without a request id belongs to: the only one in flight."""
+        return self.calls[0] if len(self.calls) == 1 else None
+
+    # -- elicitation -------------------------------------------------------------------------
+    async def elicit(
+        self, context: ClientRequestContext, params: types.ElicitRequestParams
+    ) -> types.ElicitResult | types.ErrorData:
+        """The SDK's ``elicitation_callback``."""
+        from tooldeck.mcp.sdk import types
+
+        asker = self._asker()
+        if asker is None:
+            self.logger.info(
+                "MCP server %r asked the user (elicitation: %s); declined: this host has no asker",
+                self.server,
+                params.message,
+            )
+            return types.ElicitResult(action="decline")
+        request = self._request(params)
+        try:
+            reply = await self._ask(asker, request)
+        except PermissionDeclined:
+            return types.ElicitResult(action="decline")
+        except QuestionDismissed:
+            return types.ElicitResult(action="cancel")
+        except Exception as exc:  # the asker's own failure is the server's error answer
+            return types.ErrorData(
+                code=types.INTERNAL_ERROR, message=f"the host's asker failed: {exc}"
+            )
+        return _result(reply, params)
+
+    async def _ask(self, asker: Asker, request: Any) -> object:
+        """The asker's reply, asked where the host's own asks are: in the calling
+        tool's loop (an async asker may use that loop's objects); without a call, a sync
+        asker in a worker thread, so no prompt holds up the other servers."""
+        caller = self.caller()
+        if caller is not None:
+            done = asyncio.run_coroutine_threadsafe(_reply(asker, request), caller.loop)
+            return await asyncio.wrap_future(done)
+        import anyio
+
+        reply = await anyio.to_thread.run_sync(asker, request)
+        return await reply if inspect.isawaitable(reply) else reply
+
+    def _request(self, params: types.ElicitRequestParams) -> Any:
+        from types import MappingProxyType
+
+        from tooldeck.host.permissions.request import PermissionRequest
+
+        metadata: dict[str, Any] = {
+            "server": self.server,
+            "message": params.message,
+            "mode": params.mode,
+        }
+        schema = getattr(params, "requested_schema", None)
+        if schema is not None:
+            metadata["schema"] = schema
+        url = getattr(params, "url", None)
+        if url is not None:
+            metadata["url"] = url
+        caller = self.caller()
+        source: Mapping[str, Any] = (
+            caller.ctx.source if caller is not None else {"type": "mcp", "server": self.server}
+        )
+        session = caller.ctx.session_id if caller is not None else ""
+        return PermissionRequest(
+            action=ELICITATION,
+            resources=(self.server,),
+            save=(),
+            metadata=MappingProxyType(metadata),
+            source=MappingProxyType(dict(source)),
+            session_id=session,
+        )
+
+    # -- logs and progress -------------------------------------------------------------------
+    async def log(self, params: types.LoggingMessageNotificationParams) -> None:
+        """The SDK's ``logging_callback``: a Python log record, in the call's context."""
+        level = LEVELS.get(params.level, logging.INFO)
+        data = params.data if isinstance(params.data, str) else repr(params.data)
+        name = f" [{params.logger}]" if params.logger else ""
+        caller = self.caller()
+        emit = self.logger.log
+        if caller is None:
+            emit(level, "%s%s", data, name)
+        else:
+            caller.run(emit, level, "%s%s", data, name)
+
+
+async def _reply(asker: Asker, request: Any) -> object:
+    reply = asker(request)
+    return await reply if inspect.isawaitable(reply) else reply
+
+
+def _result(reply: object, params: types.ElicitRequestParams) -> types.ElicitResult:
+    from tooldeck.mcp.sdk import types
+
+    if isinstance(reply, Mapping):
+        return types.ElicitResult(action="accept", content={**_defaults(params), **reply})
+    if reply in ("once", "always"):
+        content = _defaults(params) if params.mode == "form" else None
+        return types.ElicitResult(action="accept", content=content)
+    return types.ElicitResult(action="decline")
+
+
+def _defaults(params: types.ElicitRequestParams) -> dict[str, Any]:
+    """The ``default`` of each field of a form's schema (SEP-1034)."""
+    schema = getattr(params, "requested_schema", None) or {}
+    properties = schema.get("properties") if isinstance(schema, Mapping) else None
+    if not isinstance(properties, Mapping):
+        return {}
+    return {
+        name: field["default"]
+        for name, field in properties.items()
+        if isinstance(field, Mapping) and "default" in field
+    }

@@ -1,0 +1,132 @@
+"""``tooldeck mcp login`` and ``tooldeck mcp logout``, as a user runs them: real processes,
+``$BROWSER`` a program that opens the URL (and follows it back to tooldeck's loopback
+listener), against a real authorization server and protected MCP server on 127.0.0.1."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from ..mcp.client.oauth.authserver import AuthorizationServer
+from ..mcp.client.oauth.conftest import serve_authority, serve_resource
+from ..mcp.client.oauth.resource import ProtectedResource
+
+BROWSER = """\
+import sys, httpx
+with open(sys.argv[0] + ".opened", "a") as seen:
+    seen.write(sys.argv[1] + "\\n")
+httpx.get(sys.argv[1], follow_redirects=True, timeout=30)
+"""
+
+
+@pytest.fixture
+def authority() -> Iterator[AuthorizationServer]:
+    yield from serve_authority(AuthorizationServer())
+
+
+@pytest.fixture
+def resource(authority: AuthorizationServer) -> Iterator[ProtectedResource]:
+    yield from serve_resource(ProtectedResource(authority))
+
+
+@pytest.fixture
+def home(tmp_path: Path) -> Path:
+    (tmp_path / "browser.py").write_text(BROWSER)
+    return tmp_path
+
+
+@pytest.fixture
+def project(home: Path, resource: ProtectedResource) -> Path:
+    root = home / "project"
+    root.mkdir()
+    (root / "tooldeck.toml").write_text(
+        '[[permission]]\naction = "secure_*"\neffect = "allow"\n\n'
+        f'[mcp.servers.secure]\nurl = "{resource.resource}"\nauth = "oauth"\n\n'
+        f'[mcp.servers.plain]\nurl = "{resource.resource}"\n'
+    )
+    return root
+
+
+def tooldeck(
+    home: Path, project: Path, *args: str, trust: bool = True
+) -> subprocess.CompletedProcess[str]:
+    env = {
+        **{k: v for k, v in os.environ.items() if not k.startswith(("TOOLDECK_", "XDG_"))},
+        "XDG_DATA_HOME": str(home / "data"),
+        "XDG_CONFIG_HOME": str(home / "config"),
+        "BROWSER": f"{sys.executable} {home / 'browser.py'}",
+        **({"TOOLDECK_TRUST": "1"} if trust else {}),
+    }
+    return subprocess.run(
+        [sys.executable, "-m", "tooldeck", "--location", str(project), *args],
+        env=env,
+        capture_output=True,
+        text=True,
+        stdin=subprocess.DEVNULL,
+        timeout=120,
+    )
+
+
+def test_login_opens_the_browser_and_keeps_the_tokens_for_later_commands(
+    home, project, authority, resource
+):
+    done = tooldeck(home, project, "mcp", "login", "secure")
+    assert done.returncode == 0, done.stderr
+    assert "to sign in to MCP server 'secure', open this URL:" in done.stderr
+    (opened,) = (home / "browser.py.opened").read_text().splitlines()
+    assert opened.startswith(f"{authority.url}/authorize?")
+    assert opened in done.stderr  # printed too: the URL works without a browser
+    assert done.stdout.startswith("signed in to MCP server 'secure' (3 tools); tokens kept in ")
+    (tokens,) = (home / "data" / "tooldeck" / "oauth").glob("*.json")
+    assert str(tokens) in done.stdout
+    called = tooldeck(home, project, "call", "secure_whoami", "{}")
+    assert called.returncode == 0, called.stderr
+    assert "hello, authorized caller" in called.stdout
+
+
+def test_a_command_needing_a_sign_in_says_to_log_in(home, project):
+    done = tooldeck(home, project, "call", "secure_whoami", "{}")
+    assert done.returncode == 1
+    assert "needs a sign-in (OAuth); run `tooldeck mcp login secure`" in done.stdout + done.stderr
+
+
+def test_logout_revokes_the_tokens_and_forgets_them(home, project, authority):
+    assert tooldeck(home, project, "mcp", "login", "secure").returncode == 0
+    access = next(iter(authority.grants))
+    done = tooldeck(home, project, "mcp", "logout", "secure")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == (
+        "signed out of MCP server 'secure': revoked refresh_token, access_token at "
+        f"{authority.url}/revoke; its tokens are deleted"
+    )
+    assert authority.grants[access].revoked
+    assert list((home / "data" / "tooldeck" / "oauth").glob("*.json")) == []
+    again = tooldeck(home, project, "mcp", "logout", "secure")
+    assert again.stdout.strip() == "no tokens were kept for MCP server 'secure'; nothing to revoke"
+
+
+def test_login_refuses_what_it_cannot_sign_in_to(home, project):
+    plain = tooldeck(home, project, "mcp", "login", "plain")
+    assert plain.returncode == 2
+    assert 'does not say auth = "oauth"' in plain.stderr
+    unknown = tooldeck(home, project, "mcp", "login", "nope")
+    assert unknown.returncode == 2
+    assert "no MCP server 'nope' is configured (configured: plain, secure)" in unknown.stderr
+    untrusted = tooldeck(home, project, "mcp", "login", "secure", trust=False)
+    assert untrusted.returncode == 2
+    assert "comes from this folder's config, which is not trusted" in untrusted.stderr
+    assert "tooldeck trust" in untrusted.stderr
+
+
+def test_tokens_are_never_written_into_the_project(home, project):
+    assert tooldeck(home, project, "mcp", "login", "secure").returncode == 0
+    written = [p.name for p in project.rglob("*") if p.is_file()]
+    assert written == ["tooldeck.toml"]
+    (tokens,) = (home / "data" / "tooldeck" / "oauth").glob("*.json")
+    assert json.loads(tokens.read_text())["server"].endswith("/mcp")

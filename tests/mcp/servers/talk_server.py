@@ -1,0 +1,102 @@
+"""A real MCP server (the SDK's ``MCPServer``, stdio) that talks back during its calls:
+it asks the user (elicitation), reports progress, logs, says who its client is, and
+has a tool whose input schema leaves a nested object open.
+
+    python talk_server.py [--garbage]
+
+It speaks only the handshake era (the SDK's handshake-only loop, as servers older than
+2026-07-28 do), the era in which a server sends its own requests and
+notifications during a call, as most servers in the wild still do. ``--garbage``
+answers nothing but a line that is not JSON-RPC, then stays silent.
+"""
+
+from __future__ import annotations
+
+import sys
+import warnings
+from typing import Any
+
+import anyio
+from mcp.server.mcpserver import Context, MCPServer
+from mcp.server.runner import serve_loop
+from mcp.server.stdio import stdio_server
+from pydantic import BaseModel, Field
+
+warnings.simplefilter("ignore")  # ctx.log is deprecated in the 2026-07-28 era; still sent
+
+server = MCPServer("talk", log_level="WARNING")
+
+
+class Colour(BaseModel):
+    colour: str = Field(default="teal", description="Your favourite colour")
+    shade: int = Field(default=3, description="How dark, 1-5")
+
+
+@server.tool()
+async def ask(ctx: Context) -> str:
+    """Ask the user for a colour."""
+    answer = await ctx.elicit("Which colour?", Colour)
+    if answer.action != "accept":
+        return f"no answer: {answer.action}"
+    return f"{answer.data.colour} {answer.data.shade}"
+
+
+@server.tool()
+async def work(ctx: Context) -> str:
+    """Report progress and log while working."""
+    await ctx.report_progress(1, 2, "halfway")
+    await ctx.log("warning", "working hard", logger_name="worker")
+    await ctx.report_progress(2, 2, "done")
+    return "worked"
+
+
+@server.tool()
+async def client(ctx: Context) -> str:
+    """Say which client called."""
+    params = ctx.session.client_params
+    if params is not None:
+        return f"{params.client_info.name} {params.client_info.version}"
+    meta = ctx.request_context.meta or {}
+    info: Any = meta.get("io.modelcontextprotocol/clientInfo") or {}
+    return f"{info.get('name')} {info.get('version')}"
+
+
+@server.tool()
+def echo(payload: dict[str, Any]) -> str:
+    """Echo the payload back as the server received it."""
+    return repr(sorted(payload.items()))
+
+
+def _open_nested_schema() -> None:
+    """``echo``'s input as the SDK would list a hand-written one: ``payload`` is an
+    object that declares ``name`` and says nothing about other keys (so they are
+    allowed)."""
+    tool = server._tool_manager.get_tool("echo")  # the fixture's own server
+    tool.parameters = {
+        "type": "object",
+        "properties": {
+            "payload": {
+                "type": "object",
+                "properties": {"name": {"type": "string"}},
+                "required": ["name"],
+            }
+        },
+        "required": ["payload"],
+    }
+
+
+async def _serve_handshake_era() -> None:
+    lowlevel = server._lowlevel_server
+    async with stdio_server() as (read, write), lowlevel.lifespan(lowlevel) as state:
+        options = lowlevel.create_initialization_options()
+        await serve_loop(lowlevel, read, write, lifespan_state=state, init_options=options)
+
+
+if __name__ == "__main__":
+    if "--garbage" in sys.argv:
+        sys.stdout.write("this is not JSON-RPC\n")
+        sys.stdout.flush()
+        sys.stdin.read()
+        sys.exit(0)
+    _open_nested_schema()
+    anyio.run(_serve_handshake_era)
