@@ -36,6 +36,7 @@ ANYTHING = ("*",)
 HOST_PACKAGES = (
     "schema",
     "registry",
+    "features",
     "config",
     "store",
     "trust",
@@ -51,6 +52,7 @@ HOST_PACKAGES = (
 (
     SCHEMA,
     REGISTRY,
+    FEATURES,
     CONFIG,
     STORE,
     TRUST,
@@ -66,10 +68,18 @@ HOST_PACKAGES = (
 PLUGINS = "tooldeck.host.plugins"
 # The groups the doc's table names in words.
 GROUPS = {
-    "core": ("tooldeck.errors", "tooldeck._tool", "tooldeck._public"),
+    "core": (
+        "tooldeck.errors",
+        "tooldeck._tool",
+        "tooldeck._public",
+        "tooldeck._resource",
+        "tooldeck._prompt",
+    ),
     "public": (
         "tooldeck",
         "tooldeck._public",
+        "tooldeck._resource",
+        "tooldeck._prompt",
         "tooldeck.errors",
         "tooldeck.hookspecs",
         "tooldeck._tool",
@@ -89,12 +99,20 @@ CONTRACT: dict[str, tuple[str, ...]] = {
     "tooldeck._public": (),
     "tooldeck.errors": ("tooldeck._public",),
     "tooldeck._tool": ("tooldeck.errors", "tooldeck._public"),
+    "tooldeck._resource": ("tooldeck.errors", "tooldeck._public"),
+    "tooldeck._prompt": (
+        "tooldeck.errors",
+        "tooldeck._public",
+        "tooldeck._tool",
+        "tooldeck._resource",
+    ),
     "tooldeck.hookspecs": CORE,
     "tooldeck._function_tool": CORE,
     "tooldeck.paths": ("tooldeck.host.config.paths",),
     "tooldeck.host": (),
     SCHEMA: CORE,
     REGISTRY: (*CORE, SCHEMA),
+    FEATURES: (*CORE, REGISTRY),
     CONFIG: CORE,
     STORE: (*CORE, CONFIG),
     TRUST: (*CORE, CONFIG),
@@ -361,7 +379,7 @@ def test_a_violation_names_the_module_line_and_rule():
     assert violation(edge) == (
         "src/tooldeck/host/registry/editor.py:12: tooldeck.host.registry.editor imports "
         "tooldeck.host.permissions.permission, but host.registry may import only: errors, "
-        "_tool, _public, host.schema (docs/architecture.md, 'What each package may import')"
+        "_tool, _public, _resource, _prompt, host.schema (docs/architecture.md, 'What each package may import')"
     )
     assert violation(edge._replace(module="tooldeck.host.location.location")) is None
     assert violation(edge._replace(module="tooldeck.builtin_plugins._run.read")) is not None
