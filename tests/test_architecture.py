@@ -379,7 +379,8 @@ def test_a_violation_names_the_module_line_and_rule():
     assert violation(edge) == (
         "src/tooldeck/host/registry/editor.py:12: tooldeck.host.registry.editor imports "
         "tooldeck.host.permissions.permission, but host.registry may import only: errors, "
-        "_tool, _public, _resource, _prompt, host.schema (docs/architecture.md, 'What each package may import')"
+        "_tool, _public, _resource, _prompt, host.schema (docs/architecture.md, "
+        "'What each package may import')"
     )
     assert violation(edge._replace(module="tooldeck.host.location.location")) is None
     assert violation(edge._replace(module="tooldeck.builtin_plugins._run.read")) is not None
