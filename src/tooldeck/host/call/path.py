@@ -213,6 +213,13 @@ def _executor_arguments(
         value = record.input_json(raw) if isinstance(raw, str) else record.input_python(raw)
     except (SchemaIssues, ValidationError, RecursionError) as exc:
         raise _refused(record, raw, exc) from None
+    return value, _context(location, call, scope, progress)
+
+
+def _context(
+    location: Location, call: ToolCall, scope: CallScope, progress: ProgressCallback | None
+) -> ToolContext:
+    """The context an executor gets for ``call`` in ``scope``."""
     fields = (
         location,
         scope.session_id,
@@ -222,7 +229,7 @@ def _executor_arguments(
         progress,
         scope.peer,
     )
-    return value, tuple_new(ToolContext, fields)
+    return tuple_new(ToolContext, fields)
 
 
 def _slow_schemas(record: ToolRecord) -> bool:
@@ -248,16 +255,7 @@ def _threaded_path(record: ToolRecord) -> CallPath:
             value = await loop.run_in_executor(pattern_executor(), validate, raw)
         except (SchemaIssues, ValidationError, RecursionError) as exc:
             raise _refused(record, raw, exc) from None
-        fields = (
-            location,
-            scope.session_id,
-            scope.message_id,
-            call.id,
-            scope.agent,
-            progress,
-            scope.peer,
-        )
-        result = execute(value, tuple_new(ToolContext, fields))
+        result = execute(value, _context(location, call, scope, progress))
         if inspect.isawaitable(result):
             result = await result
         images = location.config.images
