@@ -43,17 +43,6 @@ INSTALLED_PACKS = frozenset(r.distribution for r in discovery.scan_entry_points(
 own packs are only ever installed in per-test sites)."""
 
 
-def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
-    """``-n auto`` (pyproject.toml's addopts): a worker per core, and one more. A serial run
-    spends about a third of its time waiting (servers starting, limits running out), and
-    the extra worker computes meanwhile. ``PYTEST_XDIST_AUTO_NUM_WORKERS`` still decides
-    when set."""
-    chosen = os.environ.get("PYTEST_XDIST_AUTO_NUM_WORKERS", "")
-    if chosen.isdigit():
-        return int(chosen)
-    return len(os.sched_getaffinity(0)) + 1
-
-
 @pytest.fixture(autouse=True)
 def hide_installed_packs(monkeypatch: pytest.MonkeyPatch) -> None:
     """In-process discovery sees the suite's own packs, never the developer's."""
