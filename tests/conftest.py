@@ -14,14 +14,7 @@ from __future__ import annotations
 
 import gc
 import json
-import os
-import pwd
-import shutil
-import signal
-import subprocess
-import tempfile
 import threading
-import time
 import uuid
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -33,8 +26,6 @@ from tooldeck.host.plugins import discovery
 from tooldeck.testing import Site as BaseSite
 from tooldeck.testing import WheelCache
 from tooldeck.testing import host as testing_host
-
-from .ports import free_port
 
 PACKS = Path(__file__).parent / "packs"
 
@@ -142,36 +133,6 @@ def no_gc() -> Iterator[None]:
 
 
 # -- a real PostgreSQL server for the store tests -----------------------------------------
-def _postgres_bin() -> Path:
-    """The newest server installed by Debian's ``postgresql`` package."""
-    found = sorted(
-        (p.parent for p in Path("/usr/lib/postgresql").glob("*/bin/postgres")),
-        key=lambda p: int(p.parent.name) if p.parent.name.isdigit() else 0,
-    )
-    if not found:
-        pytest.fail(
-            "the store tests need a PostgreSQL server: apt-get install -y postgresql "
-            "(.ci/run installs it)"
-        )
-    return found[-1]
-
-
-def _as_server_user() -> tuple[list[str], int | None, int | None]:
-    """PostgreSQL refuses to run as root: as root, run it as the package's ``postgres``."""
-    if os.geteuid() != 0:
-        return [], None, None
-    user = pwd.getpwnam("postgres")
-    prefix = [
-        "setpriv",
-        f"--reuid={user.pw_uid}",
-        f"--regid={user.pw_gid}",
-        "--init-groups",
-        "--reset-env",
-        "--",
-    ]
-    return prefix, user.pw_uid, user.pw_gid
-
-
 @pytest.fixture(scope="session")
 def postgres_dsn() -> Iterator[str]:
     """A PostgreSQL server this session starts (``initdb`` + ``postgres``) on a temporary
@@ -181,71 +142,14 @@ def postgres_dsn() -> Iterator[str]:
     of ``initdb``): the tests name fixed schemas and roles (``tests/host/store``), which
     one server shared by workers running at once would mix up.
     """
-    import psycopg
+    from .postgres import PostgresServer
 
-    bin_dir = _postgres_bin()
-    prefix, uid, gid = _as_server_user()
-    base = Path(tempfile.mkdtemp(prefix="tooldeck-pg-"))
-    if uid is not None and gid is not None:
-        os.chown(base, uid, gid)
-    data, log = base / "data", base / "server.log"
-    subprocess.run(
-        [
-            *prefix,
-            str(bin_dir / "initdb"),
-            "-D",
-            str(data),
-            "-U",
-            "tooldeck",
-            "-A",
-            "trust",
-            "-E",
-            "UTF8",
-            "--no-sync",
-        ],
-        check=True,
-        capture_output=True,
-    )
-    port = free_port()
-    with open(log, "wb") as out:
-        server = subprocess.Popen(
-            [
-                *prefix,
-                str(bin_dir / "postgres"),
-                "-D",
-                str(data),
-                "-p",
-                str(port),
-                "-k",
-                str(base),
-                "-c",
-                "listen_addresses=127.0.0.1",
-                "-c",
-                "fsync=off",
-            ],
-            stdout=out,
-            stderr=subprocess.STDOUT,
-        )
-    dsn = f"host=127.0.0.1 port={port} user=tooldeck dbname=postgres connect_timeout=5"
+    server = PostgresServer(prefix="tooldeck-pg-")
     try:
-        _wait_for(server, dsn, log, psycopg)
-        yield dsn
+        server.start()
+        yield f"{server.dsn} connect_timeout=5"
     finally:
-        server.send_signal(signal.SIGINT)  # fast shutdown
-        server.wait(timeout=60)
-        shutil.rmtree(base, ignore_errors=True)
-
-
-def _wait_for(server: subprocess.Popen[bytes], dsn: str, log: Path, psycopg: Any) -> None:
-    for _ in range(600):
-        if server.poll() is not None:
-            pytest.fail(f"postgres exited with {server.returncode}:\n{log.read_text()}")
-        try:
-            psycopg.connect(dsn).close()
-            return
-        except psycopg.OperationalError:
-            time.sleep(0.05)
-    pytest.fail(f"postgres did not accept connections within 30 s:\n{log.read_text()}")
+        server.close()
 
 
 @pytest.fixture(params=["sqlite", "postgres"])

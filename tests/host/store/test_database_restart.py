@@ -19,8 +19,8 @@ import pytest
 from tooldeck import Host, PostgresStore, StoreUnavailable, ToolCall, run_tool_call
 from tooldeck.host.config.config import StoreConfig
 
+from ...postgres import PostgresServer
 from ..boundary.payments import Payments, effects
-from .server import PostgresServer
 
 WORKERS = 4
 MAX_ROUNDS = 200

@@ -1,15 +1,16 @@
-"""A PostgreSQL server of a test's own, which the test may stop and start again.
+"""A real PostgreSQL server from Debian's ``postgresql`` package, for the store tests.
 
-The session's server (``postgres_dsn``) is shared by every store test, so a test that
-takes the database away starts its own: ``initdb`` once into a temporary directory, then
-``postgres`` on a fixed port, stopped with a fast shutdown (``SIGINT``: connections are
-ended, as a restart by an operator ends them) and started again on the same port and
+``initdb`` once into a temporary directory, then ``postgres`` on a free port, stopped with
+a fast shutdown (``SIGINT``: connections are ended, as a restart by an operator ends
+them). The session's server (``postgres_dsn`` in ``tests/conftest.py``) is one; a test
+that takes the database away starts its own and starts it again on the same port and
 data, so the clients' conninfo stays right.
 """
 
 from __future__ import annotations
 
 import os
+import pwd
 import shutil
 import signal
 import subprocess
@@ -19,17 +20,46 @@ from pathlib import Path
 
 import pytest
 
-from ...conftest import _as_server_user, _postgres_bin
-from ...mcp.conftest import free_port
+from .ports import free_port
+
+
+def postgres_bin() -> Path:
+    """The newest server installed by Debian's ``postgresql`` package."""
+    found = sorted(
+        (p.parent for p in Path("/usr/lib/postgresql").glob("*/bin/postgres")),
+        key=lambda p: int(p.parent.name) if p.parent.name.isdigit() else 0,
+    )
+    if not found:
+        pytest.fail(
+            "the store tests need a PostgreSQL server: apt-get install -y postgresql "
+            "(.ci/run installs it)"
+        )
+    return found[-1]
+
+
+def as_server_user() -> tuple[list[str], int | None, int | None]:
+    """PostgreSQL refuses to run as root: as root, run it as the package's ``postgres``."""
+    if os.geteuid() != 0:
+        return [], None, None
+    user = pwd.getpwnam("postgres")
+    prefix = [
+        "setpriv",
+        f"--reuid={user.pw_uid}",
+        f"--regid={user.pw_gid}",
+        "--init-groups",
+        "--reset-env",
+        "--",
+    ]
+    return prefix, user.pw_uid, user.pw_gid
 
 
 class PostgresServer:
     """One ``postgres`` process over a data dir of its own; ``dsn`` reaches it."""
 
-    def __init__(self) -> None:
-        self.bin_dir = _postgres_bin()
-        self.prefix, uid, gid = _as_server_user()
-        self.base = Path(tempfile.mkdtemp(prefix="tooldeck-pg-own-"))
+    def __init__(self, prefix: str = "tooldeck-pg-own-") -> None:
+        self.bin_dir = postgres_bin()
+        self.prefix, uid, gid = as_server_user()
+        self.base = Path(tempfile.mkdtemp(prefix=prefix))
         if uid is not None and gid is not None:
             os.chown(self.base, uid, gid)
         self.data = self.base / "data"
