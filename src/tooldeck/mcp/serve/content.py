@@ -47,9 +47,11 @@ def prompt_message(prompt: str, message: PromptMessage) -> types.PromptMessage:
     return types.PromptMessage(role=message.role, content=_block(prompt, message.content))
 
 
-def _block(prompt: str, content: ContentPart | ResourceContents) -> types.ContentBlock:
-    if isinstance(content, ResourceContents):
-        return types.EmbeddedResource(type="resource", resource=resource_contents(content))
+def media_block(
+    content: object,
+) -> types.TextContent | types.ImageContent | types.AudioContent | None:
+    """A text, image or audio part as its MCP block (``None`` for anything else): what a
+    prompt's message and a sampling request's message both carry."""
     if isinstance(content, TextPart):
         return types.TextContent(type="text", text=content.text)
     if isinstance(content, ImagePart):
@@ -60,9 +62,20 @@ def _block(prompt: str, content: ContentPart | ResourceContents) -> types.Conten
         return types.AudioContent(
             type="audio", data=_b64(content.data), mime_type=content.mime_type
         )
-    name = quote(content.filename or "attachment", safe="")
-    uri = f"tooldeck://prompts/{quote(prompt, safe='')}/{name}"
-    return types.EmbeddedResource(type="resource", resource=file_contents(uri, content))
+    return None
+
+
+def _block(prompt: str, content: ContentPart | ResourceContents) -> types.ContentBlock:
+    if isinstance(content, ResourceContents):
+        return types.EmbeddedResource(type="resource", resource=resource_contents(content))
+    if isinstance(content, FilePart):
+        name = quote(content.filename or "attachment", safe="")
+        uri = f"tooldeck://prompts/{quote(prompt, safe='')}/{name}"
+        return types.EmbeddedResource(type="resource", resource=file_contents(uri, content))
+    media = media_block(content)
+    if media is None:
+        raise TypeError(f"a prompt message holds a content part, got {type(content).__name__}")
+    return media
 
 
 def _b64(data: bytes) -> str:

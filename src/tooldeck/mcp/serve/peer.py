@@ -34,6 +34,7 @@ from tooldeck._tool import (
 )
 from tooldeck.mcp.sdk import MCPError, ServerMessageMetadata, allowed_log_levels, types
 from tooldeck.mcp.serve.asking import MODERN
+from tooldeck.mcp.serve.content import media_block
 
 log = logging.getLogger("tooldeck.mcp")
 
@@ -194,24 +195,13 @@ def _sampling_message(message: Mapping[str, Any]) -> types.SamplingMessage:
 def _block(content: object) -> Any:
     if isinstance(content, str):
         return types.TextContent(type="text", text=content)
-    if isinstance(content, TextPart):
-        return types.TextContent(type="text", text=content.text)
-    if isinstance(content, ImagePart):
-        return types.ImageContent(
-            type="image", data=_b64(content.data), mime_type=content.mime_type
-        )
-    if isinstance(content, AudioPart):
-        return types.AudioContent(
-            type="audio", data=_b64(content.data), mime_type=content.mime_type
-        )
+    media = media_block(content)
+    if media is not None:
+        return media
     raise TypeError(
         "a sampling message's content is a str, TextPart, ImagePart or AudioPart, "
         f"got {type(content).__name__}"
     )
-
-
-def _b64(data: bytes) -> str:
-    return base64.b64encode(data).decode("ascii")
 
 
 def _part(block: Any) -> ContentPart:
