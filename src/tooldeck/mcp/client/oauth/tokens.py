@@ -17,17 +17,16 @@ server asked for while no one could sign in (``login`` asks for it).
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import json
 import os
-import tempfile
 import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from tooldeck.errors import ConfigError
+from tooldeck.mcp.client.cache import write_atomically
 
 if TYPE_CHECKING:
     from tooldeck.host.config.config import McpServerConfig
@@ -161,15 +160,5 @@ class TokenFile:
     def _write(self, data: dict[str, Any]) -> None:
         folder = self.path.parent
         folder.mkdir(parents=True, exist_ok=True, mode=0o700)
-        fd, temp = tempfile.mkstemp(prefix=".tokens-", suffix=".tmp", dir=folder)
-        try:
-            os.fchmod(fd, 0o600)
-            with os.fdopen(fd, "w", encoding="utf-8") as file:
-                json.dump(data, file, indent=2, sort_keys=True)
-                file.flush()
-                os.fsync(file.fileno())
-            os.replace(temp, self.path)
-        except BaseException:
-            with contextlib.suppress(OSError):
-                os.unlink(temp)
-            raise
+        # mkstemp makes the file 0600: only its owner reads the tokens, from the first byte.
+        write_atomically(self.path, json.dumps(data, indent=2, sort_keys=True))
