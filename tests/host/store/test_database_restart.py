@@ -64,7 +64,7 @@ class Ledger:
         self.resumed: list[str] = []
         self.approved: list[str] = []
         self.failures: list[str] = []
-        self.during_outage = 0  # rounds begun while the database was down
+        self.during_outage = 0  # rounds in flight at some time while the database was down
 
 
 async def worker(
@@ -77,27 +77,34 @@ async def worker(
             after += 1
             if after > AFTER:
                 return
-        ledger.during_outage += down.is_set()
-        payee = f"w{index}-r{round_}"
-        outcome = await run_tool_call(host.snapshot(), ToolCall(f"c-{payee}", "pay", {"to": payee}))
-        if outcome.status != "pending":
-            assert (outcome.status, outcome.error.type) == ("failed", "unavailable"), outcome
-            ledger.failures.append(outcome.content[0].text)
-            continue
-        pending = outcome.pending.id
-        ledger.deferred.append(pending)
-        ledger.paid[pending] = payee
+        began = (down.is_set(), back.is_set())
         try:
-            done = await host.resume(pending, "once")
-        except StoreUnavailable as exc:
-            ledger.failures.append(str(exc))
-        else:
-            assert done.content[0].text == f"paid {payee}", done
-            ledger.resumed.append(pending)
-        # an "always": applies at once; a store that is away takes it on a later save
-        await asyncio.to_thread(host.location.permission.save, "approve", [payee])
-        ledger.approved.append(payee)
+            await one_round(host, f"w{index}-r{round_}", ledger)
+        finally:  # a round that began before the outage may end after it, never seeing it
+            ledger.during_outage += began[0] or down.is_set() or (not began[1] and back.is_set())
         await asyncio.sleep(0.05)
+
+
+async def one_round(host: Host, payee: str, ledger: Ledger) -> None:
+    """Defer a payment, resume it, approve its payee."""
+    outcome = await run_tool_call(host.snapshot(), ToolCall(f"c-{payee}", "pay", {"to": payee}))
+    if outcome.status != "pending":
+        assert (outcome.status, outcome.error.type) == ("failed", "unavailable"), outcome
+        ledger.failures.append(outcome.content[0].text)
+        return
+    pending = outcome.pending.id
+    ledger.deferred.append(pending)
+    ledger.paid[pending] = payee
+    try:
+        done = await host.resume(pending, "once")
+    except StoreUnavailable as exc:
+        ledger.failures.append(str(exc))
+    else:
+        assert done.content[0].text == f"paid {payee}", done
+        ledger.resumed.append(pending)
+    # an "always": applies at once; a store that is away takes it on a later save
+    await asyncio.to_thread(host.location.permission.save, "approve", [payee])
+    ledger.approved.append(payee)
 
 
 def test_stopping_and_starting_the_database_under_load_loses_nothing_and_runs_nothing_twice(
