@@ -26,16 +26,18 @@ def refs_kept(source: Any, *, mode: str = "validation") -> FrozenDict:
     """``json_schema(source, mode)`` with local ``$ref``s and ``$defs`` kept where that is
     equivalent (the derived schema otherwise); cached per source."""
     derived = json_schema(source, mode=mode)
-    if source is None or not _has_defs(source, mode):
+    if source is None:
         return derived
     hit = _cache.get((id(source), mode))
     if hit is not None and hit[0] is source:
         return hit[1]
-    raw = _raw(source, mode)
-    pydantic = not isinstance(source, Mapping)
-    kept = _Deriver(raw, raw=not pydantic, inline=False).run()
-    inlined = _Deriver(kept, raw=True, closing=False).run()
-    result: FrozenDict = freeze(kept) if freeze(inlined) == derived else derived
+    raw = _raw(source, mode)  # a model's JSON Schema is made once here, defs or not
+    result = derived
+    if "$defs" in raw or "definitions" in raw:
+        pydantic = not isinstance(source, Mapping)
+        kept = _Deriver(raw, raw=not pydantic, inline=False).run()
+        inlined = _Deriver(kept, raw=True, closing=False).run()
+        result = freeze(kept) if freeze(inlined) == derived else derived
     if len(_cache) >= _CACHE_MAX:
         _cache.pop(next(iter(_cache)))
     _cache[(id(source), mode)] = (source, result)
@@ -48,9 +50,3 @@ def _raw(source: Any, mode: str) -> Mapping[str, Any]:
     if is_type_adapter(source):
         return source.json_schema(mode=mode)  # type: ignore[no-any-return]
     return source  # type: ignore[no-any-return]
-
-
-def _has_defs(source: Any, mode: str) -> bool:
-    if isinstance(source, Mapping):
-        return "$defs" in source or "definitions" in source
-    return "$defs" in _raw(source, mode)
