@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 import tooldeck
-from tooldeck.cli import main
+from tooldeck.cli import main, new_pack
 from tooldeck.cli.new_pack import checkout_of, render
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -61,22 +61,46 @@ def test_it_writes_the_renamed_pack_and_says_what_to_run_next(tmp_path, capsys):
     assert out.startswith(f"created {folder}\n") and ".venv/bin/tooldeck check ." in out
 
 
-def test_the_next_steps_install_this_checkout_and_run_the_matrix(tmp_path, capsys):
+def a_checkout(root: Path) -> Path:
+    """A folder laid out as a tooldeck checkout; its ``src/tooldeck`` package returned."""
+    package = root / "src" / "tooldeck"
+    package.mkdir(parents=True)
+    (root / "pyproject.toml").write_text('[project]\nname = "tooldeck"\n')
+    return package
+
+
+def test_the_next_steps_install_this_checkout_and_run_the_matrix(tmp_path, capsys, monkeypatch):
     """Until a release, ``pip install tooldeck`` fails: the steps name the checkout this
     tooldeck runs from, and go on past ``tooldeck check`` to the matrix."""
+    checkout = tmp_path / "tooldeck"
+    package = a_checkout(checkout)
+    monkeypatch.setattr(new_pack, "running_tooldeck", lambda: package)
     assert main(["new-pack", "memo", "--parent", str(tmp_path)]) == 0
     lines = capsys.readouterr().out.splitlines()
-    package = Path(tooldeck.__file__).resolve().parent
-    checkout = package.parent.parent
     assert lines[1] == f"this tooldeck: {package} (the checkout {checkout})"
-    assert f"    .venv/bin/pip install {checkout}   # tooldeck, from this checkout" in "\n".join(
-        lines
-    )
     text = "\n".join(lines)
+    assert f"    .venv/bin/pip install {checkout}   # tooldeck, from this checkout" in text
     for needed in ("PIP_FIND_LINKS", "../wheels", "tox p", "tox-uv", "--discover", "-m full"):
         assert needed in text
     assert f"    TOOLDECK_NEXT={checkout} bash matrix.sh" in lines
     assert f"    TOOLDECK_NEXT={checkout} bash matrix.sh -m full" in lines
+
+
+def test_the_next_steps_from_an_installed_tooldeck_name_no_checkout(tmp_path, capsys, monkeypatch):
+    """Run from a wheel (tox installs one), the steps say so and leave the checkout to
+    the reader instead of naming site-packages as one."""
+    package = tmp_path / "site-packages" / "tooldeck"
+    package.mkdir(parents=True)
+    monkeypatch.setattr(new_pack, "running_tooldeck", lambda: package)
+    assert main(["new-pack", "memo", "--parent", str(tmp_path)]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[1] == f"this tooldeck: {package} (installed, not a checkout)"
+    assert "    TOOLDECK_NEXT=/path/to/a/tooldeck/checkout bash matrix.sh" in lines
+    assert "site-packages" not in "\n".join(lines[2:])
+
+
+def test_the_running_tooldeck_is_the_imported_package():
+    assert new_pack.running_tooldeck() == Path(tooldeck.__file__).resolve().parent
 
 
 def test_an_installed_tooldeck_is_named_and_no_checkout_is_guessed(tmp_path):

@@ -24,7 +24,7 @@ Next: TypeAlias = Callable[[ToolCall], Awaitable[ExecutedTool]]
 """Everything below a layer: ``await call_next(call)`` runs the rest of the call."""
 
 Start: TypeAlias = Callable[[ToolCall, CallScope, "ProgressCallback | None"], Done]
-"""The tool's own call path under every layer (``Snapshot.start``)."""
+"""The tool's own call path under every layer (a snapshot's ``_start``)."""
 
 
 class Layer(Protocol):

@@ -5,8 +5,8 @@ records of a served call forwarded to its client.
 ``ctx.log`` and the records its code emits reach the client at or above it.
 
 A record does not say which call emitted it, so the served call marks its peer in its
-task (``_PEER``, a context variable: asyncio tasks and ``to_thread`` workers inherit
-it) and the forwarding handler on the root logger reads it there. The server's own
+task (``peer.current_peer``, a context variable: asyncio tasks and ``to_thread`` workers
+inherit it) and the forwarding handler on the root logger reads it there. The server's own
 machinery (the SDK, the web server, tooldeck's MCP layer) is never forwarded, and
 nothing outside a served call is. ``forwarding()`` installs the handler for the
 serve command, lowers the root logger to the lowest level a client asked for, and
@@ -16,24 +16,16 @@ keeps printing warnings to stderr as Python does while no handler is configured.
 from __future__ import annotations
 
 import contextlib
-import contextvars
 import logging
 import sys
 from collections.abc import Iterator
-from typing import TYPE_CHECKING
 
 from tooldeck._tool import LOG_LEVELS, PYTHON_LEVELS, LogLevel
-
-if TYPE_CHECKING:
-    from tooldeck.mcp.serve.peer import ServedPeer
+from tooldeck.mcp.serve.peer import running_peer
 
 DEFAULT: LogLevel = "info"
 MACHINERY = ("mcp", "mcp_types", "uvicorn", "starlette", "httpx", "httpcore", "anyio")
 """Loggers of the server itself: what they say is not the tool's to tell its client."""
-
-_PEER: contextvars.ContextVar[ServedPeer | None] = contextvars.ContextVar(
-    "tooldeck_mcp_peer", default=None
-)
 
 
 class LogLevels:
@@ -56,21 +48,11 @@ class LogLevels:
         self._levels.pop(key, None)
 
 
-@contextlib.contextmanager
-def current_peer(peer: ServedPeer) -> Iterator[None]:
-    """Mark ``peer`` as the one a record emitted in this task belongs to."""
-    token = _PEER.set(peer)
-    try:
-        yield
-    finally:
-        _PEER.reset(token)
-
-
 class ForwardingHandler(logging.Handler):
     """Sends a record emitted inside a served call to that call's client."""
 
     def emit(self, record: logging.LogRecord) -> None:
-        peer = _PEER.get()
+        peer = running_peer()
         if peer is None or record.name.split(".")[0] in MACHINERY:
             return
         if record.name.startswith("tooldeck.mcp"):

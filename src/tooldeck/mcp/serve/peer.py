@@ -15,11 +15,13 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import contextlib
+import contextvars
 import json
 import logging
 import threading
 from collections import deque
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence
 from typing import Any
 
 from tooldeck._tool import (
@@ -80,6 +82,27 @@ class Outbox:
         await asyncio.sleep(0)  # let puts scheduled from other threads land
         while self._task is not None and not self._task.done():
             await asyncio.shield(self._task)
+
+
+_PEER: contextvars.ContextVar[ServedPeer | None] = contextvars.ContextVar(
+    "tooldeck_mcp_peer", default=None
+)
+
+
+@contextlib.contextmanager
+def current_peer(peer: ServedPeer) -> Iterator[None]:
+    """Mark ``peer`` as the one a log record emitted in this task belongs to (``logs.py``
+    forwards such records to it)."""
+    token = _PEER.set(peer)
+    try:
+        yield
+    finally:
+        _PEER.reset(token)
+
+
+def running_peer() -> ServedPeer | None:
+    """The peer of the served call running in this task, if any."""
+    return _PEER.get()
 
 
 class ServedPeer:

@@ -16,8 +16,8 @@ from tooldeck._tool import ToolFailure
 from tooldeck.host.features import completion, prompts
 from tooldeck.mcp.sdk import INTERNAL_ERROR, INVALID_PARAMS, MCPError, types
 from tooldeck.mcp.serve.content import prompt_message
-from tooldeck.mcp.serve.logs import current_peer
 from tooldeck.mcp.serve.paging import page
+from tooldeck.mcp.serve.peer import current_peer
 from tooldeck.mcp.serve.sessions import client_key, principal_of
 
 if TYPE_CHECKING:

@@ -25,8 +25,8 @@ from tooldeck.mcp.sdk import INTERNAL_ERROR, RESOURCE_NOT_FOUND, MCPError, types
 from tooldeck.mcp.serve.asking import current_request
 from tooldeck.mcp.serve.content import file_contents, resource_contents
 from tooldeck.mcp.serve.files import SCHEME
-from tooldeck.mcp.serve.logs import current_peer
 from tooldeck.mcp.serve.paging import page
+from tooldeck.mcp.serve.peer import current_peer
 from tooldeck.mcp.serve.sessions import client_key, principal_of
 
 if TYPE_CHECKING:

@@ -19,12 +19,12 @@ from __future__ import annotations
 
 import itertools
 import logging
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from contextlib import AbstractContextManager, nullcontext
 from typing import TYPE_CHECKING, Any
 
 from tooldeck import __version__
-from tooldeck._tool import LOG_LEVELS
+from tooldeck._tool import LOG_LEVELS, ContentPart, FilePart
 from tooldeck.errors import PendingCallError
 from tooldeck.host.boundary.boundary import run_tool_call
 from tooldeck.host.boundary.outcome import ToolCallOutcome
@@ -51,10 +51,10 @@ from tooldeck.mcp.serve.asking import (
     input_required,
 )
 from tooldeck.mcp.serve.files import CallFiles
-from tooldeck.mcp.serve.logs import LogLevels, current_peer
+from tooldeck.mcp.serve.logs import LogLevels
 from tooldeck.mcp.serve.notify import Announcer
 from tooldeck.mcp.serve.paging import PAGE_SIZE, page
-from tooldeck.mcp.serve.peer import ServedPeer
+from tooldeck.mcp.serve.peer import ServedPeer, current_peer
 from tooldeck.mcp.serve.prompts import PromptHandlers
 from tooldeck.mcp.serve.resources import ResourceHandlers
 from tooldeck.mcp.serve.sessions import (
@@ -267,7 +267,8 @@ class CatalogServer:
         if outcome.status == "declined" and asked.unanswerable:
             name = view.rules.name if view.rules is not None else None
             return _error(self._asker.declined_text(asked.unanswerable, name, view.host.trust))
-        self.files.keep(self.owner(ctx.request), call.id, outcome.content)
+        if _has_files(outcome.content):  # the usual result holds none: files.py waits
+            self.files.keep(self.owner(ctx.request), call.id, outcome.content)
         return _result(outcome, view, params.name, call.id)
 
     async def _round_trip(
@@ -293,7 +294,8 @@ class CatalogServer:
                 return _error(str(exc))
         if outcome.pending is not None:
             return input_required(outcome.pending)
-        self.files.keep(owner, call.id, outcome.content)
+        if _has_files(outcome.content):
+            self.files.keep(owner, call.id, outcome.content)
         return _result(outcome, view, params.name, call.id)
 
     # -- change notification ------------------------------------------------------------------
@@ -361,3 +363,8 @@ def _served(ctx: Any) -> ServedRequest:
         str(request_id) if request_id is not None else None,
         ctx.meta,
     )
+
+
+def _has_files(content: Sequence[ContentPart]) -> bool:
+    """Whether a result holds a file its client may read back (``files.py``)."""
+    return any(isinstance(part, FilePart) for part in content)
