@@ -1,0 +1,245 @@
+"""A tool's own questions and samples for a 2026-07-28 client: ``tooldeck mcp serve
+--http`` in a subprocess answers ``input_required``, and the SDK's own client of that era
+answers and retries; the tool runs again with every answer it asked for, in order."""
+
+from __future__ import annotations
+
+import base64
+import json
+
+import anyio
+import httpx2
+import mcp.types as types
+import pytest
+from mcp.client.streamable_http import streamable_http_client
+
+from mcp import Client
+from tooldeck import grant_trust, trust_status
+
+from ...ports import free_port
+from .test_serve import http_served
+
+PACK = '''
+from tooldeck import TextPart, Tool, ToolResult, hookimpl
+
+NAME = {"type": "object", "properties": {"name": {"type": "string"}}, "required": ["name"]}
+
+def ran(ctx, what):
+    with open(ctx.location.root / "runs.txt", "a") as file:
+        file.write(what + "\\n")
+
+async def interview(input, ctx):
+    ran(ctx, "interview")
+    who = await ctx.elicit(f"Your name, {input.get('title', '')}?", NAME)
+    said = await ctx.sample([{"role": "user", "content": f"Greet {who.content['name']}"}],
+                            max_tokens=20)
+    return ToolResult(f"{who.action} {who.content['name']}: {said.text}")
+
+async def guarded(input, ctx):
+    ran(ctx, "guarded")
+    await ctx.permission.assert_("guarded", [])
+    who = await ctx.elicit("Your name?", NAME)
+    return ToolResult(f"guarded for {who.content['name']}")
+
+async def ask_first(input, ctx):
+    ran(ctx, "ask_first")
+    who = await ctx.elicit("Your name?", NAME)
+    await ctx.permission.assert_("ask_first", [])
+    return ToolResult(f"acted for {who.content['name']}")
+
+TITLE = {"type": "object", "properties": {"title": {"type": "string"}}}
+
+@hookimpl
+def tool_transform(editor):
+    for name, fn in [("interview", interview), ("guarded", guarded), ("ask_first", ask_first)]:
+        editor.add(Tool(name=name, description=name, input=TITLE, execute=fn, codemode=False))
+'''
+
+
+@pytest.fixture
+def project(tooldeck_env):
+    root = tooldeck_env / "project"
+    (root / ".tooldeck" / "plugins").mkdir(parents=True)
+    (root / ".tooldeck" / "plugins" / "asker.py").write_text(PACK)
+    (root / "tooldeck.toml").write_text('[plugins]\nonly = ["local:asker"]\n')
+    grant_trust(trust_status(root))
+    return root
+
+
+class Answers:
+    """The client's side: a user who gives a name, a model that greets, a permission
+    answered once; everything asked is noted."""
+
+    def __init__(self) -> None:
+        self.asked: list[str] = []
+
+    async def elicit(self, context, params):
+        self.asked.append(params.message)
+        if "decision" in params.requested_schema["properties"]:
+            return types.ElicitResult(action="accept", content={"decision": "once"})
+        return types.ElicitResult(action="accept", content={"name": "Ada"})
+
+    async def sample(self, context, params):
+        self.asked.append(params.messages[0].content.text)
+        return types.CreateMessageResult(
+            role="assistant", content=types.TextContent(type="text", text="Hello!"), model="m"
+        )
+
+
+def runs(root) -> list[str]:
+    path = root / "runs.txt"
+    return path.read_text().split() if path.exists() else []
+
+
+def client(url: str, answers: Answers | None = None, http: httpx2.AsyncClient | None = None):
+    """The SDK's client (its default, 2026-07-28 era), answering with ``answers``."""
+    options = {} if answers is None else {
+        "elicitation_callback": answers.elicit,
+        "sampling_callback": answers.sample,
+    }
+    if http is None:
+        return Client(url, **options)
+    return Client(streamable_http_client(url, http_client=http), **options)
+
+
+def bearer(token: str) -> httpx2.AsyncClient:
+    return httpx2.AsyncClient(headers={"Authorization": f"Bearer {token}"})
+
+
+def test_a_tool_that_asks_twice_gets_both_answers_on_its_third_run(project):
+    port = free_port()
+    answers = Answers()
+
+    async def scenario():
+        async with http_served(project, port), client(f"http://127.0.0.1:{port}/mcp", answers) as c:
+            return c.protocol_version, await c.call_tool("interview", {"title": "Dr"})
+
+    version, result = anyio.run(scenario)
+    assert version == "2026-07-28"
+    assert (result.is_error, result.content[0].text) == (False, "accept Ada: Hello!")
+    assert answers.asked == ["Your name, Dr?", "Greet Ada"]  # each asked once
+    assert runs(project) == ["interview"] * 3
+
+
+def test_permission_and_questions_in_one_call_are_each_asked_once(project):
+    """The permission ask and the tool's own question share the round trip, whichever
+    comes first; the permission holds on every run (a resumed run, then a rerun)."""
+    port = free_port()
+    answers = Answers()
+
+    async def scenario():
+        async with http_served(project, port), client(f"http://127.0.0.1:{port}/mcp", answers) as c:
+            return [
+                await c.call_tool("guarded", {}),
+                await c.call_tool("ask_first", {}),
+            ]
+
+    guarded, ask_first = anyio.run(scenario)
+    assert (guarded.is_error, guarded.content[0].text) == (False, "guarded for Ada")
+    assert (ask_first.is_error, ask_first.content[0].text) == (False, "acted for Ada")
+    assert answers.asked == [
+        "Allow 'guarded' on *?",
+        "Your name?",
+        "Your name?",
+        "Allow 'ask_first' on *?",
+    ]
+
+
+async def first_round(c: Client, name: str, arguments: dict) -> types.InputRequiredResult:
+    first = await c.session.call_tool(name, arguments, allow_input_required=True)
+    assert isinstance(first, types.InputRequiredResult)
+    return first
+
+
+async def answer(c, name, arguments, first, content):
+    [key] = first.input_requests
+    return await c.session.call_tool(
+        name,
+        arguments,
+        input_responses={key: types.ElicitResult(action="accept", content=content)},
+        request_state=first.request_state,
+        allow_input_required=True,
+    )
+
+
+def tampered(state: str) -> str:
+    """The state with its first answer changed and the seal kept."""
+    outer = json.loads(state)
+    payload, _, tag = outer["inputs"].partition(".")
+    claims = json.loads(base64.urlsafe_b64decode(payload + "=" * (-len(payload) % 4)))
+    claims["answers"][0]["answer"]["content"]["name"] = "Mallory"
+    forged = base64.urlsafe_b64encode(json.dumps(claims).encode()).decode().rstrip("=")
+    outer["inputs"] = f"{forged}.{tag}"
+    return json.dumps(outer)
+
+
+def test_answers_are_bound_to_the_call_that_asked_them(project):
+    port = free_port()
+
+    async def scenario():
+        url = f"http://127.0.0.1:{port}/mcp"
+        async with http_served(project, port), client(url, Answers()) as c:
+            first = await first_round(c, "interview", {"title": "Dr"})
+            second = await answer(c, "interview", {"title": "Dr"}, first, {"name": "Ada"})
+            assert isinstance(second, types.InputRequiredResult)  # now the sample
+            other_call = await answer(c, "interview", {"title": "Mx"}, first, {"name": "Eve"})
+            other_tool = await answer(c, "guarded", {"title": "Dr"}, first, {"name": "Eve"})
+            forged = await c.session.call_tool(
+                "interview",
+                {"title": "Dr"},
+                request_state=tampered(second.request_state),
+                allow_input_required=True,
+            )
+            return other_call, other_tool, forged
+
+    other_call, other_tool, forged = anyio.run(scenario)
+    assert other_call.is_error and "belong to another call" in other_call.content[0].text
+    assert other_tool.is_error and "belong to another call" in other_tool.content[0].text
+    assert forged.is_error and "were not sealed by this server" in forged.content[0].text
+
+
+def test_replicas_serving_the_same_token_accept_each_others_rounds(project):
+    """Two processes sharing nothing but the bearer token: a question asked by one is
+    answered on the other; a replica with another token refuses the answers."""
+    ports = free_port(), free_port()
+    third = free_port()
+    token = {"TOOLDECK_MCP_TOKEN": "shared-s3cret"}
+
+    async def scenario():
+        async with (
+            http_served(project, ports[0], env=token),
+            http_served(project, ports[1], env=token),
+            http_served(project, third, env={"TOOLDECK_MCP_TOKEN": "other-s3cret"}),
+        ):
+            urls = [f"http://127.0.0.1:{p}/mcp" for p in (*ports, third)]
+            async with (
+                bearer("shared-s3cret") as shared,
+                bearer("other-s3cret") as other,
+                client(urls[0], Answers(), shared) as a,
+                client(urls[1], Answers(), shared) as b,
+                client(urls[2], Answers(), other) as c,
+            ):
+                first = await first_round(a, "ask_first", {})
+                carried_on = await answer(b, "ask_first", {}, first, {"name": "Ada"})
+                elsewhere = await answer(c, "ask_first", {}, first, {"name": "Ada"})
+            return carried_on, elsewhere
+
+    carried_on, elsewhere = anyio.run(scenario)
+    # replica B took the answer and went on to the permission ask
+    assert isinstance(carried_on, types.InputRequiredResult)
+    [key] = carried_on.input_requests
+    assert key.startswith("permission ")
+    assert elsewhere.is_error and "not sealed by this server" in elsewhere.content[0].text
+
+
+def test_a_2026_client_without_the_capability_is_told_so(project):
+    port = free_port()
+
+    async def scenario():
+        async with http_served(project, port), client(f"http://127.0.0.1:{port}/mcp") as c:
+            return await c.call_tool("interview", {})
+
+    result = anyio.run(scenario)
+    assert result.is_error
+    assert "interview needed to ask its user (elicitation), and this MCP client does not " \
+        "offer that." in result.content[0].text
