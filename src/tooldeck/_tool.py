@@ -240,6 +240,12 @@ class ToolContext(NamedTuple):
 
         logging.getLogger("tooldeck.tool").log(PYTHON_LEVELS[level], "%s", message)
 
+    def resource_updated(self, uri: str) -> None:
+        """Say that the resource at ``uri`` changed (this call changed it, say): MCP
+        clients subscribed to it get ``notifications/resources/updated``. The same as
+        ``ctx.location.resource_updated(uri)``, which code outside a call uses."""
+        self.location.resource_updated(uri)
+
     async def elicit(self, message: str, schema: Mapping[str, Any]) -> Elicited:
         """Ask the user for the fields of ``schema`` (a flat JSON Schema object: strings,
         numbers, booleans, enums, with defaults) and wait for the answer.

@@ -184,6 +184,4 @@ def test_a_2026_client_is_asked_through_an_input_required_round_trip(tooldeck_en
     with served(tooldeck_env / "p") as server:
         result = anyio.run(scenario, server)
     assert asked == ["hi"]
-    assert result.content[0].text == (
-        'User response: action=accept, content={"username": "ada"}'
-    )
+    assert result.content[0].text == ('User response: action=accept, content={"username": "ada"}')

@@ -19,7 +19,7 @@ from tooldeck import grant_trust, trust_status
 from ...ports import free_port
 from .test_serve import http_served
 
-PACK = '''
+PACK = """
 from tooldeck import TextPart, Tool, ToolResult, hookimpl
 
 NAME = {"type": "object", "properties": {"name": {"type": "string"}}, "required": ["name"]}
@@ -53,7 +53,7 @@ TITLE = {"type": "object", "properties": {"title": {"type": "string"}}}
 def tool_transform(editor):
     for name, fn in [("interview", interview), ("guarded", guarded), ("ask_first", ask_first)]:
         editor.add(Tool(name=name, description=name, input=TITLE, execute=fn, codemode=False))
-'''
+"""
 
 
 @pytest.fixture
@@ -93,10 +93,14 @@ def runs(root) -> list[str]:
 
 def client(url: str, answers: Answers | None = None, http: httpx2.AsyncClient | None = None):
     """The SDK's client (its default, 2026-07-28 era), answering with ``answers``."""
-    options = {} if answers is None else {
-        "elicitation_callback": answers.elicit,
-        "sampling_callback": answers.sample,
-    }
+    options = (
+        {}
+        if answers is None
+        else {
+            "elicitation_callback": answers.elicit,
+            "sampling_callback": answers.sample,
+        }
+    )
     if http is None:
         return Client(url, **options)
     return Client(streamable_http_client(url, http_client=http), **options)
@@ -241,5 +245,7 @@ def test_a_2026_client_without_the_capability_is_told_so(project):
 
     result = anyio.run(scenario)
     assert result.is_error
-    assert "interview needed to ask its user (elicitation), and this MCP client does not " \
+    assert (
+        "interview needed to ask its user (elicitation), and this MCP client does not "
         "offer that." in result.content[0].text
+    )

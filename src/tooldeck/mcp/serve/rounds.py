@@ -63,8 +63,7 @@ class AwaitingInput(ToolFailure):
 
     def __init__(self) -> None:
         super().__init__(
-            "This call waits for its MCP client's answer (input_required); "
-            "it runs again with it."
+            "This call waits for its MCP client's answer (input_required); it runs again with it."
         )
 
 

@@ -9,8 +9,8 @@ what it may call cannot drift. Resources and prompts are served from the same vi
 (``resources``, ``prompts``). A call's tool reaches its client through a ``ServedPeer``
 (``peer``): logs, progress, questions and samples; the files it returns stay readable
 (``files``); for a 2026-07-28 client its questions and samples go through
-``input_required`` round trips (``rounds``). When the catalog changes, every connected client hears it in its own
-protocol era (``notify``).
+``input_required`` round trips (``rounds``). When the catalog changes, or a pack says a
+resource changed, every connected client hears it in its own protocol era (``notify``).
 
 The capabilities say what is served: tools, resources (with subscriptions), prompts
 (each announcing list changes), completions and logging.
@@ -149,12 +149,11 @@ class CatalogServer:
             "logging/setLevel", types.SetLevelRequestParams, self._set_level
         )
         self.server.middleware.append(self.announcer.remember)
+        serving.each_host(lambda host: host.location.on_resource_updated(self.resource_updated))
         self.sessions.on_end.append(self._forget)
 
     # -- what the handlers share --------------------------------------------------------------
-    def peer(
-        self, ctx: Any, key: str | None, what: str, round_: Round | None = None
-    ) -> ServedPeer:
+    def peer(self, ctx: Any, key: str | None, what: str, round_: Round | None = None) -> ServedPeer:
         """The peer of one request of client ``key``: its logs at that client's level,
         its questions answered from ``round_`` (a 2026-07-28 call's)."""
         return ServedPeer(ctx, lambda: self.levels.of(key), what, round_)
@@ -333,6 +332,11 @@ class CatalogServer:
         return _result(outcome, view, params.name, call.id)
 
     # -- change notification ------------------------------------------------------------------
+    def resource_updated(self, uri: str) -> None:
+        """A pack said ``uri`` changed (``Location.resource_updated``, any thread): its
+        subscribers hear it."""
+        self.announcer.updated_soon(uri)
+
     async def tools_changed(self) -> None:
         """Tell every connected client, in its era, that the tool list changed."""
         await self.announcer.tools_changed()
