@@ -202,6 +202,59 @@ def test_answers_are_bound_to_the_call_that_asked_them(project):
     assert forged.is_error and "were not sealed by this server" in forged.content[0].text
 
 
+def test_a_permission_answer_sent_twice_points_at_the_question_that_followed(project):
+    """The first answer resumed the call, which stopped at its own question; the same
+    answer again replays that record, and says where the call is instead of running."""
+    port = free_port()
+    once = {"decision": "once"}
+
+    async def scenario():
+        url = f"http://127.0.0.1:{port}/mcp"
+        async with http_served(project, port), client(url, Answers()) as c:
+            first = await first_round(c, "guarded", {})
+            question = await answer(c, "guarded", {}, first, once)
+            again = await answer(c, "guarded", {}, first, once)
+            return question, again
+
+    question, again = anyio.run(scenario)
+    assert isinstance(question, types.InputRequiredResult)
+    [asked] = question.input_requests.values()
+    assert asked.params.message == "Your name?"
+    assert again.is_error and "answer that question" in again.content[0].text
+    assert runs(project) == ["guarded", "guarded"]  # the second answer ran nothing
+
+
+def test_another_principal_cannot_answer_the_question(project):
+    """Bob holds Alice's request state (copied, leaked): his retry is refused, on the
+    same server, since the answers are bound to her principal."""
+    (project / "tooldeck.toml").write_text(
+        '[plugins]\nonly = ["local:asker"]\n'
+        '[mcp.serve.principals.alice]\ntoken_env = "ALICE_TOKEN"\n'
+        '[mcp.serve.principals.bob]\ntoken_env = "BOB_TOKEN"\n'
+    )
+    grant_trust(trust_status(project))  # trust covers the config it was given for
+    port = free_port()
+    tokens = {"ALICE_TOKEN": "alice-secret", "BOB_TOKEN": "bob-secret"}
+
+    async def scenario():
+        url = f"http://127.0.0.1:{port}/mcp"
+        async with (
+            http_served(project, port, env=tokens),
+            bearer("alice-secret") as as_alice,
+            bearer("bob-secret") as as_bob,
+            client(url, Answers(), as_alice) as alice,
+            client(url, Answers(), as_bob) as bob,
+        ):
+            first = await first_round(alice, "ask_first", {})
+            stolen = await answer(bob, "ask_first", {}, first, {"name": "Bob"})
+            own = await answer(alice, "ask_first", {}, first, {"name": "Alice"})
+            return stolen, own
+
+    stolen, own = anyio.run(scenario)
+    assert stolen.is_error and "belong to another call" in stolen.content[0].text
+    assert isinstance(own, types.InputRequiredResult)  # on to her permission ask
+
+
 def test_replicas_serving_the_same_token_accept_each_others_rounds(project):
     """Two processes sharing nothing but the bearer token: a question asked by one is
     answered on the other; a replica with another token refuses the answers."""

@@ -61,10 +61,24 @@ class AwaitingInput(ToolFailure):
     ``ToolFailure``, so a tool's ``except Exception`` that swallows it still ends with
     the question asked (the server reads the round, not the outcome)."""
 
+    MESSAGE = "This call waits for its MCP client's answer (input_required); it runs again with it."
+
     def __init__(self) -> None:
-        super().__init__(
-            "This call waits for its MCP client's answer (input_required); it runs again with it."
-        )
+        super().__init__(self.MESSAGE)
+
+
+STOPPED_BEFORE = (
+    "This permission answer was given already, and the call went on to a question of its "
+    "own: answer that question (the latest input_required result), or call again."
+)
+"""A retry answering a permission ask a second time, when the run its first answer
+resumed stopped at a question: the recorded outcome is that stop, not a result."""
+
+
+def stopped_for_input(outcome: Any) -> bool:
+    """Whether a recorded outcome is a run that stopped at a question (``AwaitingInput``)."""
+    error = getattr(outcome, "error", None)
+    return error is not None and error.message == AwaitingInput.MESSAGE
 
 
 @dataclass(slots=True)

@@ -60,7 +60,13 @@ from tooldeck.mcp.serve.paging import PAGE_SIZE, page
 from tooldeck.mcp.serve.peer import ServedPeer, current_peer
 from tooldeck.mcp.serve.prompts import PromptHandlers
 from tooldeck.mcp.serve.resources import ResourceHandlers
-from tooldeck.mcp.serve.rounds import InputRounds, Round, carries_inputs
+from tooldeck.mcp.serve.rounds import (
+    STOPPED_BEFORE,
+    InputRounds,
+    Round,
+    carries_inputs,
+    stopped_for_input,
+)
 from tooldeck.mcp.serve.sessions import (
     PREFIX,
     ClientSessions,
@@ -327,6 +333,8 @@ class CatalogServer:
             return self.rounds.carried_by(asking, round_, params, principal)
         if round_ is not None and round_.needed is not None:
             return self.rounds.input_required(round_, params, principal)
+        if stopped_for_input(outcome):  # a resume's record replayed: the stop, not a result
+            return _error(STOPPED_BEFORE)
         if _has_files(outcome.content):
             self.files.keep(owner, call.id, outcome.content)
         return _result(outcome, view, params.name, call.id)
