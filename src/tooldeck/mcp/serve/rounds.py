@@ -31,18 +31,19 @@ No context variable here: the server gives each call's peer its ``Round``.
 from __future__ import annotations
 
 import base64
+import contextlib
 import hashlib
 import hmac
 import json
 import os
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from tooldeck._tool import ToolFailure
 from tooldeck.host.boundary.pending import reply_from_json, reply_to_json
-from tooldeck.host.permissions.asks import Answer, answers_given
+from tooldeck.host.permissions.asks import Answer, answers_given, answers_in_place
 from tooldeck.mcp.sdk import types
 
 ROUND_TTL_S = 900.0
@@ -118,6 +119,16 @@ class Round:
             self.needed_asked = Asked(kind, digest)
             self.carried = answers_given()
         raise AwaitingInput()
+
+
+@contextlib.contextmanager
+def granted_in_place(round_: Round | None) -> Iterator[None]:
+    """The permission answers a call's earlier rounds carry, in place for this run."""
+    if round_ is None or not round_.granted:
+        yield
+        return
+    with answers_in_place(round_.granted):
+        yield
 
 
 class InputRounds:

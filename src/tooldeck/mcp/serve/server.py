@@ -31,7 +31,6 @@ from tooldeck.host.boundary.boundary import run_tool_call
 from tooldeck.host.boundary.outcome import ToolCallOutcome
 from tooldeck.host.call.path import CallScope, ToolCall
 from tooldeck.host.execution.snapshot import named_record
-from tooldeck.host.permissions.asks import answers_in_place
 from tooldeck.host.permissions.call_rules import CallRules, applying
 from tooldeck.host.permissions.request import PermissionRequest
 from tooldeck.host.registry.record import record_of
@@ -65,6 +64,7 @@ from tooldeck.mcp.serve.rounds import (
     InputRounds,
     Round,
     carries_inputs,
+    granted_in_place,
     stopped_for_input,
 )
 from tooldeck.mcp.serve.sessions import (
@@ -289,7 +289,7 @@ class CatalogServer:
         with _under(view.rules):
             if elicits_by_round_trip(ctx):
                 return await self._round_trip(ctx, params, view, call, scope)
-            with current_request(ctx) as asked, _granted(round_):
+            with current_request(ctx) as asked, granted_in_place(round_):
                 outcome = await run_tool_call(view.snapshot, call, scope=scope, progress=progress)
         if round_ is not None and round_.needed is not None:
             return self.rounds.input_required(round_, params, principal_of(ctx.request))
@@ -318,13 +318,13 @@ class CatalogServer:
         answer = answered(params)
         if answer is None:
             progress = peer.progress if peer is not None else None
-            with _granted(round_):
+            with granted_in_place(round_):
                 outcome = await run_tool_call(
                     view.snapshot, call, scope=scope, on_ask="defer", progress=progress
                 )
         else:
             try:
-                with peer_of_resumed_calls(peer), _granted(round_):
+                with peer_of_resumed_calls(peer), granted_in_place(round_):
                     outcome = await view.host.resume(*answer)
             except PendingCallError as exc:
                 return _error(str(exc))
@@ -356,13 +356,6 @@ class CatalogServer:
 
 def _error(text: str) -> types.CallToolResult:
     return types.CallToolResult(content=[types.TextContent(type="text", text=text)], is_error=True)
-
-
-def _granted(round_: Round | None) -> AbstractContextManager[None]:
-    """The permission answers a call's earlier rounds carry, in place for this run."""
-    if round_ is None or not round_.granted:
-        return nullcontext()
-    return answers_in_place(round_.granted)
 
 
 def _under(rules: CallRules | None) -> AbstractContextManager[None]:
