@@ -118,7 +118,12 @@ async def run_read(
 
 
 def contents(resource: Resource | ResourceTemplate, uri: str, value: object) -> ResourceContents:
-    """``value`` (what a read returned) as contents of ``uri``."""
+    """``value`` (what a read returned) as contents of ``uri``.
+
+    A read may also return ``ResourceContents`` itself, when the MIME type is known only
+    once read (a mounted MCP server's resource says it with each read)."""
+    if isinstance(value, ResourceContents):
+        return value._replace(uri=uri)
     if isinstance(value, str):
         return ResourceContents(uri, resource.mime_type or "text/plain", text=value)
     if isinstance(value, bytes | bytearray | memoryview):

@@ -1,10 +1,12 @@
-"""The MCP layer: one stable transform mounting every connected server's latest tools.
+"""The MCP layer: one stable transform mounting every connected server's latest tools,
+resources and prompts (``mount``, ``mount_features``).
 
 It fills the reserved MCP position of discovery (after built-ins, before entry points)
 as one registration. Each configured server is one row ``mcp:NAME`` of the plugin
 report, and one failing server never stops the others or the host.
 
-A server's list change replaces that server's captured tools and reloads the service:
+A server's list change replaces that server's captured tools (resources, prompts) and
+reloads the service:
 the transform keeps its place, so a later plugin that overrides or removes
 ``<server>_<tool>`` still wins after the change; snapshots taken before keep theirs.
 
@@ -38,6 +40,7 @@ if TYPE_CHECKING:
     from tooldeck.mcp.client.connection import Connection, StartWatcher
     from tooldeck.mcp.client.loop import LoopThread
     from tooldeck.mcp.client.mount import Mounted
+    from tooldeck.mcp.client.mount_features import MountedFeatures
     from tooldeck.mcp.client.oauth.signin import Authorizer
 
 log = logging.getLogger("tooldeck.mcp")
@@ -74,6 +77,7 @@ class _Server:
     __slots__ = (
         "cache_note",
         "connection",
+        "features",
         "mounted",
         "notes",
         "reason",
@@ -89,6 +93,8 @@ class _Server:
         self.connection: Connection | None = None
         self.tools: tuple[AnyTool, ...] = ()
         self.mounted: Mounted = {}
+        self.features: MountedFeatures | None = None
+        """Its resources and prompts, once the server listed them."""
         self.notes: tuple[str, ...] = ()
         self.cache_note: tuple[str, ...] = ()
         """Why the kept listing was ignored, when it was unusable."""
@@ -263,14 +269,34 @@ class McpLayer:
 
     def _mount(self, server: _Server) -> None:
         from tooldeck.mcp.client.mount import mounted_tools
+        from tooldeck.mcp.client.mount_features import NOTHING, mounted_features
 
         connection = server.connection
         assert connection is not None and self._loop is not None
         mounted, notes = mounted_tools(connection, self._loop, connection.tools, server.mounted)
+        features = mounted_features(
+            connection,
+            self._loop,
+            connection.features,
+            server.features or NOTHING,
+            self._uris_before(server),
+        )
         with self._lock:
             server.mounted = mounted
             server.tools = tuple(tool for _, tool in mounted.values())
-            server.notes = server.cache_note + connection.notes + notes
+            server.features = features
+            server.notes = server.cache_note + connection.notes + notes + features.notes
+
+    def _uris_before(self, server: _Server) -> dict[str, str]:
+        """The resource URIs servers configured before ``server`` mounted (URI → name)."""
+        taken: dict[str, str] = {}
+        with self._lock:
+            for other in self._servers:
+                if other is server:
+                    break
+                for uri in other.features.resources if other.features is not None else ():
+                    taken.setdefault(uri, other.spec.name)
+        return taken
 
     def _changed(self, connection: Connection) -> None:
         """A server's list changed (on the loop thread): remount it and reload."""
@@ -303,10 +329,22 @@ class McpLayer:
         for server in self._mounted():
             for tool in server.tools:
                 editor.add(tool)
+            features = server.features
+            if features is None:
+                continue
+            for _, resource in features.resources.values():
+                editor.add_resource(resource)
+            for _, prompt in features.prompts.values():
+                editor.add_prompt(prompt)
 
     def _mounted(self) -> list[_Server]:
         with self._lock:
-            return [s for s in self._servers if s.connection is not None and s.tools]
+            return [
+                s
+                for s in self._servers
+                if s.connection is not None
+                and (s.tools or (s.features and (s.features.resources or s.features.prompts)))
+            ]
 
     # -- the report (one row per configured server) ---------------------------------------
     def members(self) -> list[ServerRow]:
