@@ -5,8 +5,9 @@
   elicitation; the call's ``Peer`` says ``can_elicit()``): a form is asked as the server
   wrote it, and the client's answer is the server's. Otherwise it goes to the Location's
   asker as a ``PermissionRequest`` with the action ``"elicitation"`` (the server's
-  message, mode, schema or URL in its ``metadata``). ``once``/``always`` accepts, filling the schema's defaults (SEP-1034);
-  an asker may instead return a mapping, the fields it filled in; a rejection declines.
+  message, mode, schema or URL in its ``metadata``). ``once``/``always`` accepts,
+  filling the schema's defaults (SEP-1034); an asker may instead return a mapping, the
+  fields it filled in; a rejection declines.
   With no asker the request is declined, and the log says why.
 * ``notifications/progress`` of a call reaches that call's ``ctx.progress`` as
   ``{"progress", "total", "message"}``.
