@@ -136,3 +136,21 @@ def test_a_server_without_resources_or_prompts_mounts_none(host):
     catalog = host.snapshot().catalog
     assert not [e for e in catalog.resources.values() if e.resource.name.startswith("calc_")]
     assert not [name for name in catalog.prompts if name.startswith("calc_")]
+
+
+def test_a_2026_server_lists_them_and_its_changes_arrive_through_listen(module_env):
+    from tooldeck import Host
+
+    config = stdio_server("modern", "features_server.py", "--modern") + (
+        '[[permission]]\naction = "modern_*"\neffect = "allow"\n'
+    )
+    root = make_project(module_env / "modern", config)
+    with Host.open(root, trust=True, mcp_listings="fresh") as host:
+        connection = host._groups["mcp"].connection("modern")
+        assert connection.protocol_version == "2026-07-28"
+        assert "modern_review" in host.snapshot().catalog.prompts
+        host.snapshot().execute_sync(
+            ToolCall("c1", "modern_add_note", {"name": "n2", "text": "eggs"})
+        )
+        wait_for(lambda: "note://n2" in host.snapshot().catalog.resources)
+        wait_for(lambda: "modern_note_n2" in host.snapshot().catalog.prompts)
