@@ -85,5 +85,6 @@ def test_ci_runs_the_mcp_conformance_suite_against_the_server():
 
 def test_ci_mounts_the_reference_server_everything_from_the_shared_install():
     text = RUN.read_text()
-    step = '.venv/bin/python tests/mcp/client/everything/run.py --install "$TOOLDECK_CONFORMANCE_CACHE"'
+    step = ".venv/bin/python tests/mcp/client/everything/run.py"
+    step += ' --install "$TOOLDECK_CONFORMANCE_CACHE"'
     assert step in text
