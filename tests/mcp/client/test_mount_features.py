@@ -71,6 +71,13 @@ def test_reads_reach_the_server_with_its_mime_types(host):
     assert (greeting.uri, greeting.text) == ("greeting://a%20b", "hello a b")
 
 
+def test_a_read_of_several_contents_keeps_them_all(host):
+    pair = read(host.snapshot(), "info://pair")
+    assert (pair.uri, pair.text) == ("info://pair", "one")
+    (two,) = pair.more
+    assert (two.mime_type, two.blob) == ("application/octet-stream", b"two")
+
+
 def test_a_read_asks_the_resource_permission_on_its_uri(host, asker):
     from tooldeck import PermissionDeclined
 

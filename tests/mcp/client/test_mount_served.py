@@ -45,6 +45,7 @@ def test_resources_and_prompts_are_served_on_and_their_changes_heard(project):
             prompts = (await c.list_prompts()).prompts
             greeting = (await c.read_resource("greeting://bob")).contents[0]
             logo = (await c.read_resource("info://logo")).contents[0]
+            pair = (await c.read_resource("info://pair")).contents
             shown = await c.get_prompt("features_show")
             review = await c.get_prompt("features_review", {"path": "a.py", "focus": "style"})
             await c.call_tool("features_add_note", {"name": "n1", "text": "milk"})
@@ -53,9 +54,11 @@ def test_resources_and_prompts_are_served_on_and_their_changes_heard(project):
                     await anyio.sleep(0.1)
             assert "note://n1" in [str(r.uri) for r in (await c.list_resources()).resources]
             note_text = (await c.read_resource("note://n1")).contents[0].text
-            return resources, templates, prompts, greeting, logo, shown, review, note_text
+            return resources, templates, prompts, greeting, logo, pair, shown, review, note_text
 
-    resources, templates, prompts, greeting, logo, shown, review, note_text = anyio.run(scenario)
+    resources, templates, prompts, greeting, logo, pair, shown, review, note_text = anyio.run(
+        scenario
+    )
     names = {str(r.uri): r.name for r in resources}
     assert names["info://readme"] == "features_readme"
     assert [(t.uri_template, t.name) for t in templates] == [
@@ -64,6 +67,10 @@ def test_resources_and_prompts_are_served_on_and_their_changes_heard(project):
     assert {"features_review", "features_show"} <= {p.name for p in prompts}
     assert (greeting.text, greeting.mime_type) == ("hello bob", "text/plain")
     assert logo.mime_type == "image/png" and logo.blob
+    assert [(c.mime_type, getattr(c, "text", None)) for c in pair] == [
+        ("text/plain", "one"),
+        ("application/octet-stream", None),
+    ]
     embedded, image = shown.messages
     assert (str(embedded.content.resource.uri), embedded.content.resource.text) == (
         "info://readme",

@@ -16,6 +16,7 @@ import sys
 import warnings
 
 import anyio
+from mcp.server.lowlevel.helper_types import ReadResourceContents
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.prompts.base import Prompt, UserMessage
 from mcp.server.mcpserver.resources import TextResource
@@ -26,7 +27,20 @@ from pydantic import BaseModel, Field
 
 warnings.simplefilter("ignore")
 
-server = MCPServer("features", log_level="WARNING")
+
+class FeaturesServer(MCPServer):
+    """Reads ``info://pair`` as two contents (as a folder's read may), the rest as usual."""
+
+    async def read_resource(self, uri, context=None):  # type: ignore[no-untyped-def]
+        if str(uri) == "info://pair":
+            return [
+                ReadResourceContents(content="one", mime_type="text/plain"),
+                ReadResourceContents(content=b"two", mime_type="application/octet-stream"),
+            ]
+        return await super().read_resource(uri, context)
+
+
+server = FeaturesServer("features", log_level="WARNING")
 PIXEL = base64.b64decode(
     "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg=="
 )
@@ -40,6 +54,11 @@ def readme() -> str:
 @server.resource("info://logo", name="logo", mime_type="image/png")
 def logo() -> bytes:
     return PIXEL
+
+
+@server.resource("info://pair", name="pair")
+def pair() -> str:
+    return "read as two contents"
 
 
 @server.resource("greeting://{who}", name="greeting", mime_type="text/plain")

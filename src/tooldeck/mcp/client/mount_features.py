@@ -181,15 +181,20 @@ class RemoteTemplateRead(RemoteRead):
 
 
 def _contents(uri: str, contents: list[Any], mime_type: str | None) -> ResourceContents:
-    """The first of a read's contents (a read of one URI gives one, as servers do)."""
+    """A read's contents as the server sent them, each under its own URI (the read's
+    when it gave none): the first, with the others in ``more``."""
     if not contents:
         return ResourceContents(uri, mime_type or "text/plain", text="")
-    first = contents[0]
-    mime = first.mime_type or mime_type
-    text = getattr(first, "text", None)
+    first, *rest = [_one(str(c.uri or uri), c, mime_type) for c in contents]
+    return first._replace(more=tuple(rest)) if rest else first
+
+
+def _one(uri: str, content: Any, mime_type: str | None) -> ResourceContents:
+    mime = content.mime_type or mime_type
+    text = getattr(content, "text", None)
     if text is not None:
         return ResourceContents(uri, mime or "text/plain", text=text)
-    blob = base64.b64decode(first.blob)
+    blob = base64.b64decode(content.blob)
     return ResourceContents(uri, mime or "application/octet-stream", blob=blob)
 
 
