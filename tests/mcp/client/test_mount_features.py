@@ -19,6 +19,7 @@ from ..conftest import make_project, stdio_server, wait_for
 
 CONFIG = (
     stdio_server("features", "features_server.py")
+    + stdio_server("twin", "features_server.py")
     + stdio_server("calc", "calc_server.py")
     + '[[permission]]\naction = "features_*"\neffect = "allow"\n'
     + '[[permission]]\naction = "resource"\nresource = "greeting://*"\neffect = "allow"\n'
@@ -161,3 +162,13 @@ def test_a_2026_server_lists_them_and_its_changes_arrive_through_listen(module_e
         )
         wait_for(lambda: "note://n2" in host.snapshot().catalog.resources)
         wait_for(lambda: "modern_note_n2" in host.snapshot().catalog.prompts)
+
+
+def test_a_uri_two_servers_list_is_mounted_from_the_first_configured(host):
+    catalog = host.snapshot().catalog
+    assert catalog.resources["info://readme"].resource.name == "features_readme"
+    assert "twin_review" in catalog.prompts  # prompts are namespaced: both mount
+    twin = next(p for p in host.plugins if p.name == "mcp:twin")
+    assert (
+        "resource 'info://readme' is mounted from server 'features', not here" in twin.diagnostics
+    )

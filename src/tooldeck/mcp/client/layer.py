@@ -279,7 +279,6 @@ class McpLayer:
             self._loop,
             connection.features,
             server.features or NOTHING,
-            self._uris_before(server),
         )
         with self._lock:
             server.mounted = mounted
@@ -287,16 +286,17 @@ class McpLayer:
             server.features = features
             server.notes = server.cache_note + connection.notes + notes + features.notes
 
-    def _uris_before(self, server: _Server) -> dict[str, str]:
-        """The resource URIs servers configured before ``server`` mounted (URI → name)."""
-        taken: dict[str, str] = {}
-        with self._lock:
-            for other in self._servers:
-                if other is server:
-                    break
-                for uri in other.features.resources if other.features is not None else ():
-                    taken.setdefault(uri, other.spec.name)
-        return taken
+    def _shadowed(self, servers: list[_Server]) -> dict[int, dict[str, str]]:
+        """The resource URIs each server lists that a server configured before it mounts
+        (``id(server)`` → URI → that server's name): a URI is served by one server."""
+        owners: dict[str, str] = {}
+        shadowed: dict[int, dict[str, str]] = {}
+        for server in servers:
+            for uri in server.features.resources if server.features is not None else ():
+                owner = owners.setdefault(uri, server.spec.name)
+                if owner != server.spec.name:
+                    shadowed.setdefault(id(server), {})[uri] = owner
+        return shadowed
 
     def _changed(self, connection: Connection) -> None:
         """A server's list changed (on the loop thread): remount it and reload."""
@@ -326,14 +326,18 @@ class McpLayer:
 
     @hookimpl
     def tool_transform(self, editor: ToolEditor) -> None:
-        for server in self._mounted():
+        servers = self._mounted()
+        shadowed = self._shadowed(servers)
+        for server in servers:
             for tool in server.tools:
                 editor.add(tool)
             features = server.features
             if features is None:
                 continue
-            for _, resource in features.resources.values():
-                editor.add_resource(resource)
+            elsewhere = shadowed.get(id(server), {})
+            for uri, (_, resource) in features.resources.items():
+                if uri not in elsewhere:
+                    editor.add_resource(resource)
             for _, prompt in features.prompts.values():
                 editor.add_prompt(prompt)
 
@@ -351,6 +355,11 @@ class McpLayer:
         """Each configured server as the plugin report shows it (``mcp:NAME``)."""
         with self._lock:
             servers = [(s, s.tools, s.notes) for s in self._servers]
+        shadowed = self._shadowed([server for server, _, _ in servers])
+        servers = [
+            (server, tools, notes + _elsewhere(shadowed.get(id(server), {})))
+            for server, tools, notes in servers
+        ]
         return [
             ServerRow(
                 server.spec.plugin_name,
@@ -380,6 +389,13 @@ class McpLayer:
         if connection is None or self._loop is None:
             raise LookupError(f"MCP server {name!r} is not connected")
         return self._loop.call(connection.refresh)
+
+
+def _elsewhere(shadowed: dict[str, str]) -> tuple[str, ...]:
+    return tuple(
+        f"resource {uri!r} is mounted from server {owner!r}, not here"
+        for uri, owner in sorted(shadowed.items())
+    )
 
 
 def _effective_names(tools: tuple[AnyTool, ...]) -> frozenset[str]:

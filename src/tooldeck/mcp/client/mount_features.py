@@ -11,7 +11,7 @@ tool results, prompts and links hand out, so a client reading one of those back 
 tooldeck (``tooldeck mcp serve``) finds it, and a read reaches the server with the URI
 it knows. The namespace goes on the resource's *name* (``<server>_<name>``), so a
 listing says which server a resource comes from. Two servers listing the same URI
-mount it from the first one configured; the other server's row says so.
+mount it from the first one configured; the other server's row says so (``layer``).
 
 Reading asserts the ``resource`` action on the URI (the registry's reading path, as for
 a pack's resource), then reads from the server; the server's MIME type of each read is
@@ -64,19 +64,15 @@ def mounted_features(
     loop: LoopThread,
     features: Features,
     previous: MountedFeatures,
-    taken: Mapping[str, str],
 ) -> MountedFeatures:
-    """The registrations for ``features``; ``taken``: URIs other servers mounted first
-    (URI → server name), left out here with a note."""
+    """The registrations for ``features`` (which server serves a URI that several list
+    is the layer's to decide)."""
     namespace = connection.spec.namespace
     completes = features.completes
     notes: list[str] = list(features.note_texts())
     resources: dict[str, tuple[Any, AnyResource]] = {}
     for listed in (*features.resources, *features.templates):
         uri = str(getattr(listed, "uri", None) or getattr(listed, "uri_template", ""))
-        if uri in taken:
-            notes.append(f"resource {uri!r} is mounted from server {taken[uri]!r}, not here")
-            continue
         if uri in resources:
             continue  # listed twice: the first one is mounted
         before = previous.resources.get(uri)
