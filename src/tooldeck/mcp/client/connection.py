@@ -6,12 +6,9 @@ the SDK's task groups must be entered and exited in one task; calls and listings
 other tasks against the open session.
 
 The owner also keeps the lists current in both protocol eras: tools, and the resources,
-templates and prompts of a server that offers them (``features``). A handshake-era
-server's ``notifications/*/list_changed`` arrives at the message handler, a 2026-07-28
-server's through a ``subscriptions/listen`` stream. Either one marks that list stale; a
-relister waits for ``DEBOUNCE_S`` without signals (at most ``MAX_DELAY_S``) so a burst
-costs one listing, lists the stale kinds again, and tells the layer only when something
-changed.
+templates and prompts of a server that offers them (``features``). A relister waits for
+a burst of change signals to end (``changes``), lists the kinds they named again, and
+tells the layer only when something changed.
 
 Each start (connecting and the first listing) calls the host's ``on_start`` watcher (a
 command line says what it waits for when a start is slow) and is logged at INFO on
@@ -29,18 +26,10 @@ import anyio
 
 from tooldeck._tool import ToolFailure
 from tooldeck.mcp.client.cache import wire_tools
+from tooldeck.mcp.client.changes import Stale, listen
 from tooldeck.mcp.client.client_side import ClientSide
 from tooldeck.mcp.client.failures import closed_connection, describe, first_line
-from tooldeck.mcp.client.features import (
-    KINDS,
-    NONE,
-    PROMPTS,
-    RESOURCES,
-    TOOLS,
-    Features,
-    list_features,
-    offered,
-)
+from tooldeck.mcp.client.features import KINDS, NONE, TOOLS, Features, list_features
 from tooldeck.mcp.client.listing import list_all
 from tooldeck.mcp.client.specs import ServerSpec
 from tooldeck.mcp.client.stdio import StdioProcess
@@ -55,10 +44,6 @@ if TYPE_CHECKING:
 log = logging.getLogger("tooldeck.mcp")
 progress = logging.getLogger("tooldeck.mcp.progress")
 
-DEBOUNCE_S = 0.1
-"""The quiet time after a list-changed signal before the server is listed again."""
-MAX_DELAY_S = 1.0
-"""The longest a listing waits for a burst of signals to end."""
 CLOSE_TIMEOUT_S = 10.0
 
 T = TypeVar("T")
@@ -124,9 +109,7 @@ class Connection:
         self._stderr: StderrLog | None = None
         self._scope: anyio.CancelScope | None = None
         self._done = anyio.Event()
-        self._dirty = anyio.Event()
-        self._stale: set[str] = set()
-        """The kinds (``features.KINDS``) a change signal said to list again."""
+        self._stale = Stale()
         self._lost = anyio.Event()
         self._may_reconnect = False
         self._reconnecting = anyio.Lock()
@@ -252,7 +235,7 @@ class Connection:
         async with anyio.create_task_group() as group:
             group.start_soon(self._relister, client)
             if _modern(client.protocol_version):
-                group.start_soon(self._listen, client)
+                group.start_soon(listen, client, self._stale, self.name)
             await self._lost.wait()
             group.cancel_scope.cancel()
         if not self._closed:
@@ -284,15 +267,9 @@ class Connection:
         return changed
 
     async def _on_message(self, message: Any) -> None:
-        from tooldeck.mcp.sdk import types
-
-        if isinstance(message, types.ToolListChangedNotification):
-            self._mark_stale(TOOLS)
-        elif isinstance(message, types.ResourceListChangedNotification):
-            self._mark_stale(RESOURCES)
-        elif isinstance(message, types.PromptListChangedNotification):
-            self._mark_stale(PROMPTS)
-        elif isinstance(message, Exception):
+        if self._stale.noticed(message):
+            return
+        if isinstance(message, Exception):
             if self._client is None:  # still connecting
                 self.side.unreadable(message)
             log.warning(
@@ -301,39 +278,9 @@ class Connection:
                 first_line(str(message)),
             )
 
-    def _mark_stale(self, kind: str) -> None:
-        self._stale.add(kind)
-        self._dirty.set()
-
-    async def _listen(self, client: Client) -> None:
-        from tooldeck.mcp.sdk import PromptsListChanged, ResourcesListChanged
-
-        offers = offered(client.server_capabilities)
-        try:
-            async with client.listen(
-                tools_list_changed=True,
-                resources_list_changed=RESOURCES in offers,
-                prompts_list_changed=PROMPTS in offers,
-            ) as subscription:
-                async for event in subscription:
-                    if isinstance(event, ResourcesListChanged):
-                        self._mark_stale(RESOURCES)
-                    elif isinstance(event, PromptsListChanged):
-                        self._mark_stale(PROMPTS)
-                    else:
-                        self._mark_stale(TOOLS)
-        except Exception as exc:  # the stream is an extra: calls and the report go on
-            log.debug("MCP server %r: subscriptions/listen ended: %s", self.name, exc)
-
     async def _relister(self, client: Client) -> None:
         while True:
-            await self._dirty.wait()
-            # Wait for a quiet moment (a burst costs one listing), but not forever.
-            deadline = anyio.current_time() + MAX_DELAY_S
-            while self._dirty.is_set() and anyio.current_time() < deadline:
-                self._dirty = anyio.Event()
-                await anyio.sleep(DEBOUNCE_S)
-            kinds, self._stale = frozenset(self._stale) or KINDS, set()
+            kinds = await self._stale.settled()
             try:
                 changed = await self._list(client, kinds)
             except Exception as exc:
