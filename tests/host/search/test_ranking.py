@@ -150,6 +150,12 @@ def test_a_request_without_an_action_asks_to_see():
     assert set(top) == {"weather_get_alert", "weather_list_alert"}
 
 
+def test_a_thing_named_as_the_verb_asks_to_make_it():
+    entries, spaces = services()
+    assert ranked(entries, "charge a customer", spaces)[0] == "stripe_create_charge"
+    assert ranked(entries, "charges", spaces)[0] != "stripe_create_charge"
+
+
 def test_namespace_descriptions_point_at_their_tools():
     entries, spaces = services()
     assert ranked(entries, "payments", spaces)[0].startswith("stripe_")
