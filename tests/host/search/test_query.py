@@ -50,7 +50,7 @@ def test_questions_and_requests_without_an_action_imply_a_lookup():
 
 
 def test_a_noun_used_as_a_verb_asks_to_make_one():
-    (pin, message, implied) = parse("pin a message", set()).concepts
+    *_, implied = parse("pin a message", set()).concepts
     assert implied.implied and terms(implied)[term("create")] == SYNONYM_WEIGHT
     assert term("get") not in terms(implied)
     # No determiner after the first word: a thing named, a lookup.

@@ -43,10 +43,15 @@ def make(name: str, description: str = "A tool.", **options: Any) -> CatalogEntr
 
 
 def ranked(
-    entries: list[CatalogEntry], query: str, spaces: dict[str, str] | None = None
+    entries: list[CatalogEntry],
+    query: str,
+    spaces: dict[str, str] | None = None,
+    semantic: bool = False,
 ) -> list[str]:
+    """The word ranking's names for ``query`` (with meaning too when ``semantic``: the
+    fusion's own tests are in test_semantic.py)."""
     described = {k: NamespaceEntry(v, "test") for k, v in (spaces or {}).items()}
-    index = ToolIndex.of(entries, described)
+    index = ToolIndex.of(entries, described, semantic=semantic)
     return [entries[i].name for i in index.search(query, 10)]
 
 
