@@ -29,7 +29,8 @@ the extra's meaning ranking: what a default install ranks);
 whole query inside name or description).
 
 recall@5: the share of queries with a relevant tool among the first five. MRR: the mean
-of 1 / rank of the first relevant tool (0 when none is ranked). For ``tooldeck`` also:
+of 1 / rank of the first relevant tool (0 when none is ranked; tooldeck's rankings are
+asked for five tools, as ``search_tools`` is by default, so theirs is MRR@5). For ``tooldeck`` also:
 how often a no-tool query's result is flagged weak (it should be), and how often an
 answered query's is (it should not be). Cost: building the index of the full catalog
 and one query on it, medians of repeated runs in this process.
@@ -58,6 +59,10 @@ from tooldeck.host.search.ranking import ToolIndex
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent.parent
 FULL = 5600
+LIMIT = 5
+"""What tooldeck's rankings are asked for: ``search_tools``' default limit (with the
+``semantic`` extra the limit decides which tools found by meaning alone may join, so
+the evaluation asks what a model asks; MRR is then MRR@5)."""
 Ranker = Callable[[str], list[int]]
 Spaces = dict[str, NamespaceEntry]
 
@@ -149,12 +154,12 @@ def within(queries: list[Query], names: set[str]) -> list[Query]:
 # -- rankings --------------------------------------------------------------------------------
 def tooldeck(entries: Sequence[CatalogEntry], spaces: Spaces) -> Ranker:
     index = ToolIndex.of(entries, spaces)
-    return lambda query: index.search(query, len(entries))
+    return lambda query: index.search(query, LIMIT)
 
 
 def words_only(entries: Sequence[CatalogEntry], spaces: Spaces) -> Ranker:
     index = ToolIndex.of(entries, spaces, semantic=False)
-    return lambda query: index.search(query, len(entries))
+    return lambda query: index.search(query, LIMIT)
 
 
 def lexical(entries: Sequence[CatalogEntry], spaces: Spaces) -> Ranker:

@@ -6,12 +6,18 @@ from __future__ import annotations
 import subprocess
 import sys
 
+import pytest
+
 from tooldeck.host.registry.editor import NamespaceEntry
 from tooldeck.host.search.ranked import Ranked
 from tooldeck.host.search.ranking import ToolIndex
 from tooldeck.host.search.semantic import Vectors, installed, tool_text
 
 from .test_ranking import make, ranked, services
+
+pytestmark = pytest.mark.skipif(
+    sys.version_info >= (3, 14), reason="the extra's wordllama has no wheel for 3.14 yet"
+)
 
 
 def weather_and_travel() -> tuple[list, dict[str, str]]:

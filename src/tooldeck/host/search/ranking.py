@@ -26,8 +26,10 @@ to the query are ranked too, and the two rankings are fused by reciprocal rank
 (``FUSION_K``, ``SEMANTIC_SHARE``): a tool both find rises, and one no word of the query
 names can still be found ("send the customer a bill" → ``create_invoice``). Meaning
 only joins words: a query no tool shares a word with still finds nothing (and
-``search_tools`` shows where the tools are), and a best tool found by meaning alone
-makes the result weak (``ranked.py``).
+``search_tools`` shows where the tools are); a tool found by meaning alone joins only
+when it is at least as close in meaning as one of the first ``limit`` tools the words
+found (so a small catalog's unrelated tools do not fill the limit); and a best tool
+found by meaning alone makes the result weak (``ranked.py``).
 
 The index is built once per snapshot (``ToolIndex.of``, on the first search) and a
 query only touches the tools that share a term with it (or with their namespace), plus
@@ -187,7 +189,8 @@ class ToolIndex:
         best = heapq.nsmallest(depth, ((-s, d) for d, s in totals.items()))
         positions = [d for _, d in best]
         if vectors is not None and positions:  # nothing worded: nothing, and a hint
-            positions = _fused(positions, vectors.closest(query, depth), limit)
+            meant = vectors.closest(query, depth, anchors=positions[:limit])
+            positions = _fused(positions, meant, limit)
         asked = frozenset(
             s for c, scored in parts if scored or c.group is not None for s in c.sources
         )

@@ -123,9 +123,10 @@ class Vectors:
         del counts  # a mean is a sum scaled; unit length makes the scale irrelevant
         self._matrix = _unit(np.asarray(sums, dtype=np.float32))
 
-    def closest(self, query: str, limit: int) -> list[int]:
+    def closest(self, query: str, limit: int, anchors: Sequence[int] = ()) -> list[int]:
         """The positions of the ``limit`` tools closest to ``query``, closest first
-        (ties in position order); none when the query has no token."""
+        (ties in position order); none when the query has no token. With ``anchors``
+        (tools' positions), only the tools at least as close as one of them."""
         import numpy as np
 
         vector = self._embedder.embed(query)
@@ -136,7 +137,11 @@ class Vectors:
         scores = np.einsum("ij,j->i", self._matrix, vector)
         limit = min(limit, len(scores))
         top = np.argpartition(-scores, limit - 1)[:limit]
-        return sorted(top.tolist(), key=lambda d: (-float(scores[d]), d))
+        found = sorted(top.tolist(), key=lambda d: (-float(scores[d]), d))
+        if not anchors:
+            return found
+        floor = min(float(scores[a]) for a in anchors)
+        return [d for d in found if float(scores[d]) >= floor]
 
 
 def _unit(rows: NDArray[np.float32]) -> NDArray[np.float32]:
