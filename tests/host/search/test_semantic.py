@@ -10,7 +10,7 @@ import pytest
 
 from tooldeck.host.registry.editor import NamespaceEntry
 from tooldeck.host.search.ranked import Ranked
-from tooldeck.host.search.ranking import ToolIndex
+from tooldeck.host.search.ranking import ToolIndex, _fused
 from tooldeck.host.search.semantic import Vectors, installed, tool_text
 
 from .test_ranking import make, ranked, services
@@ -49,10 +49,21 @@ def test_related_texts_are_closer_than_unrelated_ones():
     assert rain @ model.embed("weather forecast") > rain @ model.embed("delete a git branch")
 
 
-def test_a_tool_no_word_names_is_found_by_meaning():
-    entries, spaces = weather_and_travel()
-    assert "weather_get_forecast" in ranked(entries, "sunny city", spaces, semantic=True)
-    assert "weather_get_forecast" not in ranked(entries, "sunny city", spaces)
+def test_tools_join_by_meaning_when_as_close_as_one_the_words_found():
+    model = installed()
+    assert model is not None
+    texts = ["get forecast. The weather expected.", "get city guide. Sights to see."]
+    vectors = Vectors(model, texts, ["weather", "travel"], {})
+    assert vectors.closest("will it be sunny", 5) == [0, 1]
+    # Anchored at the forecast (the words found it), the guide is not as close.
+    assert vectors.closest("will it be sunny", 5, anchors=[0]) == [0]
+    assert vectors.closest("will it be sunny", 5, anchors=[1]) == [0, 1]
+
+
+def test_fusion_keeps_the_words_first_and_adds_what_meaning_finds():
+    assert _fused([3, 1], [7, 3], 5) == [3, 1, 7]
+    assert _fused([3, 1], [7, 3], 1) == [3]
+    assert _fused([], [7], 5) == [7]
 
 
 def test_meaning_reorders_what_the_words_found():
