@@ -24,7 +24,7 @@ tools happen to score alike.
 With the ``semantic`` extra installed (``semantic.py``), the tools closest in meaning
 to the query are ranked too, and the two rankings are fused by reciprocal rank
 (``FUSION_K``, ``SEMANTIC_SHARE``): a tool both find rises, and one no word of the query
-names can still be found ("send the customer a bill" → ``create_invoice``). Meaning
+names can still rise ("a programming mistake to fix" → ``update_issue``). Meaning
 only joins words: a query no tool shares a word with still finds nothing (and
 ``search_tools`` shows where the tools are); a tool found by meaning alone joins only
 when it is at least as close in meaning as one of the first ``limit`` tools the words

@@ -1,8 +1,8 @@
 """Meaning as well as words, when the ``semantic`` extra is installed: a static embedding
 of each tool, ranked by closeness to the query and fused with the word ranking.
 
-The words of a request and of a tool often differ ("send the customer a bill" for
-``create_invoice``); a static embedding places related words near each other, so the
+The words of a request and of a tool often differ ("a programming mistake to fix"
+for ``update_issue``); a static embedding places related words near each other, so the
 closest tools can be found without a shared word. The model is a table: a text's vector
 is the mean of its tokens' rows, unit length, so embedding is a lookup and a query costs
 one matrix-vector product over the tools.
