@@ -5,6 +5,7 @@ answers and retries; the tool runs again with every answer it asked for, in orde
 from __future__ import annotations
 
 import base64
+import hmac
 import json
 
 import anyio
@@ -255,26 +256,26 @@ def test_another_principal_cannot_answer_the_question(project):
     assert isinstance(own, types.InputRequiredResult)  # on to her permission ask
 
 
-def test_replicas_serving_the_same_token_accept_each_others_rounds(project):
-    """Two processes sharing nothing but the bearer token: a question asked by one is
-    answered on the other; a replica with another token refuses the answers."""
+def test_replicas_given_the_same_secret_accept_each_others_rounds(project):
+    """Two processes sharing nothing but TOOLDECK_MCP_STATE_SECRET: a question asked by
+    one is answered on the other; a replica with another secret refuses the answers."""
     ports = free_port(), free_port()
     third = free_port()
-    token = {"TOOLDECK_MCP_TOKEN": "shared-s3cret"}
+    shared = {"TOOLDECK_MCP_TOKEN": "t0ken", "TOOLDECK_MCP_STATE_SECRET": "shared-s3cret"}
+    other = {**shared, "TOOLDECK_MCP_STATE_SECRET": "other-s3cret"}
 
     async def scenario():
         async with (
-            http_served(project, ports[0], env=token),
-            http_served(project, ports[1], env=token),
-            http_served(project, third, env={"TOOLDECK_MCP_TOKEN": "other-s3cret"}),
+            http_served(project, ports[0], env=shared),
+            http_served(project, ports[1], env=shared),
+            http_served(project, third, env=other),
         ):
             urls = [f"http://127.0.0.1:{p}/mcp" for p in (*ports, third)]
             async with (
-                bearer("shared-s3cret") as shared,
-                bearer("other-s3cret") as other,
-                client(urls[0], Answers(), shared) as a,
-                client(urls[1], Answers(), shared) as b,
-                client(urls[2], Answers(), other) as c,
+                bearer("t0ken") as http,
+                client(urls[0], Answers(), http) as a,
+                client(urls[1], Answers(), http) as b,
+                client(urls[2], Answers(), http) as c,
             ):
                 first = await first_round(a, "ask_first", {})
                 carried_on = await answer(b, "ask_first", {}, first, {"name": "Ada"})
@@ -287,6 +288,68 @@ def test_replicas_serving_the_same_token_accept_each_others_rounds(project):
     [key] = carried_on.input_requests
     assert key.startswith("permission ")
     assert elsewhere.is_error and "not sealed by this server" in elsewhere.content[0].text
+
+
+def resealed_with_a_permission(state: str, key: bytes) -> str:
+    """The state with a permission answer for ``ask_first`` added, sealed with ``key``:
+    what a client could send if it knew the server's key."""
+    outer = json.loads(state)
+    payload = outer["inputs"].partition(".")[0]
+    claims = json.loads(base64.urlsafe_b64decode(payload + "=" * (-len(payload) % 4)))
+    claims["granted"].append(["ask_first", [], json.dumps("once")])
+    raw = json.dumps(claims, separators=(",", ":"), sort_keys=True).encode()
+    tag = hmac.new(key, raw, "sha256").digest()
+
+    def b64(data: bytes) -> str:
+        return base64.urlsafe_b64encode(data).decode().rstrip("=")
+
+    outer["inputs"] = f"{b64(raw)}.{b64(tag)}"
+    return json.dumps(outer)
+
+
+@pytest.mark.parametrize("secret", [None, "operator-s3cret"])
+def test_a_client_holding_the_token_cannot_seal_a_permission_answer(project, secret):
+    """The seal's key is no function of the bearer token: a client that derives a key
+    from its token and seals a permission answer into the state is refused, and the
+    permission is still asked."""
+    port = free_port()
+    env = {"TOOLDECK_MCP_TOKEN": "t0ken"}
+    if secret is not None:
+        env["TOOLDECK_MCP_STATE_SECRET"] = secret
+    guesses = [
+        hmac.new(b"t0ken", b"tooldeck mcp serve: input rounds", "sha256").digest(),
+        b"t0ken",
+    ]
+
+    async def scenario():
+        async with http_served(project, port, env=env):
+            url = f"http://127.0.0.1:{port}/mcp"
+            async with bearer("t0ken") as http, client(url, Answers(), http) as c:
+                first = await first_round(c, "ask_first", {})
+                [key] = first.input_requests
+                results = []
+                for guess in guesses:
+                    results.append(
+                        await c.session.call_tool(
+                            "ask_first",
+                            {},
+                            input_responses={
+                                key: types.ElicitResult(action="accept", content={"name": "M"})
+                            },
+                            request_state=resealed_with_a_permission(first.request_state, guess),
+                            allow_input_required=True,
+                        )
+                    )
+                honest = await answer(c, "ask_first", {}, first, {"name": "Ada"})
+                return results, honest
+
+    results, honest = anyio.run(scenario)
+    for result in results:
+        assert result.is_error and "not sealed by this server" in result.content[0].text
+    assert isinstance(honest, types.InputRequiredResult)  # the permission is asked
+    [asked] = honest.input_requests
+    assert asked.startswith("permission ")
+    assert runs(project) == ["ask_first", "ask_first"]
 
 
 def test_a_2026_client_without_the_capability_is_told_so(project):

@@ -17,9 +17,11 @@ principal. A state altered, minted by another server, expired (``ROUND_TTL_S``) 
 brought back by another call is refused with a tool error saying to call again, so a
 client cannot answer someone else's question, nor change an answer it gave. Each answer
 is also bound to the exact question it answers (a digest): a run that asks something
-else at that point is asked anew. Replicas that serve the same bearer tokens derive the
-same key (``InputRounds.keyed_by``), so a retry may reach any of them; without tokens
-(loopback, stdio) the key is this process's own.
+else at that point is asked anew. The key is a secret no client holds: replicas given
+the same ``TOOLDECK_MCP_STATE_SECRET`` derive the same key (``InputRounds.keyed_by``), so
+a retry may reach any of them; without it the key is this process's own. It is never
+derived from the bearer tokens: a client holds its token, and could then seal a
+permission answer the server never gave.
 
 Permission answers already in place when a question stops the call (a call resumed
 after its permission ask, ``host.resume``) ride along, so the question that follows
@@ -50,6 +52,8 @@ ROUND_TTL_S = 900.0
 """How long the answers of a call's earlier rounds stay good: the user may take their
 time over a question, and a retry later than this starts the call again."""
 
+STATE_SECRET_ENV = "TOOLDECK_MCP_STATE_SECRET"
+"""The secret replicas share to seal a call's answers between its rounds."""
 KEY_PREFIX = "tooldeck-input-"
 """The ``input_requests`` key of a tool's own question (a permission ask has its own)."""
 
@@ -138,12 +142,10 @@ class InputRounds:
         self._key = key if key is not None else os.urandom(32)
 
     @classmethod
-    def keyed_by(cls, tokens: Sequence[str]) -> InputRounds:
-        """Rounds whose key is derived from the server's bearer tokens (the same on every
-        replica serving them); a fresh random key without any."""
-        if not tokens:
-            return cls()
-        material = "\0".join(sorted(tokens)).encode()
+    def keyed_by(cls, secret: str) -> InputRounds:
+        """Rounds whose key is derived from ``secret`` (``STATE_SECRET_ENV``, the same on
+        every replica given it)."""
+        material = secret.encode()
         return cls(hmac.new(material, b"tooldeck mcp serve: input rounds", "sha256").digest())
 
     def first(self) -> Round:
