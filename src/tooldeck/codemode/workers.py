@@ -179,8 +179,10 @@ class _Relay:
         self._started = False
 
     def start(self) -> asyncio.Future[Step]:
-        """Start the conversation; the future of its first step."""
-        self._slots.submit(self._drive)
+        """Start the conversation, in a copy of the caller's context (what the calls the
+        program's thread runs read, as they would on the loop); the future of its first
+        step."""
+        self._slots.submit(contextvars.copy_context().run, self._drive)
         self._started = True
         return self._step
 

@@ -26,7 +26,7 @@ import inspect
 import json
 from collections.abc import Awaitable, Callable, Coroutine, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Literal, NamedTuple, TypeAlias
+from typing import TYPE_CHECKING, Any, Literal, NamedTuple, TypeAlias, TypeGuard
 
 from pydantic import ValidationError
 
@@ -133,11 +133,7 @@ def call_path(record: ToolRecord) -> CallPath:
     execute = record.tool.execute
     if _slow_schemas(record):
         return _threaded_path(record)
-    if (
-        execute.__class__ is FunctionExecutor
-        and execute.context_parameter is None
-        and execute.model is record.tool.input
-    ):
+    if _takes_function_path(execute, record):
         return _function_path(record, execute)
     if inspect.iscoroutinefunction(execute):
         return _coroutine_path(record)
@@ -166,6 +162,25 @@ def _refusing_path(message: str) -> CallPath:
         raise ToolFailure(message)
 
     return run
+
+
+def _takes_function_path(execute: object, record: ToolRecord) -> TypeGuard[FunctionExecutor]:
+    return (
+        execute.__class__ is FunctionExecutor
+        and execute.context_parameter is None
+        and execute.model is record.tool.input
+    )
+
+
+def finishes_in_place(record: ToolRecord) -> bool:
+    """Whether every call of ``record``'s tool finishes without awaiting anything and
+    without an executor of its own: a ``tool(fn)`` of a plain ``def`` that takes no
+    ``ToolContext``, on the function path. Its ``Done`` is always an ``ExecutedTool``, and
+    nothing of it needs an event loop."""
+    execute = record.tool.execute
+    return (
+        _takes_function_path(execute, record) and not execute.is_async and not _slow_schemas(record)
+    )
 
 
 def _executor_path(record: ToolRecord) -> CallPath:
