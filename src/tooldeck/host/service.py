@@ -142,6 +142,7 @@ class ToolService:
             call_hooks=self.call_hooks.chain(catalog),
             call_limits=CallLimits.of(catalog, self.location.config.tools, self._gates),
             bind_layers=layers,
+            previous=cached if type(cached) is Snapshot else None,
         )
         if len(self._snapshots) > 16:
             self._snapshots.clear()

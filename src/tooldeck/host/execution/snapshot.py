@@ -10,7 +10,7 @@ contract, normalize content); ``run_tool_call`` does the same and classifies the
 
 from __future__ import annotations
 
-from collections.abc import Callable, Coroutine, Iterable, Mapping
+from collections.abc import Callable, Collection, Coroutine, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, overload
 
@@ -33,9 +33,11 @@ from tooldeck.host.execution.definitions import (
     Index,
     ToolDefinition,
     Visibility,
+    codemode_in_use,
     index_of,
 )
 from tooldeck.host.execution.lazy import loop_running, run_async, wire_formats
+from tooldeck.host.execution.reuse import index_after
 from tooldeck.host.registry.catalog import Catalog
 from tooldeck.host.registry.editor import CatalogEntry
 from tooldeck.host.registry.names import RESERVED_CODEMODE_NAME
@@ -77,6 +79,7 @@ class Snapshot:
 
     __slots__ = (
         "_codemode",
+        "_codemode_on",
         "_deferral",
         "_definitions",
         "_hidden",
@@ -106,7 +109,10 @@ class Snapshot:
         call_hooks: HookChain | None = None,
         call_limits: CallLimits | None = None,
         bind_layers: LayerBinder | None = None,
+        previous: Snapshot | None = None,
     ) -> None:
+        """``previous``: the snapshot the same service built last with the same
+        ``permissions`` and ``codemode``; what did not change is taken from it (``reuse``)."""
         self.catalog = catalog
         self.call_hooks = call_hooks
         """The plugins' ``tool_call`` wrappers of this catalog (the hooks layer's); ``None``
@@ -126,7 +132,8 @@ class Snapshot:
         self._hidden: dict[str, ToolRecord] | None = None
         self._definitions: tuple[ToolDefinition, ...] | None = None
         self._deferral: Deferral | None = None
-        index = self._index(permissions, codemode)
+        reused = None if previous is None else index_after(previous, self, permissions, codemode)
+        index = self._index(permissions, codemode) if reused is None else reused
         self.codemode_catalog: tuple[CatalogEntry, ...] = index[0]
         self._records_by_name: dict[str, ToolRecord] = index[1]
         self._codemode: CodeModeProvider | None = index[2]
@@ -136,7 +143,8 @@ class Snapshot:
 
     def _index(self, permissions: Visibility | None, codemode: CodeModeProvider | None) -> Index:
         """What this snapshot advertises (a session's decides only for its changes)."""
-        return index_of(self.catalog, self.location, permissions, codemode)
+        self._codemode_on = codemode_in_use(codemode, self.location, permissions)
+        return index_of(self.catalog, permissions, codemode, self._codemode_on)
 
     # -- catalog ---------------------------------------------------------------------------
     @property
@@ -227,9 +235,7 @@ class Snapshot:
         rendered = self._rendered.get(key)
         if rendered is None:
             self._with_codemode()
-            render = wire_formats().render
-            wire_formats().check_format(fmt, strict=strict)
-            rendered = tuple(render(r, fmt, strict=strict) for r in self._records())
+            rendered = wire_formats().render_all(self._records(), fmt, strict=strict)
             self._rendered[key] = rendered
         return rendered
 
@@ -244,7 +250,7 @@ class Snapshot:
             self._deferral = Deferral.of(self.catalog, self._records(), self.location)
         return self._deferral
 
-    def _records(self) -> Iterable[ToolRecord]:
+    def _records(self) -> Collection[ToolRecord]:
         """The advertised tools' records in definition order (a session's merges layers)."""
         return self._records_by_name.values()
 

@@ -28,7 +28,8 @@ from __future__ import annotations
 import json
 import threading
 import weakref
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
+from operator import attrgetter
 from typing import TYPE_CHECKING, Any
 
 from tooldeck._tool import Tool, ToolContext, ToolResult
@@ -161,7 +162,7 @@ class Deferral:
         self._lock = threading.Lock()
 
     @classmethod
-    def of(cls, catalog: Catalog, records: Iterable[ToolRecord], location: Location) -> Deferral:
+    def of(cls, catalog: Catalog, records: Collection[ToolRecord], location: Location) -> Deferral:
         """The deferred tools among ``records`` (``NOTHING`` when there are none)."""
         patterns = tuple(
             (pattern, option.defer_loading)
@@ -170,6 +171,10 @@ class Deferral:
         )
         spaces = catalog.namespaces
         deferred_spaces = {name for name, space in spaces.items() if space.defer_loading}
+        if not (patterns or deferred_spaces or any(map(_DEFERS_LOADING, records))):
+            # The usual catalog defers nothing: asked of each tool by ``map`` (C), not by
+            # a loop here, since every rebuild asks it (``bench/RESULTS.md``, W9 changed).
+            return NOTHING
         entries = []
         for record in records:
             # Most tools are deferred by nothing: one attribute and one set test each.
@@ -232,6 +237,8 @@ class Deferral:
 
 
 NOTHING = Deferral((), {})
+
+_DEFERS_LOADING = attrgetter("tool.defer_loading")
 """The deferral of a snapshot with nothing deferred."""
 
 
