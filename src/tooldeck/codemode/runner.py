@@ -63,7 +63,7 @@ from tooldeck.errors import (
     PermissionDeclined,
     QuestionDismissed,
 )
-from tooldeck.host.call.path import CallScope
+from tooldeck.host.call.values import CallScope
 from tooldeck.host.execution.snapshot import Snapshot
 
 MAX_CODE_BYTES = 256 * 1024

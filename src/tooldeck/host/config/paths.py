@@ -28,6 +28,15 @@ from typing import Any, Literal, Protocol
 LOCAL_PLUGIN_DIR = Path(".tooldeck") / "plugins"
 """Where a Location keeps its own plugins (``<root>/.tooldeck/plugins/*.py``)."""
 
+
+def local_plugin_files(root: Path) -> list[Path]:
+    """``<root>/.tooldeck/plugins/*.py``, sorted by file name (never listing order)."""
+    folder = root / LOCAL_PLUGIN_DIR
+    if not folder.is_dir():
+        return []
+    return sorted((p for p in folder.glob("*.py") if p.is_file()), key=lambda p: p.name)
+
+
 EXTERNAL_DIRECTORY = "external_directory"
 
 

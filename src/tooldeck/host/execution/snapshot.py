@@ -18,16 +18,15 @@ from tooldeck._public import public
 from tooldeck._tool import AnyTool, Peer, ProgressCallback, ToolFailure
 from tooldeck.errors import UsageError
 from tooldeck.host.call.layers import Layer, cross
-from tooldeck.host.call.path import (
+from tooldeck.host.call.sizes import text_budget
+from tooldeck.host.call.values import (
     CallPath,
     CallScope,
     CallVia,
     ExecutedTool,
     ToolCall,
-    call_path,
     session_for,
 )
-from tooldeck.host.call.sizes import text_budget
 from tooldeck.host.execution.definitions import (
     CodeModeProvider,
     Index,
@@ -401,5 +400,7 @@ def named_record(snapshot: Snapshot, name: str) -> ToolRecord | None:
 
 def _path_of(record: ToolRecord) -> CallPath:
     """The call path of ``record``'s tool, decided on its first call and kept on it."""
+    from tooldeck.host.call.path import call_path  # with the first call, not at open
+
     path = record.call_path = call_path(record)
     return path

@@ -22,7 +22,6 @@ from typing import Any
 from pydantic import BaseModel
 
 from tooldeck.host.schema.frozen import LEAF_CLASSES, FrozenDict, FrozenList, freeze
-from tooldeck.host.schema.metaschema import schema_problem as _meta_problem
 
 # Keywords whose subschemas constrain the instance as a whole (closing inside changes
 # which branch matches), lists of schemas, and name → schema maps.
@@ -266,7 +265,9 @@ def schema_problem(source: Any, *, role: str) -> str | None:
             f"{role} schema must be a pydantic model class, a JSON Schema mapping or None, "
             f"got {type(source).__name__}"
         )
-    problem = _meta_problem(source)
+    from tooldeck.host.schema.metaschema import schema_problem as meta_problem  # JSON Schema only
+
+    problem = meta_problem(source)
     if problem:
         return f"{role} schema is not a valid JSON Schema: {problem}"
     if role == "input" and source.get("type", "object") != "object":

@@ -25,7 +25,6 @@ How each format advertises them (``advertise``):
 
 from __future__ import annotations
 
-import json
 import threading
 import weakref
 from collections.abc import Callable, Collection, Mapping, Sequence
@@ -37,12 +36,12 @@ from tooldeck.host.permissions.wildcard import match
 from tooldeck.host.registry.editor import CatalogEntry, ToolEditor
 from tooldeck.host.registry.names import RESERVED_CODEMODE_NAME
 from tooldeck.host.registry.record import ToolRecord, record_of
-from tooldeck.host.search.hint import Hint, hint
-from tooldeck.host.search.ranking import ToolIndex
 
 if TYPE_CHECKING:
     from tooldeck.host.location.location import Location
     from tooldeck.host.registry.catalog import Catalog
+    from tooldeck.host.search.hint import Hint
+    from tooldeck.host.search.ranking import ToolIndex
 
 SEARCH_TOOLS = "search_tools"
 LOADED_SOURCE = "tooldeck:search_tools"
@@ -195,12 +194,18 @@ class Deferral:
         index = self._ready()
         ranked = index.rank(query, limit)
         found = [self.entries[i] for i in ranked.positions]
-        return found, (hint(index, ranked, query) if ranked.weak else None)
+        if not ranked.weak:
+            return found, None
+        from tooldeck.host.search.hint import hint  # loaded with the ranking, on a search
+
+        return found, hint(index, ranked, query)
 
     def _ready(self) -> ToolIndex:
         """The index of the deferred tools, built on the first search."""
         with self._lock:
             if self._index is None:
+                from tooldeck.host.search.ranking import ToolIndex  # not loaded until a search
+
                 self._index = ToolIndex.of(self.entries, self.namespaces)
             return self._index
 
@@ -219,6 +224,8 @@ class Deferral:
         return record_of(self._tool)
 
     def _execute(self, arguments: Mapping[str, Any], ctx: ToolContext) -> ToolResult:
+        import json  # not loaded until a search
+
         found, advice = self.find(arguments["query"], arguments.get("limit", 5))
         tools = [
             {
@@ -237,9 +244,9 @@ class Deferral:
 
 
 NOTHING = Deferral((), {})
+"""The deferral of a snapshot with nothing deferred."""
 
 _DEFERS_LOADING = attrgetter("tool.defer_loading")
-"""The deferral of a snapshot with nothing deferred."""
 
 
 def _deferred(
@@ -270,6 +277,8 @@ def _load(ctx: ToolContext, names: list[str]) -> bool:
 
 def _text(query: str, tools: list[dict[str, Any]], loaded: bool, advice: Hint | None) -> str:
     """What the model reads: the tools found, then the hint of a weak result."""
+    import json
+
     lines = []
     if not tools:
         lines.append(f"No tool matches {json.dumps(query)}.")

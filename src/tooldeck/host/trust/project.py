@@ -23,7 +23,7 @@ from typing import Any, Literal
 
 from tooldeck._public import public
 from tooldeck.errors import ConfigError
-from tooldeck.host.config.paths import LOCAL_PLUGIN_DIR
+from tooldeck.host.config.paths import LOCAL_PLUGIN_DIR, local_plugin_files
 from tooldeck.host.trust.items import KIND_WORDS, TrustItem, TrustKind, digest, printable
 from tooldeck.host.trust.narrowing import narrowed
 
@@ -119,14 +119,6 @@ class TrustStatus:
 
 
 # -- what a project would run ------------------------------------------------------------------
-def local_plugin_files(root: Path) -> list[Path]:
-    """``<root>/.tooldeck/plugins/*.py``, sorted by file name (never listing order)."""
-    folder = root / LOCAL_PLUGIN_DIR
-    if not folder.is_dir():
-        return []
-    return sorted((p for p in folder.glob("*.py") if p.is_file()), key=lambda p: p.name)
-
-
 def plugin_item(root: Path, path: Path, data: bytes) -> TrustItem:
     """The item of one plugin file whose bytes are ``data``; names where a link leads."""
     real = Path(os.path.realpath(path))
