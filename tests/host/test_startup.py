@@ -182,7 +182,6 @@ OPENED = (
     "tooldeck.host.schema.derive",
     "tooldeck.host.schema.frozen",
     "tooldeck.host.search",
-    "tooldeck.host.search.advertised",
     "tooldeck.host.search.deferral",
     "tooldeck.host.service",
     "tooldeck.host.trust",

@@ -77,10 +77,7 @@ def render_all(
 ) -> tuple[FrozenDict, ...]:
     """``render`` of each record, in order (a snapshot's whole listing)."""
     check_format(fmt, strict=strict)
-    key = f"{fmt}+strict" if strict else fmt
-    # Every rebuild lists every tool again: each cached rendering is read here, without
-    # a call of ``render`` (``bench/DECISIONS.md``, W9).
-    return tuple(r.definitions.get(key) or render(r, fmt, strict=strict) for r in records)
+    return tuple(render(r, fmt, strict=strict) for r in records)
 
 
 def check_format(fmt: str, *, strict: bool = False) -> None:

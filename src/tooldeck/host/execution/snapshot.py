@@ -42,7 +42,6 @@ from tooldeck.host.registry.editor import CatalogEntry
 from tooldeck.host.registry.names import RESERVED_CODEMODE_NAME
 from tooldeck.host.registry.record import ToolRecord, record_of
 from tooldeck.host.schema.frozen import FrozenDict
-from tooldeck.host.search.advertised import SEARCH_VARIANTS, SearchVariant, advertise
 from tooldeck.host.search.deferral import SEARCH_TOOLS, Deferral, not_available
 
 LayerBinder = Callable[["Snapshot"], tuple[Layer, ...]]
@@ -53,6 +52,7 @@ if TYPE_CHECKING:
     from tooldeck.host.boundary.limits import CallLimits
     from tooldeck.host.config.config import OutputConfig
     from tooldeck.host.location.location import Location
+    from tooldeck.host.search.advertised import SearchVariant
     from tooldeck.providers.formats import Format
     from tooldeck.providers.wire_types import (
         AnthropicTool,
@@ -73,7 +73,8 @@ class Snapshot:
 
     ``scope``, ``default_scope``, ``layers`` and ``run`` are the call boundary's side of
     the snapshot: ``run_tool_call`` resolves a ``CallScope`` once, and ``run`` takes
-    each call through ``layers`` to its tool.
+    each call through ``layers`` to its tool. ``previous`` (the service's last snapshot of
+    the same permissions and provider) gives what did not change (``reuse.py``).
     """
 
     __slots__ = (
@@ -110,12 +111,9 @@ class Snapshot:
         bind_layers: LayerBinder | None = None,
         previous: Snapshot | None = None,
     ) -> None:
-        """``previous``: the snapshot the same service built last with the same
-        ``permissions`` and ``codemode``; what did not change is taken from it (``reuse``)."""
         self.catalog = catalog
         self.call_hooks = call_hooks
-        """The plugins' ``tool_call`` wrappers of this catalog (the hooks layer's); ``None``
-        when no plugin has one, so no call does hook work at all."""
+        """The plugins' ``tool_call`` wrappers (the hooks layer's); ``None``: no plugin has one."""
         self.call_limits = call_limits
         """The per-tool limits of this catalog (the limits layer's); ``None``: none."""
         self.location = location
@@ -137,8 +135,7 @@ class Snapshot:
         self._records_by_name: dict[str, ToolRecord] = index[1]
         self._codemode: CodeModeProvider | None = index[2]
         self.layers: tuple[Layer, ...] = bind_layers(self) if bind_layers is not None else ()
-        """The boundary's layers active for this catalog, outermost first; ``()`` when none
-        is (no limits, no hooks): then a call is its tool's call path alone."""
+        """The boundary's layers active here, outermost first; ``()``: a call is its path alone."""
 
     def _index(self, permissions: Visibility | None, codemode: CodeModeProvider | None) -> Index:
         """What this snapshot advertises (a session's decides only for its changes)."""
@@ -215,6 +212,8 @@ class Snapshot:
 
     def _advertised(self, fmt: str, strict: bool, search: str) -> tuple[Any, ...]:
         """``definitions_for`` computed: the plain rendering, deferral applied."""
+        from tooldeck.host.search.advertised import SEARCH_VARIANTS, advertise
+
         if search not in SEARCH_VARIANTS or (search != "bm25" and fmt != "anthropic"):
             raise ValueError(
                 f"search={search!r}: expected 'bm25' or 'regex' (Anthropic's tool "
