@@ -1,6 +1,6 @@
 """W5's rows timed in one process, by wall and CPU time: an A/B tool for code mode.
 
-    /tmp/peers-w5/bin/python bench/w5_inprocess.py [REPS] [PROGRAMS]
+    /tmp/peers-w5/bin/python bench/w5_inprocess.py [REPS] [PROGRAMS] [check|nocheck]
     PYTHONPATH=/other/tree/src /tmp/peers-w5/bin/python bench/w5_inprocess.py
 
 Runs the shared W5 floors (``../shared/bench/w5_codemode.py``: the monty floor, with and
@@ -8,7 +8,9 @@ without type checking) and tooldeck's two W5 rows (``tooldeck_adapters.py``) in 
 REPS rounds (default 9) of PROGRAMS programs each (default 10), and prints JSON: per row
 the median and best over rounds of wall ms per program, this process's CPU ms per program
 (``time.process_time``: every thread, the sandbox's included) and the monty workers'
-CPU ms per program (their ``/proc`` times), and the per-round ratio to its floor. On the
+CPU ms per program (their ``/proc`` times), and the per-round ratio to its floor
+(``check``/``nocheck``: only the rows with or without type checking, in a process of
+their own, so one row's threads never run during another's). On the
 shared, loaded box CPU time is what stays comparable between trees and runs; wall time
 is what W5 publishes.
 """
@@ -85,8 +87,12 @@ ROWS = {
 def main() -> None:
     reps = int(sys.argv[1]) if len(sys.argv) > 1 else 9
     programs = int(sys.argv[2]) if len(sys.argv) > 2 else 10
-    runners = {name: _runner(factory, programs) for name, (factory, _) in ROWS.items()}
-    samples: dict[str, list[tuple[float, float, float]]] = {name: [] for name in ROWS}
+    rows = ROWS
+    if len(sys.argv) > 3:  # "check" or "nocheck": one row and its floor, alone in this process
+        checked = {"floor+typecheck", "tooldeck + type check"}
+        rows = {n: v for n, v in ROWS.items() if (n in checked) == (sys.argv[3] == "check")}
+    runners = {name: _runner(factory, programs) for name, (factory, _) in rows.items()}
+    samples: dict[str, list[tuple[float, float, float]]] = {name: [] for name in rows}
     gc.disable()
     try:
         for _ in range(reps):
@@ -97,7 +103,7 @@ def main() -> None:
         for close in reversed(w5_codemode._CLEANUP):
             close()
     report: dict[str, Any] = {"reps": reps, "programs": programs, "loadavg": os.getloadavg()}
-    for name, (_, floor) in ROWS.items():
+    for name, (_, floor) in rows.items():
         rows = samples[name]
         row: dict[str, Any] = {}
         for i, metric in enumerate(("wall_ms", "cpu_ms", "worker_cpu_ms")):
