@@ -28,6 +28,9 @@ from typing import Any, Literal, Protocol
 LOCAL_PLUGIN_DIR = Path(".tooldeck") / "plugins"
 """Where a Location keeps its own plugins (``<root>/.tooldeck/plugins/*.py``)."""
 
+TRUST_ENV = "TOOLDECK_TRUST"
+"""``1`` trusts every folder this process opens; ``0`` opens every folder untrusted."""
+
 
 def local_plugin_files(root: Path) -> list[Path]:
     """``<root>/.tooldeck/plugins/*.py``, sorted by file name (never listing order)."""

@@ -23,12 +23,9 @@ from typing import Any, Literal
 
 from tooldeck._public import public
 from tooldeck.errors import ConfigError
-from tooldeck.host.config.paths import LOCAL_PLUGIN_DIR, local_plugin_files
+from tooldeck.host.config.paths import LOCAL_PLUGIN_DIR, TRUST_ENV, local_plugin_files
 from tooldeck.host.trust.items import KIND_WORDS, TrustItem, TrustKind, digest, printable
 from tooldeck.host.trust.narrowing import narrowed
-
-TRUST_ENV = "TOOLDECK_TRUST"
-"""``1`` trusts every folder this process opens; ``0`` opens every folder untrusted."""
 
 TrustSource = Literal["nothing to trust", "store", "argument", "environment", "untrusted"]
 """Why a folder is (un)trusted: nothing needs trust, the user's trust store,
