@@ -13,7 +13,7 @@ from typing import Any
 import pydantic
 import pytest
 
-from tooldeck import Tool, ToolFailure, ToolResult, tool
+from tooldeck import Host, Tool, ToolCall, ToolFailure, ToolResult, hookimpl, run_tool_call, tool
 from tooldeck.errors import PermissionDeclined
 
 from .test_limits import still_serving
@@ -148,6 +148,38 @@ async def test_an_async_tool_and_an_executor_run_on_the_loop(deck):
     outcome = await deck.run(snap, "await tools.awaited(x=1)\nawait tools.ex()")
     assert outcome.status == "completed", outcome.content
     assert threads == [threading.get_ident()] * 2
+
+
+@pytest.mark.usefixtures("clean_env", "no_builtins")
+async def test_a_plugins_tool_call_hook_keeps_the_programs_calls_on_the_loop(tmp_path):
+    # A snapshot with an active layer (here the hooks layer) runs every nested call on
+    # the loop, through that layer: the in-place path is only for ``snapshot.layers == ()``.
+    threads: list[int] = []
+    seen: list[tuple[str, str]] = []
+
+    def where(a: int) -> int:
+        """Where it ran."""
+        threads.append(threading.get_ident())
+        return a
+
+    class Hooked:
+        @hookimpl
+        def tool_transform(self, editor: Any) -> None:
+            editor.add(tool(where))
+
+        @hookimpl(wrapper=True)
+        def tool_call(self, call: Any, context: Any) -> Any:
+            seen.append((context.name, context.via))
+            return (yield)
+
+    with Host.open(tmp_path, plugins=[Hooked()], trust=True) as host:
+        snap = host.snapshot()
+        assert snap.layers
+        code = "await tools.where(a=1)"
+        outcome = await run_tool_call(snap, ToolCall("c1", "execute", {"code": code}))
+    assert outcome.status == "completed", outcome.content
+    assert threads == [threading.get_ident()]
+    assert seen == [("execute", "native"), ("where", "nested")]
 
 
 REQUEST = contextvars.ContextVar("REQUEST", default="none")
