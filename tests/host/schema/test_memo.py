@@ -103,6 +103,20 @@ def test_two_nodes_share_a_key_exactly_when_their_shapes_print_alike(one, other)
     assert (key_a == key_b) == (repr(shape_a) == repr(shape_b))
 
 
+@settings(max_examples=300, deadline=None)
+@given(schemas())
+def test_the_key_alone_is_the_shapes_key_with_the_same_children(node):
+    if type(node) is not dict:
+        return
+    children: list[object] = []
+    shaped_children: list[object] = []
+    shaped = memo._shape(node, shaped_children, _COMMON)
+    key = memo._key(node, children, _COMMON)
+    assert key == (None if shaped is None else shaped[1])
+    if shaped is not None:
+        assert children == shaped_children
+
+
 def test_nodes_whose_values_only_look_alike_have_different_keys():
     alike = [
         {"minimum": 1},

@@ -121,14 +121,15 @@ def certify(
             continue
         if node.__class__ is not dict:
             return None
-        found = _shape(node, stack, keywords)
-        if found is None:
+        key = _key(node, stack, keywords)
+        if key is None:
             return None
-        shape, key = found
         refs = refs or "$ref" in node
         known = known_shapes(key)
         if known is None:
-            known = check_shape(shape)
+            found = _shape(node, [], keywords)
+            assert found is not None  # the same keywords as ``_key``'s
+            known = check_shape(found[0])
             _shapes.put(key, known)
         if not known:
             return None
@@ -201,6 +202,47 @@ def _shape(
             shape[name] = value
             key.append((name, 9, cls, value) if cls is str else (name, 10, repr(value)))
     return shape, tuple(key)
+
+
+def _key(
+    node: dict[str, Any], children: list[Any], keywords: frozenset[str]
+) -> tuple[Any, ...] | None:
+    """``_shape``'s key alone, its subschemas pushed on ``children``: the shape itself is
+    built only for a key not seen before (hot: once per node of every schema of a
+    catalog, and almost every key is known; ``bench/DECISIONS.md``, W9). Pinned to
+    ``_shape``'s key by ``tests/host/schema/test_memo.py``."""
+    key: list[Any] = []
+    append = key.append
+    for name, value in node.items():
+        if name not in keywords:
+            return None
+        kind = _KIND.get(name)
+        cls = value.__class__
+        if kind == "one" and (cls is dict or cls is bool or isinstance(value, dict | bool)):
+            children.append(value)
+            append((name, 1))
+        elif name == "items" and isinstance(value, list):
+            return None
+        elif kind == "many" and cls is list:
+            children.extend(value)
+            append((name, 2, len(value)))
+        elif kind == "named" and cls is dict:
+            children.extend(value.values())
+            append((name, 3, len(value)))
+        elif kind == "patterns" and cls is dict:
+            children.extend(value.values())
+            append((name, 4, repr(dict.fromkeys(value, True))))
+        elif kind == "text" and (cls is str or isinstance(value, str)):
+            append((name, 5))
+        elif kind == "any":
+            continue
+        elif kind == "items" and cls is list:
+            append((name, 7, len(value)))
+        elif kind == "required" and cls is list:
+            append((name, 8, repr(_placeholders(value))))
+        else:
+            append((name, 9, cls, value) if cls is str else (name, 10, repr(value)))
+    return tuple(key)
 
 
 def _placeholders(names: list[Any]) -> list[Any]:
