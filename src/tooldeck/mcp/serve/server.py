@@ -29,7 +29,7 @@ from tooldeck._tool import LOG_LEVELS, ContentPart, FilePart, peer_of_resumed_ca
 from tooldeck.errors import PendingCallError
 from tooldeck.host.boundary.boundary import run_tool_call
 from tooldeck.host.boundary.outcome import ToolCallOutcome
-from tooldeck.host.call.path import CallScope, ToolCall
+from tooldeck.host.call.values import CallScope, ToolCall
 from tooldeck.host.execution.snapshot import named_record
 from tooldeck.host.permissions.call_rules import CallRules, applying
 from tooldeck.host.permissions.request import PermissionRequest
