@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import sys
 import threading
-from collections.abc import Coroutine
+from collections.abc import Callable, Coroutine
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -33,8 +33,27 @@ def loop_running() -> bool:
     that submodule is complete, so while another thread is still importing asyncio this
     answers "no loop", which is true.
     """
+    return running_loop() is not None
+
+
+def _running_loop_before_asyncio() -> object | None:
+    """``running_loop`` until asyncio is loaded: no loop, since none can run before it is.
+    Once it is, ``running_loop`` becomes asyncio's own ``_get_running_loop``."""
+    global running_loop
     events = getattr(sys.modules.get("asyncio"), "events", None)
-    return events is not None and events._get_running_loop() is not None
+    if events is None:
+        return None
+    running_loop = events._get_running_loop
+    return running_loop()
+
+
+running_loop: Callable[[], object | None] = _running_loop_before_asyncio
+"""This thread's running event loop, or ``None``: one C call once asyncio is loaded.
+
+Hot: ``execute_sync`` asks it on every call; asking through ``loop_running`` (a frame, a
+look-up in ``sys.modules``, a ``getattr``) cost ~150 ns of a ~1.9 µs call
+(``bench/DECISIONS.md``). Read it as ``lazy.running_loop``, never imported by name: it
+replaces itself. Pinned to asyncio's answer by ``tests/host/execution/test_lazy.py``."""
 
 
 _asyncio_import = threading.Lock()

@@ -35,7 +35,8 @@ from tooldeck.host.execution.definitions import (
     codemode_in_use,
     index_of,
 )
-from tooldeck.host.execution.lazy import loop_running, run_async, wire_formats
+from tooldeck.host.execution import lazy
+from tooldeck.host.execution.lazy import run_async, wire_formats
 from tooldeck.host.execution.reuse import index_after
 from tooldeck.host.registry.catalog import Catalog
 from tooldeck.host.registry.editor import CatalogEntry
@@ -295,7 +296,7 @@ class Snapshot:
         Sync executors are called directly; async ones run in a private event loop.
         Calling it from a thread whose loop is running is an error: ``await execute``.
         """
-        if loop_running():
+        if lazy.running_loop() is not None:
             raise UsageError(
                 f"execute_sync({call.name!r}) was called from a running event loop; "
                 "use 'await snapshot.execute(...)' there"
