@@ -1,10 +1,11 @@
-"""How fast the two W3 rows behind pydantic-ai could be at best, under tooldeck's contract.
+"""How fast the W3 rows could be at best, under tooldeck's contract.
 
     /tmp/peers/bin/python bench/w3_bounds.py [ROUNDS]
 
 Prints JSON, nanoseconds per call (CPU time, best of ROUNDS rounds of 20,000 calls, the
-same timers as ``w3_inprocess.py``), for pydantic-ai's toolset call, tooldeck's JSON
-Schema and ``run_tool_call`` rows, and a *bound* for each: the whole call written out in
+same timers as ``w3_inprocess.py``), for pydantic-ai's toolset call, tooldeck's
+``tool(fn)`` (``execute``, ``run_tool_call``), pydantic-model and JSON Schema rows, and a
+*bound* for each: the whole call written out in
 one function, with no frame the contract does not force. A bound still builds what the
 contract hands around per call (the caller's ``ToolCall``; for an executor tool the
 ``ToolContext`` it takes and the ``ToolResult`` it returns; the ``ExecutedTool``; for
@@ -26,6 +27,7 @@ from pydantic_core import SchemaValidator, core_schema, from_json
 from w3_inprocess import (
     ARGS,
     SCHEMA,
+    AddInput,
     add,
     best_of,
     pydantic_ai_toolset,
@@ -67,7 +69,7 @@ def schema_rows() -> dict[str, Any]:
     execute, output_check, location = schema_tool.execute, record.output_validator, snap.location
 
     def finish(value: Any, call: ToolCall) -> ExecutedTool:
-        context = tuple_new(ToolContext, (location, "", "", call.id, None, None))
+        context = tuple_new(ToolContext, (location, "", "", call.id, None, None, None))
         result = execute(value, context)
         assert result.__class__ is ToolResult
         _, metadata, output = result  # the content is None: rendered from the output
@@ -92,13 +94,62 @@ def schema_rows() -> dict[str, Any]:
     }
 
 
-def run_tool_call_rows() -> dict[str, Any]:
+def model_rows() -> dict[str, Any]:
+    """A ``Tool`` whose input is a pydantic model and whose executor returns a ``ToolResult``."""
+    model_tool = Tool(
+        name="add",
+        description="Add two integers.",
+        input=AddInput,
+        output={"type": "integer"},
+        execute=lambda args, ctx: ToolResult(output=args.a + args.b),
+    )
+    snap = snapshot(model_tool)
+    assert snap.execute_sync(ToolCall("c1", "add", ARGS)).output == 3  # builds the validators
+    record = record_of(model_tool)
+    validate, execute, location = record.input_json, model_tool.execute, snap.location
+    output_check = record.output_validator
+
+    def bound(s: str) -> ExecutedTool:
+        call = ToolCall("c1", "add", s)
+        context = tuple_new(ToolContext, (location, "", "", call.id, None, None, None))
+        result = execute(validate(call.input), context)
+        assert result.__class__ is ToolResult
+        _, metadata, output = result  # the content is None: rendered from the output
+        output = output_check(output)
+        parts = (tuple_new(TextPart, (repr(output), "text")),)
+        return tuple_new(ExecutedTool, (parts, metadata, output))
+
+    async def bound_async(s: str) -> ExecutedTool:
+        return bound(s)
+
+    return {
+        "tooldeck pydantic-model tool, execute": timed_async(
+            lambda s: snap.execute(ToolCall("c1", "add", s))
+        ),
+        "bound: pydantic-model tool, execute": timed_async(bound_async),
+        "tooldeck pydantic-model tool, execute_sync": timed_sync(
+            lambda s: snap.execute_sync(ToolCall("c1", "add", s))
+        ),
+        "bound: pydantic-model tool, execute_sync": timed_sync(bound),
+    }
+
+
+def function_rows() -> dict[str, Any]:
+    """``tool(add)`` through ``execute`` and through ``run_tool_call``."""
     add_tool = tool(add)
     snap = snapshot(add_tool)
     assert snap.execute_sync(ToolCall("c1", "add", ARGS)).output == 3
     record = record_of(add_tool)
     arguments, function = add_tool.execute.arguments, add_tool.execute.function
-    output_check, budget = record.output_validator, snap._text_budget
+    output_check, budget = record.output_validator, snap.text_budget
+
+    def executed(call: ToolCall) -> ExecutedTool:
+        output = output_check(function(**arguments(call.input)))
+        parts = (tuple_new(TextPart, (repr(output), "text")),)
+        return tuple_new(ExecutedTool, (parts, {}, output))
+
+    async def bound_execute(s: str) -> ExecutedTool:
+        return executed(ToolCall("c1", "add", s))
 
     # The same signature as run_tool_call: keyword-only options with defaults cost a
     # coroutine more to start than positional parameters.
@@ -111,14 +162,16 @@ def run_tool_call_rows() -> dict[str, Any]:
         agent: str | None = None,
         progress: Any = None,
         propagate_cancel: bool = False,
+        scope: Any = None,
+        on_ask: Any = None,
     ) -> ToolCallOutcome:
-        output = output_check(function(**arguments(call.input)))
-        done = tuple_new(ExecutedTool, ((tuple_new(TextPart, (repr(output), "text")),), {}, output))
-        content, metadata, output = done
+        content, metadata, output = executed(call)
         assert len(content) == 1 and len(content[0].text) <= budget
         return tuple_new(ToolCallOutcome, ("completed", content, metadata, output, None))
 
     return {
+        "tooldeck tool(fn), execute": timed_async(lambda s: snap.execute(ToolCall("c1", "add", s))),
+        "bound: tool(fn), execute": timed_async(bound_execute),
         "tooldeck run_tool_call": timed_async(
             lambda s: run_tool_call(snap, ToolCall("c1", "add", s))
         ),
@@ -131,7 +184,8 @@ def main() -> None:
     loads = json.loads
     timers = {"floor": timed_sync(lambda s: add(**loads(s)))}
     timers.update(schema_rows())
-    timers.update(run_tool_call_rows())
+    timers.update(function_rows())
+    timers.update(model_rows())
     peer = pydantic_ai_toolset()
     if peer is None:
         sys.exit("pydantic-ai is not installed here: run with the peers' venv")

@@ -116,7 +116,14 @@ def _executor_path(record: ToolRecord) -> CallPath:
     def run(
         location: Location, call: ToolCall, scope: CallScope, progress: ProgressCallback | None
     ) -> Done:
-        result = execute(*_executor_arguments(record, location, call, scope, progress))
+        # Hot: _executor_arguments written out, without its frame and the pair it hands
+        # back (bench/DECISIONS.md); pinned to it by tests/host/call/test_executor_paths.py.
+        raw = call.input
+        try:
+            value = record.input_json(raw) if isinstance(raw, str) else record.input_python(raw)
+        except (SchemaIssues, ValidationError, RecursionError) as exc:
+            raise _refused(record, raw, exc) from None
+        result = execute(value, _context(location, call, scope, progress))
         images = location.config.images
         if isinstance(result, ToolResult):  # what _finish would do, without its frame
             content, metadata, output = result
@@ -149,7 +156,8 @@ def _executor_arguments(
     scope: CallScope,
     progress: ProgressCallback | None,
 ) -> tuple[Any, ToolContext]:
-    """An executor's two arguments: the validated input and the call's context."""
+    """An executor's two arguments: the validated input and the call's context (the
+    sync ``_executor_path`` does the same in place)."""
     raw = call.input
     try:
         value = record.input_json(raw) if isinstance(raw, str) else record.input_python(raw)

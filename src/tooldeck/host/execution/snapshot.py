@@ -27,6 +27,7 @@ from tooldeck.host.call.values import (
     ToolCall,
     session_for,
 )
+from tooldeck.host.execution import lazy
 from tooldeck.host.execution.definitions import (
     CodeModeProvider,
     Index,
@@ -35,7 +36,6 @@ from tooldeck.host.execution.definitions import (
     codemode_in_use,
     index_of,
 )
-from tooldeck.host.execution import lazy
 from tooldeck.host.execution.lazy import run_async, wire_formats
 from tooldeck.host.execution.reuse import index_after
 from tooldeck.host.registry.catalog import Catalog
