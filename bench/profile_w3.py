@@ -68,7 +68,9 @@ def schema_tool() -> Any:
 
 
 def steps() -> list[tuple[str, Callable[[], Any]]]:
-    from tooldeck.host.execution import snapshot as execution
+    from tooldeck._tool import ToolContext, tuple_new
+    from tooldeck.host.call import path
+    from tooldeck.host.call.content import render_output
 
     fn_tool, by_schema = tool(add), schema_tool()
     snap = snapshot(fn_tool, by_schema)
@@ -77,8 +79,9 @@ def steps() -> list[tuple[str, Callable[[], Any]]]:
     snap.execute_sync(call), snap.execute_sync(schema_call)
     model = record.input_json(ARGS)
     arguments = fn_tool.execute.arguments  # type: ignore[attr-defined]
-    ctx = execution.ToolContext(snap.location, "", "", "c1", None, None)
-    result = fn_tool.execute(model, ctx)
+    fields = (snap.location, "", "", "c1", None, None, None)
+    ctx = tuple_new(ToolContext, fields)
+    images = snap.location.config.images
     loads = json.loads
     return [
         ("floor: `add(**json.loads(s))`", lambda: add(**loads(ARGS))),
@@ -87,14 +90,17 @@ def steps() -> list[tuple[str, Callable[[], Any]]]:
         ("input: model `validate_json(s)`", lambda: record.input_json(ARGS)),
         ("input: `tool(fn)` arguments (fast path)", lambda: arguments(ARGS)),
         ("input: JSON Schema validator", lambda: schema_record.input_json(ARGS)),
-        ("`ToolContext(...)` (constructor)", lambda: execution.ToolContext(*ctx)),
+        ("`ToolContext(...)` (constructor)", lambda: ToolContext(*fields)),
+        ("`ToolContext` by `tuple_new`", lambda: tuple_new(ToolContext, fields)),
         (
             "`tool.execute(model, ctx)`: `add(**fields)` + `ToolResult`",
             lambda: fn_tool.execute(model, ctx),
         ),
+        ("output check of `3`", lambda: record.output_validator(3)),
+        ("`render_output(3)`", lambda: render_output(3)),
         (
-            "`_finish`: output contract, content, `ExecutedTool`",
-            lambda: execution._finish(record, result),
+            "`_finished`: output contract, content, `ExecutedTool`",
+            lambda: path._finished(record, None, {}, 3, images),
         ),
         ("whole: `snap.execute_sync(call)`", lambda: snap.execute_sync(call)),
     ]

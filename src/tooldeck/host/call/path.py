@@ -215,8 +215,8 @@ def _threaded_path(record: ToolRecord) -> CallPath:
 
 
 def _function_path(record: ToolRecord, execute: FunctionExecutor) -> CallPath:
-    function, wrap, is_async = execute.function, execute.wrap, execute.is_async
-    returns_output = wrap is wrap_output
+    function, wrap = execute.function, execute.wrap
+    finish = _finish_function_later if execute.is_async else _finish_function
 
     def run(
         location: Location, call: ToolCall, scope: CallScope, progress: ProgressCallback | None
@@ -226,15 +226,7 @@ def _function_path(record: ToolRecord, execute: FunctionExecutor) -> CallPath:
             arguments = execute.arguments(raw)
         except (ValidationError, RecursionError) as exc:
             raise _refused(record, raw, exc) from None
-        value = function(**arguments)
-        images = location.config.images
-        if is_async:
-            return _finish_function_later(record, wrap, value, images)
-        if returns_output and not isinstance(value, ToolResult):
-            # Hot: _finish_function's usual case, without its frame (bench/DECISIONS.md).
-            content = value if isinstance(value, str) else None
-            return _finished(record, content, NO_METADATA, value, images)
-        return _finish_function(record, wrap, value, images)
+        return finish(record, wrap, function(**arguments), location.config.images)
 
     return run
 
@@ -242,8 +234,6 @@ def _function_path(record: ToolRecord, execute: FunctionExecutor) -> CallPath:
 def _finish_function(
     record: ToolRecord, wrap: Callable[[Any], ToolResult], value: Any, images: ImageBounds
 ) -> ExecutedTool:
-    """What a ``tool(fn)`` function returned, finished as ``_finish(record, wrap(value))``
-    would, without building the ``ToolResult`` ``wrap_output`` lays its value out in."""
     if wrap is not wrap_output or isinstance(value, ToolResult):
         return _finish(record, wrap(value), images)
     content = value if isinstance(value, str) else None
