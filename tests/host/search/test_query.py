@@ -49,6 +49,16 @@ def test_questions_and_requests_without_an_action_imply_a_lookup():
     assert not any(c.implied for c in parse("delete the storm warnings", set()).concepts)
 
 
+def test_a_noun_used_as_a_verb_asks_to_make_one():
+    *_, implied = parse("pin a message", set()).concepts
+    assert implied.implied and terms(implied)[term("create")] == SYNONYM_WEIGHT
+    assert term("get") not in terms(implied)
+    # No determiner after the first word: a thing named, a lookup.
+    assert term("get") in terms(parse("storm warnings", set()).concepts[-1])
+    # A question asks to see, whatever follows its first word.
+    assert term("get") in terms(parse("is the site down", set()).concepts[-1])
+
+
 def test_unknown_compounds_split_and_known_ones_join():
     read = parse("my todolist", known={"todo", "list"})
     assert [c.alternatives[0][0] for c in read.concepts if not c.implied][:2] == ["todo", "list"]

@@ -43,10 +43,15 @@ def make(name: str, description: str = "A tool.", **options: Any) -> CatalogEntr
 
 
 def ranked(
-    entries: list[CatalogEntry], query: str, spaces: dict[str, str] | None = None
+    entries: list[CatalogEntry],
+    query: str,
+    spaces: dict[str, str] | None = None,
+    semantic: bool = False,
 ) -> list[str]:
+    """The word ranking's names for ``query`` (with meaning too when ``semantic``: the
+    fusion's own tests are in test_semantic.py)."""
     described = {k: NamespaceEntry(v, "test") for k, v in (spaces or {}).items()}
-    index = ToolIndex.of(entries, described)
+    index = ToolIndex.of(entries, described, semantic=semantic)
     return [entries[i].name for i in index.search(query, 10)]
 
 
@@ -148,6 +153,12 @@ def test_a_request_without_an_action_asks_to_see():
     entries, spaces = services()
     top = ranked(entries, "weather alerts", spaces)[:2]
     assert set(top) == {"weather_get_alert", "weather_list_alert"}
+
+
+def test_a_thing_named_as_the_verb_asks_to_make_it():
+    entries, spaces = services()
+    assert ranked(entries, "charge a customer", spaces)[0] == "stripe_create_charge"
+    assert ranked(entries, "charges", spaces)[0] != "stripe_create_charge"
 
 
 def test_namespace_descriptions_point_at_their_tools():

@@ -20,7 +20,10 @@ Steps (``terms.py`` for tokens, joins, stop words and stems):
    possessive ("a customer's order") counts ``POSSESSIVE_WEIGHT``;
 5. a question ("what's on my agenda today") or a request that names no action
    ("storm warnings near me") gets an implied ``LOOKUP`` concept (get, list,
-   search...): it asks to see something.
+   search...): it asks to see something; but a request whose first word is followed
+   by a determiner uses that word as a verb ("pin a message", "charge a card", "email
+   the team"), and a noun used as a verb asks to make one: an implied ``MAKE``
+   concept (create, add...) instead.
 
 Each concept remembers which of the query's words (its *sources*) it answers, so the
 weak-result test (``ranked.py``) counts words, not synonyms.
@@ -31,7 +34,13 @@ from __future__ import annotations
 from collections.abc import Container
 from dataclasses import dataclass, replace
 
-from tooldeck.host.search.synonyms import QUESTION_WORDS, SYNONYM_WEIGHT, Table, table
+from tooldeck.host.search.synonyms import (
+    DETERMINERS,
+    QUESTION_WORDS,
+    SYNONYM_WEIGHT,
+    Table,
+    table,
+)
 from tooldeck.host.search.terms import (
     SPELLED,
     STOP_WORDS,
@@ -109,9 +118,16 @@ def parse(text: str, known: Container[str]) -> Query:
     merged = _merged(found)
     question = bool(raw) and raw[0] in QUESTION_WORDS
     if merged and (question or not any(c.group in synonyms.actions for c in merged)):
-        lookup = tuple((t, SYNONYM_WEIGHT) for t in synonyms.lookup)
-        merged.append(Concept(lookup, frozenset()))
+        verb = not question and _opens_with_verb(raw)
+        implied = synonyms.make if verb else synonyms.lookup
+        merged.append(Concept(tuple((t, SYNONYM_WEIGHT) for t in implied), frozenset()))
     return Query(tuple(words), tuple(merged))
+
+
+def _opens_with_verb(raw: list[str]) -> bool:
+    """Whether the request's first word is a verb: a word of its own followed by a
+    determiner ("pin a message"; not "storm warnings", not "my calendar")."""
+    return len(raw) > 1 and not _is_stop(raw[0]) and raw[1] in DETERMINERS
 
 
 def _is_stop(token: str) -> bool:

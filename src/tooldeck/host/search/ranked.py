@@ -6,7 +6,8 @@ namespace has a term for, or one the synonym table knows (``oncall`` is a thing 
 are named for even when no tool here is). Other words are taken for values the
 person will pass ("greet Ada", "from Boston"), and never make a result weak.
 
-A result is weak when no tool answers anything, when its best tool answers less than
+A result is weak when no tool answers anything, when its best tool shares no word with
+the query (found by meaning alone, ``semantic.py``), when it answers less than
 ``WEAK_COVERAGE`` of the asked words, or when it answers them poorly: its score, each
 concept's part capped at what a tool named for that concept would score, is less than
 ``WEAK_STRENGTH`` of that ideal (a tool mentioning ``--no-pager`` once is not an
@@ -38,13 +39,15 @@ class Ranked:
     """Those the best tool answers."""
     strength: float = 1.0
     """The best tool's score over an ideal one (see the module docstring), 0 to 1."""
+    worded: bool = True
+    """Whether the best tool shares a word with the query (not found by meaning alone)."""
 
     @property
     def weak(self) -> bool:
         """Whether the best tool answers too little of the query (module docstring)."""
         if not self.query.concepts:
             return False
-        if not self.positions:
+        if not self.positions or not self.worded:
             return True
         if not self.asked:
             return False

@@ -21,8 +21,19 @@ something the query says in words; the implied lookup only orders them. Ties kee
 order the entries were given in, so a result never depends on hashing or on which
 tools happen to score alike.
 
+With the ``semantic`` extra installed (``semantic.py``), the tools closest in meaning
+to the query are ranked too, and the two rankings are fused by reciprocal rank
+(``FUSION_K``, ``SEMANTIC_SHARE``): a tool both find rises, and one no word of the query
+names can still rise ("a programming mistake to fix" → ``update_issue``). Meaning
+only joins words: a query no tool shares a word with still finds nothing (and
+``search_tools`` shows where the tools are); a tool found by meaning alone joins only
+when it is at least as close in meaning as one of the first ``limit`` tools the words
+found (so a small catalog's unrelated tools do not fill the limit); and a best tool
+found by meaning alone makes the result weak (``ranked.py``).
+
 The index is built once per snapshot (``ToolIndex.of``, on the first search) and a
-query only touches the tools that share a term with it (or with their namespace).
+query only touches the tools that share a term with it (or with their namespace), plus
+one matrix-vector product with the extra.
 """
 
 from __future__ import annotations
@@ -44,6 +55,7 @@ from tooldeck.host.search.documents import (
 )
 from tooldeck.host.search.query import Concept, parse
 from tooldeck.host.search.ranked import Ranked
+from tooldeck.host.search.semantic import Vectors, installed, tool_text
 from tooldeck.host.search.synonyms import table
 from tooldeck.host.search.terms import words
 
@@ -57,19 +69,37 @@ ACTION_IDF = 1.0
 """Added to an action's idf (``create``, ``list``...): every tool has an action, so
 each is common, yet it is what tells apart the tools of one thing (``create_refund``,
 ``get_refund``)."""
+FUSION_K = 5
+"""Reciprocal-rank fusion: a tool at rank ``r`` (from 0) of a ranking scores
+``share / (FUSION_K + r)``; a small ``FUSION_K`` keeps each ranking's first places
+decisive."""
+SEMANTIC_SHARE = 0.5
+"""The meaning ranking's share in the fusion (the word ranking's is 1): words the
+person used still come first."""
+FUSION_DEPTH = 100
+"""How deep each ranking is read for the fusion (at least the limit asked)."""
 
 
 class ToolIndex:
     """The tools and namespaces of one catalog, ready to rank; ``search`` returns the
     tools' positions in the order they were given."""
 
-    __slots__ = ("_members", "_spaces", "_tools", "namespaces", "space_names", "spaces")
+    __slots__ = (
+        "_members",
+        "_spaces",
+        "_tools",
+        "_vectors",
+        "namespaces",
+        "space_names",
+        "spaces",
+    )
 
     def __init__(
         self,
         tools: Sequence[Sequence[Field]],
         namespaces: Sequence[str | None] = (),
         spaces: Mapping[str, NamespaceEntry] | None = None,
+        semantic: bool = True,
     ) -> None:
         self.namespaces = tuple(namespaces) or (None,) * len(tools)
         """Each tool's namespace."""
@@ -87,14 +117,31 @@ class ToolIndex:
             if n:
                 members[number[n]].append(position)
         self._members = tuple(tuple(m) for m in members)
+        embedder = installed() if semantic else None
+        self._vectors = None
+        if embedder is not None:
+            said = {n: f"{n}. {s.description}" for n, s in self.spaces.items()}
+            texts = [_tool_text(fields) for fields in tools]
+            self._vectors = Vectors(embedder, texts, self.namespaces, said)
 
     @classmethod
     def of(
-        cls, entries: Iterable[CatalogEntry], namespaces: Mapping[str, NamespaceEntry]
+        cls,
+        entries: Iterable[CatalogEntry],
+        namespaces: Mapping[str, NamespaceEntry],
+        semantic: bool = True,
     ) -> ToolIndex:
-        """The index of ``entries`` (in the order given: it breaks ties)."""
+        """The index of ``entries`` (in the order given: it breaks ties); ``semantic``
+        ranks by meaning too when the extra is installed (``semantic.py``)."""
         listed = list(entries)
-        return cls([fields(e) for e in listed], [e.tool.namespace for e in listed], namespaces)
+        return cls(
+            [fields(e) for e in listed], [e.tool.namespace for e in listed], namespaces, semantic
+        )
+
+    @property
+    def semantic(self) -> bool:
+        """Whether this index ranks by meaning too (the extra is installed and wanted)."""
+        return self._vectors is not None
 
     def __len__(self) -> int:
         return len(self.namespaces)
@@ -106,14 +153,16 @@ class ToolIndex:
     def search(self, query: str, limit: int) -> list[int]:
         """Positions of the best ``limit`` tools for ``query``, best first.
 
-        Only tools that share a term with the query (or whose namespace does) are
-        returned; a query with no terms (empty, or only stop words) lists the first
-        ``limit`` in order.
+        Tools that share a term with the query (or whose namespace does), and with
+        the ``semantic`` extra those closest in meaning when any tool shares a term;
+        a query with no terms (empty, or only stop words) lists the first ``limit``
+        in order.
         """
         return self.rank(query, limit).positions
 
-    def rank(self, query: str, limit: int) -> Ranked:
-        """``search``, with what a weak-result message needs (``ranked.py``)."""
+    def rank(self, query: str, limit: int, semantic: bool = True) -> Ranked:
+        """``search``, with what a weak-result message needs (``ranked.py``);
+        ``semantic=False`` ranks by words only, even with the extra."""
         read = parse(query, self)
         if not read.concepts:
             return Ranked(list(range(min(limit, len(self)))), read)
@@ -135,14 +184,21 @@ class ToolIndex:
                 for doc, score in self.scores(concept).items():
                     if doc in totals:
                         totals[doc] += score
-        best = heapq.nsmallest(limit, ((-s, d) for d, s in totals.items()))
+        vectors = self._vectors if semantic else None
+        depth = limit if vectors is None else max(limit, FUSION_DEPTH)
+        best = heapq.nsmallest(depth, ((-s, d) for d, s in totals.items()))
         positions = [d for _, d in best]
+        if vectors is not None and positions:  # nothing worded: nothing, and a hint
+            meant = vectors.closest(query, depth, anchors=positions[:limit])
+            positions = _fused(positions, meant, limit)
         asked = frozenset(
             s for c, scored in parts if scored or c.group is not None for s in c.sources
         )
         if not positions:
             return Ranked(positions, read, asked)
         top = positions[0]
+        if top not in hits:  # found by meaning alone: it answers no word asked
+            return Ranked(positions, read, asked, strength=0.0, worded=False)
         matched = frozenset(i for i in range(len(read.words)) if hits[top] >> i & 1)
         return Ranked(positions, read, asked, matched, self._strength(parts, top))
 
@@ -171,11 +227,30 @@ class ToolIndex:
         """The namespaces whose tools match ``query``, in the order their best tool
         ranks, and the others in name order."""
         seen: dict[str, None] = {}
-        for position in self.rank(query, len(self)).positions:
+        for position in self.rank(query, len(self), semantic=False).positions:
             space = self.namespaces[position]
             if space:
                 seen.setdefault(space)
         return list(seen), [n for n in self.space_names if n not in seen]
+
+
+def _fused(worded: list[int], meant: list[int], limit: int) -> list[int]:
+    """The best ``limit`` of two rankings by reciprocal rank (``FUSION_K``; the meaning
+    ranking at ``SEMANTIC_SHARE``); ties in position order."""
+    score: dict[int, float] = {}
+    for rank, doc in enumerate(worded):
+        score[doc] = 1.0 / (FUSION_K + rank)
+    for rank, doc in enumerate(meant):
+        score[doc] = score.get(doc, 0.0) + SEMANTIC_SHARE / (FUSION_K + rank)
+    return [d for _, d in heapq.nsmallest(limit, ((-s, d) for d, s in score.items()))]
+
+
+def _tool_text(tool: Sequence[Field]) -> str:
+    """What a tool's vector is made of (``semantic.tool_text``): its name field and the
+    first field after it, its description."""
+    name = next((f.text for f in tool if f.name), "")
+    described = next((f.text for f in tool if not f.identifier), "")
+    return tool_text(name, described)
 
 
 def _as_scored(concept: Concept) -> tuple[Concept, Concept, float]:

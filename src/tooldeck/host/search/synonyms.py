@@ -230,6 +230,15 @@ LOOKUP = ("get", "list", "search", "show", "find", "read", "view")
 """What a question, or a request that names no action, asks for: to see something
 ("what's on my agenda today", "storm warnings near me")."""
 
+MAKE = ("create", "add", "new", "make", "send", "post")
+"""What a request that opens with a noun used as a verb asks for ("pin a message",
+"charge a card", "email the team"): to make one (``query.py``)."""
+
+_DETERMINERS_TEXT = "a an the my our your his her their this that these those some another"
+DETERMINERS = frozenset(_DETERMINERS_TEXT.split())
+"""Words that open a noun phrase: right after a request's first word they show that
+word is a verb ("pin a message"), not part of what is named ("storm warnings")."""
+
 _QUESTION_WORDS_TEXT = "what whats which who whose where when how is are do does did can"
 QUESTION_WORDS = frozenset(_QUESTION_WORDS_TEXT.split())
 """A query starting with one of these is a question: it asks to see (``LOOKUP``)."""
@@ -251,6 +260,8 @@ class Table:
     """The groups of ``ACTIONS``: a query with none of them gets ``LOOKUP``."""
     lookup: tuple[str, ...]
     """``LOOKUP`` as terms."""
+    make: tuple[str, ...]
+    """``MAKE`` as terms."""
 
 
 def member_terms(member: str) -> tuple[str, ...]:
@@ -285,4 +296,5 @@ def table() -> Table:
         {k: tuple(sorted(v, key=len, reverse=True)) for k, v in starts.items()},
         frozenset(range(len(ACTIONS))),
         tuple(term(t) for t in LOOKUP),
+        tuple(term(t) for t in MAKE),
     )
