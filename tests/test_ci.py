@@ -81,3 +81,10 @@ def test_ci_runs_the_mcp_conformance_suite_against_the_server():
     text = RUN.read_text()
     assert ".venv/bin/python tests/mcp/conformance/run.py || status=$?" in text
     assert "apt-get install -y npm" in text  # the suite and Node 22 come from npm
+
+
+def test_ci_mounts_the_reference_server_everything_from_the_shared_install():
+    text = RUN.read_text()
+    step = ".venv/bin/python tests/mcp/client/everything/run.py"
+    step += ' --install "$TOOLDECK_CONFORMANCE_CACHE"'
+    assert step in text

@@ -135,7 +135,7 @@ def test_arguments_are_judged_by_the_servers_schema_as_written(host):
 
 
 def test_a_handshake_answered_with_garbage_says_so(tmp_path):
-    garbage = stdio_server("odd", "talk_server.py", "--garbage", extra="timeout_s = 3")
+    garbage = stdio_server("odd", "garbage_server.py", extra="timeout_s = 3")
     with Host.open(make_project(tmp_path / "p", garbage), trust=True) as host:
         row = next(p for p in host.plugins if p.name == "mcp:odd")
     assert row.status == "failed"

@@ -2,17 +2,15 @@
 it asks the user (elicitation), reports progress, logs, says who its client is, and
 has a tool whose input schema leaves a nested object open.
 
-    python talk_server.py [--garbage]
+    python talk_server.py
 
 It speaks only the handshake era (the SDK's handshake-only loop, as servers older than
 2026-07-28 do), the era in which a server sends its own requests and
-notifications during a call, as most servers in the wild still do. ``--garbage``
-answers nothing but a line that is not JSON-RPC, then stays silent.
+notifications during a call, as most servers in the wild still do.
 """
 
 from __future__ import annotations
 
-import sys
 import warnings
 from typing import Any
 
@@ -93,10 +91,5 @@ async def _serve_handshake_era() -> None:
 
 
 if __name__ == "__main__":
-    if "--garbage" in sys.argv:
-        sys.stdout.write("this is not JSON-RPC\n")
-        sys.stdout.flush()
-        sys.stdin.read()
-        sys.exit(0)
     _open_nested_schema()
     anyio.run(_serve_handshake_era)

@@ -26,7 +26,7 @@ import secrets
 import signal
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import BinaryIO
 
@@ -71,13 +71,22 @@ class Run:
 
     pgid: int
     marker: bytes
+    signalled: set[int] = field(default_factory=set)
+    """The marked processes signalled so far, watched by pid: an exiting process
+    releases its environment (so it no longer reads as marked) before it stops
+    running."""
 
     def alive(self) -> bool:
-        return group_alive(self.pgid) or bool(marked(self.marker))
+        return (
+            group_alive(self.pgid)
+            or bool(marked(self.marker))
+            or any(_running(pid) for pid in self.signalled)
+        )
 
     def signal(self, signum: signal.Signals) -> None:
         _signal_group(self.pgid, signum)
         for pid in marked(self.marker):
+            self.signalled.add(pid)
             with contextlib.suppress(ProcessLookupError, PermissionError):
                 os.kill(pid, signum)
 
@@ -179,6 +188,16 @@ def _live_member(pgid: int) -> bool:
     except OSError:
         return True
     return any(name.isdigit() and _running_in(name, pgid) for name in names)
+
+
+def _running(pid: int) -> bool:
+    """Whether ``pid`` exists and is not a zombie."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as file:
+            stat = file.read()
+    except OSError:
+        return False
+    return stat.rpartition(b")")[2].split()[0] != b"Z"
 
 
 def _running_in(pid: str, pgid: int) -> bool:

@@ -26,12 +26,16 @@ if TYPE_CHECKING:
 
 
 class ResourceContents(NamedTuple):
-    """What one read returned, ready to serve: ``text`` or ``blob`` (the other None)."""
+    """What one read returned, ready to serve: ``text`` or ``blob`` (the other None).
+
+    ``more``: further contents of the same read, when it gave several (a mounted MCP
+    server's read may: a folder and its files, say); each is served after this one."""
 
     uri: str
     mime_type: str
     text: str | None = None
     blob: bytes | None = None
+    more: tuple[ResourceContents, ...] = ()
 
 
 class ResourceNotFound(LookupError):
@@ -118,7 +122,12 @@ async def run_read(
 
 
 def contents(resource: Resource | ResourceTemplate, uri: str, value: object) -> ResourceContents:
-    """``value`` (what a read returned) as contents of ``uri``."""
+    """``value`` (what a read returned) as contents of ``uri``.
+
+    A read may also return ``ResourceContents`` itself, when the MIME type is known only
+    once read (a mounted MCP server's resource says it with each read)."""
+    if isinstance(value, ResourceContents):
+        return value
     if isinstance(value, str):
         return ResourceContents(uri, resource.mime_type or "text/plain", text=value)
     if isinstance(value, bytes | bytearray | memoryview):

@@ -5,11 +5,10 @@ connection has one *owner task* that enters the SDK's ``Client`` and exits it, b
 the SDK's task groups must be entered and exited in one task; calls and listings run in
 other tasks against the open session.
 
-The owner also keeps the tool list current in both protocol eras: a handshake-era
-server's ``notifications/tools/list_changed`` arrives at the message handler, a
-2026-07-28 server's through a ``subscriptions/listen`` stream. Either one marks the list
-dirty; a relister waits for ``DEBOUNCE_S`` without signals (at most ``MAX_DELAY_S``) so a
-burst costs one listing, lists again, and tells the layer only when the list changed.
+The owner also keeps the lists current in both protocol eras: tools, and the resources,
+templates and prompts of a server that offers them (``features``). A relister waits for
+a burst of change signals to end (``changes``), lists the kinds they named again, and
+tells the layer only when something changed.
 
 Each start (connecting and the first listing) calls the host's ``on_start`` watcher (a
 command line says what it waits for when a start is slow) and is logged at INFO on
@@ -20,15 +19,17 @@ sees every start.
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import anyio
 
 from tooldeck._tool import ToolFailure
 from tooldeck.mcp.client.cache import wire_tools
+from tooldeck.mcp.client.changes import Stale, listen
 from tooldeck.mcp.client.client_side import ClientSide
 from tooldeck.mcp.client.failures import closed_connection, describe, first_line
+from tooldeck.mcp.client.features import KINDS, NONE, TOOLS, Features, list_features
 from tooldeck.mcp.client.listing import list_all
 from tooldeck.mcp.client.specs import ServerSpec
 from tooldeck.mcp.client.stdio import StdioProcess
@@ -43,11 +44,9 @@ if TYPE_CHECKING:
 log = logging.getLogger("tooldeck.mcp")
 progress = logging.getLogger("tooldeck.mcp.progress")
 
-DEBOUNCE_S = 0.1
-"""The quiet time after a list-changed signal before the server is listed again."""
-MAX_DELAY_S = 1.0
-"""The longest a listing waits for a burst of signals to end."""
 CLOSE_TIMEOUT_S = 10.0
+
+T = TypeVar("T")
 
 Spawn = Callable[..., None]
 """``spawn(coroutine_function, *args)``: start a long-lived task on the loop."""
@@ -82,6 +81,8 @@ class Connection:
         self.spec = spec
         self._spawn = spawn
         self.tools: tuple[types.Tool, ...] = ()
+        self.features: Features = NONE
+        """The resources, templates and prompts the server offers, as listed."""
         self.notes: tuple[str, ...] = ()
         """Problems of the latest listing (cut short, ...), shown in the report row."""
         self.failure: str | None = "not connected yet"
@@ -108,7 +109,7 @@ class Connection:
         self._stderr: StderrLog | None = None
         self._scope: anyio.CancelScope | None = None
         self._done = anyio.Event()
-        self._dirty = anyio.Event()
+        self._stale = Stale()
         self._lost = anyio.Event()
         self._may_reconnect = False
         self._reconnecting = anyio.Lock()
@@ -234,7 +235,7 @@ class Connection:
         async with anyio.create_task_group() as group:
             group.start_soon(self._relister, client)
             if _modern(client.protocol_version):
-                group.start_soon(self._listen, client)
+                group.start_soon(listen, client, self._stale, self.name)
             await self._lost.wait()
             group.cancel_scope.cancel()
         if not self._closed:
@@ -248,23 +249,27 @@ class Connection:
                 await anyio.sleep(0.01)
 
     # -- listing ---------------------------------------------------------------------------
-    async def _list(self, client: Client) -> bool:
-        """List every page (bounded); True when the tools differ from the last listing."""
+    async def _list(self, client: Client, kinds: frozenset[str] = KINDS) -> bool:
+        """List every page of ``kinds`` (bounded); True when something differs from the
+        last listing. Only the kinds the server offers are asked for."""
+        changed = False
         with self.deadlines.fail_after(self.spec.config.timeout_s):
-            listed = await list_all(client)
-        changed = listed.tools != self.tools
-        self.tools, self.notes, self.ttl_ms = listed
+            if TOOLS in kinds:
+                listed = await list_all(client)
+                changed = listed.tools != self.tools
+                self.tools, self.notes, self.ttl_ms = listed
+            features = await list_features(client, kinds, self.features)  # offered only
+            changed = changed or features[:3] != self.features[:3]
+            self.features = features
         self.listings += 1
-        if self._on_listed is not None:
+        if self._on_listed is not None and TOOLS in kinds:
             await anyio.to_thread.run_sync(self._on_listed, self)
         return changed
 
     async def _on_message(self, message: Any) -> None:
-        from tooldeck.mcp.sdk import types
-
-        if isinstance(message, types.ToolListChangedNotification):
-            self._dirty.set()
-        elif isinstance(message, Exception):
+        if self._stale.noticed(message):
+            return
+        if isinstance(message, Exception):
             if self._client is None:  # still connecting
                 self.side.unreadable(message)
             log.warning(
@@ -273,27 +278,14 @@ class Connection:
                 first_line(str(message)),
             )
 
-    async def _listen(self, client: Client) -> None:
-        try:
-            async with client.listen(tools_list_changed=True) as subscription:
-                async for _event in subscription:
-                    self._dirty.set()
-        except Exception as exc:  # the stream is an extra: calls and the report go on
-            log.debug("MCP server %r: subscriptions/listen ended: %s", self.name, exc)
-
     async def _relister(self, client: Client) -> None:
         while True:
-            await self._dirty.wait()
-            # Wait for a quiet moment (a burst costs one listing), but not forever.
-            deadline = anyio.current_time() + MAX_DELAY_S
-            while self._dirty.is_set() and anyio.current_time() < deadline:
-                self._dirty = anyio.Event()
-                await anyio.sleep(DEBOUNCE_S)
+            kinds = await self._stale.settled()
             try:
-                changed = await self._list(client)
+                changed = await self._list(client, kinds)
             except Exception as exc:
                 log.warning(
-                    "MCP server %r: listing tools after a change failed: %s",
+                    "MCP server %r: listing after a change failed: %s",
                     self.name,
                     describe(exc, self.spec),
                 )
@@ -329,28 +321,46 @@ class Connection:
         abandoned, which sends ``notifications/cancelled`` to the server (the SDK's
         default), and the call fails naming the server and the limit.
         """
+        progress = caller.progress if caller is not None else None
+        return await self.request(
+            f"tool {tool!r}",
+            f"the call to {tool!r}",
+            lambda client: client.call_tool(
+                tool,
+                arguments,
+                progress_callback=progress,
+                meta=meta,  # type: ignore[arg-type]
+            ),
+            caller,
+        )
+
+    async def request(
+        self,
+        subject: str,
+        during: str,
+        send: Callable[[Client], Awaitable[T]],
+        caller: Caller | None = None,
+    ) -> T:
+        """``send(client)``: one request of a call, a read or a prompt (``subject``:
+        ``"tool 'x'"``; ``during``: ``"the call to 'x'"``, for failures), with what
+        ``call`` promises: one reconnect, ``timeout_s``, the server's messages meanwhile
+        reaching ``caller``, and every failure a ``ToolFailure`` naming the server."""
         client = self._client if not self._lost.is_set() else None
         if client is None:
             client = await self._reconnected()
         timeout = self.spec.config.timeout_s
-        progress = caller.progress if caller is not None else None
         self.side.attempt()
         try:
             with self.side.requests.in_flight(caller), self.deadlines.fail_after(timeout):
-                return await client.call_tool(
-                    tool,
-                    arguments,
-                    progress_callback=progress,
-                    meta=meta,  # type: ignore[arg-type]
-                )
+                return await send(client)
         except TimeoutError:
             raise ToolFailure(
-                f"MCP server {self.name!r} did not answer the call to {tool!r} within "
+                f"MCP server {self.name!r} did not answer {during} within "
                 f"{timeout:g}s (timeout_s = {timeout:g} in [mcp.servers.{self.name}]); the "
                 "request was cancelled on the server."
             ) from None
         except Exception as exc:
-            raise ToolFailure(self._call_failure(tool, exc)) from exc
+            raise ToolFailure(self._call_failure(subject, during, exc)) from exc
 
     async def _reconnected(self) -> Client:
         async with self._reconnecting:
@@ -362,7 +372,7 @@ class Connection:
             if not self.deferred:  # a deferred server has no session to end yet
                 await self._stop()
             self.deferred = False
-            before = self.tools
+            before, features_before = self.tools, self.features
             await self.start()
             if self._client is None:
                 raise ToolFailure(self._unavailable())
@@ -371,24 +381,24 @@ class Connection:
                 changed = wire_tools(self.tools) != list(kept)
             else:
                 changed = self.tools != before
-            if changed:
+            if changed or self.features[:3] != features_before[:3]:
                 self._on_change(self)
             return self._client
 
-    def _call_failure(self, tool: str, exc: Exception) -> str:
+    def _call_failure(self, subject: str, during: str, exc: Exception) -> str:
         closed = closed_connection(exc)
         if closed:
             self._lost.set()
         refused = self.side.refusal()  # a failed authorization looks like a closed stream
         if refused is not None:
-            return f"MCP server {self.name!r}, tool {tool!r}: {refused}"
+            return f"MCP server {self.name!r}, {subject}: {refused}"
         if closed:
             return (
-                f"MCP server {self.name!r} closed the connection during the call to "
-                f"{tool!r} ({self._gone()}){self._stderr_suffix()}. The next call "
+                f"MCP server {self.name!r} closed the connection during {during} "
+                f"({self._gone()}){self._stderr_suffix()}. The next call "
                 "reconnects once."
             )
-        return f"MCP server {self.name!r}, tool {tool!r}: {describe(exc, self.spec)}"
+        return f"MCP server {self.name!r}, {subject}: {describe(exc, self.spec)}"
 
     def _unavailable(self) -> str:
         return f"MCP server {self.name!r} is not available: {self.failure or 'not connected'}"

@@ -1,10 +1,12 @@
-"""The MCP layer: one stable transform mounting every connected server's latest tools.
+"""The MCP layer: one stable transform mounting every connected server's latest tools,
+resources and prompts (``mount``, ``mount_features``).
 
 It fills the reserved MCP position of discovery (after built-ins, before entry points)
 as one registration. Each configured server is one row ``mcp:NAME`` of the plugin
 report, and one failing server never stops the others or the host.
 
-A server's list change replaces that server's captured tools and reloads the service:
+A server's list change replaces that server's captured tools (resources, prompts) and
+reloads the service:
 the transform keeps its place, so a later plugin that overrides or removes
 ``<server>_<tool>`` still wins after the change; snapshots taken before keep theirs.
 
@@ -38,6 +40,7 @@ if TYPE_CHECKING:
     from tooldeck.mcp.client.connection import Connection, StartWatcher
     from tooldeck.mcp.client.loop import LoopThread
     from tooldeck.mcp.client.mount import Mounted
+    from tooldeck.mcp.client.mount_features import MountedFeatures
     from tooldeck.mcp.client.oauth.signin import Authorizer
 
 log = logging.getLogger("tooldeck.mcp")
@@ -74,6 +77,7 @@ class _Server:
     __slots__ = (
         "cache_note",
         "connection",
+        "features",
         "mounted",
         "notes",
         "reason",
@@ -89,6 +93,8 @@ class _Server:
         self.connection: Connection | None = None
         self.tools: tuple[AnyTool, ...] = ()
         self.mounted: Mounted = {}
+        self.features: MountedFeatures | None = None
+        """Its resources and prompts, once the server listed them."""
         self.notes: tuple[str, ...] = ()
         self.cache_note: tuple[str, ...] = ()
         """Why the kept listing was ignored, when it was unusable."""
@@ -263,14 +269,34 @@ class McpLayer:
 
     def _mount(self, server: _Server) -> None:
         from tooldeck.mcp.client.mount import mounted_tools
+        from tooldeck.mcp.client.mount_features import NOTHING, mounted_features
 
         connection = server.connection
         assert connection is not None and self._loop is not None
         mounted, notes = mounted_tools(connection, self._loop, connection.tools, server.mounted)
+        features = mounted_features(
+            connection,
+            self._loop,
+            connection.features,
+            server.features or NOTHING,
+        )
         with self._lock:
             server.mounted = mounted
             server.tools = tuple(tool for _, tool in mounted.values())
-            server.notes = server.cache_note + connection.notes + notes
+            server.features = features
+            server.notes = server.cache_note + connection.notes + notes + features.notes
+
+    def _shadowed(self, servers: list[_Server]) -> dict[int, dict[str, str]]:
+        """The resource URIs each server lists that a server configured before it mounts
+        (``id(server)`` → URI → that server's name): a URI is served by one server."""
+        owners: dict[str, str] = {}
+        shadowed: dict[int, dict[str, str]] = {}
+        for server in servers:
+            for uri in server.features.resources if server.features is not None else ():
+                owner = owners.setdefault(uri, server.spec.name)
+                if owner != server.spec.name:
+                    shadowed.setdefault(id(server), {})[uri] = owner
+        return shadowed
 
     def _changed(self, connection: Connection) -> None:
         """A server's list changed (on the loop thread): remount it and reload."""
@@ -300,19 +326,40 @@ class McpLayer:
 
     @hookimpl
     def tool_transform(self, editor: ToolEditor) -> None:
-        for server in self._mounted():
+        servers = self._mounted()
+        shadowed = self._shadowed(servers)
+        for server in servers:
             for tool in server.tools:
                 editor.add(tool)
+            features = server.features
+            if features is None:
+                continue
+            elsewhere = shadowed.get(id(server), {})
+            for uri, (_, resource) in features.resources.items():
+                if uri not in elsewhere:
+                    editor.add_resource(resource)
+            for _, prompt in features.prompts.values():
+                editor.add_prompt(prompt)
 
     def _mounted(self) -> list[_Server]:
         with self._lock:
-            return [s for s in self._servers if s.connection is not None and s.tools]
+            return [
+                s
+                for s in self._servers
+                if s.connection is not None
+                and (s.tools or (s.features and (s.features.resources or s.features.prompts)))
+            ]
 
     # -- the report (one row per configured server) ---------------------------------------
     def members(self) -> list[ServerRow]:
         """Each configured server as the plugin report shows it (``mcp:NAME``)."""
         with self._lock:
             servers = [(s, s.tools, s.notes) for s in self._servers]
+        shadowed = self._shadowed([server for server, _, _ in servers])
+        servers = [
+            (server, tools, notes + _elsewhere(shadowed.get(id(server), {})))
+            for server, tools, notes in servers
+        ]
         return [
             ServerRow(
                 server.spec.plugin_name,
@@ -342,6 +389,13 @@ class McpLayer:
         if connection is None or self._loop is None:
             raise LookupError(f"MCP server {name!r} is not connected")
         return self._loop.call(connection.refresh)
+
+
+def _elsewhere(shadowed: dict[str, str]) -> tuple[str, ...]:
+    return tuple(
+        f"resource {uri!r} is mounted from server {owner!r}, not here"
+        for uri, owner in sorted(shadowed.items())
+    )
 
 
 def _effective_names(tools: tuple[AnyTool, ...]) -> frozenset[str]:

@@ -51,7 +51,7 @@ def _parts(blocks: Sequence[Any]) -> tuple[list[ContentPart], list[str]]:
     notes: list[str] = []
     for block in blocks:
         try:
-            part = _part(block)
+            part = content_part(block)
         except (binascii.Error, ValueError) as exc:
             notes.append(
                 f"[a {block.type} block was left out: its data is not valid base64 ({exc})]"
@@ -61,7 +61,8 @@ def _parts(blocks: Sequence[Any]) -> tuple[list[ContentPart], list[str]]:
     return parts, notes
 
 
-def _part(block: Any) -> ContentPart:
+def content_part(block: Any) -> ContentPart:
+    """One MCP content block as a tooldeck part (``ValueError``: its base64 is bad)."""
     kind = block.type
     if kind == "text":
         return TextPart(block.text)

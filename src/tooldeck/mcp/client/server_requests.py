@@ -1,9 +1,13 @@
 """What a mounted server sends tooldeck besides results: elicitation, progress and logs.
 
-* ``elicitation/create`` goes to the Location's asker as a ``PermissionRequest`` with the
-  action ``"elicitation"`` (the server's message, mode, schema or URL in its
-  ``metadata``). ``once``/``always`` accepts, filling the schema's defaults (SEP-1034);
-  an asker may instead return a mapping, the fields it filled in; a rejection declines.
+* ``elicitation/create`` during a call that tooldeck serves (``tooldeck mcp serve``)
+  goes to the client of that served call, when it can be asked mid-call (it declared
+  elicitation; the call's ``Peer`` says ``can_elicit()``): a form is asked as the server
+  wrote it, and the client's answer is the server's. Otherwise it goes to the Location's
+  asker as a ``PermissionRequest`` with the action ``"elicitation"`` (the server's
+  message, mode, schema or URL in its ``metadata``). ``once``/``always`` accepts,
+  filling the schema's defaults (SEP-1034); an asker may instead return a mapping, the
+  fields it filled in; a rejection declines.
   With no asker the request is declined, and the log says why.
 * ``notifications/progress`` of a call reaches that call's ``ctx.progress`` as
   ``{"progress", "total", "message"}``.
@@ -112,6 +116,9 @@ class ServerRequests:
         """The SDK's ``elicitation_callback``."""
         from tooldeck.mcp.sdk import types
 
+        forwarded = await self._forwarded(params)
+        if forwarded is not None:
+            return forwarded
         asker = self._asker()
         if asker is None:
             self.logger.info(
@@ -132,6 +139,31 @@ class ServerRequests:
                 code=types.INTERNAL_ERROR, message=f"the host's asker failed: {exc}"
             )
         return _result(reply, params)
+
+    async def _forwarded(
+        self, params: types.ElicitRequestParams
+    ) -> types.ElicitResult | types.ErrorData | None:
+        """The answer of the served client whose call this is, when it can be asked a
+        form now; ``None`` when the question goes to the asker instead."""
+        from tooldeck.mcp.sdk import types
+
+        caller = self.caller()
+        peer = caller.ctx.peer if caller is not None else None
+        schema = getattr(params, "requested_schema", None)
+        if caller is None or peer is None or params.mode != "form" or schema is None:
+            return None
+        can_elicit = getattr(peer, "can_elicit", None)
+        if can_elicit is None or not can_elicit():
+            return None
+        asked = asyncio.run_coroutine_threadsafe(peer.elicit(params.message, schema), caller.loop)
+        try:
+            answer = await asyncio.wrap_future(asked)
+        except Exception as exc:  # the client's own failure is the server's error answer
+            return types.ErrorData(
+                code=types.INTERNAL_ERROR, message=f"the MCP client did not answer: {exc}"
+            )
+        content = dict(answer.content) if answer.content is not None else None
+        return types.ElicitResult(action=answer.action, content=content)
 
     async def _ask(self, asker: Asker, request: Any) -> object:
         """The asker's reply, asked where the host's own asks are: in the calling

@@ -83,7 +83,8 @@ class ResourceHandlers:
                 raise MCPError(INTERNAL_ERROR, f"Reading {uri} failed: {exc}") from None
             finally:
                 await peer.outbox.flush()
-        return types.ReadResourceResult(contents=[resource_contents(contents)])
+        every = (contents, *contents.more)
+        return types.ReadResourceResult(contents=[resource_contents(each) for each in every])
 
     async def subscribe(self, ctx: Any, params: types.SubscribeRequestParams) -> types.EmptyResult:
         self._server.announcer.subscribe(ctx, str(params.uri))
