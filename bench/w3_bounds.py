@@ -37,7 +37,7 @@ from w3_inprocess import (
 from tooldeck import Tool, ToolCall, ToolContext, ToolResult, run_tool_call, tool
 from tooldeck._tool import TextPart, tuple_new
 from tooldeck.host.boundary.outcome import ToolCallOutcome
-from tooldeck.host.call.path import ExecutedTool
+from tooldeck.host.call.values import ExecutedTool
 from tooldeck.host.registry.record import record_of
 from tooldeck.host.schema.jsonschema_fast import SchemaValidator as CompiledSchema
 

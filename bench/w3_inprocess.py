@@ -4,7 +4,8 @@
     PYTHONPATH=/other/tree/src .venv/bin/python bench/w3_inprocess.py   # another tree
 
 Prints JSON: nanoseconds per call, best of ROUNDS (default 7) rounds of 20,000 calls, for the
-floor (``add(**json.loads(s))``, as in the shared W3) and the tooldeck rows of W3.
+floor (``add(**json.loads(s))``, as in the shared W3), the tooldeck rows of W3 and a
+``Tool`` whose input is a pydantic model and whose executor returns a ``ToolResult``.
 CPU time (``time.thread_time``) rather than wall time: on the shared, loaded 2-core box
 it is what stays comparable between two trees run one after the other. The shared W3
 driver (``bash bench/run.sh``) stays the reference for the published ratios.
@@ -20,6 +21,8 @@ import tempfile
 import time
 from collections.abc import Awaitable, Callable
 from typing import Any
+
+from pydantic import BaseModel
 
 from tooldeck import Location, Tool, ToolCall, ToolResult, ToolService, run_tool_call, tool
 
@@ -42,6 +45,11 @@ def add(a: int, b: int) -> int:
 async def add_async(a: int, b: int) -> int:
     """Add two integers."""
     return a + b
+
+
+class AddInput(BaseModel):
+    a: int
+    b: int
 
 
 def snapshot(*tools: Any) -> Any:
@@ -84,14 +92,28 @@ def cases() -> dict[str, Callable[[], float]]:
             execute=lambda args, ctx: ToolResult(output=args["a"] + args["b"]),
         )
     )
+    model = snapshot(
+        Tool(
+            name="add",
+            description="Add two integers.",
+            input=AddInput,
+            output={"type": "integer"},
+            execute=lambda args, ctx: ToolResult(output=args.a + args.b),
+        )
+    )
     assert plain.execute_sync(call("c1", "add", ARGS)).output == 3
     assert schema.execute_sync(call("c1", "add", ARGS)).output == 3
+    assert model.execute_sync(call("c1", "add", ARGS)).output == 3
     return {
         "floor": timed_sync(lambda s: add(**loads(s))),
         "execute": timed_async(lambda s: plain.execute(call("c1", "add", s))),
         "execute, async def tool": timed_async(lambda s: awaited.execute(call("c1", "add", s))),
         "execute_sync": timed_sync(lambda s: plain.execute_sync(call("c1", "add", s))),
         "JSON-Schema input": timed_async(lambda s: schema.execute(call("c1", "add", s))),
+        "pydantic-model tool, execute": timed_async(lambda s: model.execute(call("c1", "add", s))),
+        "pydantic-model tool, execute_sync": timed_sync(
+            lambda s: model.execute_sync(call("c1", "add", s))
+        ),
         "run_tool_call": timed_async(lambda s: run_tool_call(plain, call("c1", "add", s))),
     }
 

@@ -18,6 +18,9 @@ Times (median over --reps fresh child processes, each after an unrelated warm-up
   first     register + first snapshot + `definitions_for("openai")` (native, JSON Schema)
   changed   then one tool changed (one more transform updating it) + snapshot +
             `definitions_for("openai")`: the rebuild a running host pays
+  memory    resident memory the first build added, and the process's in all
+Past 5,000 tools (`--time-sizes 5000,50000`) the shared catalog repeats, each further
+copy's tools numbered.
 Writes `bench/results/raw/W9.json`, whose `markdown` is W9's section of RESULTS.md.
 """
 
@@ -127,6 +130,27 @@ def tokens(specs, mode, root, count):
     return out, info
 
 
+def specs_of(size):
+    """``size`` tool specs: the shared catalog's (at most 5,600 distinct tools), repeated
+    past 5,000 with a numbered name and description for each further copy."""
+    if size <= 5000:
+        return shared.generate_specs(size)
+    base = shared.generate_specs(5000)
+    return [
+        {**s, "name": f"{s['name']}_{k}", "description": f"{s['description']} (copy {k})"}
+        if k
+        else s
+        for k in range(-(-size // 5000))
+        for s in base
+    ][:size]
+
+
+def rss_mb():
+    """This process's resident memory now, in MB."""
+    with open("/proc/self/statm") as f:
+        return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 1e6
+
+
 def child(size):
     """Fresh process: a warm-up build, then the timed first build and one-tool change."""
     import gc
@@ -134,15 +158,17 @@ def child(size):
     root = tempfile.mkdtemp(prefix="w9-")
     try:
         tokens(shared.WARMUP_SPECS, "native", root, shared.chars4)
-        specs = shared.generate_specs(size)
+        specs = specs_of(size)
         service, register, closing = service_with(specs, "native", root)
         gc.collect()
         gc.disable()
+        before_mb = rss_mb()
         t0, c0 = time.perf_counter(), time.process_time()
         with service.batch():
             service.transform(register, source="w9")
         service.snapshot().definitions_for("openai")
         t1, c1 = time.perf_counter(), time.process_time()
+        built_mb = rss_mb() - before_mb
         target = specs[size // 2]
         name = f"{target['namespace']}_{target['name']}"
         service.transform(
@@ -159,13 +185,27 @@ def child(size):
         shutil.rmtree(root, ignore_errors=True)
     print(
         json.dumps(
-            {"first": t1 - t0, "changed": t2 - t1, "first_cpu": c1 - c0, "changed_cpu": c2 - c1}
+            {
+                "first": t1 - t0,
+                "changed": t2 - t1,
+                "first_cpu": c1 - c0,
+                "changed_cpu": c2 - c1,
+                "built_mb": built_mb,
+                "rss_mb": rss_mb(),
+            }
         )
     )
 
 
 def timed(size, reps):
-    samples = {"first": [], "changed": [], "first_cpu": [], "changed_cpu": []}
+    samples = {
+        "first": [],
+        "changed": [],
+        "first_cpu": [],
+        "changed_cpu": [],
+        "built_mb": [],
+        "rss_mb": [],
+    }
     for _ in range(reps):
         p = subprocess.run(
             [sys.executable, __file__, "--child", str(size)],
@@ -261,7 +301,9 @@ def markdown(sizes, measured, times, tok_name, note, reps):
             f"then snapshot + definitions {t['changed'] * 1e3:.1f} ms "
             f"({t['changed'] / t['first']:.1%} of the first; goal <= 5%). CPU time (less "
             f"sensitive to a loaded machine): first {t['first_cpu'] * 1e3:.0f} ms, changed "
-            f"{t['changed_cpu'] * 1e3:.1f} ms."
+            f"{t['changed_cpu'] * 1e3:.1f} ms. Memory: the first build added "
+            f"{t['built_mb']:.0f} MB of resident memory ({t['built_mb'] * 1e6 / s / 1e3:.1f} KB "
+            f"a tool; the tools themselves were built before), {t['rss_mb']:.0f} MB in all."
         )
     return lines
 

@@ -44,6 +44,7 @@ INTERNAL = {
     "tooldeck.mcp.client.stdio.NotJsonRpc": "a line a server sent; its row or a log says so",
     "tooldeck.mcp.client.oauth.signin.SignInNeeded": "the server's row: run tooldeck mcp login",
     "tooldeck.mcp.client.oauth.server_auth.MissingSecret": "the server's row names the variable",
+    "tooldeck.mcp.serve.rounds.AwaitingInput": "mcp serve: an input_required result",
 }
 
 WITH_TOOL = ("FrozenToolError", "ToolFailure")

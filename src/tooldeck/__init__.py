@@ -70,10 +70,10 @@ if TYPE_CHECKING:
     from tooldeck.host.boundary.outcome import ToolCallOutcome as ToolCallOutcome
     from tooldeck.host.boundary.outcome import ToolError as ToolError
     from tooldeck.host.boundary.pending import PendingCall as PendingCall
-    from tooldeck.host.call.path import CallScope as CallScope
-    from tooldeck.host.call.path import CallVia as CallVia
-    from tooldeck.host.call.path import ExecutedTool as ExecutedTool
-    from tooldeck.host.call.path import ToolCall as ToolCall
+    from tooldeck.host.call.values import CallScope as CallScope
+    from tooldeck.host.call.values import CallVia as CallVia
+    from tooldeck.host.call.values import ExecutedTool as ExecutedTool
+    from tooldeck.host.call.values import ToolCall as ToolCall
     from tooldeck.host.config.config import CodemodeConfig as CodemodeConfig
     from tooldeck.host.config.config import Config as Config
     from tooldeck.host.config.config import ImagesConfig as ImagesConfig
@@ -161,8 +161,8 @@ _LOCATIONS = {
     "AuthorizationRequest": "tooldeck.mcp.client.oauth.signin",
     "Authorizer": "tooldeck.mcp.client.oauth.signin",
     "CallHookFn": "tooldeck.host.registry.editor",
-    "CallScope": "tooldeck.host.call.path",
-    "CallVia": "tooldeck.host.call.path",
+    "CallScope": "tooldeck.host.call.values",
+    "CallVia": "tooldeck.host.call.values",
     "Catalog": "tooldeck.host.registry.catalog",
     "CatalogEntry": "tooldeck.host.registry.editor",
     "CodeMode": "tooldeck.codemode.provider",
@@ -176,7 +176,7 @@ _LOCATIONS = {
     "Effect": "tooldeck.host.permissions.wildcard",
     "Elicited": "tooldeck._tool",
     "ErrorType": "tooldeck.host.boundary.outcome",
-    "ExecutedTool": "tooldeck.host.call.path",
+    "ExecutedTool": "tooldeck.host.call.values",
     "ExternalError": "tooldeck.errors",
     "FilePart": "tooldeck._tool",
     "FrozenDict": "tooldeck.host.schema.frozen",
@@ -249,7 +249,7 @@ _LOCATIONS = {
     "TelemetryConfig": "tooldeck.host.config.config",
     "TextPart": "tooldeck._tool",
     "Tool": "tooldeck._tool",
-    "ToolCall": "tooldeck.host.call.path",
+    "ToolCall": "tooldeck.host.call.values",
     "ToolCallContext": "tooldeck.host.boundary.hooks",
     "ToolCallOutcome": "tooldeck.host.boundary.outcome",
     "ToolConfig": "tooldeck.host.config.config",

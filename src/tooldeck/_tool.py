@@ -7,8 +7,10 @@ can build tools freely and the registry decides, with a diagnostic, what it acce
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import dataclasses
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Generic, Literal, NamedTuple, Protocol, TypeAlias
@@ -172,6 +174,23 @@ def _taken_as_is(cls: type, source: Any, handler: Any) -> Any:
     return core_schema.any_schema()
 
 
+_RESUMED_PEER: contextvars.ContextVar[Peer | None] = contextvars.ContextVar(
+    "tooldeck_resumed_peer", default=None
+)
+
+
+@contextlib.contextmanager
+def peer_of_resumed_calls(peer: Peer | None) -> Iterator[None]:
+    """Within the block, a call without a peer of its own asks and samples through
+    ``peer``: a served call that resumes its pending call (``host.resume`` runs it in
+    this task, under a scope of its own) keeps talking to the client that resumed it."""
+    token = _RESUMED_PEER.set(peer)
+    try:
+        yield
+    finally:
+        _RESUMED_PEER.reset(token)
+
+
 # Pydantic (validating a ``CallScope``, say) takes a peer as it is. Set outside the class
 # body, so that it is no member a ``Peer`` implementation must have.
 setattr(Peer, "__get_pydantic_core_schema__", classmethod(_taken_as_is))  # noqa: B010
@@ -221,6 +240,12 @@ class ToolContext(NamedTuple):
 
         logging.getLogger("tooldeck.tool").log(PYTHON_LEVELS[level], "%s", message)
 
+    def resource_updated(self, uri: str) -> None:
+        """Say that the resource at ``uri`` changed (this call changed it, say): MCP
+        clients subscribed to it get ``notifications/resources/updated``. The same as
+        ``ctx.location.resource_updated(uri)``, which code outside a call uses."""
+        self.location.resource_updated(uri)
+
     async def elicit(self, message: str, schema: Mapping[str, Any]) -> Elicited:
         """Ask the user for the fields of ``schema`` (a flat JSON Schema object: strings,
         numbers, booleans, enums, with defaults) and wait for the answer.
@@ -228,9 +253,10 @@ class ToolContext(NamedTuple):
         Raises ``ToolFailure`` saying so where no one can be asked: a call that is not
         served to an MCP client, or a client that does not offer elicitation.
         """
-        if self.peer is None:
+        peer = self.peer if self.peer is not None else _RESUMED_PEER.get()
+        if peer is None:
             raise ToolFailure(_UNSERVED.format(what="ask the user (ctx.elicit)"))
-        return await self.peer.elicit(message, schema)
+        return await peer.elicit(message, schema)
 
     async def sample(
         self, messages: Sequence[Mapping[str, Any]], *, max_tokens: int, **options: Any
@@ -243,9 +269,10 @@ class ToolContext(NamedTuple):
         Raises ``ToolFailure`` saying so where no model can be asked: a call that is not
         served to an MCP client, or a client that does not offer sampling.
         """
-        if self.peer is None:
+        peer = self.peer if self.peer is not None else _RESUMED_PEER.get()
+        if peer is None:
             raise ToolFailure(_UNSERVED.format(what="ask the client's model (ctx.sample)"))
-        return await self.peer.sample(messages, max_tokens, options)
+        return await peer.sample(messages, max_tokens, options)
 
     @property
     def permission(self) -> PermissionGate:

@@ -20,7 +20,7 @@ import pluggy
 if TYPE_CHECKING:
     from tooldeck._tool import ToolResult
     from tooldeck.host.boundary.hooks import ToolCallContext
-    from tooldeck.host.call.path import ToolCall
+    from tooldeck.host.call.values import ToolCall
     from tooldeck.host.location.location import Location
     from tooldeck.host.registry.editor import ToolEditor
 

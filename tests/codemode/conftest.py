@@ -74,13 +74,15 @@ class Deck:
         service.transform(transform, source="test")
         return service.snapshot(location.policy)
 
-    async def run(self, snapshot, code: str, *, call_id: str = "c1"):
+    async def run(self, snapshot, code: str, *, call_id: str = "c1", progress: bool = False):
+        """Run ``code`` through ``execute``; ``progress``: collect the call's progress events
+        in ``self.progress`` (the program's calls then all run on the loop)."""
         return await run_tool_call(
             snapshot,
             ToolCall(call_id, "execute", {"code": code}),
             session_id="s1",
             message_id="m1",
-            progress=self.progress.append,
+            progress=self.progress.append if progress else None,
         )
 
 

@@ -237,7 +237,7 @@ async def test_feedback_reaches_the_model_when_the_program_does_not_catch_it(dec
         Tool(name="guarded", description="Asks.", execute=guarded),
         asker=lambda request: Reject("use X instead"),
     )
-    outcome = await deck.run(snap, "await tools.guarded()")
+    outcome = await deck.run(snap, "await tools.guarded()", progress=True)
     assert outcome.status == "failed"
     assert outcome.error.type == "tool.execution"
     assert "RuntimeError" in outcome.error.message
@@ -292,7 +292,7 @@ async def test_progress_reports_each_nested_call_in_order(deck):
         return ToolResult("done")
 
     snap = deck.snapshot(Tool(name="chatty", description="Talks.", execute=chatty))
-    await deck.run(snap, "await tools.chatty()")
+    await deck.run(snap, "await tools.chatty()", progress=True)
     assert deck.progress == [
         {"type": "tool_call", "status": "running", "id": "c1.1", "name": "chatty", "input": {}},
         {"type": "tool_progress", "id": "c1.1", "name": "chatty", "metadata": {"step": 1}},

@@ -60,3 +60,26 @@ def test_a_runtime_error_is_a_sandbox_failure_with_what_was_printed(pool):
         list(conversation)
     assert caught.value.kind == "runtime" and caught.value.printed == "before\n"
     assert "ZeroDivisionError" in caught.value.text
+
+
+def test_a_wait_settled_in_place_is_never_yielded_and_a_gather_waits_in_call_order(pool):
+    code = "import asyncio\nawait asyncio.gather(f(1), f(2), f(3))"
+    waits = []
+
+    def here(call_ids):  # answered where the conversation runs: no Wait reaches the host
+        waits.append(call_ids)
+        return Settle({i: Settled(i * 10) for i in call_ids})
+
+    conversation = session(pool, f=print).conversation(code, lambda call: Defer(), here)
+    assert list(conversation) == [Done([0, 10, 20], "", "")]
+    assert waits == [[0, 1, 2]]
+
+
+def test_a_wait_not_settled_in_place_is_yielded(pool):
+    conversation = session(pool, f=print).conversation(
+        "await f(1)", lambda call: Defer(), lambda call_ids: None
+    )
+    wait = next(conversation)
+    assert type(wait) is Wait
+    assert conversation.send(Settle({i: Settled(5) for i in wait.call_ids})).output == 5
+    conversation.close()

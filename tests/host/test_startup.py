@@ -116,3 +116,133 @@ def test_a_code_mode_catalog_is_listed_without_the_sandbox(tmp_path):
     )
     assert "add       code" in done.stdout
     assert json.loads(done.stderr.strip().splitlines()[-1]) == []
+
+
+OPENED = (
+    "tooldeck._prompt",
+    "tooldeck._public",
+    "tooldeck._resource",
+    "tooldeck._tool",
+    "tooldeck.builtin_plugins",
+    "tooldeck.builtin_plugins._deferred",
+    "tooldeck.builtin_plugins._model",
+    "tooldeck.builtin_plugins.edit",
+    "tooldeck.builtin_plugins.glob",
+    "tooldeck.builtin_plugins.grep",
+    "tooldeck.builtin_plugins.patch",
+    "tooldeck.builtin_plugins.question",
+    "tooldeck.builtin_plugins.read",
+    "tooldeck.builtin_plugins.shell",
+    "tooldeck.builtin_plugins.webfetch",
+    "tooldeck.builtin_plugins.write",
+    "tooldeck.codemode",
+    "tooldeck.codemode.availability",
+    "tooldeck.codemode.provider",
+    "tooldeck.errors",
+    "tooldeck.hookspecs",
+    "tooldeck.host",
+    "tooldeck.host.boundary",
+    "tooldeck.host.boundary.boundary",
+    "tooldeck.host.boundary.gates",
+    "tooldeck.host.boundary.limits",
+    "tooldeck.host.boundary.outcome",
+    "tooldeck.host.call",
+    "tooldeck.host.call.layers",
+    "tooldeck.host.call.sizes",
+    "tooldeck.host.call.values",
+    "tooldeck.host.config",
+    "tooldeck.host.config.config",
+    "tooldeck.host.config.config_files",
+    "tooldeck.host.config.layers",
+    "tooldeck.host.config.paths",
+    "tooldeck.host.execution",
+    "tooldeck.host.execution.definitions",
+    "tooldeck.host.execution.lazy",
+    "tooldeck.host.execution.reuse",
+    "tooldeck.host.execution.snapshot",
+    "tooldeck.host.handles",
+    "tooldeck.host.location",
+    "tooldeck.host.location.location",
+    "tooldeck.host.permissions",
+    "tooldeck.host.permissions.layers",
+    "tooldeck.host.permissions.policy",
+    "tooldeck.host.permissions.wildcard",
+    "tooldeck.host.plugins",
+    "tooldeck.host.plugins.discovery",
+    "tooldeck.host.plugins.guarded",
+    "tooldeck.host.plugins.host",
+    "tooldeck.host.plugins.instrument",
+    "tooldeck.host.plugins.records",
+    "tooldeck.host.plugins.selection",
+    "tooldeck.host.plugins.sync",
+    "tooldeck.host.plugins.trust_gate",
+    "tooldeck.host.plugins.wiring",
+    "tooldeck.host.plugins.withheld",
+    "tooldeck.host.registry",
+    "tooldeck.host.registry.catalog",
+    "tooldeck.host.registry.editor",
+    "tooldeck.host.registry.features",
+    "tooldeck.host.registry.names",
+    "tooldeck.host.registry.overlay",
+    "tooldeck.host.registry.record",
+    "tooldeck.host.registry.state",
+    "tooldeck.host.registry.steps",
+    "tooldeck.host.schema",
+    "tooldeck.host.schema.derive",
+    "tooldeck.host.schema.frozen",
+    "tooldeck.host.search",
+    "tooldeck.host.search.deferral",
+    "tooldeck.host.service",
+    "tooldeck.telemetry",
+    "tooldeck.telemetry.semconv",
+    "tooldeck.telemetry.startup",
+)
+"""Every tooldeck module that opening a host and taking its first snapshot imports (the
+built-ins, no installed plugin, no config file). A module that joins this list costs
+every process that opens a host: load it where it is first needed instead, or add it
+here on purpose."""
+
+OFF = (
+    # telemetry off: the tracing plugin, and ``Telemetry`` itself
+    "tooldeck.telemetry.settings",
+    "tooldeck.telemetry.tracing",
+    # no plugin has a ``tool_call`` hook: the hooks layer
+    "tooldeck.host.boundary.hooks",
+    # nothing deferred: the search ranking
+    "tooldeck.host.search.ranking",
+    # no call made yet: the call paths, validators, patterns and what they need
+    "tooldeck.host.call.path",
+    "tooldeck.host.call.content",
+    "tooldeck.host.schema.validators",
+    "tooldeck.host.schema.patterns",
+    "tooldeck.host.schema.metaschema",
+    "re2",
+    # nothing to trust: the trust modules, no trust store read, no digest of an item
+    "tooldeck.host.trust.project",
+    "tooldeck.host.trust.store",
+    "json",
+)
+"""What a feature that is off must not load at ``Host.open`` (the modules that load
+when it is on)."""
+
+OPEN_PROBE = """
+import sys, tooldeck
+before = set(sys.modules)
+host = tooldeck.Host.open(sys.argv[1], plugins=[])
+host.snapshot()
+loaded = sorted(set(sys.modules) - before)
+print(" ".join(loaded))
+"""
+
+
+def test_opening_a_host_imports_exactly_these_modules(tmp_path):
+    done = subprocess.run(
+        [sys.executable, "-c", OPEN_PROBE, str(tmp_path)],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=120,
+    )
+    loaded = done.stdout.split()
+    assert [m for m in loaded if m.startswith("tooldeck")] == list(OPENED)
+    assert [m for m in OFF if m in loaded] == []

@@ -104,6 +104,7 @@ def add_tool(path: Path) -> Tool[AddInput, AddOutput]:
             raise ToolFailure(f"The user rejected this note: {exc.feedback}") from exc
         notes = [*read_notes(path), data.text]
         path.write_text("".join(f"- {note}\n" for note in notes), encoding="utf-8")
+        ctx.resource_updated("{{scheme}}://all")  # MCP clients subscribed to it read it again
         return ToolResult(
             content=f"Added note {len(notes)} to {NOTES}.",
             metadata={"path": str(path)},

@@ -58,7 +58,7 @@ def run(args: argparse.Namespace) -> int:
 
     raw = read_input(args.input)
     from tooldeck.host.boundary.boundary import run_tool_call
-    from tooldeck.host.call.path import ToolCall
+    from tooldeck.host.call.values import ToolCall
 
     asker = choose_asker(args.yes, interactive=_interactive(args))
     with open_host(args, calls=True, asker=asker) as host:  # closing ends mounted MCP servers

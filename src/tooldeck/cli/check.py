@@ -121,8 +121,8 @@ def pack_candidates(target: str, cwd: Path, *, trust: bool = False) -> tuple[lis
 
 
 def _project_candidates(folder: Path, trust: bool) -> list[Candidate]:
+    from tooldeck.host.config.paths import local_plugin_files
     from tooldeck.host.plugins.discovery import entry_point_candidates, local_candidates
-    from tooldeck.host.trust.project import local_plugin_files
 
     declared = entry_point_candidates(_source_entry_points(folder))
     files = local_plugin_files(folder.resolve())

@@ -165,11 +165,12 @@ def _need_sdk(command: str) -> None:
 
 def _server(args: argparse.Namespace, *, signing_in: bool) -> tuple[ServerSpec, Location]:
     """The named server's spec, from the config this folder's trust allows."""
-    from tooldeck.host.plugins.trust_gate import open_location
+    from tooldeck.host.plugins.trust_gate import open_location, status_of
     from tooldeck.mcp.client.specs import server_specs
 
     root = location_dir(args).resolve()
-    location, status = open_location(root, None, None, None, None)
+    location, decision = open_location(root, None, None, None, None)
+    status = status_of(decision)
     servers = location.config.mcp.servers
     config = servers.get(args.name)
     problem = None

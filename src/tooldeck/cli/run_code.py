@@ -47,7 +47,7 @@ def run(args: argparse.Namespace) -> int:
         if not snapshot.codemode_catalog:
             raise CommandError(_why_not(snapshot))
         from tooldeck.host.boundary.boundary import run_tool_call
-        from tooldeck.host.call.path import ToolCall
+        from tooldeck.host.call.values import ToolCall
 
         call = ToolCall(CALL_ID, "execute", {"code": code})
         outcome = asyncio.run(run_tool_call(snapshot, call, session_id="cli", message_id="cli"))

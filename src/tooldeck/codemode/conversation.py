@@ -40,7 +40,8 @@ class Call(NamedTuple):
 
 
 class Wait(NamedTuple):
-    """The program awaits deferred calls; ``call_ids`` are every call still unanswered."""
+    """The program awaits deferred calls; ``call_ids`` are every call still unanswered, in
+    the order the program made them."""
 
     call_ids: list[int]
 

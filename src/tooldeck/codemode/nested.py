@@ -21,7 +21,7 @@ from tooldeck._tool import ContentPart, TextPart, ToolContext
 from tooldeck.codemode.conversation import Settled
 from tooldeck.codemode.plan import Target
 from tooldeck.host.boundary.boundary import run_tool_call
-from tooldeck.host.call.path import CallScope, ToolCall
+from tooldeck.host.call.values import CallScope, ToolCall
 from tooldeck.host.execution.snapshot import Snapshot
 
 MAX_ARGUMENT_BYTES = 512 * 1024

@@ -21,6 +21,7 @@ from tooldeck.codemode.naming import Node, ToolTree, build_tree
 from tooldeck.codemode.pytypes import param_name
 from tooldeck.codemode.sandbox import SandboxPool
 from tooldeck.codemode.stubs import StubFile
+from tooldeck.host.call.path import finishes_in_place
 from tooldeck.host.registry.editor import CatalogEntry, NamespaceEntry
 from tooldeck.host.registry.record import record_of
 
@@ -43,6 +44,12 @@ class Target:
         schema = record_of(self.entry.tool).input_schema
         keys = [str(k) for k in schema.get("properties") or {}]
         return {param_name(k): k for k in keys if param_name(k) != k}
+
+    @cached_property
+    def finishes_in_place(self) -> bool:
+        """Whether a call of this tool finishes without awaiting (``finishes_in_place``
+        in ``host/call/path.py``): one the program's own thread may run."""
+        return finishes_in_place(record_of(self.entry.tool))
 
 
 Targets = dict[Any, dict[str, Target]]

@@ -29,7 +29,10 @@ One exception type for every expected failure: monty's type checker does not kno
 Calls are started lazily, like Python coroutines: when the program awaits, every call
 still pending runs (concurrently when there are several, as ``asyncio.gather`` wants);
 when one of them is declined, the others are cancelled and the decline names the calls
-that had completed. Cancelling ``execute`` kills the program's worker.
+that had completed. Cancelling ``execute`` kills the program's worker. Calls that finish
+without awaiting (``search``, a ``tool(fn)`` of a plain ``def``) run on the program's
+sandbox thread when no boundary layer is active and no progress is reported
+(``_settle_here``); the others run on the loop.
 """
 
 from __future__ import annotations
@@ -60,7 +63,7 @@ from tooldeck.errors import (
     PermissionDeclined,
     QuestionDismissed,
 )
-from tooldeck.host.call.path import CallScope
+from tooldeck.host.call.values import CallScope
 from tooldeck.host.execution.snapshot import Snapshot
 
 MAX_CODE_BYTES = 256 * 1024
@@ -154,6 +157,10 @@ class ProgramRunner:
         return pool
 
 
+def _finishes_in_place(job: _Nested | _Search | None) -> bool:
+    return job is None or isinstance(job, _Search) or job.target.finishes_in_place
+
+
 def _check_code(code: str) -> None:
     if not code.strip():
         raise ToolFailure(
@@ -190,6 +197,10 @@ class _Program:
         )
         self.nested = ProgramCalls(snapshot, ctx, scope, [], [])
         self.pending: dict[int, _Nested | _Search] = {}
+        # Whether a wait may be settled on the sandbox thread (``_settle_here``): only
+        # with no boundary layer (limits, hooks) and no progress to report, which both
+        # belong on the loop.
+        self.in_place = not snapshot.layers and ctx.on_progress is None
         self.started = 0
         self.searches = 0
 
@@ -197,7 +208,8 @@ class _Program:
         """Run the program: its steps run off the event loop (``workers.py``), and the time
         limit covers waiting for a worker as well as running."""
         timeout = asyncio.timeout(self.settings.timeout_s)
-        steps = program_steps(pool.slots, session.conversation(code, self._call), session.kill)
+        conversation = session.conversation(code, self._call, self._settle_here)
+        steps = program_steps(pool.slots, conversation, session.kill)
         try:
             async with timeout:
                 try:
@@ -258,6 +270,41 @@ class _Program:
             f"{level} has no tool {name!r}; use the names in the stubs, "
             f'or await search("{search_words(name)}") to find a tool'
         )
+
+    def _settle_here(self, ids: list[int]) -> Settle | None:
+        """Settle a wait on the sandbox thread when each of its calls finishes without
+        awaiting (a ``search``, a ``tool(fn)`` of a plain ``def``), else ``None``: the
+        loop settles it (``_settle``).
+
+        Hot: handing a wait to the loop and back costs far more than such a call
+        (``bench/DECISIONS.md``, code mode), so these run where the program's step runs,
+        in order, through the same ``_run`` as on the loop: its coroutine never awaits
+        here, so one ``send`` runs it to its end. What a call raises (a decline, a
+        defect) ends the program once every call of the wait has run, as ``_settle``'s
+        tasks would. Pinned to the loop's ``_settle`` by ``tests/codemode/test_runner.py``.
+        """
+        pending = self.pending
+        if not self.in_place or not all(_finishes_in_place(pending.get(i)) for i in ids):
+            return None
+        results: dict[int, Settled] = {}
+        problem: BaseException | None = None
+        for call_id in ids:
+            job = pending.pop(call_id, None)
+            if job is None:
+                continue
+            run = self._run(job)
+            try:
+                run.send(None)
+            except StopIteration as ended:
+                results[call_id] = ended.value
+            except BaseException as exc:  # what the loop's task would have held
+                problem = problem or exc
+            else:  # unreachable while ``finishes_in_place`` holds
+                run.close()
+                raise RuntimeError(f"a nested call of {job!r} awaited off the loop")
+        if problem is not None:
+            raise problem
+        return Settle(results)
 
     async def _settle(self, ids: list[int]) -> dict[int, Settled]:
         jobs = [(i, self.pending.pop(i)) for i in ids if i in self.pending]

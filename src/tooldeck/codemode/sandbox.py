@@ -187,7 +187,10 @@ class SandboxSession:
         return "" if self._printed is None else str(self._printed.output)
 
     def conversation(
-        self, code: str, answer_call: Callable[[Call], CallAnswer]
+        self,
+        code: str,
+        answer_call: Callable[[Call], CallAnswer],
+        settle_here: Callable[[list[int]], Settle | None] = lambda call_ids: None,
     ) -> Generator[Step, Settle, None]:
         """The whole program as one conversation: take a worker, parse, type-check (when
         the session has stubs) and run ``code``, yielding each ``Wait`` and being sent its
@@ -195,7 +198,9 @@ class SandboxSession:
 
         Each ``Call`` is answered by ``answer_call`` right here, on the thread driving the
         conversation: a nested call then costs the host one round trip (its ``Wait``),
-        not two (``bench/DECISIONS.md``).
+        not two (``bench/DECISIONS.md``). ``settle_here(call_ids)`` is asked first for
+        each wait, on that thread too: a ``Settle`` it returns answers the wait without
+        the host, ``None`` yields the ``Wait``.
 
         Every step blocks on the worker: drive it off the event loop (``workers.py``).
         Name lookups and file or clock calls are answered here, without the host: the
@@ -227,7 +232,10 @@ class SandboxSession:
                     )
                     snap = self._resume(snap.resume, _call_answer(answer_call(call)))
                 elif kind is monty.FutureSnapshot:
-                    answer = yield Wait(list(snap.pending_call_ids))
+                    call_ids = sorted(snap.pending_call_ids)  # monty's order varies
+                    answer = settle_here(call_ids)
+                    if answer is None:
+                        answer = yield Wait(call_ids)
                     assert type(answer) is Settle
                     snap = self._resume(snap.resume, _settled(answer.results))
                 else:

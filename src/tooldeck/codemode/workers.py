@@ -26,7 +26,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any, TypeVar
 
 from tooldeck._tool import ToolFailure
-from tooldeck.codemode.conversation import SandboxFailure, Settle, Step
+from tooldeck.codemode.conversation import Done, SandboxFailure, Settle, Step
 
 T = TypeVar("T")
 
@@ -179,8 +179,10 @@ class _Relay:
         self._started = False
 
     def start(self) -> asyncio.Future[Step]:
-        """Start the conversation; the future of its first step."""
-        self._slots.submit(self._drive)
+        """Start the conversation, in a copy of the caller's context (what the calls the
+        program's thread runs read, as they would on the loop); the future of its first
+        step."""
+        self._slots.submit(contextvars.copy_context().run, self._drive)
         self._started = True
         return self._step
 
@@ -201,8 +203,14 @@ class _Relay:
 
     def _drive(self) -> None:
         """The sandbox thread's loop: one step per answer, until the conversation ends or
-        the loop closes it."""
+        the loop closes it.
+
+        The last step, ``Done``, is handed over only once the conversation is closed and
+        its worker and slot are back: the loop then finds the program ended with it,
+        where it would otherwise hand a close back to this thread and wait again.
+        """
         conversation, answer = self._conversation, None
+        last: tuple[asyncio.Future[Step], Step] | None = None
         try:
             while True:
                 step = self._step
@@ -210,6 +218,9 @@ class _Relay:
                     next_step = next(conversation) if answer is None else conversation.send(answer)
                 except BaseException as exc:
                     self._hand_over(step, None, exc)
+                    return
+                if isinstance(next_step, Done):
+                    last = (step, next_step)
                     return
                 self._hand_over(step, next_step, None)
                 answer = self._answers.get()
@@ -222,6 +233,8 @@ class _Relay:
             except BaseException as exc:
                 problem = exc
             self._slots.release()
+            if last is not None:
+                self._hand_over(*last, None)
             self._hand_over(self._ended, None, problem)
 
     def _hand_over(

@@ -26,7 +26,6 @@ from tooldeck._public import public
 from tooldeck._tool import AnyTool
 from tooldeck.host.boundary.boundary import layers
 from tooldeck.host.boundary.gates import Gates
-from tooldeck.host.boundary.hooks import CallHooks, session_chain
 from tooldeck.host.boundary.limits import CallLimits, declares_limits
 from tooldeck.host.execution.definitions import CodeModeProvider, Visibility
 from tooldeck.host.execution.snapshot import Snapshot
@@ -40,6 +39,7 @@ from tooldeck.host.search import deferral
 if TYPE_CHECKING:
     from contextlib import AbstractContextManager
 
+    from tooldeck.host.boundary.hooks import CallHooks
     from tooldeck.host.location.location import Location
     from tooldeck.host.registry.session import SessionTransformFn, Templates
 
@@ -68,10 +68,18 @@ class ToolService:
         self._sessions: dict[str, SessionScope] = {}
         self._sessions_lock = threading.Lock()
         self._templates: Templates | None = None  # created with the first session template
-        self.call_hooks = CallHooks(self._state.fail)
+        self._call_hooks: CallHooks | None = None
         self._gates = Gates()
-        """The plugins' ``tool_call`` hooks, each active while its registration is."""
         deferral.set_loader(location, self._load_deferred)
+
+    def _hooks(self) -> CallHooks:
+        """The plugins' ``tool_call`` hooks, each active while its registration is (made
+        for the first plugin that has one: without one, no hook module is loaded)."""
+        if self._call_hooks is None:
+            from tooldeck.host.boundary.hooks import CallHooks
+
+            self._call_hooks = CallHooks(self._state.fail)
+        return self._call_hooks
 
     def transform(self, fn: TransformFn, *, source: str = "<anonymous>") -> Registration:
         """Register ``fn(editor)``; it is replayed after every earlier registration."""
@@ -139,9 +147,10 @@ class ToolService:
             self.location,
             permissions=permissions,
             codemode=self._codemode,
-            call_hooks=self.call_hooks.chain(catalog),
+            call_hooks=None if self._call_hooks is None else self._call_hooks.chain(catalog),
             call_limits=CallLimits.of(catalog, self.location.config.tools, self._gates),
             bind_layers=layers,
+            previous=cached if type(cached) is Snapshot else None,
         )
         if len(self._snapshots) > 16:
             self._snapshots.clear()
@@ -176,6 +185,8 @@ class ToolService:
         base = self._snapshot_of(catalog.base, permissions)
         hooks = base.call_hooks  # the Location's plugins wrap a session's calls
         if catalog.call_hooks:  # and the session's own, outside them
+            from tooldeck.host.boundary.hooks import session_chain
+
             hooks = session_chain(base.call_hooks, catalog.call_hooks, scope._state.fail)
         limits = base.call_limits
         if limits is None and declares_limits(catalog.changes.values()):

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any, Literal, NamedTuple, TypeAlias, overload
 
 from tooldeck.host.boundary.boundary import run_tool_call
 from tooldeck.host.boundary.outcome import ToolCallOutcome
-from tooldeck.host.call.path import ToolCall
+from tooldeck.host.call.values import ToolCall
 from tooldeck.host.schema.strict import drop_null_optionals
 from tooldeck.providers._wire import READERS, WRITERS
 from tooldeck.providers.formats import FORMATS, Format

@@ -25,7 +25,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from tooldeck.host.boundary.outcome import ToolCallOutcome
-from tooldeck.host.call.path import ToolCall
+from tooldeck.host.call.values import ToolCall
 from tooldeck.host.search.deferral import SEARCH_TOOLS
 from tooldeck.providers._attachments import (
     Attachment,

@@ -15,7 +15,7 @@ no strict form, the plain schema and ``"strict": false``.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any, Literal, TypeAlias
 
 from tooldeck.host.registry.record import ToolRecord
@@ -70,6 +70,14 @@ def render(record: ToolRecord, fmt: str, *, strict: bool = False) -> FrozenDict:
             cached = freeze(_RENDERERS[fmt](record))
         record.definitions[key] = cached
     return cached
+
+
+def render_all(
+    records: Iterable[ToolRecord], fmt: str, *, strict: bool = False
+) -> tuple[FrozenDict, ...]:
+    """``render`` of each record, in order (a snapshot's whole listing)."""
+    check_format(fmt, strict=strict)
+    return tuple(render(r, fmt, strict=strict) for r in records)
 
 
 def check_format(fmt: str, *, strict: bool = False) -> None:

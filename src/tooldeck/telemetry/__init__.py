@@ -16,6 +16,19 @@ context in an MCP request's ``params._meta``, both ways). Only ``settings`` and
 
 from __future__ import annotations
 
-from tooldeck.telemetry.settings import Telemetry
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from tooldeck.telemetry.settings import Telemetry
 
 __all__ = ["Telemetry"]
+
+
+def __getattr__(name: str) -> Any:
+    # ``Telemetry`` is loaded on first use: opening a host imports this package's
+    # ``semconv`` and ``startup``, and with tracing off never needs ``settings``.
+    if name == "Telemetry":
+        from tooldeck.telemetry.settings import Telemetry
+
+        return Telemetry
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

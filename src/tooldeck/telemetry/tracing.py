@@ -41,7 +41,7 @@ from tooldeck.telemetry.propagation import served_request
 
 if TYPE_CHECKING:
     from tooldeck.host.boundary.hooks import ToolCallContext
-    from tooldeck.host.call.path import ToolCall
+    from tooldeck.host.call.values import ToolCall
     from tooldeck.telemetry.settings import Telemetry
 
 DURATION_BUCKETS = (0.01, 0.02, 0.04, 0.08, 0.16, 0.32, 0.64, 1.28, 2.56, 5.12, 10.24, 20.48, 40.96)

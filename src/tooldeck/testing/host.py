@@ -22,7 +22,7 @@ from tooldeck.codemode.provider import CodeMode
 from tooldeck.errors import UsageError
 from tooldeck.host.boundary.boundary import run_tool_call
 from tooldeck.host.boundary.outcome import ToolCallOutcome
-from tooldeck.host.call.path import ToolCall
+from tooldeck.host.call.values import ToolCall
 from tooldeck.host.plugins.discovery import (
     Candidate,
     builtin_candidates,

@@ -28,7 +28,7 @@ from tooldeck.host.boundary.outcome import (
     ToolCallOutcome,
     ToolError,
 )
-from tooldeck.host.call.path import CallScope
+from tooldeck.host.call.values import CallScope
 from tooldeck.host.config.config import Config, OutputConfig, PermissionRule
 
 

@@ -9,7 +9,7 @@ import pytest
 
 from tooldeck import ImagePart, Location, Prompt, PromptArgument, Resource, TextPart, ToolService
 from tooldeck.errors import ToolDefectError
-from tooldeck.host.call.path import CallScope
+from tooldeck.host.call.values import CallScope
 from tooldeck.host.features.prompts import (
     PromptArgumentsError,
     PromptMessage,

@@ -19,7 +19,7 @@ from tooldeck import (
     ToolService,
 )
 from tooldeck.errors import ToolDefectError
-from tooldeck.host.call.path import CallScope
+from tooldeck.host.call.values import CallScope
 from tooldeck.host.features.reading import (
     ResourceContents,
     ResourceNotFound,

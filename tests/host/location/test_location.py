@@ -56,3 +56,15 @@ def test_a_relative_resource_matches_an_absolute_one_inside_the_root(location):
     )
     assert location.permission.evaluate("edit", str(location.root / "src" / "a.py")) == "allow"
     assert location.permission.evaluate("edit", "/elsewhere/src/a.py") == "ask"
+
+
+def test_resource_updated_reaches_listeners_and_nothing_else(tmp_path):
+    """Nobody serving: the call does nothing; a listener hears each URI until stopped."""
+    location = Location(tmp_path)
+    heard: list[str] = []
+    location.resource_updated("test://x")
+    stop = location.on_resource_updated(heard.append)
+    location.resource_updated("test://x")
+    stop()
+    location.resource_updated("test://y")
+    assert heard == ["test://x"]

@@ -1,7 +1,9 @@
 from __future__ import annotations
 
+import hypothesis.strategies as st
 import pydantic
 import pytest
+from hypothesis import given, settings
 
 from tooldeck.host.config.config import PermissionRule
 from tooldeck.host.permissions.wildcard import (
@@ -161,3 +163,34 @@ def test_a_pattern_that_backtracks_is_matched_in_linear_time(join_threads):
     join_threads(thread)
     assert found == [False]
     assert match(pattern, "a" * 10 + "b")
+
+
+def hidden_by_walking(ruleset, action):
+    """``Ruleset.hidden`` without its shortcut for a ruleset that denies nothing."""
+    for rule in reversed(ruleset.rules):
+        if not match(rule.action, action):
+            continue
+        if rule.effect != "deny":
+            return False
+        if matches_everything(rule.resource):
+            return True
+    return False
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(
+        st.tuples(
+            st.sampled_from(["edit", "e*", "*", "read", "ed?t"]),
+            st.sampled_from(["*", "**", "src/**", "*.env", "x"]),
+            st.sampled_from(["allow", "ask", "deny"]),
+        ),
+        max_size=5,
+    ),
+    st.sampled_from(["edit", "read", "bash"]),
+)
+def test_hidden_agrees_with_walking_the_rules(triples, action):
+    ruleset = rules(*triples)
+    assert ruleset.hidden(action) is hidden_by_walking(ruleset, action)
+    if not any(effect == "deny" for *_, effect in triples):
+        assert ruleset.hidden(action) is False  # decided without matching a pattern

@@ -189,6 +189,30 @@ def test_a_folder_with_nothing_to_run_opens_as_before(tmp_path):
     assert trusted_folders() == {}
 
 
+def test_a_folder_without_project_config_or_plugins_is_decided_as_the_store_would(tmp_path):
+    # Such a folder opens without loading trust (``trust_gate.Untouched``): its decision,
+    # asked for later, is the one the plain path gives.
+    from tooldeck.host.trust.store import inspect_folder
+
+    root = tmp_path / "repo"
+    root.mkdir()
+    with Host.open(root) as host:
+        assert host.trust == inspect_folder(root.resolve(), None)[2]
+        assert host.trust.source == "nothing to trust"
+
+
+def test_a_plugin_file_added_while_a_folder_with_nothing_to_trust_is_open_waits(tmp_path):
+    root, marker = tmp_path / "repo", tmp_path / "marker"
+    root.mkdir()
+    with Host.open(root) as host:
+        write_plugin(root, marker)
+        host.refresh_plugins()
+        assert {p.name: p.status for p in host.plugins} == {"local:x": "untrusted"}
+        row = next(p for p in host.plugins if p.name == "local:x")
+        assert "tooldeck trust" in (row.reason or "")
+    assert not marker.exists()
+
+
 def test_untrusted_projects_keep_every_other_setting(tmp_path):
     root, marker = tmp_path / "repo", tmp_path / "marker"
     root.mkdir()

@@ -2,9 +2,13 @@ from __future__ import annotations
 
 import copy
 
+from hypothesis import given, settings
 from pydantic import BaseModel, ConfigDict, TypeAdapter
 
 from tooldeck.host.schema.derive import EMPTY_OBJECT, json_schema, schema_problem
+from tooldeck.host.schema.frozen import FrozenDict, FrozenList
+
+from .test_metaschema import schemas
 
 
 class Point(BaseModel):
@@ -166,3 +170,23 @@ def test_pydantic_optional_models_are_closed_inside_any_of():
 def test_required_names_missing_from_properties_keep_the_object_open():
     derived = json_schema({"type": "object", "properties": {"a": {}}, "required": ["b"]})
     assert "additionalProperties" not in derived
+
+
+def deeply_frozen(value):
+    if isinstance(value, dict):
+        return isinstance(value, FrozenDict) and all(map(deeply_frozen, value.values()))
+    if isinstance(value, list):
+        return isinstance(value, FrozenList) and all(map(deeply_frozen, value))
+    return not isinstance(value, tuple | set)
+
+
+@settings(max_examples=200, deadline=None)
+@given(schemas())
+def test_a_derived_schema_is_frozen_all_the_way_down(schema):
+    # The derivation builds its frozen copy in one pass (``bench/DECISIONS.md``): no
+    # mutable dict or list may be left anywhere in it, whatever the schema holds.
+    if isinstance(schema, dict):
+        derived = json_schema({**schema, "x-list": [1, [2, {"a": [3]}]], "enum": [[1], {"b": 2}]})
+        assert deeply_frozen(derived)
+    for model in (Shape, Node, Loose):
+        assert deeply_frozen(json_schema(model))

@@ -58,14 +58,26 @@ def test_the_lru_keeps_what_is_used_and_stays_within_its_limit():
     assert len(lru) == 1
 
 
+def broken_schema(n: int) -> dict:
+    """A schema the shapes cannot certify (invalid): its verdict comes from the full check."""
+    return {**tool_schema(n), "minProperties": -1}
+
+
 def test_the_checked_memo_survives_past_4096_schemas():
-    first = tool_schema(-1)
-    metaschema.schema_problem(first)
+    first = broken_schema(-1)
+    assert metaschema.schema_problem(first) is not None
     for n in range(5000):
-        metaschema.schema_problem(tool_schema(n))
+        metaschema.schema_problem(broken_schema(n))
         if n % 1000 == 0:
             metaschema.schema_problem(first)  # in use: never evicted
-    assert repr(first) in metaschema._CHECKED and repr(tool_schema(0)) in metaschema._CHECKED
+    checked = metaschema._CHECKED
+    assert repr(first) in checked and repr(broken_schema(0)) in checked
+
+
+def test_a_certified_schema_is_not_kept_by_its_text():
+    schema = tool_schema(7)
+    assert metaschema.schema_problem(schema) is None
+    assert repr(schema) not in metaschema._CHECKED
 
 
 def test_certification_says_whether_references_need_a_check():
@@ -77,3 +89,46 @@ def test_certification_says_whether_references_need_a_check():
     dangling = {"type": "object", "properties": {"a": {"$ref": "#/definitions/Nope"}}}
     assert memo.certify(dangling, _COMMON, _shape_ok) is True
     assert "points to nothing" in metaschema.schema_problem(dangling)
+
+
+@settings(max_examples=300, deadline=None)
+@given(schemas(), schemas())
+def test_two_nodes_share_a_key_exactly_when_their_shapes_print_alike(one, other):
+    shaped = [
+        memo._shape(node, [], _COMMON) if type(node) is dict else None for node in (one, other)
+    ]
+    if None in shaped:
+        return
+    (shape_a, key_a), (shape_b, key_b) = shaped
+    assert (key_a == key_b) == (repr(shape_a) == repr(shape_b))
+
+
+@settings(max_examples=300, deadline=None)
+@given(schemas())
+def test_the_key_alone_is_the_shapes_key_with_the_same_children(node):
+    if type(node) is not dict:
+        return
+    children: list[object] = []
+    shaped_children: list[object] = []
+    shaped = memo._shape(node, shaped_children, _COMMON)
+    key = memo._key(node, children, _COMMON)
+    assert key == (None if shaped is None else shaped[1])
+    if shaped is not None:
+        assert children == shaped_children
+
+
+def test_nodes_whose_values_only_look_alike_have_different_keys():
+    alike = [
+        {"minimum": 1},
+        {"minimum": 1.0},
+        {"minimum": True},
+        {"minimum": "1"},
+        {"format": "5"},
+        {"format": 5},
+        {"required": ["a"]},
+        {"required": "['p0']"},
+        {"description": "x"},
+        {"description": 1},
+    ]
+    keys = [memo._shape(node, [], _COMMON)[1] for node in alike]
+    assert len(set(keys)) == len(keys)

@@ -108,6 +108,28 @@ from ..conftest import make_project
             "scopes must be non-empty and without spaces",
         ),
         (
+            'url = "http://x"\nauth = "oauth"\nissuer = "https://auth.example.com"',
+            "mcp.servers.calc",
+            'issuer applies with grant = "client_credentials"',
+        ),
+        (
+            'url = "http://x"\nauth = "oauth"\ngrant = "client_credentials"\nclient_id = "m"\n'
+            'client_secret_env = "S"\nissuer = "http://auth.example.com"',
+            "mcp.servers.calc",
+            "issuer must be the authorization server's issuer URL: https",
+        ),
+        (
+            'url = "http://x"\nauth = "oauth"\ngrant = "client_credentials"\nclient_id = "m"\n'
+            'client_secret_env = "S"\nissuer = "https://auth.example.com/?tenant=a"',
+            "mcp.servers.calc",
+            "issuer must be the authorization server's issuer URL",
+        ),
+        (
+            'url = "http://x"\nissuer = "https://auth.example.com"',
+            "mcp.servers.calc",
+            'issuer applies with auth = "oauth"',
+        ),
+        (
             'url = "http://x"\nauth = "oauth"\ngrant = "client_credentials"\nclient_id = "m"\n'
             'private_key_file = "k.pem"\nsigning_algorithm = "HS256"',
             "mcp.servers.calc.signing_algorithm",

@@ -168,9 +168,14 @@ def test_a_client_without_the_capability_gets_a_clear_tool_error(
     assert f"{tool} {says}, and this MCP client does not offer that." in result.content[0].text
 
 
-def test_a_2026_client_cannot_be_asked_mid_call_and_is_told_so(tooldeck_env):
+def test_a_2026_client_is_asked_through_an_input_required_round_trip(tooldeck_env):
+    """No request can reach a 2026-07-28 client mid-call: the call ends ``input_required``
+    and the SDK's client answers and retries (``rounds``; over HTTP in test_rounds.py)."""
+    asked = []
+
     async def answer(context, params):
-        raise AssertionError("never asked")
+        asked.append(params.message)
+        return mcp_types.ElicitResult(action="accept", content={"username": "ada"})
 
     async def scenario(server):
         async with Client(server.server, elicitation_callback=answer) as client:
@@ -178,4 +183,5 @@ def test_a_2026_client_cannot_be_asked_mid_call_and_is_told_so(tooldeck_env):
 
     with served(tooldeck_env / "p") as server:
         result = anyio.run(scenario, server)
-    assert result.is_error and "speaks MCP 2026-07-28" in result.content[0].text
+    assert asked == ["hi"]
+    assert result.content[0].text == ('User response: action=accept, content={"username": "ada"}')

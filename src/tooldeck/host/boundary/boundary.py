@@ -57,6 +57,7 @@ and a limit's timeout end like the tool's own failure (a hook's defect is a
 from __future__ import annotations
 
 from collections.abc import Mapping
+from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
 from tooldeck._public import public
@@ -69,7 +70,6 @@ from tooldeck.errors import (
     QuestionDismissed,
     StoreUnavailable,
 )
-from tooldeck.host.boundary import hooks, limits
 from tooldeck.host.boundary.outcome import (
     CORRECTED_TEXT,
     DECLINED_TEXT,
@@ -82,25 +82,36 @@ from tooldeck.host.boundary.outcome import (
     ToolError,
 )
 from tooldeck.host.call.layers import Layer
-from tooldeck.host.call.path import CallScope, Done, ExecutedTool
+from tooldeck.host.call.values import CallScope, Done, ExecutedTool
 
 if TYPE_CHECKING:
     from collections.abc import Callable
 
     from tooldeck.host.call.bounding import Bounded
-    from tooldeck.host.call.path import ToolCall
+    from tooldeck.host.call.values import ToolCall
     from tooldeck.host.execution.snapshot import Snapshot
     from tooldeck.host.permissions.asks import OnAsk
 
-LAYERS: tuple[Callable[[Snapshot], Layer | None], ...] = (limits.layer, hooks.layer)
-"""The layers every call crosses, outermost first: ``layer(snapshot)`` is that layer for
-one snapshot's calls, or ``None`` when it has nothing to do there. A new layer is one
-module with a ``layer`` function and one entry here."""
+LAYERS: tuple[tuple[str, str], ...] = (
+    ("call_limits", "tooldeck.host.boundary.limits"),
+    ("call_hooks", "tooldeck.host.boundary.hooks"),
+)
+"""The layers every call crosses, outermost first: the snapshot attribute that holds a
+layer's state for its catalog (``None``: the layer has nothing to do there), and the
+module whose ``layer(snapshot)`` is that layer for one snapshot's calls, or ``None``. A
+layer's module is loaded for the first snapshot where it has something to do, never
+before. A new layer is one module with a ``layer`` function, its state on the snapshot
+and one entry here."""
 
 
 def layers(snapshot: Snapshot) -> tuple[Layer, ...]:
     """The active layers of ``snapshot``'s calls, outermost first (bound once per snapshot)."""
-    return tuple(found for make in LAYERS if (found := make(snapshot)) is not None)
+    return tuple(
+        found
+        for attribute, module in LAYERS
+        if getattr(snapshot, attribute) is not None
+        and (found := import_module(module).layer(snapshot)) is not None
+    )
 
 
 @public

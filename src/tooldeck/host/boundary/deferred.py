@@ -26,7 +26,7 @@ from tooldeck.host.store.calls import off_loop
 
 if TYPE_CHECKING:
     from tooldeck.errors import PermissionDeferred
-    from tooldeck.host.call.path import ToolCall
+    from tooldeck.host.call.values import ToolCall
     from tooldeck.host.execution.snapshot import Snapshot
 
 log = logging.getLogger("tooldeck")

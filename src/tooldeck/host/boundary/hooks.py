@@ -33,7 +33,8 @@ from tooldeck.errors import (
     PluginError,
     QuestionDismissed,
 )
-from tooldeck.host.call.path import CallScope, CallVia, ExecutedTool, ToolCall, finish
+from tooldeck.host.call.path import finish
+from tooldeck.host.call.values import CallScope, CallVia, ExecutedTool, ToolCall
 from tooldeck.host.execution.snapshot import named_record
 from tooldeck.host.registry.editor import Diagnostic
 

@@ -35,7 +35,7 @@ from tooldeck.host.permissions.wildcard import match
 if TYPE_CHECKING:
     from tooldeck.host.boundary.gates import Gates
     from tooldeck.host.call.layers import Layer, Next
-    from tooldeck.host.call.path import CallScope, ExecutedTool, ToolCall
+    from tooldeck.host.call.values import CallScope, ExecutedTool, ToolCall
     from tooldeck.host.config.config import ToolConfig
     from tooldeck.host.execution.snapshot import Snapshot
     from tooldeck.host.registry.catalog import Catalog

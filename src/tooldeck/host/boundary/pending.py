@@ -25,7 +25,7 @@ from pydantic_core import to_jsonable_python
 from tooldeck._public import public
 from tooldeck._tool import AudioPart, ContentPart, FilePart, ImagePart, TextPart
 from tooldeck.host.boundary.outcome import ToolCallOutcome, ToolError
-from tooldeck.host.call.path import ToolCall
+from tooldeck.host.call.values import ToolCall
 from tooldeck.host.execution.snapshot import named_record
 from tooldeck.host.permissions.request import PermissionRequest, Reject, Reply
 from tooldeck.host.registry.names import RESERVED_CODEMODE_NAME

@@ -18,7 +18,7 @@ from collections.abc import Awaitable, Callable
 from typing import Protocol, TypeAlias
 
 from tooldeck._tool import ProgressCallback
-from tooldeck.host.call.path import CallScope, Done, ExecutedTool, ToolCall
+from tooldeck.host.call.values import CallScope, Done, ExecutedTool, ToolCall
 
 Next: TypeAlias = Callable[[ToolCall], Awaitable[ExecutedTool]]
 """Everything below a layer: ``await call_next(call)`` runs the rest of the call."""

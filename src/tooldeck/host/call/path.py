@@ -24,26 +24,23 @@ from __future__ import annotations
 
 import inspect
 import json
-from collections.abc import Awaitable, Callable, Coroutine, Mapping
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Literal, NamedTuple, TypeAlias
+from collections.abc import Awaitable, Callable, Mapping
+from typing import TYPE_CHECKING, Any, TypeGuard
 
 from pydantic import ValidationError
 
 from tooldeck._function_tool import NO_METADATA, FunctionExecutor, wrap_output
-from tooldeck._public import public
 from tooldeck._tool import (
-    ContentPart,
-    Peer,
     ProgressCallback,
     ToolContext,
     ToolFailure,
     ToolResult,
     tuple_new,
 )
-from tooldeck.errors import SessionError, ToolDefectError
+from tooldeck.errors import ToolDefectError
 from tooldeck.host.call.content import normalize_content, render_output
 from tooldeck.host.call.images import ImageBounds
+from tooldeck.host.call.values import CallPath, CallScope, Done, ExecutedTool, ToolCall
 from tooldeck.host.registry.record import ToolRecord
 from tooldeck.host.schema.patterns import has_slow_patterns, pattern_executor
 from tooldeck.host.schema.pydantic_patterns import backtracking_pattern_problem
@@ -55,76 +52,6 @@ if TYPE_CHECKING:
 MAX_ISSUES = 5
 
 
-@public
-class ToolCall(NamedTuple):
-    """One tool call from the model: ``input`` is JSON text or an already-parsed mapping."""
-
-    id: str = ""
-    name: str = ""
-    input: str | Mapping[str, Any] = "{}"
-
-
-CallVia: TypeAlias = Literal["native", "nested", "served"]
-"""How a call reached the boundary: from the host's own loop, from inside a code-mode
-program, or from an MCP client of ``tooldeck mcp serve``. (A mounted MCP tool is a
-property of the tool, its executor, not of how it was called.)"""
-
-
-@public
-@dataclass(frozen=True, slots=True)
-class CallScope:
-    """Who a call runs for: resolved once (``Snapshot.scope``), then read below the boundary.
-
-    ``session_id`` and ``message_id`` reach the tool's ``ToolContext``; ``agent`` names the
-    agent making the call. ``via`` says how it arrived and ``parent_id`` is the id of the
-    ``execute`` call a nested call runs in (``""`` otherwise). ``peer`` is who the call's
-    logs, questions and samples reach (``ctx.log``/``elicit``/``sample``): the MCP client
-    of a served call, and of the calls nested in it; ``None`` otherwise. One scope serves
-    every call of a turn or of a program: it holds nothing that is per call.
-    """
-
-    session_id: str = ""
-    message_id: str = ""
-    agent: str | None = None
-    via: CallVia = "native"
-    parent_id: str = ""
-    peer: Peer | None = None
-
-
-def session_for(own: str, given: str) -> str:
-    """The session a call given ``given`` (``""``: none) runs in, against a snapshot of
-    session ``own`` (``""``: the Location's, which runs calls of any session).
-
-    A session's snapshot runs its own session's calls only, since its tools may hold that
-    session's state: another session's id is the host's mistake (``SessionError``).
-    """
-    if not own or given == own:
-        return given
-    if not given:
-        return own
-    raise SessionError(
-        own,
-        f"its snapshot cannot run a call of session {given!r} (a session's snapshot "
-        f"runs only its own calls); take host.snapshot(session={given!r})",
-    )
-
-
-@public
-class ExecutedTool(NamedTuple):
-    """What the execution boundary returns: normalized content, metadata, checked output."""
-
-    content: tuple[ContentPart, ...]
-    metadata: Mapping[str, Any]
-    output: Any
-
-
-Done = ExecutedTool | Coroutine[Any, Any, ExecutedTool]
-"""A call's end: its ``ExecutedTool``, or a coroutine for it when the call must await."""
-
-CallPath = Callable[["Location", ToolCall, CallScope, "ProgressCallback | None"], Done]
-"""``path(location, call, scope, progress)``: one call of a tool."""
-
-
 def call_path(record: ToolRecord) -> CallPath:
     """How every call of ``record``'s tool runs (the tool is frozen: decided once)."""
     refused = _backtracking_patterns(record)
@@ -133,11 +60,7 @@ def call_path(record: ToolRecord) -> CallPath:
     execute = record.tool.execute
     if _slow_schemas(record):
         return _threaded_path(record)
-    if (
-        execute.__class__ is FunctionExecutor
-        and execute.context_parameter is None
-        and execute.model is record.tool.input
-    ):
+    if _takes_function_path(execute, record):
         return _function_path(record, execute)
     if inspect.iscoroutinefunction(execute):
         return _coroutine_path(record)
@@ -166,6 +89,25 @@ def _refusing_path(message: str) -> CallPath:
         raise ToolFailure(message)
 
     return run
+
+
+def _takes_function_path(execute: object, record: ToolRecord) -> TypeGuard[FunctionExecutor]:
+    return (
+        execute.__class__ is FunctionExecutor
+        and execute.context_parameter is None
+        and execute.model is record.tool.input
+    )
+
+
+def finishes_in_place(record: ToolRecord) -> bool:
+    """Whether every call of ``record``'s tool finishes without awaiting anything and
+    without an executor of its own: a ``tool(fn)`` of a plain ``def`` that takes no
+    ``ToolContext``, on the function path. Its ``Done`` is always an ``ExecutedTool``, and
+    nothing of it needs an event loop."""
+    execute = record.tool.execute
+    return (
+        _takes_function_path(execute, record) and not execute.is_async and not _slow_schemas(record)
+    )
 
 
 def _executor_path(record: ToolRecord) -> CallPath:

@@ -56,6 +56,10 @@ class McpServerConfig(_Section):
     ``private_key_file`` + ``signing_algorithm``). ``client_id`` names a pre-registered
     client, ``client_metadata_url`` a client ID metadata document; neither: the client
     registers itself. ``scopes`` are requested on top of what the server asks for.
+    ``issuer`` (client credentials) names the authorization server the credentials
+    belong to, for a server whose resource metadata is missing or names another one:
+    the token endpoint is found from that issuer's metadata, and the credentials go
+    nowhere else.
     Secrets are never in the file: ``client_secret_env`` names an environment variable.
     """
 
@@ -78,6 +82,7 @@ class McpServerConfig(_Section):
         "RS256", "RS384", "RS512", "PS256", "PS384", "PS512", "ES256", "ES384", "ES512"
     ] = "RS256"
     scopes: tuple[str, ...] = ()
+    issuer: str | None = None
 
     @model_validator(mode="after")
     def _one_transport(self) -> McpServerConfig:
@@ -107,6 +112,7 @@ _OAUTH_KEYS = (
     "private_key_file",
     "signing_algorithm",
     "scopes",
+    "issuer",
 )
 
 
@@ -128,6 +134,8 @@ def _oauth_problem(server: McpServerConfig) -> str | None:
             return f"scopes must be non-empty and without spaces, got {scope!r}"
     if server.grant == "client_credentials":
         return _client_credentials_problem(server)
+    if server.issuer is not None:
+        return 'issuer applies with grant = "client_credentials"'
     if server.private_key_file is not None:
         return 'private_key_file applies with grant = "client_credentials"'
     if server.client_secret_env is not None and server.client_id is None:
@@ -147,6 +155,28 @@ def _client_credentials_problem(server: McpServerConfig) -> str | None:
         return 'client_metadata_url applies with grant = "authorization_code"'
     if "signing_algorithm" in server.model_fields_set and server.private_key_file is None:
         return "signing_algorithm applies with private_key_file"
+    if server.issuer is not None:
+        return _issuer_problem(server.issuer)
+    return None
+
+
+_LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "::1")
+
+
+def _issuer_problem(issuer: str) -> str | None:
+    """An issuer identifier (RFC 8414): https (http on loopback only), a host, no query
+    or fragment."""
+    from urllib.parse import urlsplit
+
+    parts = urlsplit(issuer)
+    secure = parts.scheme == "https" or (
+        parts.scheme == "http" and parts.hostname in _LOOPBACK_HOSTS
+    )
+    if not secure or not parts.netloc or parts.query or parts.fragment:
+        return (
+            "issuer must be the authorization server's issuer URL: https (http only on "
+            f"127.0.0.1 or localhost), without query or fragment, got {issuer!r}"
+        )
     return None
 
 

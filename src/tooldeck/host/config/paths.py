@@ -28,6 +28,18 @@ from typing import Any, Literal, Protocol
 LOCAL_PLUGIN_DIR = Path(".tooldeck") / "plugins"
 """Where a Location keeps its own plugins (``<root>/.tooldeck/plugins/*.py``)."""
 
+TRUST_ENV = "TOOLDECK_TRUST"
+"""``1`` trusts every folder this process opens; ``0`` opens every folder untrusted."""
+
+
+def local_plugin_files(root: Path) -> list[Path]:
+    """``<root>/.tooldeck/plugins/*.py``, sorted by file name (never listing order)."""
+    folder = root / LOCAL_PLUGIN_DIR
+    if not folder.is_dir():
+        return []
+    return sorted((p for p in folder.glob("*.py") if p.is_file()), key=lambda p: p.name)
+
+
 EXTERNAL_DIRECTORY = "external_directory"
 
 

@@ -82,17 +82,27 @@ provider that builds ``execute`` when there are code-mode tools."""
 
 def index_of(
     catalog: Catalog,
-    location: Location,
     permissions: Visibility | None,
     codemode: CodeModeProvider | None,
+    use_codemode: bool,
 ) -> Index:
-    """Which of ``catalog``'s tools are advertised natively and which go to code mode, the
-    native ones indexed by name in definition order (native tools by name; the snapshot
-    adds ``execute`` after them on first need: stubs are not rendered for nothing)."""
-    shown = [catalog.tools[name] for name in sorted(catalog.tools)]
-    shown = [e for e in shown if visible(e, permissions)]
-    use_codemode = codemode_in_use(codemode, location, permissions)
-    coded = tuple(e for e in shown if use_codemode and e.tool.codemode)
-    native = (e for e in shown if not (use_codemode and e.tool.codemode))
-    records = {r.effective: r for r in map(record_of, (e.tool for e in native))}
-    return coded, records, codemode if coded else None
+    """Which of ``catalog``'s tools are advertised natively and which go to code mode
+    (``use_codemode``: ``codemode_in_use``), the native ones indexed by name in
+    definition order (native tools by name; the snapshot adds ``execute`` after them on
+    first need: stubs are not rendered for nothing)."""
+    tools = catalog.tools
+    coded: list[CatalogEntry] = []
+    records: dict[str, ToolRecord] = {}
+    # One pass, every rebuild: it is most of what a snapshot costs after one tool changed
+    # in a large catalog (``bench/RESULTS.md``, W9).
+    for name in sorted(tools):
+        entry = tools[name]
+        if permissions is not None and permissions.hidden(action_of(entry)):
+            continue
+        tool = entry.tool
+        if use_codemode and tool.codemode:
+            coded.append(entry)
+        else:
+            record = tool._record or record_of(tool)
+            records[record.effective] = record
+    return tuple(coded), records, codemode if coded else None

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import heapq
 from bisect import bisect_left
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from functools import partial
 from operator import attrgetter
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -157,7 +157,7 @@ class LayeredSnapshot(Snapshot):
             )
         return self._plan
 
-    def _records(self) -> Iterable[ToolRecord]:
+    def _records(self) -> Collection[ToolRecord]:
         base = self._base
         base._with_codemode()  # its records line up with its names
         if self._unchanged:

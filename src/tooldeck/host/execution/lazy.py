@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from types import ModuleType
 
-    from tooldeck.host.call.path import ExecutedTool
+    from tooldeck.host.call.values import ExecutedTool
 
 
 def wire_formats() -> ModuleType:

@@ -10,7 +10,7 @@ contract, normalize content); ``run_tool_call`` does the same and classifies the
 
 from __future__ import annotations
 
-from collections.abc import Callable, Coroutine, Iterable, Mapping
+from collections.abc import Callable, Collection, Coroutine, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, overload
 
@@ -18,30 +18,30 @@ from tooldeck._public import public
 from tooldeck._tool import AnyTool, Peer, ProgressCallback, ToolFailure
 from tooldeck.errors import UsageError
 from tooldeck.host.call.layers import Layer, cross
-from tooldeck.host.call.path import (
+from tooldeck.host.call.sizes import text_budget
+from tooldeck.host.call.values import (
     CallPath,
     CallScope,
     CallVia,
     ExecutedTool,
     ToolCall,
-    call_path,
     session_for,
 )
-from tooldeck.host.call.sizes import text_budget
 from tooldeck.host.execution.definitions import (
     CodeModeProvider,
     Index,
     ToolDefinition,
     Visibility,
+    codemode_in_use,
     index_of,
 )
 from tooldeck.host.execution.lazy import loop_running, run_async, wire_formats
+from tooldeck.host.execution.reuse import index_after
 from tooldeck.host.registry.catalog import Catalog
 from tooldeck.host.registry.editor import CatalogEntry
 from tooldeck.host.registry.names import RESERVED_CODEMODE_NAME
 from tooldeck.host.registry.record import ToolRecord, record_of
 from tooldeck.host.schema.frozen import FrozenDict
-from tooldeck.host.search.advertised import SEARCH_VARIANTS, SearchVariant, advertise
 from tooldeck.host.search.deferral import SEARCH_TOOLS, Deferral, not_available
 
 LayerBinder = Callable[["Snapshot"], tuple[Layer, ...]]
@@ -52,6 +52,7 @@ if TYPE_CHECKING:
     from tooldeck.host.boundary.limits import CallLimits
     from tooldeck.host.config.config import OutputConfig
     from tooldeck.host.location.location import Location
+    from tooldeck.host.search.advertised import SearchVariant
     from tooldeck.providers.formats import Format
     from tooldeck.providers.wire_types import (
         AnthropicTool,
@@ -72,11 +73,13 @@ class Snapshot:
 
     ``scope``, ``default_scope``, ``layers`` and ``run`` are the call boundary's side of
     the snapshot: ``run_tool_call`` resolves a ``CallScope`` once, and ``run`` takes
-    each call through ``layers`` to its tool.
+    each call through ``layers`` to its tool. ``previous`` (the service's last snapshot of
+    the same permissions and provider) gives what did not change (``reuse.py``).
     """
 
     __slots__ = (
         "_codemode",
+        "_codemode_on",
         "_deferral",
         "_definitions",
         "_hidden",
@@ -106,11 +109,11 @@ class Snapshot:
         call_hooks: HookChain | None = None,
         call_limits: CallLimits | None = None,
         bind_layers: LayerBinder | None = None,
+        previous: Snapshot | None = None,
     ) -> None:
         self.catalog = catalog
         self.call_hooks = call_hooks
-        """The plugins' ``tool_call`` wrappers of this catalog (the hooks layer's); ``None``
-        when no plugin has one, so no call does hook work at all."""
+        """The plugins' ``tool_call`` wrappers (the hooks layer's); ``None``: no plugin has one."""
         self.call_limits = call_limits
         """The per-tool limits of this catalog (the limits layer's); ``None``: none."""
         self.location = location
@@ -126,17 +129,18 @@ class Snapshot:
         self._hidden: dict[str, ToolRecord] | None = None
         self._definitions: tuple[ToolDefinition, ...] | None = None
         self._deferral: Deferral | None = None
-        index = self._index(permissions, codemode)
+        reused = None if previous is None else index_after(previous, self, permissions, codemode)
+        index = self._index(permissions, codemode) if reused is None else reused
         self.codemode_catalog: tuple[CatalogEntry, ...] = index[0]
         self._records_by_name: dict[str, ToolRecord] = index[1]
         self._codemode: CodeModeProvider | None = index[2]
         self.layers: tuple[Layer, ...] = bind_layers(self) if bind_layers is not None else ()
-        """The boundary's layers active for this catalog, outermost first; ``()`` when none
-        is (no limits, no hooks): then a call is its tool's call path alone."""
+        """The boundary's layers active here, outermost first; ``()``: a call is its path alone."""
 
     def _index(self, permissions: Visibility | None, codemode: CodeModeProvider | None) -> Index:
         """What this snapshot advertises (a session's decides only for its changes)."""
-        return index_of(self.catalog, self.location, permissions, codemode)
+        self._codemode_on = codemode_in_use(codemode, self.location, permissions)
+        return index_of(self.catalog, permissions, codemode, self._codemode_on)
 
     # -- catalog ---------------------------------------------------------------------------
     @property
@@ -208,6 +212,8 @@ class Snapshot:
 
     def _advertised(self, fmt: str, strict: bool, search: str) -> tuple[Any, ...]:
         """``definitions_for`` computed: the plain rendering, deferral applied."""
+        from tooldeck.host.search.advertised import SEARCH_VARIANTS, advertise
+
         if search not in SEARCH_VARIANTS or (search != "bm25" and fmt != "anthropic"):
             raise ValueError(
                 f"search={search!r}: expected 'bm25' or 'regex' (Anthropic's tool "
@@ -227,9 +233,7 @@ class Snapshot:
         rendered = self._rendered.get(key)
         if rendered is None:
             self._with_codemode()
-            render = wire_formats().render
-            wire_formats().check_format(fmt, strict=strict)
-            rendered = tuple(render(r, fmt, strict=strict) for r in self._records())
+            rendered = wire_formats().render_all(self._records(), fmt, strict=strict)
             self._rendered[key] = rendered
         return rendered
 
@@ -244,7 +248,7 @@ class Snapshot:
             self._deferral = Deferral.of(self.catalog, self._records(), self.location)
         return self._deferral
 
-    def _records(self) -> Iterable[ToolRecord]:
+    def _records(self) -> Collection[ToolRecord]:
         """The advertised tools' records in definition order (a session's merges layers)."""
         return self._records_by_name.values()
 
@@ -395,5 +399,7 @@ def named_record(snapshot: Snapshot, name: str) -> ToolRecord | None:
 
 def _path_of(record: ToolRecord) -> CallPath:
     """The call path of ``record``'s tool, decided on its first call and kept on it."""
+    from tooldeck.host.call.path import call_path  # with the first call, not at open
+
     path = record.call_path = call_path(record)
     return path

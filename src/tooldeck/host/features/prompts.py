@@ -20,7 +20,7 @@ from tooldeck.host.features.reading import ResourceContents, run_read
 from tooldeck.host.registry.features import PromptEntry
 
 if TYPE_CHECKING:
-    from tooldeck.host.call.path import CallScope
+    from tooldeck.host.call.values import CallScope
     from tooldeck.host.execution.snapshot import Snapshot
 
 Role = Literal["user", "assistant"]

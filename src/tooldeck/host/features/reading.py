@@ -20,7 +20,7 @@ from tooldeck.host.features.templates import literal_length, match
 from tooldeck.host.registry.features import ResourceEntry
 
 if TYPE_CHECKING:
-    from tooldeck.host.call.path import CallScope
+    from tooldeck.host.call.values import CallScope
     from tooldeck.host.execution.definitions import Visibility
     from tooldeck.host.execution.snapshot import Snapshot
 

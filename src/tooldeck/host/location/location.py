@@ -83,6 +83,7 @@ class Location:
         self.withheld: Callable[[str], str | None] = _nothing_withheld
         """Why a tool this Location does not have was left out, for the failure of a call
         to it (``None``: nothing known). ``Host.open`` sets it to what trust skipped."""
+        self._resource_listeners: tuple[Callable[[str], None], ...] = ()
         self._closers: list[Callable[[], None]] = []
         self._closed = False
         self._close_lock = threading.Lock()
@@ -214,6 +215,34 @@ class Location:
 
             self._question = QuestionService(lambda: self.answerer)
         return self._question
+
+    def resource_updated(self, uri: str) -> None:
+        """Say that the resource at ``uri`` (one a pack serves) changed: the MCP clients
+        subscribed to it through ``tooldeck mcp serve`` get
+        ``notifications/resources/updated`` and read it again.
+
+        From any thread, never blocks, and nothing happens where no one serves this
+        Location. A resource added or removed needs no call: list changes are announced
+        from the catalog. For a change seen outside a call (a pack's watcher); within one,
+        ``ctx.resource_updated`` says the same.
+        """
+        for listener in self._resource_listeners:
+            listener(str(uri))
+
+    def on_resource_updated(self, listener: Callable[[str], None]) -> Callable[[], None]:
+        """Call ``listener(uri)`` on every ``resource_updated`` (from the caller's thread,
+        so it must return at once); returns what stops it. How a server hears the
+        Location's packs."""
+        with self._close_lock:
+            self._resource_listeners = (*self._resource_listeners, listener)
+
+        def stop() -> None:
+            with self._close_lock:
+                self._resource_listeners = tuple(
+                    each for each in self._resource_listeners if each is not listener
+                )
+
+        return stop
 
     def on_close(self, closer: Callable[[], None]) -> None:
         """Run ``closer`` when the Location closes (sandbox workers, server connections).

@@ -38,11 +38,13 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
-from typing import Literal, TypeAlias
+from typing import TYPE_CHECKING, Literal, TypeAlias
 
 from tooldeck._public import public
 from tooldeck.host.config.config import PermissionRule
-from tooldeck.host.schema.patterns import LinearRegex
+
+if TYPE_CHECKING:
+    from tooldeck.host.schema.patterns import LinearRegex
 
 Effect: TypeAlias = Literal["allow", "ask", "deny"]
 RuleLike: TypeAlias = PermissionRule | Mapping[str, str]
@@ -79,6 +81,8 @@ def compile_pattern(pattern: str) -> LinearRegex:
 
 @lru_cache(maxsize=2048)
 def _compile(pattern: str, path: bool) -> LinearRegex:
+    from tooldeck.host.schema.patterns import LinearRegex  # with the first rule matched
+
     if pattern.endswith(_TAIL) and not path:
         return LinearRegex("(?s)" + _translate(pattern[: -len(_TAIL)], path) + "(?: .*)?")
     return LinearRegex("(?s)" + _translate(pattern, path))
@@ -116,9 +120,13 @@ class Ruleset:
     rules: tuple[PermissionRule, ...] = ()
     # Hashing pydantic rules is slow and a snapshot cache hashes the ruleset per request.
     _hash: int = field(default=0, init=False, repr=False, compare=False)
+    # Whether any rule denies: without one, nothing is hidden (``hidden``), decided
+    # without matching a pattern (the usual Location: a snapshot need not load RE2).
+    _denies: bool = field(default=False, init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "_hash", hash(self.rules))
+        object.__setattr__(self, "_denies", any(r.effect == "deny" for r in self.rules))
 
     def __hash__(self) -> int:
         return self._hash
@@ -147,6 +155,8 @@ class Ruleset:
         it (no later rule overrode it), while any later allow/ask rule for the action
         leaves at least one resource not denied. Narrower denies decide nothing.
         """
+        if not self._denies:
+            return False
         for rule in reversed(self.rules):
             if not match(rule.action, action):
                 continue

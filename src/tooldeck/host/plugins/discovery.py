@@ -25,8 +25,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from tooldeck.errors import PluginError
-from tooldeck.host.trust.items import digest as content_digest
-from tooldeck.host.trust.project import local_plugin_files
+from tooldeck.host.config.paths import local_plugin_files
 
 if TYPE_CHECKING:
     from importlib.metadata import Distribution
@@ -279,6 +278,8 @@ def local_candidate(path: Path) -> Candidate:
         load: Loader = partial(_unreadable, name, path, exc)
         sha = ""
     else:
+        from tooldeck.host.trust.items import digest as content_digest  # with a plugin file
+
         load, sha = partial(_exec_file, name, module, path, data), content_digest(data)
     return Candidate(
         name,

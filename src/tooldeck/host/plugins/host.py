@@ -25,7 +25,7 @@ from tooldeck.host.plugins.instrument import OFF, Instrumentation, instrumentati
 from tooldeck.host.plugins.records import collector_paused
 from tooldeck.host.plugins.selection import Selection, ordered
 from tooldeck.host.plugins.sync import PluginSync
-from tooldeck.host.plugins.trust_gate import open_location
+from tooldeck.host.plugins.trust_gate import Untouched, open_location, status_of
 from tooldeck.host.plugins.wiring import PluginWiring
 from tooldeck.host.service import ToolService
 from tooldeck.telemetry import semconv
@@ -40,6 +40,7 @@ if TYPE_CHECKING:
     from tooldeck.host.permissions.asks import OnAsk
     from tooldeck.host.permissions.request import Asker, Reply
     from tooldeck.host.plugins.report import PluginGroup, PluginInfo
+    from tooldeck.host.plugins.trust_gate import Decision
     from tooldeck.host.store.base import Store
     from tooldeck.host.trust.project import TrustStatus
     from tooldeck.mcp.client.oauth.signin import Authorizer
@@ -67,7 +68,7 @@ class Host:
         *,
         trace: bool = False,
         groups: Mapping[str, PluginGroup] | None = None,
-        trust: TrustStatus | None = None,
+        trust: Decision | None = None,
         instrumented: Instrumentation = OFF,
     ) -> None:
         self.location = location
@@ -157,7 +158,7 @@ class Host:
     def _opened(
         cls,
         location: Location,
-        status: TrustStatus,
+        status: Decision,
         plugins: Sequence[str | object] | None,
         disable: Iterable[str],
         instrumented: Instrumentation,
@@ -187,7 +188,7 @@ class Host:
             instrumented=instrumented,
         )
         host.refresh_plugins()
-        notice = status.notice()
+        notice = None if isinstance(status, Untouched) else status.notice()
         if notice is not None:
             import logging  # only for a folder that skipped something
 
@@ -205,7 +206,7 @@ class Host:
             from tooldeck.host.trust.project import TrustStatus
 
             return TrustStatus(self.location.root, (), "", True, "argument")
-        return self._trust
+        return status_of(self._trust)
 
     # -- lifetime --------------------------------------------------------------------------
     def close(self) -> None:

@@ -16,12 +16,12 @@ from typing import TYPE_CHECKING, NamedTuple
 
 from tooldeck.errors import PluginError, UsageError
 from tooldeck.host.plugins.discovery import Candidate
-from tooldeck.telemetry.settings import Telemetry, resolve
 from tooldeck.telemetry.startup import Spans, no_spans, startup_spans
 
 if TYPE_CHECKING:
     from tooldeck.host.location.location import Location
     from tooldeck.host.service import ToolService
+    from tooldeck.telemetry.settings import Telemetry
 
 NAME = "telemetry"
 """The tracing plugin's name in ``host.plugins`` (and for ``plugins.disable``)."""
@@ -46,6 +46,10 @@ def instrumentation(location: Location, requested: bool | Telemetry | None) -> I
     OpenTelemetry is not installed; turned on by config alone, the ``telemetry`` plugin
     is reported failed with that reason instead and the host opens untraced.
     """
+    if requested is False or (requested is None and not location.config.telemetry.enabled):
+        return OFF  # what ``resolve`` says, without loading it
+    from tooldeck.telemetry.settings import resolve
+
     telemetry = resolve(requested, location.config.telemetry)
     if telemetry is None:
         return OFF

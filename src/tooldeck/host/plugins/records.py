@@ -68,7 +68,7 @@ class PluginRecord:
         name = self.candidate.name
         location, session, call = self.transform
         if call is not None:  # before the transform: the catalog it makes has the hook
-            self.hooks = service.call_hooks
+            self.hooks = service._hooks()
             self.hooks.add(call)
         self.registrations = (service.transform(location, source=name),)
         if session is not None:

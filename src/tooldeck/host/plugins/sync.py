@@ -29,7 +29,7 @@ from tooldeck.host.service import ToolService
 from tooldeck.telemetry import semconv
 
 if TYPE_CHECKING:
-    from tooldeck.host.trust.project import TrustStatus
+    from tooldeck.host.plugins.trust_gate import Decision
     from tooldeck.telemetry.startup import Spans
 
 LOWER = ("builtin", "mcp")
@@ -49,7 +49,7 @@ class PluginSync:
         service: ToolService,
         wiring: PluginWiring,
         selection: Selection,
-        trust: TrustStatus | None,
+        trust: Decision | None,
         spans: Spans,
     ) -> None:
         self._service = service

@@ -30,11 +30,11 @@ import pluggy
 from tooldeck import hookspecs
 from tooldeck.errors import PluginError
 from tooldeck.hookspecs import HOOKS
-from tooldeck.host.boundary.hooks import CallHook
 from tooldeck.host.plugins.discovery import brief
 from tooldeck.host.registry.editor import ToolEditor
 
 if TYPE_CHECKING:
+    from tooldeck.host.boundary.hooks import CallHook
     from tooldeck.host.location.location import Location
 
 HookCall = tuple[str, Callable[..., object], tuple[str, ...]]
@@ -83,7 +83,7 @@ class PluginWiring:
             raise
         located = tuple(c for c in calls if c[0] in LOCATION_HOOKS)
         session = tuple(c for c in calls if c[0] == "session_transform")
-        wrapper = next((CallHook(name, c[1], c[2]) for c in calls if c[0] == "tool_call"), None)
+        wrapper = next((_call_hook(name, c) for c in calls if c[0] == "tool_call"), None)
         return PluginTransforms(
             partial(_transform, name, located, self._location, self._trace),
             partial(_session_transform, name, session, self._location, self._trace)
@@ -131,6 +131,13 @@ def _check_impls(name: str, hook: str, has_spec: bool, impls: list[Any]) -> None
         raise PluginError(
             name, f"hook {hook!r} must be a plain function, not async: replays run it synchronously"
         )
+
+
+def _call_hook(name: str, call: HookCall) -> CallHook:
+    """The plugin's ``tool_call`` wrapper (the hooks module loads only for a plugin with one)."""
+    from tooldeck.host.boundary.hooks import CallHook
+
+    return CallHook(name, call[1], call[2])
 
 
 def _no_hooks(plugin: object) -> str:

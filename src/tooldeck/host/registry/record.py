@@ -10,14 +10,15 @@ most tools of a large catalog are listed, few are called.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tooldeck._tool import AnyTool, Tool
 from tooldeck.host.registry import names
 from tooldeck.host.schema import derive as schema
-from tooldeck.host.schema import validators
 from tooldeck.host.schema.frozen import FrozenDict
-from tooldeck.host.schema.validators import Validator
+
+if TYPE_CHECKING:
+    from tooldeck.host.schema.validators import Validator
 
 
 class ToolRecord:
@@ -75,11 +76,11 @@ class ToolRecord:
         return self._output_schema
 
     def _first_input_json(self, raw: Any) -> Any:
-        self.input_json, self.input_python = validators.input_validators(self._input_source())
+        self.input_json, self.input_python = _input_validators(self._input_source())
         return self.input_json(raw)
 
     def _first_input_python(self, raw: Any) -> Any:
-        self.input_json, self.input_python = validators.input_validators(self._input_source())
+        self.input_json, self.input_python = _input_validators(self._input_source())
         return self.input_python(raw)
 
     def _input_source(self) -> Any:
@@ -88,8 +89,17 @@ class ToolRecord:
         return self.input_schema if isinstance(source, Mapping) else source
 
     def _first_output(self, value: Any) -> Any:
-        self.output_validator = validators.output_validator(self.tool.output)
+        from tooldeck.host.schema.validators import output_validator
+
+        self.output_validator = output_validator(self.tool.output)
         return self.output_validator(value)
+
+
+def _input_validators(source: Any) -> tuple[Validator, Validator]:
+    """A tool's input validators, built on its first call (the validators module with it)."""
+    from tooldeck.host.schema.validators import input_validators
+
+    return input_validators(source)
 
 
 def record_of(tool: AnyTool) -> ToolRecord:

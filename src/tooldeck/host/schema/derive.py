@@ -21,8 +21,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from tooldeck.host.schema.frozen import FrozenDict, freeze
-from tooldeck.host.schema.metaschema import schema_problem as _meta_problem
+from tooldeck.host.schema.frozen import LEAF_CLASSES, FrozenDict, FrozenList, freeze
 
 # Keywords whose subschemas constrain the instance as a whole (closing inside changes
 # which branch matches), lists of schemas, and name → schema maps.
@@ -117,7 +116,7 @@ def derive(schema: Mapping[str, Any], *, pydantic: bool = False) -> FrozenDict:
     closing would change which branch matches. Pydantic models ignore extra keys
     wherever they are, so their schemas are closed everywhere but in ``allOf`` branches.
     """
-    return freeze(_Deriver(schema, raw=not pydantic).run())  # type: ignore[no-any-return]
+    return _Deriver(schema, raw=not pydantic).run()
 
 
 # Keywords whose subschemas are the instance's own parts (and are pruned the same way).
@@ -135,8 +134,16 @@ _STRUCTURAL = frozenset(
 )
 
 
+_WALKED = _STRUCTURAL | _COMBINATORS
+
+
 class _Deriver:
-    """One pass over a schema document; copies as it goes, never mutates the input."""
+    """One pass over a schema document; copies as it goes, never mutates the input.
+
+    The copy is the frozen result itself (each node a ``FrozenDict`` once its keys are
+    decided, each value ``freeze``'d as it is copied), rather than a plain copy frozen
+    in a second pass: a 5,000-tool catalog derives every schema before its first
+    definitions (``bench/DECISIONS.md``)."""
 
     def __init__(
         self, root: Mapping[str, Any], *, raw: bool, inline: bool = True, closing: bool = True
@@ -150,13 +157,13 @@ class _Deriver:
         self.resolving: list[str] = []
         self.cyclic: set[str] = set()
 
-    def run(self) -> dict[str, Any]:
-        body: dict[str, Any] = self.walk(self.root, close=True, deep=True, at_root=True)
+    def run(self) -> FrozenDict:
+        body: FrozenDict = self.walk(self.root, close=True, deep=True, at_root=True)
         if self.cyclic:
-            self._keep_cyclic_defs(body)
+            body = FrozenDict({**body, **self._cyclic_defs()})
         return body
 
-    def _keep_cyclic_defs(self, body: dict[str, Any]) -> None:
+    def _cyclic_defs(self) -> dict[str, FrozenDict]:
         kept: dict[str, dict[str, Any]] = {}
         for ref in sorted(self.cyclic):
             container, name = _split_ref(ref)
@@ -164,41 +171,49 @@ class _Deriver:
             target = self.root[container][name]
             closable = not self.raw  # a raw def may be reached through a combinator
             kept.setdefault(container, {})[name] = self.walk(target, close=closable, deep=closable)
-        body.update(kept)
+        return {container: FrozenDict(defs) for container, defs in kept.items()}
 
     def walk(self, node: Any, *, close: bool, deep: bool, at_root: bool = False) -> Any:
         """Copy ``node``; ``close``: this object may be closed; ``deep``: so may its parts."""
-        if not isinstance(node, Mapping):
-            return node
+        if node.__class__ is not dict and not isinstance(node, Mapping):
+            return freeze(node)
         if at_root and self.inline:
             node = {k: v for k, v in node.items() if k not in ("$defs", "definitions")}
         ref = node.get("$ref")
         local = isinstance(ref, str) and ref.startswith("#/") and _resolvable(self.root, ref)
         if local and self.inline:
             return self._inline(node, ref, close, deep)
-        out = {key: self._child(key, value, deep) for key, value in node.items()}
+        out = {
+            key: self._child(key, value, deep)
+            if key in _WALKED or value.__class__ not in LEAF_CLASSES
+            else value  # a scalar annotation or constraint, kept without a call
+            for key, value in node.items()
+        }
         if self.closing and close and "properties" in out and _closable(out):
             out["additionalProperties"] = False
-        return out
+        return FrozenDict(out)
 
     def _child(self, key: str, value: Any, deep: bool) -> Any:
         if key in _STRUCTURAL:
-            flags = {"close": deep, "deep": deep}
+            close = deep
         elif key in _COMBINATORS:
-            nested = deep and not self.raw
-            flags = {"close": nested and key != "allOf", "deep": nested}
-        else:
-            return value
+            deep = deep and not self.raw
+            close = deep and key != "allOf"
+        else:  # an annotation or a constraint: copied frozen, a scalar without a call
+            return value if value.__class__ in LEAF_CLASSES else freeze(value)
+        walk = self.walk
         if key in _MAP and isinstance(value, Mapping):
-            return {k: self.walk(v, **flags) for k, v in value.items()}
+            return FrozenDict({k: walk(v, close=close, deep=deep) for k, v in value.items()})
         if isinstance(value, list):
-            return [self.walk(v, **flags) for v in value] if key in _MANY else value
-        return self.walk(value, **flags)
+            if key in _MANY:
+                return FrozenList([walk(v, close=close, deep=deep) for v in value])
+            return freeze(value)
+        return walk(value, close=close, deep=deep)
 
     def _inline(self, node: Mapping[str, Any], ref: str, close: bool, deep: bool) -> Any:
         if ref in self.resolving:
             self.cyclic.add(ref)
-            return {k: self._child(k, v, deep) for k, v in node.items()}
+            return FrozenDict({k: self._child(k, v, deep) for k, v in node.items()})
         container, name = _split_ref(ref)
         self.resolving.append(ref)
         try:
@@ -209,8 +224,8 @@ class _Deriver:
         if not siblings:
             return target
         if set(siblings) <= _ANNOTATIONS and isinstance(target, dict):
-            return {**target, **siblings}
-        return {"allOf": [target], **siblings}
+            return FrozenDict({**target, **siblings})
+        return FrozenDict({"allOf": FrozenList([target]), **siblings})
 
 
 def _split_ref(ref: str) -> tuple[str, str]:
@@ -250,7 +265,9 @@ def schema_problem(source: Any, *, role: str) -> str | None:
             f"{role} schema must be a pydantic model class, a JSON Schema mapping or None, "
             f"got {type(source).__name__}"
         )
-    problem = _meta_problem(source)
+    from tooldeck.host.schema.metaschema import schema_problem as meta_problem  # JSON Schema only
+
+    problem = meta_problem(source)
     if problem:
         return f"{role} schema is not a valid JSON Schema: {problem}"
     if role == "input" and source.get("type", "object") != "object":

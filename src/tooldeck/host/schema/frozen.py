@@ -53,8 +53,30 @@ class FrozenList(list[Any]):
         return (FrozenList, (list(self),))
 
 
+LEAF_CLASSES = frozenset({str, int, float, bool, type(None)})
+"""Classes ``freeze`` returns as they are without a call (most values of a schema)."""
+
+
 def freeze(value: Any) -> Any:
     """Return a deeply read-only copy of a JSON-like value."""
+    # Hot: every schema and definition of a catalog is frozen (5,000 tools: ~150,000
+    # values). Exact classes are decided by one lookup, and a leaf inside a dict or list
+    # costs no call; anything else takes ``_freeze_any``, the plain rule. Pinned to it
+    # by ``tests/host/schema/test_frozen.py`` (``bench/DECISIONS.md``).
+    cls = value.__class__
+    if cls in LEAF_CLASSES:
+        return value
+    if cls is dict:
+        return FrozenDict(
+            {k: v if v.__class__ in LEAF_CLASSES else freeze(v) for k, v in value.items()}
+        )
+    if cls is list or cls is tuple:
+        return FrozenList([v if v.__class__ in LEAF_CLASSES else freeze(v) for v in value])
+    return _freeze_any(value)
+
+
+def _freeze_any(value: Any) -> Any:
+    """``freeze`` by the plain rule: frozen stays, mappings and sequences are copied."""
     if isinstance(value, FrozenDict | FrozenList):
         return value
     if isinstance(value, Mapping):

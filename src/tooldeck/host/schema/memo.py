@@ -3,18 +3,19 @@
 Checking a JSON Schema against its metaschema is the largest share of a first snapshot
 (``bench/RESULTS.md``, W9). Two memos keep the work to what is new:
 
-- ``checked`` (``metaschema``): verdicts by the schema's ``repr``, least recently used
-  first out once the keys pass ``CHECKED_MAX_CHARS`` characters in all (8 MB of text:
-  about 10,000 typical tool schemas). A rebuild of a catalog that fits finds every
-  verdict; one that does not evicts only what it has not used for longest, instead of
-  starting over.
 - ``shapes``: for a schema in the Draft 7 / 2020-12 common subset, validity decomposes
   into one check per node, and a node's check only depends on its *shape*: the node
   with each subschema replaced by ``true``, property and definition names, descriptions
   and titles replaced by placeholders, and ``default``/``const`` dropped (the metaschema
   accepts any value there). A catalog of thousands of tools has a few dozen shapes, so
   certifying a new schema valid costs a walk and a few dictionary hits. At most
-  ``SHAPES_MAX`` (4,096) shapes are kept, least recently used first out.
+  ``SHAPES_MAX`` (4,096) shapes are kept, oldest first out.
+- ``checked`` (``metaschema``): for a schema the shapes do not certify (outside the
+  subset, or invalid), its verdict by the schema's ``repr``, least recently used first
+  out once the keys pass ``CHECKED_MAX_CHARS`` characters in all (8 MB of text: about
+  10,000 typical tool schemas). A rebuild of a catalog that fits finds every verdict;
+  one that does not evicts only what it has not used for longest, instead of starting
+  over.
 
 ``certified_valid`` only ever says "valid"; anything else (a shape that fails, a node
 outside the subset or of an unusual type) leaves the verdict, and its message, to the
@@ -26,7 +27,7 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Callable, Hashable
 from typing import Any, Generic, TypeVar
 
 V = TypeVar("V")
@@ -45,23 +46,23 @@ _ANY_ITEMS = ("enum", "examples")  # arrays whose items may be anything
 class BoundedMemo(Generic[V]):
     """A thread-safe LRU mapping bounded by a cost per key (default: 1 per entry)."""
 
-    def __init__(self, limit: int, cost: Callable[[str], int] = lambda key: 1) -> None:
+    def __init__(self, limit: int, cost: Callable[[Any], int] = lambda key: 1) -> None:
         self.limit = limit
         self._cost = cost
         self._used = 0
-        self._items: OrderedDict[str, V] = OrderedDict()
+        self._items: OrderedDict[Hashable, V] = OrderedDict()
         self._lock = threading.Lock()
 
-    def __contains__(self, key: str) -> bool:
+    def __contains__(self, key: Hashable) -> bool:
         return key in self._items
 
-    def __getitem__(self, key: str) -> V:
+    def __getitem__(self, key: Hashable) -> V:
         return self._items[key]
 
     def __len__(self) -> int:
         return len(self._items)
 
-    def find(self, key: str) -> tuple[bool, V | None]:
+    def find(self, key: Hashable) -> tuple[bool, V | None]:
         """(found, value) for ``key``; a found key becomes the most recently used."""
         with self._lock:
             if key not in self._items:
@@ -69,7 +70,13 @@ class BoundedMemo(Generic[V]):
             self._items.move_to_end(key)
             return True, self._items[key]
 
-    def put(self, key: str, value: V) -> None:
+    def peek(self, key: Hashable) -> V | None:
+        """The value of ``key``, or ``None``, without taking the lock or making it the most
+        recently used: for lookups too frequent for either (``certify``, once per node),
+        whose memo then forgets the oldest entries first rather than the least used."""
+        return self._items.get(key)
+
+    def put(self, key: Hashable, value: V) -> None:
         """Remember ``key``; evict the least recently used keys past the limit."""
         with self._lock:
             if key in self._items:
@@ -107,58 +114,135 @@ def certify(
     schema without one needs no reference check."""
     refs = False
     stack = [schema]
+    known_shapes = _shapes.peek
     while stack:
         node = stack.pop()
-        if isinstance(node, bool):
+        if node.__class__ is bool:
             continue
-        if type(node) is not dict:
+        if node.__class__ is not dict:
             return None
-        shape = _shape(node, stack, keywords)
-        if shape is None:
+        key = _key(node, stack, keywords)
+        if key is None:
             return None
         refs = refs or "$ref" in node
-        key = repr(shape)
-        found, known = _shapes.find(key)
-        if not found:
-            known = check_shape(shape)
+        known = known_shapes(key)
+        if known is None:
+            found = _shape(node, [], keywords)
+            assert found is not None  # the same keywords as ``_key``'s
+            known = check_shape(found[0])
             _shapes.put(key, known)
         if not known:
             return None
     return refs
 
 
+_KIND = {
+    **dict.fromkeys(_ONE, "one"),
+    **dict.fromkeys(_MANY, "many"),
+    **dict.fromkeys(_NAMED, "named"),
+    "patternProperties": "patterns",
+    **dict.fromkeys(_TEXT, "text"),
+    **dict.fromkeys(_ANY_VALUE, "any"),
+    **dict.fromkeys(_ANY_ITEMS, "items"),
+    "required": "required",
+}
+"""How ``_shape`` treats a keyword's value (keywords not here are kept as they are)."""
+
+
 def _shape(
     node: dict[str, Any], children: list[Any], keywords: frozenset[str]
-) -> dict[str, Any] | None:
-    """``node`` with its subschemas (pushed on ``children``) replaced by ``true``, or
-    ``None`` when it leaves the common subset (an unknown keyword, tuple-form items)."""
+) -> tuple[dict[str, Any], tuple[Any, ...]] | None:
+    """``node`` with its subschemas (pushed on ``children``) replaced by ``true``, and the
+    key it is remembered by; ``None`` when it leaves the common subset (an unknown
+    keyword, tuple-form items).
+
+    The key stands for the shape's ``repr``, built as the shape is (a ``repr`` per node
+    was a third of a 5,000-tool catalog's checks, ``bench/DECISIONS.md``): one part per
+    keyword, tagged by how its value was treated, a kept value with its class (``1``,
+    ``1.0`` and ``True`` are equal in Python, not to the metaschema).
+    ``tests/host/schema/test_memo.py`` pins equal keys to equal ``repr`` s.
+    """
     shape: dict[str, Any] = {}
-    for key, value in node.items():
-        if key not in keywords or (key == "items" and isinstance(value, list)):
+    key: list[Any] = []
+    for name, value in node.items():
+        if name not in keywords:
             return None
-        if key in _ONE and isinstance(value, dict | bool):
+        kind = _KIND.get(name)
+        cls = value.__class__
+        if kind == "one" and isinstance(value, dict | bool):
             children.append(value)
-            shape[key] = True
-        elif key in _MANY and type(value) is list:
+            shape[name] = True
+            key.append((name, 1))
+        elif name == "items" and isinstance(value, list):
+            return None
+        elif kind == "many" and cls is list:
             children.extend(value)
-            shape[key] = [True] * len(value)
-        elif key in _NAMED and type(value) is dict:
+            shape[name] = [True] * len(value)
+            key.append((name, 2, len(value)))
+        elif kind == "named" and cls is dict:
             children.extend(value.values())
-            shape[key] = {str(n): True for n in range(len(value))}
-        elif key == "patternProperties" and type(value) is dict:
+            shape[name] = {str(n): True for n in range(len(value))}
+            key.append((name, 3, len(value)))
+        elif kind == "patterns" and cls is dict:
             children.extend(value.values())
-            shape[key] = dict.fromkeys(value, True)
-        elif key in _TEXT and isinstance(value, str):
-            shape[key] = ""
-        elif key in _ANY_VALUE:
+            shape[name] = dict.fromkeys(value, True)
+            key.append((name, 4, repr(shape[name])))
+        elif kind == "text" and isinstance(value, str):
+            shape[name] = ""
+            key.append((name, 5))
+        elif kind == "any":
             continue
-        elif key in _ANY_ITEMS and type(value) is list:
-            shape[key] = [None] * len(value)
-        elif key == "required" and type(value) is list:
-            shape[key] = _placeholders(value)
+        elif kind == "items" and cls is list:
+            shape[name] = [None] * len(value)
+            key.append((name, 7, len(value)))
+        elif kind == "required" and cls is list:
+            shape[name] = _placeholders(value)
+            key.append((name, 8, repr(shape[name])))
         else:
-            shape[key] = value
-    return shape
+            shape[name] = value
+            key.append((name, 9, cls, value) if cls is str else (name, 10, repr(value)))
+    return shape, tuple(key)
+
+
+def _key(
+    node: dict[str, Any], children: list[Any], keywords: frozenset[str]
+) -> tuple[Any, ...] | None:
+    """``_shape``'s key alone, its subschemas pushed on ``children``: the shape itself is
+    built only for a key not seen before (hot: once per node of every schema of a
+    catalog, and almost every key is known; ``bench/DECISIONS.md``, W9). Pinned to
+    ``_shape``'s key by ``tests/host/schema/test_memo.py``."""
+    key: list[Any] = []
+    append = key.append
+    for name, value in node.items():
+        if name not in keywords:
+            return None
+        kind = _KIND.get(name)
+        cls = value.__class__
+        if kind == "one" and (cls is dict or cls is bool or isinstance(value, dict | bool)):
+            children.append(value)
+            append((name, 1))
+        elif name == "items" and isinstance(value, list):
+            return None
+        elif kind == "many" and cls is list:
+            children.extend(value)
+            append((name, 2, len(value)))
+        elif kind == "named" and cls is dict:
+            children.extend(value.values())
+            append((name, 3, len(value)))
+        elif kind == "patterns" and cls is dict:
+            children.extend(value.values())
+            append((name, 4, repr(dict.fromkeys(value, True))))
+        elif kind == "text" and (cls is str or isinstance(value, str)):
+            append((name, 5))
+        elif kind == "any":
+            continue
+        elif kind == "items" and cls is list:
+            append((name, 7, len(value)))
+        elif kind == "required" and cls is list:
+            append((name, 8, repr(_placeholders(value))))
+        else:
+            append((name, 9, cls, value) if cls is str else (name, 10, repr(value)))
+    return tuple(key)
 
 
 def _placeholders(names: list[Any]) -> list[Any]:

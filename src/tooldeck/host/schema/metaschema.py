@@ -76,21 +76,20 @@ _CHECKED: BoundedMemo[str | None] = BoundedMemo(CHECKED_MAX_CHARS, cost=len)
 def schema_problem(schema: Mapping[str, Any]) -> str | None:
     """Why ``schema`` is not a valid JSON Schema (at which path) or has a reference that
     leads nowhere (``refs.ref_problem``), or ``None``."""
-    # Remembered by the schema's repr: an MCP server lists hundreds of tools with the
-    # same schema, and both checks together cost several times the repr. The repr keeps
-    # types apart (a tuple is not a JSON array, 1 is not 1.0), so equal keys mean equal
-    # verdicts; tests/host/schema/test_metaschema.py pins this to the unremembered checks.
-    # ``memo.py`` says how much is remembered and how a new schema is certified valid
-    # from the shapes of its nodes instead of a whole metaschema check.
+    # Most schemas are certified valid from the shapes of their nodes (``memo.py``),
+    # which costs about a walk. The others, remembered by the schema's repr: an MCP
+    # server lists hundreds of tools with the same schema, and the full check costs many
+    # times the repr. The repr keeps types apart (a tuple is not a JSON array, 1 is not
+    # 1.0), so equal keys mean equal verdicts; tests/host/schema/test_metaschema.py pins
+    # this to the unremembered checks.
+    refs = certify(schema, _COMMON, _shape_ok)
+    if refs is not None:
+        return ref_problem(schema) if refs else None
     key = repr(schema)
     found, known = _CHECKED.find(key)
     if found:
         return known
-    refs = certify(schema, _COMMON, _shape_ok)
-    if refs is not None:
-        problem = ref_problem(schema) if refs else None
-    else:
-        problem = check_schema_now(schema) or ref_problem(schema)
+    problem = check_schema_now(schema) or ref_problem(schema)
     _CHECKED.put(key, problem)
     return problem
 

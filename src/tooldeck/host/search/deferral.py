@@ -25,10 +25,10 @@ How each format advertises them (``advertise``):
 
 from __future__ import annotations
 
-import json
 import threading
 import weakref
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
+from operator import attrgetter
 from typing import TYPE_CHECKING, Any
 
 from tooldeck._tool import Tool, ToolContext, ToolResult
@@ -36,12 +36,12 @@ from tooldeck.host.permissions.wildcard import match
 from tooldeck.host.registry.editor import CatalogEntry, ToolEditor
 from tooldeck.host.registry.names import RESERVED_CODEMODE_NAME
 from tooldeck.host.registry.record import ToolRecord, record_of
-from tooldeck.host.search.hint import Hint, hint
-from tooldeck.host.search.ranking import ToolIndex
 
 if TYPE_CHECKING:
     from tooldeck.host.location.location import Location
     from tooldeck.host.registry.catalog import Catalog
+    from tooldeck.host.search.hint import Hint
+    from tooldeck.host.search.ranking import ToolIndex
 
 SEARCH_TOOLS = "search_tools"
 LOADED_SOURCE = "tooldeck:search_tools"
@@ -161,7 +161,7 @@ class Deferral:
         self._lock = threading.Lock()
 
     @classmethod
-    def of(cls, catalog: Catalog, records: Iterable[ToolRecord], location: Location) -> Deferral:
+    def of(cls, catalog: Catalog, records: Collection[ToolRecord], location: Location) -> Deferral:
         """The deferred tools among ``records`` (``NOTHING`` when there are none)."""
         patterns = tuple(
             (pattern, option.defer_loading)
@@ -170,6 +170,10 @@ class Deferral:
         )
         spaces = catalog.namespaces
         deferred_spaces = {name for name, space in spaces.items() if space.defer_loading}
+        if not (patterns or deferred_spaces or any(map(_DEFERS_LOADING, records))):
+            # The usual catalog defers nothing: asked of each tool by ``map`` (C), not by
+            # a loop here, since every rebuild asks it (``bench/RESULTS.md``, W9 changed).
+            return NOTHING
         entries = []
         for record in records:
             # Most tools are deferred by nothing: one attribute and one set test each.
@@ -190,12 +194,18 @@ class Deferral:
         index = self._ready()
         ranked = index.rank(query, limit)
         found = [self.entries[i] for i in ranked.positions]
-        return found, (hint(index, ranked, query) if ranked.weak else None)
+        if not ranked.weak:
+            return found, None
+        from tooldeck.host.search.hint import hint  # loaded with the ranking, on a search
+
+        return found, hint(index, ranked, query)
 
     def _ready(self) -> ToolIndex:
         """The index of the deferred tools, built on the first search."""
         with self._lock:
             if self._index is None:
+                from tooldeck.host.search.ranking import ToolIndex  # not loaded until a search
+
                 self._index = ToolIndex.of(self.entries, self.namespaces)
             return self._index
 
@@ -214,6 +224,8 @@ class Deferral:
         return record_of(self._tool)
 
     def _execute(self, arguments: Mapping[str, Any], ctx: ToolContext) -> ToolResult:
+        import json  # not loaded until a search
+
         found, advice = self.find(arguments["query"], arguments.get("limit", 5))
         tools = [
             {
@@ -233,6 +245,8 @@ class Deferral:
 
 NOTHING = Deferral((), {})
 """The deferral of a snapshot with nothing deferred."""
+
+_DEFERS_LOADING = attrgetter("tool.defer_loading")
 
 
 def _deferred(
@@ -263,6 +277,8 @@ def _load(ctx: ToolContext, names: list[str]) -> bool:
 
 def _text(query: str, tools: list[dict[str, Any]], loaded: bool, advice: Hint | None) -> str:
     """What the model reads: the tools found, then the hint of a weak result."""
+    import json
+
     lines = []
     if not tools:
         lines.append(f"No tool matches {json.dumps(query)}.")

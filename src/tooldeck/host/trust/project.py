@@ -23,12 +23,9 @@ from typing import Any, Literal
 
 from tooldeck._public import public
 from tooldeck.errors import ConfigError
-from tooldeck.host.config.paths import LOCAL_PLUGIN_DIR
+from tooldeck.host.config.paths import LOCAL_PLUGIN_DIR, TRUST_ENV, local_plugin_files
 from tooldeck.host.trust.items import KIND_WORDS, TrustItem, TrustKind, digest, printable
 from tooldeck.host.trust.narrowing import narrowed
-
-TRUST_ENV = "TOOLDECK_TRUST"
-"""``1`` trusts every folder this process opens; ``0`` opens every folder untrusted."""
 
 TrustSource = Literal["nothing to trust", "store", "argument", "environment", "untrusted"]
 """Why a folder is (un)trusted: nothing needs trust, the user's trust store,
@@ -119,14 +116,6 @@ class TrustStatus:
 
 
 # -- what a project would run ------------------------------------------------------------------
-def local_plugin_files(root: Path) -> list[Path]:
-    """``<root>/.tooldeck/plugins/*.py``, sorted by file name (never listing order)."""
-    folder = root / LOCAL_PLUGIN_DIR
-    if not folder.is_dir():
-        return []
-    return sorted((p for p in folder.glob("*.py") if p.is_file()), key=lambda p: p.name)
-
-
 def plugin_item(root: Path, path: Path, data: bytes) -> TrustItem:
     """The item of one plugin file whose bytes are ``data``; names where a link leads."""
     real = Path(os.path.realpath(path))

@@ -16,7 +16,6 @@ atomic, so they see the old or the new file, never a torn one, and concurrent wr
 from __future__ import annotations
 
 import contextlib
-import json
 import os
 import time
 from collections.abc import Callable, Iterator, Mapping
@@ -56,6 +55,8 @@ class TrustStore:
             return {}
         except (OSError, UnicodeDecodeError) as exc:
             raise ConfigError(str(self.path), "trust store", f"cannot be read: {exc}") from exc
+        import json  # only with a store to read: most folders have nothing to trust
+
         try:
             data = json.loads(text)
             folders = data["folders"]
@@ -123,6 +124,7 @@ def _locked(path: Path) -> Iterator[None]:
 
 
 def _write_atomic(path: Path, data: Mapping[str, Any]) -> None:
+    import json
     import tempfile  # writers only: opening a folder never writes the store
 
     fd, temporary = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)

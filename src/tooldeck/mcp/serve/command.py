@@ -134,6 +134,10 @@ async def _serve(
         max_calls=limits.max_calls_per_session,
     )
     server = CatalogServer(serving, asker, sessions)
+    from tooldeck.mcp.serve.rounds import STATE_SECRET_ENV, InputRounds
+
+    if secret := os.environ.get(STATE_SECRET_ENV):  # replicas accept each other's rounds
+        server.rounds = InputRounds.keyed_by(secret)
     try:
         with forwarding(server.levels):  # served calls' Python log records reach their clients
             await _run(server, serving, sessions, root, address, tokens, limits, allowed_hosts)

@@ -9,10 +9,17 @@ has no broadcast, so a middleware remembers one request session per handshake-er
 connection (the most recent ``MAX_SESSIONS``), keyed by the identity of its initialize
 params (one object per connection), and the URIs it subscribed to
 (``resources/subscribe``).
+
+A pack says one of its resources changed with ``location.resource_updated(uri)`` (or
+``ctx.resource_updated``), from any thread: ``updated_soon`` takes it to the server's
+event loop (the loop its requests run on, noted by ``remember``), where its subscribers
+are told. Each server process tells its own subscribers: replicas share no
+subscriptions, so a change is heard on a replica only if the pack says it there too.
 """
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import Awaitable, Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any
@@ -42,9 +49,14 @@ class Announcer:
         self.bus = InMemorySubscriptionBus()
         self._sessions: dict[int, Any] = {}
         self._subscribed: dict[int, set[str]] = {}
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._sending: set[asyncio.Future[None]] = set()
 
     async def remember(self, ctx: Any, call_next: Callable[[Any], Awaitable[Any]]) -> Any:
-        """Server middleware: note the connection of every handshake-era request."""
+        """Server middleware: note the connection of every handshake-era request (and
+        the loop requests are served on)."""
+        if self._loop is None:
+            self._loop = asyncio.get_running_loop()
         session = ctx.session
         params = session.client_params
         if params is not None and session.protocol_version != MODERN:
@@ -107,6 +119,19 @@ class Announcer:
             for key, session in list(self._sessions.items()):
                 if uri in self._subscribed.get(key, ()):
                     await self._tell(key, session, _resource_updated(uri))
+
+    def updated_soon(self, uri: str) -> None:
+        """``updated([uri])`` on the serving loop, from any thread; before any request
+        was served no one can be subscribed, and nothing is sent."""
+        loop = self._loop
+        if loop is None or loop.is_closed():
+            return
+        loop.call_soon_threadsafe(self._send_updated, uri)
+
+    def _send_updated(self, uri: str) -> None:
+        sending = asyncio.ensure_future(self.updated([uri]))
+        self._sending.add(sending)
+        sending.add_done_callback(self._sending.discard)
 
     async def _tell_all(self, send: Callable[[Any], Awaitable[None]]) -> None:
         for key, session in list(self._sessions.items()):

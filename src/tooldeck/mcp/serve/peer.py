@@ -37,6 +37,7 @@ from tooldeck._tool import (
 from tooldeck.mcp.sdk import MCPError, ServerMessageMetadata, allowed_log_levels, types
 from tooldeck.mcp.serve.asking import MODERN
 from tooldeck.mcp.serve.content import media_block
+from tooldeck.mcp.serve.rounds import Round
 
 log = logging.getLogger("tooldeck.mcp")
 
@@ -109,8 +110,16 @@ class ServedPeer:
     """The client of one served request (``ctx`` is the SDK's request context), at the log
     level its session set (``threshold()``)."""
 
-    def __init__(self, ctx: Any, threshold: Callable[[], LogLevel], tool: str) -> None:
+    def __init__(
+        self,
+        ctx: Any,
+        threshold: Callable[[], LogLevel],
+        tool: str,
+        round_: Round | None = None,
+    ) -> None:
         self._ctx = ctx
+        self.round = round_
+        """A 2026-07-28 call's round: where its questions are answered (``rounds``)."""
         self._session = ctx.session
         self._threshold = threshold
         self._tool = tool
@@ -150,6 +159,14 @@ class ServedPeer:
     async def elicit(self, message: str, schema: Mapping[str, Any]) -> Elicited:
         """``ctx.elicit``: an ``elicitation/create`` form request to the client."""
         self._can_ask(_ELICITATION, "ask its user (elicitation)")
+        if self.round is not None:
+            request = types.ElicitRequest(
+                params=types.ElicitRequestFormParams(
+                    message=str(message), requested_schema=_plain(schema)
+                )
+            )
+            answer = types.ElicitResult.model_validate(self.round.answer("elicit", request))
+            return Elicited(answer.action, answer.content)
         await self.outbox.flush()
         try:
             result = await self._session.elicit_form(
@@ -173,6 +190,10 @@ class ServedPeer:
         params = types.CreateMessageRequestParams(
             messages=[_sampling_message(m) for m in messages], max_tokens=max_tokens, **options
         )
+        if self.round is not None:
+            request = types.CreateMessageRequest(params=params)
+            sampled = types.CreateMessageResult.model_validate(self.round.answer("sample", request))
+            return _part(sampled.content)
         await self.outbox.flush()
         metadata = ServerMessageMetadata(related_request_id=self._ctx.request_id)
         try:
@@ -197,11 +218,11 @@ class ServedPeer:
 
     def _can_ask(self, capability: Any, what: str) -> None:
         session = self._session
-        if session.protocol_version == MODERN:
+        if session.protocol_version == MODERN and self.round is None:
             why = "speaks MCP 2026-07-28, where tooldeck cannot send it a request mid-call"
         elif not session.check_client_capability(capability):
             why = "does not offer that"
-        elif not session.can_send_request:
+        elif self.round is None and not session.can_send_request:
             why = "cannot be sent a request on this connection"
         else:
             return

@@ -8,8 +8,9 @@ permission, limits, hooks, output contract, bounding), so what a client is liste
 what it may call cannot drift. Resources and prompts are served from the same view
 (``resources``, ``prompts``). A call's tool reaches its client through a ``ServedPeer``
 (``peer``): logs, progress, questions and samples; the files it returns stay readable
-(``files``). When the catalog changes, every connected client hears it in its own
-protocol era (``notify``).
+(``files``); for a 2026-07-28 client its questions and samples go through
+``input_required`` round trips (``rounds``). When the catalog changes, or a pack says a
+resource changed, every connected client hears it in its own protocol era (``notify``).
 
 The capabilities say what is served: tools, resources (with subscriptions), prompts
 (each announcing list changes), completions and logging.
@@ -24,11 +25,11 @@ from contextlib import AbstractContextManager, nullcontext
 from typing import TYPE_CHECKING, Any
 
 from tooldeck import __version__
-from tooldeck._tool import LOG_LEVELS, ContentPart, FilePart
+from tooldeck._tool import LOG_LEVELS, ContentPart, FilePart, peer_of_resumed_calls
 from tooldeck.errors import PendingCallError
 from tooldeck.host.boundary.boundary import run_tool_call
 from tooldeck.host.boundary.outcome import ToolCallOutcome
-from tooldeck.host.call.path import CallScope, ToolCall
+from tooldeck.host.call.values import CallScope, ToolCall
 from tooldeck.host.execution.snapshot import named_record
 from tooldeck.host.permissions.call_rules import CallRules, applying
 from tooldeck.host.permissions.request import PermissionRequest
@@ -44,6 +45,7 @@ from tooldeck.mcp.sdk import (
     types,
 )
 from tooldeck.mcp.serve.asking import (
+    MODERN,
     ElicitingAsker,
     answered,
     current_request,
@@ -57,6 +59,14 @@ from tooldeck.mcp.serve.paging import PAGE_SIZE, page
 from tooldeck.mcp.serve.peer import ServedPeer, current_peer
 from tooldeck.mcp.serve.prompts import PromptHandlers
 from tooldeck.mcp.serve.resources import ResourceHandlers
+from tooldeck.mcp.serve.rounds import (
+    STOPPED_BEFORE,
+    InputRounds,
+    Round,
+    carries_inputs,
+    granted_in_place,
+    stopped_for_input,
+)
 from tooldeck.mcp.serve.sessions import (
     PREFIX,
     ClientSessions,
@@ -113,6 +123,9 @@ class CatalogServer:
         self.announcer = Announcer()
         self.levels = LogLevels()
         self.files = CallFiles()
+        self.rounds = InputRounds()
+        """Seals a 2026-07-28 call's answers between rounds; ``command`` keys it by the
+        bearer tokens, so replicas serving the same tokens accept each other's."""
         self.page_size = PAGE_SIZE
         # MCP tools per definitions tuple (one per snapshot; the sessions of one catalog
         # share it)
@@ -142,12 +155,14 @@ class CatalogServer:
             "logging/setLevel", types.SetLevelRequestParams, self._set_level
         )
         self.server.middleware.append(self.announcer.remember)
+        serving.each_host(lambda host: host.location.on_resource_updated(self.resource_updated))
         self.sessions.on_end.append(self._forget)
 
     # -- what the handlers share --------------------------------------------------------------
-    def peer(self, ctx: Any, key: str | None, what: str) -> ServedPeer:
-        """The peer of one request of client ``key``: its logs at that client's level."""
-        return ServedPeer(ctx, lambda: self.levels.of(key), what)
+    def peer(self, ctx: Any, key: str | None, what: str, round_: Round | None = None) -> ServedPeer:
+        """The peer of one request of client ``key``: its logs at that client's level,
+        its questions answered from ``round_`` (a 2026-07-28 call's)."""
+        return ServedPeer(ctx, lambda: self.levels.of(key), what, round_)
 
     def owner(self, request: Any) -> str:
         """Who a served call's files belong to: its session, or its principal if stateless."""
@@ -238,8 +253,18 @@ class CatalogServer:
     ) -> types.CallToolResult | types.InputRequiredResult:
         if named_record(view.snapshot, params.name) is None:  # the spec: a protocol error
             raise MCPError(INVALID_PARAMS, f"Unknown tool: {params.name}")
+        round_: Round | None = None
+        if ctx.session.protocol_version == MODERN:
+            opened = (
+                self.rounds.resumed(params, principal_of(ctx.request))
+                if carries_inputs(params)
+                else None
+            )
+            if isinstance(opened, str):
+                return _error(opened)
+            round_ = opened or Round()
         call = ToolCall(f"mcp-{next(self._calls)}", params.name, params.arguments or {})
-        peer = self.peer(ctx, client_key(ctx.request), params.name)
+        peer = self.peer(ctx, client_key(ctx.request), params.name, round_)
         scope = view.snapshot.scope(session_id, call.id, via="served", peer=peer)
         try:
             with current_peer(peer):
@@ -258,12 +283,16 @@ class CatalogServer:
         call: ToolCall,
         scope: CallScope,
     ) -> types.CallToolResult | types.InputRequiredResult:
-        progress = scope.peer.progress if isinstance(scope.peer, ServedPeer) else None
+        peer = scope.peer if isinstance(scope.peer, ServedPeer) else None
+        progress = peer.progress if peer is not None else None
+        round_ = peer.round if peer is not None else None
         with _under(view.rules):
             if elicits_by_round_trip(ctx):
-                return await self._round_trip(params, view, call, scope, self.owner(ctx.request))
-            with current_request(ctx) as asked:
+                return await self._round_trip(ctx, params, view, call, scope)
+            with current_request(ctx) as asked, granted_in_place(round_):
                 outcome = await run_tool_call(view.snapshot, call, scope=scope, progress=progress)
+        if round_ is not None and round_.needed is not None:
+            return self.rounds.input_required(round_, params, principal_of(ctx.request))
         if outcome.status == "declined" and asked.unanswerable:
             name = view.rules.name if view.rules is not None else None
             return _error(self._asker.declined_text(asked.unanswerable, name, view.host.trust))
@@ -273,32 +302,49 @@ class CatalogServer:
 
     async def _round_trip(
         self,
+        ctx: Any,
         params: types.CallToolRequestParams,
         view: ClientView,
         call: ToolCall,
         scope: CallScope,
-        owner: str,
     ) -> types.CallToolResult | types.InputRequiredResult:
         """A 2026-07-28 call: asks are deferred, and a retry carrying the answer resumes
-        the pending call it names (see ``asking``)."""
+        the pending call it names (see ``asking``); the tool's own questions stop the
+        run and are asked the same way (``rounds``). A resumed call runs with this
+        call's peer, so its questions are answered from the same round."""
+        owner, principal = self.owner(ctx.request), principal_of(ctx.request)
+        peer = scope.peer if isinstance(scope.peer, ServedPeer) else None
+        round_ = peer.round if peer is not None else None
         answer = answered(params)
         if answer is None:
-            progress = scope.peer.progress if isinstance(scope.peer, ServedPeer) else None
-            outcome = await run_tool_call(
-                view.snapshot, call, scope=scope, on_ask="defer", progress=progress
-            )
+            progress = peer.progress if peer is not None else None
+            with granted_in_place(round_):
+                outcome = await run_tool_call(
+                    view.snapshot, call, scope=scope, on_ask="defer", progress=progress
+                )
         else:
             try:
-                outcome = await view.host.resume(*answer)
+                with peer_of_resumed_calls(peer), granted_in_place(round_):
+                    outcome = await view.host.resume(*answer)
             except PendingCallError as exc:
                 return _error(str(exc))
         if outcome.pending is not None:
-            return input_required(outcome.pending)
+            asking = input_required(outcome.pending)
+            return self.rounds.carried_by(asking, round_, params, principal)
+        if round_ is not None and round_.needed is not None:
+            return self.rounds.input_required(round_, params, principal)
+        if stopped_for_input(outcome):  # a resume's record replayed: the stop, not a result
+            return _error(STOPPED_BEFORE)
         if _has_files(outcome.content):
             self.files.keep(owner, call.id, outcome.content)
         return _result(outcome, view, params.name, call.id)
 
     # -- change notification ------------------------------------------------------------------
+    def resource_updated(self, uri: str) -> None:
+        """A pack said ``uri`` changed (``Location.resource_updated``, any thread): its
+        subscribers hear it."""
+        self.announcer.updated_soon(uri)
+
     async def tools_changed(self) -> None:
         """Tell every connected client, in its era, that the tool list changed."""
         await self.announcer.tools_changed()

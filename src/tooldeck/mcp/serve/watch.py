@@ -75,6 +75,12 @@ class Serving:
     def __init__(self, open_host: Callable[[], Host]) -> None:
         self._open = open_host
         self.host = open_host()
+        self._each: list[Callable[[Host], object]] = []
+
+    def each_host(self, opened: Callable[[Host], object]) -> None:
+        """Call ``opened(host)`` for the host served now and for every one opened later."""
+        self._each.append(opened)
+        opened(self.host)
 
     async def reopen(self) -> None:
         """A new host from the changed config; the old one closes (its servers end).
@@ -90,6 +96,8 @@ class Serving:
                 raise exc.__cause__ from exc  # not the file's fault: try again
             _report(f"config change not applied, still serving the last good config: {exc}")
             return
+        for opened in self._each:
+            opened(host)
         old, self.host = self.host, host
         await anyio.to_thread.run_sync(old.close)
 

@@ -62,6 +62,8 @@ class ProtectedResource:
     url: str = ""
     requests: list[tuple[str, str]] = field(default_factory=list)
     """(JSON-RPC method or path, Authorization header) of every request, in order."""
+    published: bool = True
+    """Whether resource metadata is served (False: 404, and a challenge naming none)."""
     legacy: bool = False
     """A 2025-03-26 server: no resource metadata; the authorization server's metadata at
     this origin's root and its endpoints under ``/oauth`` (its issuer has that path)."""
@@ -91,10 +93,13 @@ class ProtectedResource:
             await self._authority_app(inner, receive, send)
             return
         if path.startswith("/.well-known/oauth-protected-resource"):
-            if self.legacy:
+            if self.legacy or not self.published:
                 await _json(send, 404, {"error": "not found"})
             else:
                 await _json(send, 200, self._metadata())
+            return
+        if path.startswith("/.well-known/") and not self.published:
+            await _json(send, 404, {"error": "not found"})
             return
         body, replay = await _buffered(receive)
         header = _header(scope, b"authorization")
@@ -103,9 +108,8 @@ class ProtectedResource:
         token = header[7:] if header.lower().startswith("bearer ") else ""
         grant = self.authority.verify(token, self.resource) if token else None
         if grant is None:
-            challenge = (
-                "Bearer" if self.legacy else f'Bearer resource_metadata="{self.metadata_url}"'
-            )
+            named = not self.legacy and self.published
+            challenge = f'Bearer resource_metadata="{self.metadata_url}"' if named else "Bearer"
             if self.scopes and not self.legacy:
                 challenge += f', scope="{" ".join(self.scopes)}"'
             await _json(send, 401, {"error": "invalid_token"}, challenge)

@@ -24,6 +24,7 @@ from .resource import ProtectedResource
 PAGE = page("mcp.md")
 CODE_GRANT = PAGE.take("toml", "[mcp.servers.docs]")
 CLIENT_CREDENTIALS = PAGE.take("toml", "[mcp.servers.reports]")
+ISSUER = PAGE.take("toml", "[mcp.servers.billing]")
 LOGIN = PAGE.take("bash", "tooldeck mcp login docs")
 NEEDS_SIGN_IN = PAGE.take("text", "needs a sign-in (OAuth)")
 EMBEDDED = PAGE.take("python", "authorizer=sign_in")
@@ -54,6 +55,17 @@ def test_the_client_credentials_block_needs_no_person(tmp_path, monkeypatch):
             root = configured(CLIENT_CREDENTIALS.code, resource, tmp_path / "p")
             with open_host(root, None) as host:
                 assert row(host, "reports").status == "active", row(host, "reports").reason
+
+
+def test_the_issuer_block_signs_in_where_resource_metadata_is_missing(tmp_path, monkeypatch):
+    monkeypatch.setenv("BILLING_CLIENT_SECRET", "s3cret")
+    bot = Client("billing-bot", secret="s3cret", grant_types=("client_credentials",))
+    for authority in serve_authority(AuthorizationServer(clients={"billing-bot": bot})):
+        for resource in serve_resource(ProtectedResource(authority, published=False)):
+            block = ISSUER.code.replace("https://login.example.com", authority.url)
+            root = configured(block, resource, tmp_path / "p")
+            with open_host(root, None) as host:
+                assert row(host, "billing").status == "active", row(host, "billing").reason
 
 
 def test_the_quoted_message_is_what_a_host_without_an_authorizer_reports(tmp_path, resource):

@@ -220,6 +220,53 @@ def test_client_credentials_with_a_secret_need_no_person(tmp_path, monkeypatch):
             assert "read" in token["scope"].split()
 
 
+@pytest.mark.parametrize(
+    ("published", "listed_as", "slash"),
+    [
+        (False, None, False),  # no resource metadata at all
+        (True, "http://127.0.0.1:9/elsewhere", False),  # metadata naming another server
+        (False, None, True),  # and the issuer configured without the slash its metadata has
+    ],
+)
+def test_a_configured_issuer_is_where_client_credentials_go(
+    tmp_path, monkeypatch, published, listed_as, slash
+):
+    """``issuer``: the token endpoint comes from that issuer's metadata when the server's
+    resource metadata is missing or wrong, and the credentials go there alone."""
+    machine = Client("machine", secret="m-secret", grant_types=("client_credentials",))
+    monkeypatch.setenv("MACHINE_SECRET", "m-secret")
+    server = AuthorizationServer(clients={"machine": machine}, issuer_slash=slash)
+    for authority in serve_authority(server):
+        protected = ProtectedResource(authority, listed_as=listed_as, published=published)
+        for resource in serve_resource(protected):
+            extra = (
+                'grant = "client_credentials"\nclient_id = "machine"\n'
+                f'client_secret_env = "MACHINE_SECRET"\nissuer = "{authority.url}"'
+            )
+            root = project(tmp_path / "p", resource.resource, extra)
+            with open_host(root, None) as host:
+                assert row(host).status == "active", row(host).reason
+                assert call(host, "secure_whoami").content[0].text == "hello, authorized caller"
+            (token,) = authority.events_of("token")
+            assert token["grant_type"] == "client_credentials" and token["authenticated"]
+
+
+def test_without_an_issuer_missing_resource_metadata_finds_no_token_endpoint(tmp_path, monkeypatch):
+    """What ``issuer`` is for: the same server, unconfigured, has nowhere to ask."""
+    machine = Client("machine", secret="m-secret", grant_types=("client_credentials",))
+    monkeypatch.setenv("MACHINE_SECRET", "m-secret")
+    for authority in serve_authority(AuthorizationServer(clients={"machine": machine})):
+        for resource in serve_resource(ProtectedResource(authority, published=False)):
+            extra = (
+                'grant = "client_credentials"\nclient_id = "machine"\n'
+                'client_secret_env = "MACHINE_SECRET"'
+            )
+            root = project(tmp_path / "p", resource.resource, extra)
+            with open_host(root, None) as host:
+                assert row(host).status == "failed"
+            assert authority.events_of("token") == []
+
+
 def test_client_credentials_with_a_signed_jwt(tmp_path):
     from cryptography.hazmat.primitives import serialization
     from cryptography.hazmat.primitives.asymmetric import ec

@@ -58,6 +58,7 @@ def oauth_provider(
         scopes=" ".join(config.scopes) or None,
         configured_secret=bool(secret) and config.private_key_file is None,
         sign_in=sign_in,
+        issuer=config.issuer,
     )
     _restore(provider, tokens)
     return provider
@@ -123,11 +124,13 @@ def _client_credentials(
     client_id = config.client_id or ""
     storage = TokenStorage(tokens, None)
     known = tokens.authorization_server()
-    # The issuer credentials were last used with is pinned: a server that later names
-    # another authorization server does not receive them. The first time, the server's
-    # metadata names it (the SDK warns that omitting it is deprecated: no config key
-    # names an issuer, so this is the documented behaviour, not an oversight).
-    issuer = str(known.issuer) if known is not None else None
+    # The configured ``issuer`` is where the credentials go, whatever the server's
+    # metadata says (``provider.py`` makes discovery start from it). Without one, the
+    # issuer they were last used with is pinned: a server that later names another
+    # authorization server does not receive them; the first time, the server's metadata
+    # names it (the SDK warns that omitting it is deprecated; ``issuer`` is the key that
+    # names it).
+    issuer = config.issuer or (str(known.issuer) if known is not None else None)
     with warnings.catch_warnings():
         warnings.filterwarnings("ignore", category=MCPDeprecationWarning)
         provider: HostSideProvider

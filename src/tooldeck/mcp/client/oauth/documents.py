@@ -66,6 +66,15 @@ def metadata_requests(issuer: str) -> list[httpx2.Request]:
     ]
 
 
+def spelled(issuer: str, metadata: dict[str, Any]) -> str:
+    """``issuer`` written the way its own ``metadata`` writes it, when the two differ only
+    by a root URL's trailing slash; otherwise unchanged."""
+    named = metadata.get("issuer")
+    if isinstance(named, str) and named != issuer and issuers_match(named, issuer):
+        return named
+    return issuer
+
+
 def resource_naming(
     response: httpx2.Response, document: dict[str, Any], metadata: dict[str, Any]
 ) -> httpx2.Response:

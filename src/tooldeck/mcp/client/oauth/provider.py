@@ -19,6 +19,11 @@ server changes (SEP-2352). tooldeck adds, here and nowhere else:
   tooldeck reads that document first and, when its issuer is on the server's own
   origin (so it asserts nothing the server's origin does not already control), expects
   that issuer. The RFC 9207 ``iss`` check then holds it to it.
+* **A configured issuer** (``issuer``, client credentials): for a server whose resource
+  metadata is missing or names another authorization server, discovery starts from the
+  configured issuer instead (its metadata gives the token endpoint), and the SDK's own
+  issuer check holds the credentials to it. A root issuer may be written with or
+  without its trailing slash: it is read the way its metadata writes it.
 * **A configured client's token endpoint authentication** follows the authorization
   server's ``token_endpoint_auth_methods_supported`` (Basic, else POST).
 * **A clear error** when the authorization server offers no registration and no client
@@ -85,6 +90,10 @@ class HostSideProvider(OAuthClientProvider):
     """The scopes this provider last asked the authorization server for."""
     _legacy_issuer: str | None = None
     """The issuer of the metadata at the server's own origin (no resource metadata)."""
+    _configured_issuer: str | None = None
+    """The configured issuer (client credentials): discovery starts from it."""
+    _configured_read = False
+    """The configured issuer's metadata was probed for how it writes its issuer."""
 
     def host_side(
         self,
@@ -93,13 +102,16 @@ class HostSideProvider(OAuthClientProvider):
         scopes: str | None,
         configured_secret: bool,
         sign_in: SignIn | None,
+        issuer: str | None = None,
     ) -> None:
         """The server's token file, the configured ``scopes``, whether its client is
-        configured with a secret, and its browser step (authorization code only)."""
+        configured with a secret, its browser step (authorization code only) and its
+        configured ``issuer`` (client credentials only)."""
         self._tokens = tokens
         self._scopes = scopes
         self._configured_secret = configured_secret
         self._sign_in = sign_in
+        self._configured_issuer = issuer
 
     async def _auth_flow(
         self, request: httpx2.Request
@@ -122,7 +134,19 @@ class HostSideProvider(OAuthClientProvider):
                         self._sign_in.step_up = response.status_code == 403
                 else:
                     document = await documents.json_object(response)
-                    if "authorization_servers" in document:
+                    if self._discovery_decides(outgoing, document):
+                        # the configured issuer, however the server's metadata reads
+                        issuer = self._configured_issuer
+                        if not self._configured_read and issuer and _is_root(issuer):
+                            self._configured_read = True
+                            for probe in documents.metadata_requests(issuer):
+                                found = await documents.json_object((yield probe))
+                                if found:
+                                    self._configured_issuer = documents.spelled(issuer, found)
+                                    break
+                        if "authorization_servers" not in document:
+                            self.context.auth_server_url = self._configured_issuer
+                    elif "authorization_servers" in document:
                         issuer = self._root_issuer(document)
                         if issuer is not None:
                             metadata: dict[str, Any] = {}
@@ -168,9 +192,24 @@ class HostSideProvider(OAuthClientProvider):
             context.client_info = await self.storage.get_client_info()
 
     def _expected_issuer(self) -> str:
+        if self._configured_issuer is not None:
+            return self._configured_issuer
         if self.context.auth_server_url is None and self._legacy_issuer is not None:
             return self._legacy_issuer
         return super()._expected_issuer()
+
+    def _select_authorization_server(self, advertised: list[str]) -> str:
+        if self._configured_issuer is not None:
+            return self._configured_issuer
+        return super()._select_authorization_server(advertised)
+
+    def _discovery_decides(self, outgoing: httpx2.Request, document: dict[str, Any]) -> bool:
+        """With an issuer configured: ``document`` is resource metadata (the issuer is
+        chosen in its place), or the last place it is looked for found none (the issuer
+        is where authorization server metadata is looked for next)."""
+        if self._configured_issuer is None:
+            return False
+        return "authorization_servers" in document or self._resource_metadata_ends(outgoing)
 
     def _resource_metadata_ends(self, outgoing: httpx2.Request) -> bool:
         """``outgoing`` was the last place resource metadata is looked for (the origin's
@@ -195,7 +234,7 @@ class HostSideProvider(OAuthClientProvider):
         ):
             return None
         selected = self._select_authorization_server(servers)
-        return selected if urlsplit(selected).path in ("", "/") else None
+        return selected if _is_root(selected) else None
 
     # -- the authorization server's metadata -------------------------------------------------
     def _read_server(self, document: dict[str, Any]) -> None:
@@ -239,6 +278,11 @@ class HostSideProvider(OAuthClientProvider):
         futile = bool(challenged) and (challenged <= granted or challenged <= self._requested)
         self.refused_scope = " ".join(sorted(challenged)) if futile else None
         return futile
+
+
+def _is_root(issuer: str) -> bool:
+    """``https://host`` or ``https://host/``: written with or without the slash."""
+    return urlsplit(issuer).path in ("", "/")
 
 
 class AuthorizationCode(HostSideProvider, OAuthClientProvider):

@@ -49,6 +49,8 @@ def oauth_dir() -> Path:
 def token_path(config: McpServerConfig) -> Path:
     """The state file of the server ``config`` mounts (its url, grant and client)."""
     owner = [config.url or "", config.grant, config.client_id or "", config.client_metadata_url]
+    if config.issuer is not None:  # another authorization server: other tokens
+        owner.append(config.issuer)
     digest = hashlib.sha256(json.dumps(owner).encode()).hexdigest()[:16]
     host = urlsplit(config.url or "").hostname or "server"
     safe = "".join(c if c.isalnum() or c in ".-" else "_" for c in host)
