@@ -5,7 +5,8 @@ template, prompts and a tool that asks its user, to be mounted by tooldeck.
 
 ``add_note(name, text)`` adds a resource ``note://<name>`` and a prompt
 ``note_<name>`` and tells the client both lists changed; ``ask`` elicits a form
-during its call. Without ``--modern`` it speaks only the handshake era (list changes
+during its call (handshake era), ``pick`` the same form through the SDK's resolver (in
+either era). Without ``--modern`` it speaks only the handshake era (list changes
 as notifications, questions as requests mid-call); with it, every era the SDK offers.
 """
 
@@ -14,10 +15,12 @@ from __future__ import annotations
 import base64
 import sys
 import warnings
+from typing import Annotated
 
 import anyio
+from mcp.server.elicitation import ElicitationResult
 from mcp.server.lowlevel.helper_types import ReadResourceContents
-from mcp.server.mcpserver import Context, MCPServer
+from mcp.server.mcpserver import Context, Elicit, MCPServer, Resolve
 from mcp.server.mcpserver.prompts.base import Prompt, UserMessage
 from mcp.server.mcpserver.resources import TextResource
 from mcp.server.runner import serve_loop
@@ -106,6 +109,19 @@ class Colour(BaseModel):
 async def ask(ctx: Context) -> str:
     """Ask the user for a colour."""
     answer = await ctx.elicit("Which colour?", Colour)
+    if answer.action != "accept":
+        return f"no answer: {answer.action}"
+    return f"colour {answer.data.colour}"
+
+
+def _colour() -> Elicit[Colour]:
+    return Elicit("Which colour?", Colour)
+
+
+@server.tool()
+async def pick(answer: Annotated[ElicitationResult[Colour], Resolve(_colour)]) -> str:
+    """Ask the user for a colour, in whichever era the client speaks (mid-call in the
+    handshake era, an ``input_required`` round in 2026-07-28)."""
     if answer.action != "accept":
         return f"no answer: {answer.action}"
     return f"colour {answer.data.colour}"

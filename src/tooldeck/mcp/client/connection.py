@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import anyio
 
-from tooldeck._tool import ToolFailure
+from tooldeck._tool import AnswerLater, ToolFailure
 from tooldeck.mcp.client.cache import wire_tools
 from tooldeck.mcp.client.changes import Stale, listen
 from tooldeck.mcp.client.client_side import ClientSide
@@ -315,7 +315,8 @@ class Connection:
 
         ``meta``: the request's ``params._meta`` (the caller's trace context);
         ``caller``: the tooldeck call, which the server's progress, logs and questions
-        reach while this call is in flight (``server_requests``).
+        reach while this call is in flight (``server_requests``); a question the
+        call's client answers in its next round stops the call (``AnswerLater``).
 
         The call is bounded by the server's ``timeout_s``: past it the request is
         abandoned, which sends ``notifications/cancelled`` to the server (the SDK's
@@ -352,7 +353,14 @@ class Connection:
         self.side.attempt()
         try:
             with self.side.requests.in_flight(caller), self.deadlines.fail_after(timeout):
-                return await send(client)
+                if caller is None:
+                    return await send(client)
+                with caller.stoppable():
+                    return await send(client)
+                assert caller.stopped is not None  # only ``stop`` cancels it
+                raise caller.stopped
+        except AnswerLater:  # the call's question is answered in its next round
+            raise
         except TimeoutError:
             raise ToolFailure(
                 f"MCP server {self.name!r} did not answer {during} within "
@@ -360,6 +368,8 @@ class Connection:
                 "request was cancelled on the server."
             ) from None
         except Exception as exc:
+            if caller is not None and caller.stopped is not None:
+                raise caller.stopped from None
             raise ToolFailure(self._call_failure(subject, during, exc)) from exc
 
     async def _reconnected(self) -> Client:
