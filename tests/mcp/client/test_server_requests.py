@@ -1,7 +1,8 @@
 """What a mounted server sends besides results reaches the host: its questions go to the
 call's own peer when it has one, else the Location's asker, its progress to the calling
-tool's ``ctx.progress``, its logs to Python ``logging`` in the call's context; it is told the client is tooldeck; its
-schemas are used as written; a handshake answered with garbage is reported as such.
+tool's ``ctx.progress``, its logs to Python ``logging`` in the call's context; it is
+told the client is tooldeck; its schemas are used as written; a handshake answered with
+garbage is reported as such.
 
 Against a real server process (``servers/talk_server.py``, the SDK's ``MCPServer``).
 """
