@@ -15,6 +15,13 @@ A pack says one of its resources changed with ``location.resource_updated(uri)``
 event loop (the loop its requests run on, noted by ``remember``), where its subscribers
 are told. Each server process tells its own subscribers: replicas share no
 subscriptions, so a change is heard on a replica only if the pack says it there too.
+
+Each subscription is also an interest in the resource at its source
+(``location.follow_resource``: a mounted server that offers subscriptions is
+subscribed upstream, once per URI, and its updates come back as ``resource_updated``):
+a handshake-era client's from its ``resources/subscribe`` until its
+``resources/unsubscribe`` (or until it is forgotten), a 2026-07-28 client's for as long
+as its ``subscriptions/listen`` stream naming the URI is open (``FollowingListen``).
 """
 
 from __future__ import annotations
@@ -27,6 +34,7 @@ from typing import TYPE_CHECKING, Any
 from tooldeck.host.features.templates import match
 from tooldeck.mcp.sdk import (
     InMemorySubscriptionBus,
+    ListenHandler,
     PromptsListChanged,
     ResourcesListChanged,
     ResourceUpdated,
@@ -51,6 +59,9 @@ class Announcer:
         self._subscribed: dict[int, set[str]] = {}
         self._loop: asyncio.AbstractEventLoop | None = None
         self._sending: set[asyncio.Future[None]] = set()
+        self.follow: Follow = _nobody
+        """Who follows a subscribed URI at its source (the served Location)."""
+        self._following: dict[tuple[int, str], Callable[[], None]] = {}
 
     async def remember(self, ctx: Any, call_next: Callable[[Any], Awaitable[Any]]) -> Any:
         """Server middleware: note the connection of every handshake-era request (and
@@ -65,19 +76,33 @@ class Announcer:
             while len(self._sessions) > MAX_SESSIONS:
                 gone = next(iter(self._sessions))
                 del self._sessions[gone]
-                self._subscribed.pop(gone, None)
+                self._unsubscribed(gone)
         return await call_next(ctx)
 
     # -- subscriptions --------------------------------------------------------------------
     def subscribe(self, ctx: Any, uri: str) -> None:
         params = ctx.session.client_params
-        if params is not None:
-            self._subscribed.setdefault(id(params), set()).add(uri)
+        if params is None:
+            return
+        uris = self._subscribed.setdefault(id(params), set())
+        if uri not in uris:
+            uris.add(uri)
+            self._following[(id(params), uri)] = self.follow(uri)
 
     def unsubscribe(self, ctx: Any, uri: str) -> None:
         params = ctx.session.client_params
         if params is not None:
             self._subscribed.get(id(params), set()).discard(uri)
+            unfollow = self._following.pop((id(params), uri), None)
+            if unfollow is not None:
+                unfollow()
+
+    def _unsubscribed(self, key: int) -> None:
+        """A connection is forgotten: its subscriptions end."""
+        for uri in self._subscribed.pop(key, ()):
+            unfollow = self._following.pop((key, uri), None)
+            if unfollow is not None:
+                unfollow()
 
     @property
     def subscribed(self) -> frozenset[str]:
@@ -143,7 +168,37 @@ class Announcer:
         except Exception as exc:  # a client that left: forget it
             log.debug("could not notify an MCP client: %s", exc)
             self._sessions.pop(key, None)
-            self._subscribed.pop(key, None)
+            self._unsubscribed(key)
+
+
+class FollowingListen:
+    """The ``subscriptions/listen`` handler: ``ListenHandler``'s, and while a stream is
+    open, an interest at their source in each URI it subscribes to."""
+
+    def __init__(self, announcer: Announcer) -> None:
+        self._announcer = announcer
+        self._listen = ListenHandler(announcer.bus)
+
+    async def __call__(self, ctx: Any, params: Any) -> Any:
+        uris = getattr(params.notifications, "resource_subscriptions", None) or ()
+        unfollow = [self._announcer.follow(str(uri)) for uri in uris]
+        try:
+            return await self._listen(ctx, params)
+        finally:
+            for each in unfollow:
+                each()
+
+
+Follow = Callable[[str], Callable[[], None]]
+"""``follow(uri)``: an interest in ``uri`` at its source; returns what ends it."""
+
+
+def _nobody(uri: str) -> Callable[[], None]:
+    return _nothing
+
+
+def _nothing() -> None:
+    return None
 
 
 def _resource_updated(uri: str) -> Callable[[Any], Awaitable[None]]:
