@@ -5,10 +5,11 @@ template, prompts and a tool that asks its user, to be mounted by tooldeck.
 
 ``counter://value`` is subscribable: ``bump`` changes it and tells its subscribers
 (``subscribed`` says who is subscribed, in the handshake era). ``add_note(name,
-text)`` adds a resource ``note://<name>`` and a prompt ``note_<name>`` and tells the client both lists changed; ``ask`` elicits a form
-during its call (handshake era), ``pick`` the same form through the SDK's resolver (in
-either era). Without ``--modern`` it speaks only the handshake era (list changes
-as notifications, questions as requests mid-call); with it, every era the SDK offers.
+text)`` adds a resource ``note://<name>`` and a prompt ``note_<name>`` and tells the
+client both lists changed; ``ask`` elicits a form during its call (handshake era),
+``pick`` the same form through the SDK's resolver (in either era). Without
+``--modern`` it speaks only the handshake era (list changes as notifications,
+questions as requests mid-call); with it, every era the SDK offers.
 """
 
 from __future__ import annotations
