@@ -33,9 +33,6 @@ if TYPE_CHECKING:
     from tooldeck.host.permissions.request import Asker
     from tooldeck.host.store.base import Store
 
-Follower = Callable[[str], "Callable[[], None] | None"]
-"""``follower(uri)``: follow ``uri`` at its source; what ends that, or ``None``."""
-
 
 def default_data_dir(root: Path) -> Path:
     """``$XDG_DATA_HOME/tooldeck/locations/<dirname>-<hash>``: per-root, outside the tree."""
@@ -87,7 +84,7 @@ class Location:
         """Why a tool this Location does not have was left out, for the failure of a call
         to it (``None``: nothing known). ``Host.open`` sets it to what trust skipped."""
         self._resource_listeners: tuple[Callable[[str], None], ...] = ()
-        self._resource_followers: tuple[Follower, ...] = ()
+        self._resource_followers: tuple[Callable[[str], Callable[[], None] | None], ...] = ()
         self._closers: list[Callable[[], None]] = []
         self._closed = False
         self._close_lock = threading.Lock()
@@ -263,7 +260,9 @@ class Location:
 
         return unfollow
 
-    def on_follow_resource(self, follower: Follower) -> Callable[[], None]:
+    def on_follow_resource(
+        self, follower: Callable[[str], Callable[[], None] | None]
+    ) -> Callable[[], None]:
         """Call ``follower(uri)`` on every ``follow_resource`` (from the caller's thread,
         so it must return at once): it returns what ends that interest, or ``None`` when
         it does not serve ``uri``. Returns what stops it. How a mounted server hears
