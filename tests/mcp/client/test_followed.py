@@ -42,36 +42,48 @@ async def _eventually(predicate, timeout: float = 60.0) -> None:
             await anyio.sleep(0.1)
 
 
-def test_a_handshake_era_subscriber_hears_the_mounted_servers_updates(project):
+def test_handshake_era_subscribers_hear_the_mounted_servers_updates(project):
+    """Two clients subscribe: the server is subscribed once, and unsubscribed when the
+    second one leaves; both hear its update."""
     port = free_port()
-    updated: list[str] = []
+    url = f"http://127.0.0.1:{port}/mcp"
+    updated: dict[str, list[str]] = {"first": [], "second": []}
+    handshake = "modern" not in project.name
 
-    async def note(message):
-        if getattr(message, "method", "") == "notifications/resources/updated":
-            updated.append(str(message.params.uri))
+    def noting(who: str):
+        async def note(message):
+            if getattr(message, "method", "") == "notifications/resources/updated":
+                updated[who].append(str(message.params.uri))
 
-    async def subscribed(c) -> str:
+        return note
+
+    async def requests(c) -> str:
         return (await c.call_tool("features_subscribed", {})).content[0].text
 
     async def scenario():
         async with (
             http_served(project, port, "--no-codemode"),
-            Client(f"http://127.0.0.1:{port}/mcp", mode="legacy", message_handler=note) as c,
+            Client(url, mode="legacy", message_handler=noting("first")) as first,
+            Client(url, mode="legacy", message_handler=noting("second")) as second,
         ):
-            before = (await c.read_resource(COUNTER)).contents[0].text
-            await subscribe(c, COUNTER)
-            if "modern" not in str(project):  # a handshake-era server is subscribed once
-                await _eventually(lambda: _says(subscribed(c), COUNTER))
-            await c.call_tool("features_bump", {})
+            before = (await first.read_resource(COUNTER)).contents[0].text
+            await subscribe(first, COUNTER)
+            await subscribe(second, COUNTER)
+            if handshake:  # subscribed on the server once, for both
+                await _eventually(lambda: _says(requests(first), f"+{COUNTER}"))
+            await first.call_tool("features_bump", {})
 
             async def heard() -> bool:
-                return COUNTER in updated
+                return all(COUNTER in uris for uris in updated.values())
 
             await _eventually(heard)
-            after = (await c.read_resource(COUNTER)).contents[0].text
-            await subscribe(c, COUNTER, on=False)
-            if "modern" not in str(project):  # the last subscriber left: unsubscribed
-                await _eventually(lambda: _says(subscribed(c), "none"))
+            after = (await first.read_resource(COUNTER)).contents[0].text
+            await subscribe(first, COUNTER, on=False)
+            if handshake:  # one subscriber is left: still subscribed
+                assert await requests(first) == f"+{COUNTER}"
+            await subscribe(second, COUNTER, on=False)
+            if handshake:  # the last subscriber left: unsubscribed
+                await _eventually(lambda: _says(requests(first), f"+{COUNTER} -{COUNTER}"))
             return before, after
 
     before, after = anyio.run(scenario)

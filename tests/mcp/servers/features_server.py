@@ -4,7 +4,7 @@ template, prompts and a tool that asks its user, to be mounted by tooldeck.
     python features_server.py [--modern]
 
 ``counter://value`` is subscribable: ``bump`` changes it and tells its subscribers
-(``subscribed`` says who is subscribed, in the handshake era). ``add_note(name,
+(``subscribed`` lists the subscribe requests, in the handshake era). ``add_note(name,
 text)`` adds a resource ``note://<name>`` and a prompt ``note_<name>`` and tells the
 client both lists changed; ``ask`` elicits a form during its call (handshake era),
 ``pick`` the same form through the SDK's resolver (in either era). Without
@@ -53,6 +53,8 @@ class FeaturesServer(MCPServer):
 
 SUBSCRIBED: set[str] = set()
 """The URIs the client subscribed to (handshake era: ``resources/subscribe``)."""
+REQUESTS: list[str] = []
+"""Every ``resources/subscribe`` (``+URI``) and ``resources/unsubscribe`` (``-URI``)."""
 COUNTER = [0]
 
 
@@ -60,6 +62,7 @@ async def _subscribe(ctx, params):  # type: ignore[no-untyped-def]
     from mcp.types import EmptyResult
 
     SUBSCRIBED.add(str(params.uri))
+    REQUESTS.append(f"+{params.uri}")
     return EmptyResult()
 
 
@@ -67,6 +70,7 @@ async def _unsubscribe(ctx, params):  # type: ignore[no-untyped-def]
     from mcp.types import EmptyResult
 
     SUBSCRIBED.discard(str(params.uri))
+    REQUESTS.append(f"-{params.uri}")
     return EmptyResult()
 
 
@@ -119,8 +123,8 @@ async def bump(ctx: Context) -> str:
 
 @server.tool()
 def subscribed() -> str:
-    """The URIs a handshake-era client is subscribed to, one a line."""
-    return "\n".join(sorted(SUBSCRIBED)) or "none"
+    """The subscribe (``+URI``) and unsubscribe (``-URI``) requests so far, in order."""
+    return " ".join(REQUESTS) or "none"
 
 
 @server.prompt(description="Review a file.")

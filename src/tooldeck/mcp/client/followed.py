@@ -17,7 +17,7 @@ still followed.
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 import anyio
@@ -25,9 +25,29 @@ import anyio
 if TYPE_CHECKING:
     from anyio.abc import TaskGroup
 
+    from tooldeck.mcp.client.connection import Connection
+    from tooldeck.mcp.client.mount_features import MountedFeatures
     from tooldeck.mcp.sdk import Client
 
 log = logging.getLogger("tooldeck.mcp")
+
+
+def serving(
+    uri: str, servers: Sequence[tuple[MountedFeatures | None, Connection | None]]
+) -> Connection | None:
+    """The connection of the server whose mounted resource serves ``uri``: the first
+    server (in configured order, as the layer mounts a URI several list) listing it,
+    else the first with a template it matches."""
+    from tooldeck.host.features.templates import match
+
+    for features, connection in servers:
+        if features is not None and uri in features.resources:
+            return connection
+    for features, connection in servers:
+        for pattern in features.resources if features is not None else ():
+            if "{" in pattern and match(pattern, uri) is not None:
+                return connection
+    return None
 
 
 class FollowedResources:

@@ -311,8 +311,10 @@ class McpLayer:
     def _follow(self, uri: str) -> Callable[[], None] | None:
         """``Location.follow_resource`` for a URI a server mounts (a listed resource,
         or one a listed template matches): that server follows it (``followed``)."""
+        from tooldeck.mcp.client.followed import serving
+
         loop = self._loop
-        connection = self._owner(uri)
+        connection = serving(uri, [(s.features, s.connection) for s in self._mounted()])
         if loop is None or loop.closed or connection is None:
             return None
         followed = connection.followed
@@ -323,24 +325,6 @@ class McpLayer:
                 loop.submit(followed.unfollow, uri)
 
         return unfollow
-
-    def _owner(self, uri: str) -> Connection | None:
-        """The connection of the server whose resource serves ``uri``."""
-        from tooldeck.host.features.templates import match
-
-        servers = self._mounted()
-        shadowed = self._shadowed(servers)
-        for server in servers:
-            features = server.features
-            mounts = features is not None and uri in features.resources
-            if mounts and uri not in shadowed.get(id(server), {}):
-                return server.connection
-        for server in servers:
-            features = server.features
-            for pattern in features.resources if features is not None else ():
-                if "{" in pattern and match(pattern, uri) is not None:
-                    return server.connection
-        return None
 
     def close(self) -> None:
         """Close every connection (ending stdio servers), then the loop. Idempotent."""
