@@ -59,9 +59,10 @@ class Announcer:
         self._subscribed: dict[int, set[str]] = {}
         self._loop: asyncio.AbstractEventLoop | None = None
         self._sending: set[asyncio.Future[None]] = set()
-        self.follow: Follow = _nobody
-        """Who follows a subscribed URI at its source (the served Location)."""
-        self._following: dict[tuple[int, str], Callable[[], None]] = {}
+        self._follow: Follow = _nobody
+        """Who follows a subscribed URI at its source (the served Location's
+        ``follow_resource``, ``follow_with``)."""
+        self._following: dict[tuple[object, str], Callable[[], None]] = {}
 
     async def remember(self, ctx: Any, call_next: Callable[[Any], Awaitable[Any]]) -> Any:
         """Server middleware: note the connection of every handshake-era request (and
@@ -84,25 +85,38 @@ class Announcer:
         params = ctx.session.client_params
         if params is None:
             return
-        uris = self._subscribed.setdefault(id(params), set())
-        if uri not in uris:
-            uris.add(uri)
-            self._following[(id(params), uri)] = self.follow(uri)
+        self._subscribed.setdefault(id(params), set()).add(uri)
+        self.following(id(params), uri)
 
     def unsubscribe(self, ctx: Any, uri: str) -> None:
         params = ctx.session.client_params
         if params is not None:
             self._subscribed.get(id(params), set()).discard(uri)
-            unfollow = self._following.pop((id(params), uri), None)
-            if unfollow is not None:
-                unfollow()
+            self.unfollowing(id(params), uri)
 
     def _unsubscribed(self, key: int) -> None:
         """A connection is forgotten: its subscriptions end."""
         for uri in self._subscribed.pop(key, ()):
-            unfollow = self._following.pop((key, uri), None)
-            if unfollow is not None:
-                unfollow()
+            self.unfollowing(key, uri)
+
+    # -- following subscribed URIs at their source ------------------------------------------
+    def following(self, key: object, uri: str) -> None:
+        """Subscriber ``key`` (a connection, a listen stream) follows ``uri``."""
+        if (key, uri) not in self._following:
+            self._following[(key, uri)] = self._follow(uri)
+
+    def unfollowing(self, key: object, uri: str) -> None:
+        unfollow = self._following.pop((key, uri), None)
+        if unfollow is not None:
+            unfollow()
+
+    def follow_with(self, follow: Follow) -> None:
+        """Follow subscribed URIs with ``follow`` from now on (the Location of a host
+        just opened), and everything followed so far again with it."""
+        self._follow = follow
+        for key, uri in list(self._following):
+            self._following.pop((key, uri))()
+            self._following[(key, uri)] = follow(uri)
 
     @property
     def subscribed(self) -> frozenset[str]:
@@ -180,13 +194,15 @@ class FollowingListen:
         self._listen = ListenHandler(announcer.bus)
 
     async def __call__(self, ctx: Any, params: Any) -> Any:
-        uris = getattr(params.notifications, "resource_subscriptions", None) or ()
-        unfollow = [self._announcer.follow(str(uri)) for uri in uris]
+        uris = [str(uri) for uri in params.notifications.resource_subscriptions or ()]
+        stream = object()
+        for uri in uris:
+            self._announcer.following(stream, uri)
         try:
             return await self._listen(ctx, params)
         finally:
-            for each in unfollow:
-                each()
+            for uri in uris:
+                self._announcer.unfollowing(stream, uri)
 
 
 Follow = Callable[[str], Callable[[], None]]

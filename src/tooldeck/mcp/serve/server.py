@@ -78,7 +78,7 @@ from tooldeck.providers import results_for
 from tooldeck.telemetry.propagation import ServedRequest, serving
 
 if TYPE_CHECKING:
-    from tooldeck import Snapshot
+    from tooldeck import Host, Snapshot
     from tooldeck.mcp.serve.watch import Serving
 
 log = logging.getLogger("tooldeck.mcp")
@@ -154,9 +154,14 @@ class CatalogServer:
             "logging/setLevel", types.SetLevelRequestParams, self._set_level
         )
         self.server.middleware.append(self.announcer.remember)
-        serving.each_host(lambda host: host.location.on_resource_updated(self.resource_updated))
-        self.announcer.follow = lambda uri: serving.host.location.follow_resource(uri)
+        serving.each_host(self._serve_host)
         self.sessions.on_end.append(self._forget)
+
+    def _serve_host(self, host: Host) -> None:
+        """A host serves from now on (at start, and after each config change): its packs'
+        resource updates reach the subscribers, and it follows what they subscribed to."""
+        host.location.on_resource_updated(self.resource_updated)
+        self.announcer.follow_with(host.location.follow_resource)
 
     # -- what the handlers share --------------------------------------------------------------
     def peer(self, ctx: Any, key: str | None, what: str, round_: Round | None = None) -> ServedPeer:
