@@ -9,7 +9,9 @@ import os
 import subprocess
 import sys
 from collections.abc import Iterator
+from contextlib import ExitStack, contextmanager
 from pathlib import Path
+from typing import NamedTuple
 
 import pytest
 
@@ -41,8 +43,7 @@ def home(tmp_path: Path) -> Path:
     return tmp_path
 
 
-@pytest.fixture
-def project(home: Path, resource: ProtectedResource) -> Path:
+def make_project(home: Path, resource: ProtectedResource) -> Path:
     root = home / "project"
     root.mkdir()
     (root / "tooldeck.toml").write_text(
@@ -51,6 +52,31 @@ def project(home: Path, resource: ProtectedResource) -> Path:
         f'[mcp.servers.plain]\nurl = "{resource.resource}"\n'
     )
     return root
+
+
+@pytest.fixture
+def project(home: Path, resource: ProtectedResource) -> Path:
+    return make_project(home, resource)
+
+
+class SignedIn(NamedTuple):
+    home: Path
+    project: Path
+    authority: AuthorizationServer
+    login: subprocess.CompletedProcess[str]
+
+
+@pytest.fixture(scope="module")
+def signed_in(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SignedIn]:
+    """One ``tooldeck mcp login secure`` for the tests that only read what it did and
+    left (a login is two interpreters, one importing the MCP SDK)."""
+    home = tmp_path_factory.mktemp("signed-in")
+    (home / "browser.py").write_text(BROWSER)
+    with ExitStack() as stack:
+        authority = stack.enter_context(contextmanager(serve_authority)(AuthorizationServer()))
+        resource = stack.enter_context(contextmanager(serve_resource)(ProtectedResource(authority)))
+        project = make_project(home, resource)
+        yield SignedIn(home, project, authority, tooldeck(home, project, "mcp", "login", "secure"))
 
 
 def tooldeck(
@@ -73,10 +99,8 @@ def tooldeck(
     )
 
 
-def test_login_opens_the_browser_and_keeps_the_tokens_for_later_commands(
-    home, project, authority, resource
-):
-    done = tooldeck(home, project, "mcp", "login", "secure")
+def test_login_opens_the_browser_and_keeps_the_tokens_for_later_commands(signed_in):
+    home, project, authority, done = signed_in
     assert done.returncode == 0, done.stderr
     assert "to sign in to MCP server 'secure', open this URL:" in done.stderr
     (opened,) = (home / "browser.py.opened").read_text().splitlines()
@@ -124,8 +148,9 @@ def test_login_refuses_what_it_cannot_sign_in_to(home, project):
     assert "tooldeck trust" in untrusted.stderr
 
 
-def test_tokens_are_never_written_into_the_project(home, project):
-    assert tooldeck(home, project, "mcp", "login", "secure").returncode == 0
+def test_tokens_are_never_written_into_the_project(signed_in):
+    home, project, _authority, done = signed_in
+    assert done.returncode == 0, done.stderr
     written = [p.name for p in project.rglob("*") if p.is_file()]
     assert written == ["tooldeck.toml"]
     (tokens,) = (home / "data" / "tooldeck" / "oauth").glob("*.json")

@@ -245,4 +245,17 @@ def test_opening_a_host_imports_exactly_these_modules(tmp_path):
     )
     loaded = done.stdout.split()
     assert [m for m in loaded if m.startswith("tooldeck")] == list(OPENED)
-    assert [m for m in OFF if m in loaded] == []
+    brought_by_metadata = set(_modules_loaded_by("import importlib.metadata"))
+    assert [m for m in OFF if m in loaded and m not in brought_by_metadata] == []
+
+
+def _modules_loaded_by(statement: str) -> list[str]:
+    """What ``statement`` imports in a fresh interpreter: plugin discovery needs
+    ``importlib.metadata``, which loads ``json`` itself from Python 3.13 on, so a
+    module it brings cannot show that tooldeck loaded something it should not have."""
+    probe = f"import sys\nbefore = set(sys.modules)\n{statement}\n"
+    probe += "print(' '.join(sorted(set(sys.modules) - before)))"
+    done = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, check=True
+    )
+    return done.stdout.split()

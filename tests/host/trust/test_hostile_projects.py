@@ -30,7 +30,7 @@ from tooldeck import (
 )
 from tooldeck.host.config.config_files import user_config_path
 from tooldeck.mcp.serve.principals import names, tokens
-from tooldeck.testing import ScriptedAsker
+from tooldeck.testing import ScriptedAsker, Site
 
 pytestmark = pytest.mark.usefixtures("clean_env", "no_builtins")
 
@@ -142,10 +142,12 @@ def test_3_a_never_trusted_folder_grants_its_principal_nothing(tmp_path):
 
 
 # -- 4. a project switches off the user's guard ------------------------------------------
-@pytest.fixture
-def guarded_site(tooldeck_install, tmp_path):
-    """The guard pack installed, and a user config that lets ``shell`` run unasked."""
-    site = tooldeck_install(GUARD_PACK)
+@pytest.fixture(scope="module")
+def guarded_site(tmp_path_factory, tooldeck_wheels):
+    """The guard pack installed, and a user config that lets ``shell`` run unasked: once
+    for the module (a pip install is about a second), the tests only run commands in it."""
+    where = tmp_path_factory.mktemp("guarded")
+    site = Site.create(where, wheels=tooldeck_wheels).install(GUARD_PACK)
     config = site.home / "config" / "tooldeck" / "config.toml"
     config.parent.mkdir(parents=True)
     config.write_text('[[permission]]\naction = "shell"\neffect = "allow"\n')

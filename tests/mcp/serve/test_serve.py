@@ -1,14 +1,22 @@
-"""``tooldeck mcp serve`` in a subprocess, spoken to by the SDK's own ``Client``."""
+"""``tooldeck mcp serve`` in a subprocess, spoken to by the SDK's own ``Client``.
+
+Each server is an interpreter that imports the MCP SDK (about a second of CPU), so the
+tests that only list, call and answer questions share one server per kind of client
+(``shared``); a test that changes its project, or the server's options, starts its own.
+"""
 
 from __future__ import annotations
 
 import os
 import subprocess
 import sys
-from contextlib import asynccontextmanager
+from collections.abc import Awaitable, Callable, Iterator
+from contextlib import ExitStack, asynccontextmanager
 from pathlib import Path
+from typing import Any
 
 import anyio
+import anyio.from_thread
 import httpx
 import mcp.types as types
 import pytest
@@ -74,14 +82,18 @@ def tool_transform(editor):
 '''
 
 
-@pytest.fixture
-def project(tooldeck_env):
-    root = tooldeck_env / "project"
+def make_project(root: Path) -> Path:
     (root / ".tooldeck" / "plugins").mkdir(parents=True)
     (root / ".tooldeck" / "plugins" / "adder.py").write_text(ADDER)
     (root / "tooldeck.toml").write_text('[plugins]\nonly = ["local:adder", "local:later"]\n')
     grant_trust(trust_status(root))  # as `tooldeck trust --yes` does; the server reads it
     return root
+
+
+@pytest.fixture
+def project(tooldeck_env):
+    """A project of this test's own, for a test that changes it or its server's options."""
+    return make_project(tooldeck_env / "project")
 
 
 def served(root: Path, *extra: str, **options) -> Client:
@@ -97,18 +109,75 @@ def served(root: Path, *extra: str, **options) -> Client:
     return Client(params, **options)
 
 
-def test_list_is_the_snapshot_and_calls_run_through_the_boundary(project):
-    with Host.open(project) as host:
+Answer = Callable[[Any, types.ElicitRequestParams], Awaitable[types.ElicitResult]]
+
+
+class SharedServers:
+    """Servers of one project kept open for the module, one per kind of client (its
+    protocol mode, and whether it can be asked), each with one client on a portal's event
+    loop. A test runs ``scenario(client)`` there; the questions a server asks go to the
+    test's ``answer``."""
+
+    def __init__(self, root: Path, portal: anyio.from_thread.BlockingPortal, stack: ExitStack):
+        self.root = root
+        self.portal = portal
+        self.stack = stack
+        self.clients: dict[tuple[str, bool], Client] = {}
+        self.answer: Answer | None = None
+
+    async def elicit(self, ctx: Any, params: types.ElicitRequestParams) -> types.ElicitResult:
+        assert self.answer is not None, f"a question no test expected: {params.message}"
+        return await self.answer(ctx, params)
+
+    def client(self, mode: str, askable: bool) -> Client:
+        if (mode, askable) not in self.clients:
+            options: dict[str, Any] = {"elicitation_callback": self.elicit} if askable else {}
+            opened = served(self.root, mode=mode, **options)
+            self.clients[mode, askable] = self.stack.enter_context(
+                self.portal.wrap_async_context_manager(opened)
+            )
+        return self.clients[mode, askable]
+
+    def run(
+        self,
+        scenario: Callable[[Client], Awaitable[Any]],
+        *,
+        mode: str = "auto",
+        answer: Answer | None = None,
+    ) -> Any:
+        self.answer = answer
+        try:
+            return self.portal.call(scenario, self.client(mode, answer is not None))
+        finally:
+            self.answer = None
+
+
+@pytest.fixture(scope="module")
+def shared(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SharedServers]:
+    """The module's shared servers of one project (``make_project``), with the same
+    environment ``tooldeck_env`` gives a test: no TOOLDECK_* variables, XDG dirs of its
+    own, the folder trusted by a stored grant."""
+    base = tmp_path_factory.mktemp("shared")
+    with pytest.MonkeyPatch.context() as patch, ExitStack() as stack:
+        for name in [n for n in os.environ if n.startswith("TOOLDECK_")]:
+            patch.delenv(name)
+        patch.setenv("XDG_CONFIG_HOME", str(base / "xdg-config"))
+        patch.setenv("XDG_DATA_HOME", str(base / "xdg-data"))
+        portal = stack.enter_context(anyio.from_thread.start_blocking_portal())
+        yield SharedServers(make_project(base / "project"), portal, stack)
+
+
+def test_list_is_the_snapshot_and_calls_run_through_the_boundary(shared):
+    with Host.open(shared.root) as host:
         expected = [dict(d) for d in host.snapshot().definitions_for("mcp")]
 
-    async def scenario():
-        async with served(project) as client:
-            listed = (await client.list_tools()).tools
-            added = await client.call_tool("add", {"a": 2, "b": 3})
-            invalid = await client.call_tool("add", {"a": "x", "b": 1})
-            return listed, added, invalid
+    async def scenario(client):
+        listed = (await client.list_tools()).tools
+        added = await client.call_tool("add", {"a": 2, "b": 3})
+        invalid = await client.call_tool("add", {"a": "x", "b": 1})
+        return listed, added, invalid
 
-    listed, added, invalid = anyio.run(scenario)
+    listed, added, invalid = shared.run(scenario)
     assert [t.name for t in listed] == [d["name"] for d in expected]
     add = next(t for t in listed if t.name == "add")
     definition = next(d for d in expected if d["name"] == "add")
@@ -119,29 +188,34 @@ def test_list_is_the_snapshot_and_calls_run_through_the_boundary(project):
     assert "Invalid input for tool 'add'" in invalid.content[0].text
 
 
-@pytest.mark.parametrize(
-    ("extra", "listed", "unlisted"),
-    [((), "execute", "coded"), (("--no-codemode",), "coded", "execute")],
-)
-def test_code_mode_is_served_unless_turned_off(project, extra, listed, unlisted):
-    async def scenario():
-        async with served(project, *extra) as client:
-            names = [t.name for t in (await client.list_tools()).tools]
-            by_name = await client.call_tool("coded", {})
-            return names, by_name
+async def names_and_coded(client):
+    names = [t.name for t in (await client.list_tools()).tools]
+    return names, await client.call_tool("coded", {})
 
-    names, by_name = anyio.run(scenario)
-    assert listed in names
-    assert unlisted not in names
+
+def test_code_mode_is_served(shared):
+    names, by_name = shared.run(names_and_coded)
+    assert "execute" in names
+    assert "coded" not in names
     assert by_name.content[0].text == "coded"  # callable by name either way
 
 
-def test_an_ask_without_elicitation_is_declined_with_the_rule_to_add(project):
+def test_code_mode_is_not_served_when_turned_off(project):
     async def scenario():
-        async with served(project) as client:
-            return await client.call_tool("guarded", {})
+        async with served(project, "--no-codemode") as client:
+            return await names_and_coded(client)
 
-    result = anyio.run(scenario)
+    names, by_name = anyio.run(scenario)
+    assert "coded" in names
+    assert "execute" not in names
+    assert by_name.content[0].text == "coded"  # callable by name either way
+
+
+def test_an_ask_without_elicitation_is_declined_with_the_rule_to_add(shared):
+    async def scenario(client):
+        return await client.call_tool("guarded", {})
+
+    result = shared.run(scenario)
     assert result.is_error
     text = result.content[0].text
     assert "cannot be asked" in text
@@ -149,18 +223,17 @@ def test_an_ask_without_elicitation_is_declined_with_the_rule_to_add(project):
 
 
 @pytest.mark.parametrize(("decision", "expected"), [("once", "ran"), ("reject", None)])
-def test_an_ask_becomes_an_elicitation(project, decision, expected):
+def test_an_ask_becomes_an_elicitation(shared, decision, expected):
     asked = []
 
     async def elicit(ctx, params):
         asked.append(params.message)
         return types.ElicitResult(action="accept", content={"decision": decision})
 
-    async def scenario():
-        async with served(project, mode="legacy", elicitation_callback=elicit) as client:
-            return await client.call_tool("guarded", {})
+    async def scenario(client):
+        return await client.call_tool("guarded", {})
 
-    result = anyio.run(scenario)
+    result = shared.run(scenario, mode="legacy", answer=elicit)
     assert asked == ["Allow 'guarded' on *?"]
     assert result.is_error is (expected is None)
     if expected:
@@ -168,18 +241,17 @@ def test_an_ask_becomes_an_elicitation(project, decision, expected):
 
 
 @pytest.mark.parametrize(("decision", "expected"), [("once", "ran"), ("reject", None)])
-def test_a_2026_client_is_asked_through_an_input_required_round_trip(project, decision, expected):
+def test_a_2026_client_is_asked_through_an_input_required_round_trip(shared, decision, expected):
     asked = []
 
     async def elicit(ctx, params):
         asked.append(params.message)
         return types.ElicitResult(action="accept", content={"decision": decision})
 
-    async def scenario():
-        async with served(project, elicitation_callback=elicit) as client:
-            return client.protocol_version, await client.call_tool("guarded", {})
+    async def scenario(client):
+        return client.protocol_version, await client.call_tool("guarded", {})
 
-    version, result = anyio.run(scenario)
+    version, result = shared.run(scenario, answer=elicit)
     assert version == "2026-07-28"
     assert asked == ["Allow 'guarded' on *?"]
     assert result.is_error is (expected is None)
@@ -189,7 +261,7 @@ def test_a_2026_client_is_asked_through_an_input_required_round_trip(project, de
         assert "cannot be asked" not in result.content[0].text
 
 
-def test_a_2026_client_answers_each_question_of_a_call_once(project):
+def test_a_2026_client_answers_each_question_of_a_call_once(shared):
     asked = []
 
     async def elicit(ctx, params):
@@ -200,11 +272,10 @@ def test_a_2026_client_answers_each_question_of_a_call_once(project):
             action="accept", content={"decision": decision, "feedback": feedback}
         )
 
-    async def scenario():
-        async with served(project, elicitation_callback=elicit) as client:
-            return await client.call_tool("twice", {})
+    async def scenario(client):
+        return await client.call_tool("twice", {})
 
-    result = anyio.run(scenario)
+    result = shared.run(scenario, answer=elicit)
     # Round one asks the first question; round two reruns the call with that answer
     # (from the echoed request state) and asks the second; round three declines.
     assert asked == ["Allow 'twice' on first?", "Allow 'twice' on second?"]
@@ -226,24 +297,24 @@ async def answered_once(client, name, first):
     )
 
 
-def test_a_2026_answer_sent_twice_runs_the_tool_once(project):
+def test_a_2026_answer_sent_twice_runs_the_tool_once(shared):
     async def never(ctx, params):
         raise AssertionError("the test answers by hand")
 
-    async def scenario():
-        async with served(project, elicitation_callback=never) as client:
-            first = await client.session.call_tool("counted", {}, allow_input_required=True)
-            retries = [await answered_once(client, "counted", first) for _ in range(2)]
-            return first, retries
+    async def scenario(client):
+        first = await client.session.call_tool("counted", {}, allow_input_required=True)
+        retries = [await answered_once(client, "counted", first) for _ in range(2)]
+        return first, retries
 
-    first, retries = anyio.run(scenario)
+    first, retries = shared.run(scenario, answer=never)
     assert isinstance(first, types.InputRequiredResult)
     assert [(r.is_error, r.content[0].text) for r in retries] == [(False, "counted")] * 2
-    assert (project / "counted.txt").read_text() == "ran\n"  # the retry replayed the record
+    # the retry replayed the record (only this test calls ``counted`` in the shared project)
+    assert (shared.root / "counted.txt").read_text() == "ran\n"
 
 
 @pytest.mark.parametrize("mode", ["auto", "legacy"])
-def test_feedback_on_a_served_call_reaches_the_client_as_a_failure(project, mode):
+def test_feedback_on_a_served_call_reaches_the_client_as_a_failure(shared, mode):
     """The served path: the client's user rejects with feedback, the executor lets
     ``Reject("use X instead")`` through, and the client reads it as a failed call."""
 
@@ -252,11 +323,10 @@ def test_feedback_on_a_served_call_reaches_the_client_as_a_failure(project, mode
             action="accept", content={"decision": "reject", "feedback": "use X instead"}
         )
 
-    async def scenario():
-        async with served(project, mode=mode, elicitation_callback=elicit) as client:
-            return await client.call_tool("guarded", {})
+    async def scenario(client):
+        return await client.call_tool("guarded", {})
 
-    result = anyio.run(scenario)
+    result = shared.run(scenario, mode=mode, answer=elicit)
     assert result.is_error
     assert result.content[0].text == (
         "The user rejected this tool call and said: use X instead\n"

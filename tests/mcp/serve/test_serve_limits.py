@@ -1,7 +1,9 @@
 """``tooldeck mcp serve --http`` under abuse: slow clients, no descriptors, broken config files.
 
 The server runs as a subprocess on 127.0.0.1 with its stderr in a file; every wait is
-bounded, and the server must still answer the SDK's own ``Client`` afterwards.
+bounded, and the server must still answer the SDK's own ``Client`` afterwards. Tests of
+one config that leave the server as they found it share one server (each start is an
+interpreter importing the MCP SDK, about a second of CPU).
 """
 
 from __future__ import annotations
@@ -10,7 +12,7 @@ import os
 import resource
 import socket
 import subprocess
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import ExitStack, contextmanager
 from pathlib import Path
 
@@ -27,14 +29,32 @@ from .test_serve import ADDER, TOOLDECK, _listening
 CONFIG = '[plugins]\nonly = ["local:adder"]\n'
 
 
-@pytest.fixture
-def project(tooldeck_env):
-    root = tooldeck_env / "project"
+def make_project(root: Path, config: str = CONFIG) -> Path:
     (root / ".tooldeck" / "plugins").mkdir(parents=True)
     (root / ".tooldeck" / "plugins" / "adder.py").write_text(ADDER)
-    (root / "tooldeck.toml").write_text(CONFIG)
+    (root / "tooldeck.toml").write_text(config)
     grant_trust(trust_status(root))
     return root
+
+
+@pytest.fixture
+def project(tooldeck_env):
+    return make_project(tooldeck_env / "project")
+
+
+@pytest.fixture(scope="module")
+def served_with(module_env: Path) -> Iterator[Callable[[str], Served]]:
+    """``served_with(config)``: the module's one server of a project with that config."""
+    with ExitStack() as stack:
+        started: dict[str, Served] = {}
+
+        def server(config: str) -> Served:
+            if config not in started:
+                root = make_project(module_env / f"project-{len(started)}", config)
+                started[config] = stack.enter_context(served(root))
+            return started[config]
+
+        yield server
 
 
 class Served:
@@ -108,11 +128,11 @@ HEAD = b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\n"
     ],
     ids=["headers", "body"],
 )
-def test_a_client_trickling_its_request_is_dropped_and_others_are_served(project, start, trickle):
-    (project / "tooldeck.toml").write_text(
-        CONFIG + "[mcp.serve]\nheader_timeout_s = 0.5\nbody_timeout_s = 0.5\n"
-    )
-    with served(project) as server, socket.create_connection(("127.0.0.1", server.port)) as slow:
+def test_a_client_trickling_its_request_is_dropped_and_others_are_served(
+    served_with, start, trickle
+):
+    server = served_with(CONFIG + "[mcp.serve]\nheader_timeout_s = 0.5\nbody_timeout_s = 0.5\n")
+    with socket.create_connection(("127.0.0.1", server.port)) as slow:
         slow.sendall(start)
         assert closed_by_peer(slow, trickle)
         assert "add" in server.names()
@@ -183,11 +203,11 @@ async def sdk_error(url: str, **call: object) -> str:
     return ""
 
 
-def test_a_refused_connection_reads_as_a_json_rpc_error_naming_max_connections(project):
+def test_a_refused_connection_reads_as_a_json_rpc_error_naming_max_connections(served_with):
     import httpx
 
-    (project / "tooldeck.toml").write_text(LIMITED)
-    with served(project) as server, ExitStack() as stack:
+    server = served_with(LIMITED)
+    with ExitStack() as stack:
         for _ in range(2):  # the limit's worth of connections, held open and idle
             stack.enter_context(socket.create_connection(("127.0.0.1", server.port)))
         refused = httpx.post(server.url, json={}, timeout=10)
@@ -200,19 +220,18 @@ def test_a_refused_connection_reads_as_a_json_rpc_error_naming_max_connections(p
     assert "too many connections" in message
 
 
-def test_a_body_over_the_limit_reads_as_a_json_rpc_error_naming_max_body_bytes(project):
+def test_a_body_over_the_limit_reads_as_a_json_rpc_error_naming_max_body_bytes(served_with):
     import httpx
 
-    (project / "tooldeck.toml").write_text(LIMITED)
-    with served(project) as server:
-        big = {"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {"x": "y" * 3000}}
-        headers = {"Accept": "application/json, text/event-stream"}
-        refused = httpx.post(server.url, json=big, headers=headers, timeout=10)
-        refused_by(refused, 413, "max_body_bytes = 2000")
-        shown = anyio.run(lambda: sdk_error(server.url, a=1, b="2" * 3000))
-        assert "MCPError(-32000, 'request body too large" in shown
-        assert "add" in server.names()
-        assert server.process.poll() is None
+    server = served_with(LIMITED)
+    big = {"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {"x": "y" * 3000}}
+    headers = {"Accept": "application/json, text/event-stream"}
+    refused = httpx.post(server.url, json=big, headers=headers, timeout=10)
+    refused_by(refused, 413, "max_body_bytes = 2000")
+    shown = anyio.run(lambda: sdk_error(server.url, a=1, b="2" * 3000))
+    assert "MCPError(-32000, 'request body too large" in shown
+    assert "add" in server.names()
+    assert server.process.poll() is None
 
 
 def test_a_session_over_the_limit_reads_as_a_json_rpc_error_naming_max_sessions(project):

@@ -17,6 +17,7 @@ import pytest
 
 from mcp import Client, MCPError
 from tooldeck import grant_trust, trust_status
+from tooldeck.testing import Site
 
 from ..conftest import free_port
 from .test_serve import TOOLDECK, http_served
@@ -161,10 +162,19 @@ def test_3_a_served_decline_names_the_principals_rules_and_the_trust_step(toolde
 
 
 # -- 4. a project switches off the user's guard ------------------------------------------
-@pytest.mark.parametrize("plugins", ['disable = ["tdtest-guard"]', 'only = ["nothing-else"]'])
-def test_4_a_served_project_cannot_switch_off_the_users_guard(tooldeck_install, tmp_path, plugins):
-    site = tooldeck_install(GUARD_PACK)
+@pytest.fixture(scope="module")
+def guarded_site(tmp_path_factory, tooldeck_wheels):
+    """The guard pack installed, and a user config that lets ``shell`` run unasked: once
+    for the module (a pip install is about a second), the tests only serve from it."""
+    where = tmp_path_factory.mktemp("guarded")
+    site = Site.create(where, wheels=tooldeck_wheels).install(GUARD_PACK)
     user_config(site.home / "config", '[[permission]]\naction = "shell"\neffect = "allow"\n')
+    return site
+
+
+@pytest.mark.parametrize("plugins", ['disable = ["tdtest-guard"]', 'only = ["nothing-else"]'])
+def test_4_a_served_project_cannot_switch_off_the_users_guard(guarded_site, tmp_path, plugins):
+    site = guarded_site
     root = repo(tmp_path, f"[plugins]\n{plugins}\n")
     port = free_port()
     url = f"http://127.0.0.1:{port}/mcp"
