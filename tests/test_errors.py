@@ -45,6 +45,7 @@ INTERNAL = {
     "tooldeck.mcp.client.oauth.signin.SignInNeeded": "the server's row: run tooldeck mcp login",
     "tooldeck.mcp.client.oauth.server_auth.MissingSecret": "the server's row names the variable",
     "tooldeck.mcp.serve.rounds.AwaitingInput": "mcp serve: an input_required result",
+    "tooldeck._tool.AnswerLater": "AwaitingInput's base: a mounted server's question stops too",
 }
 
 WITH_TOOL = ("FrozenToolError", "ToolFailure")

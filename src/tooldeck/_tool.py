@@ -123,6 +123,14 @@ class ToolFailure(Exception):
             self.__cause__ = cause
 
 
+class AnswerLater(ToolFailure):
+    """Raised by ``ctx.elicit`` / ``ctx.sample`` where the answer comes with a later run
+    of the call (an MCP 2026-07-28 client answers in ``input_required`` rounds): the call
+    stops here and runs again with it. Whoever relays a question on the call's behalf (a
+    mounted server's elicitation, ``mcp/client/server_requests``) stops with it rather
+    than answering; not public (``tooldeck mcp serve`` raises it)."""
+
+
 LogLevel: TypeAlias = Literal[
     "debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"
 ]

@@ -108,3 +108,60 @@ def test_a_client_that_cannot_be_asked_leaves_the_question_to_the_hosts_asker(pr
 
     # tooldeck mcp serve's asker asks only the client of a call; this one cannot be asked.
     assert anyio.run(scenario).content[0].text == "no answer: decline"
+
+
+# -- a mounted server's question over HTTP, both eras on both sides ------------------------
+MODERN_CONFIG = (
+    stdio_server("features", "features_server.py", "--modern", extra="timeout_s = 60")
+    + '[[permission]]\naction = "features_*"\neffect = "allow"\n'
+)
+
+
+@pytest.fixture(scope="module", params=["handshake", "modern"])
+def http_project(module_env, request):
+    """A served Location mounting the features server in one era (``request.param``)."""
+    config = CONFIG if request.param == "handshake" else MODERN_CONFIG
+    root = make_project(module_env / f"http-{request.param}", config)
+    grant_trust(trust_status(root))
+    return root
+
+
+class Colours:
+    """A serving client's user, who answers the mounted server's form."""
+
+    def __init__(self) -> None:
+        self.asked: list[str] = []
+
+    async def elicit(self, context, params):
+        self.asked.append(params.message)
+        assert params.requested_schema["properties"]["colour"]["default"] == "teal"
+        return mcp_types.ElicitResult(action="accept", content={"colour": "plum"})
+
+
+@pytest.mark.parametrize("client_mode", ["legacy", "auto"])
+def test_a_mounted_servers_question_reaches_the_serving_client_of_either_era(
+    http_project, client_mode
+):
+    from mcp import Client
+
+    from ...ports import free_port
+    from ..serve.test_serve import http_served
+
+    port = free_port()
+    colours = Colours()
+
+    async def scenario():
+        async with (
+            http_served(http_project, port, "--no-codemode"),
+            Client(
+                f"http://127.0.0.1:{port}/mcp",
+                mode=client_mode,
+                elicitation_callback=colours.elicit,
+            ) as c,
+        ):
+            return c.protocol_version, await c.call_tool("features_pick", {})
+
+    version, result = anyio.run(scenario)
+    assert (version == "2026-07-28") == (client_mode == "auto")
+    assert (result.is_error, result.content[0].text) == (False, "colour plum")
+    assert colours.asked == ["Which colour?"]  # asked once, answered in the next round

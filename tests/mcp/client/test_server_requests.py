@@ -1,7 +1,8 @@
 """What a mounted server sends besides results reaches the host: its questions go to the
-Location's asker, its progress to the calling tool's ``ctx.progress``, its logs to
-Python ``logging`` in the call's context; it is told the client is tooldeck; its
-schemas are used as written; a handshake answered with garbage is reported as such.
+call's own peer when it has one, else the Location's asker, its progress to the calling
+tool's ``ctx.progress``, its logs to Python ``logging`` in the call's context; it is
+told the client is tooldeck; its schemas are used as written; a handshake answered with
+garbage is reported as such.
 
 Against a real server process (``servers/talk_server.py``, the SDK's ``MCPServer``).
 """
@@ -79,6 +80,45 @@ def test_a_rejection_declines(host):
         assert call(host, "talk_ask").content[0].text == "no answer: decline"
     finally:
         host.location.asker = None
+
+
+class FormPeer:
+    """An embedding host's ``Peer`` for a call: it answers the call's questions."""
+
+    def __init__(self) -> None:
+        self.asked: list[tuple[str, dict]] = []
+
+    def log(self, level, message):
+        pass
+
+    async def elicit(self, message, schema):
+        self.asked.append((message, dict(schema)))
+        return tooldeck.Elicited("accept", {"colour": "red", "shade": 5})
+
+    async def sample(self, messages, max_tokens, options):
+        raise tooldeck.ToolFailure("no model here")
+
+
+def test_a_call_given_a_peer_has_the_servers_question_answered_by_it(host):
+    import anyio
+
+    peer = FormPeer()
+    asker = Asker("once")  # not asked: the call's own peer answers first
+    host.location.asker = asker
+    snapshot = host.snapshot()
+
+    async def scenario():
+        scope = snapshot.scope("s", "m", peer=peer)
+        return await tooldeck.run_tool_call(snapshot, ToolCall("c1", "talk_ask", {}), scope=scope)
+
+    try:
+        outcome = anyio.run(scenario)
+    finally:
+        host.location.asker = None
+    assert outcome.content[0].text == "red 5"
+    ((message, schema),) = peer.asked
+    assert message == "Which colour?" and set(schema["properties"]) == {"colour", "shade"}
+    assert asker.requests == []
 
 
 def test_without_an_asker_the_server_is_told_no(host, caplog):

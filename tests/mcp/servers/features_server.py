@@ -3,10 +3,13 @@ template, prompts and a tool that asks its user, to be mounted by tooldeck.
 
     python features_server.py [--modern]
 
-``add_note(name, text)`` adds a resource ``note://<name>`` and a prompt
-``note_<name>`` and tells the client both lists changed; ``ask`` elicits a form
-during its call. Without ``--modern`` it speaks only the handshake era (list changes
-as notifications, questions as requests mid-call); with it, every era the SDK offers.
+``counter://value`` is subscribable: ``bump`` changes it and tells its subscribers
+(``subscribed`` lists the subscribe requests, in the handshake era). ``add_note(name,
+text)`` adds a resource ``note://<name>`` and a prompt ``note_<name>`` and tells the
+client both lists changed; ``ask`` elicits a form during its call (handshake era),
+``pick`` the same form through the SDK's resolver (in either era). Without
+``--modern`` it speaks only the handshake era (list changes as notifications,
+questions as requests mid-call); with it, every era the SDK offers.
 """
 
 from __future__ import annotations
@@ -14,15 +17,23 @@ from __future__ import annotations
 import base64
 import sys
 import warnings
+from typing import Annotated
 
 import anyio
+from mcp.server.elicitation import ElicitationResult
 from mcp.server.lowlevel.helper_types import ReadResourceContents
-from mcp.server.mcpserver import Context, MCPServer
+from mcp.server.mcpserver import Context, Elicit, MCPServer, Resolve
 from mcp.server.mcpserver.prompts.base import Prompt, UserMessage
 from mcp.server.mcpserver.resources import TextResource
 from mcp.server.runner import serve_loop
 from mcp.server.stdio import stdio_server
-from mcp.types import EmbeddedResource, ImageContent, TextResourceContents
+from mcp.types import (
+    EmbeddedResource,
+    ImageContent,
+    SubscribeRequestParams,
+    TextResourceContents,
+    UnsubscribeRequestParams,
+)
 from pydantic import BaseModel, Field
 
 warnings.simplefilter("ignore")
@@ -40,7 +51,36 @@ class FeaturesServer(MCPServer):
         return await super().read_resource(uri, context)
 
 
+SUBSCRIBED: set[str] = set()
+"""The URIs the client subscribed to (handshake era: ``resources/subscribe``)."""
+REQUESTS: list[str] = []
+"""Every ``resources/subscribe`` (``+URI``) and ``resources/unsubscribe`` (``-URI``)."""
+COUNTER = [0]
+
+
+async def _subscribe(ctx, params):  # type: ignore[no-untyped-def]
+    from mcp.types import EmptyResult
+
+    SUBSCRIBED.add(str(params.uri))
+    REQUESTS.append(f"+{params.uri}")
+    return EmptyResult()
+
+
+async def _unsubscribe(ctx, params):  # type: ignore[no-untyped-def]
+    from mcp.types import EmptyResult
+
+    SUBSCRIBED.discard(str(params.uri))
+    REQUESTS.append(f"-{params.uri}")
+    return EmptyResult()
+
+
 server = FeaturesServer("features", log_level="WARNING")
+server._lowlevel_server.add_request_handler(
+    "resources/subscribe", SubscribeRequestParams, _subscribe
+)
+server._lowlevel_server.add_request_handler(
+    "resources/unsubscribe", UnsubscribeRequestParams, _unsubscribe
+)
 PIXEL = base64.b64decode(
     "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg=="
 )
@@ -64,6 +104,27 @@ def pair() -> str:
 @server.resource("greeting://{who}", name="greeting", mime_type="text/plain")
 def greeting(who: str) -> str:
     return f"hello {who}"
+
+
+@server.resource("counter://value", name="counter", mime_type="text/plain")
+def counter() -> str:
+    return str(COUNTER[0])
+
+
+@server.tool()
+async def bump(ctx: Context) -> str:
+    """Count one up: the resource counter://value changed (its subscribers are told)."""
+    COUNTER[0] += 1
+    if "counter://value" in SUBSCRIBED:
+        await ctx.request_context.session.send_resource_updated("counter://value")
+    await ctx.notify_resource_updated("counter://value")  # 2026-07-28 listeners
+    return str(COUNTER[0])
+
+
+@server.tool()
+def subscribed() -> str:
+    """The subscribe (``+URI``) and unsubscribe (``-URI``) requests so far, in order."""
+    return " ".join(REQUESTS) or "none"
 
 
 @server.prompt(description="Review a file.")
@@ -106,6 +167,19 @@ class Colour(BaseModel):
 async def ask(ctx: Context) -> str:
     """Ask the user for a colour."""
     answer = await ctx.elicit("Which colour?", Colour)
+    if answer.action != "accept":
+        return f"no answer: {answer.action}"
+    return f"colour {answer.data.colour}"
+
+
+def _colour() -> Elicit[Colour]:
+    return Elicit("Which colour?", Colour)
+
+
+@server.tool()
+async def pick(answer: Annotated[ElicitationResult[Colour], Resolve(_colour)]) -> str:
+    """Ask the user for a colour, in whichever era the client speaks (mid-call in the
+    handshake era, an ``input_required`` round in 2026-07-28)."""
     if answer.action != "accept":
         return f"no answer: {answer.action}"
     return f"colour {answer.data.colour}"

@@ -84,6 +84,7 @@ class Location:
         """Why a tool this Location does not have was left out, for the failure of a call
         to it (``None``: nothing known). ``Host.open`` sets it to what trust skipped."""
         self._resource_listeners: tuple[Callable[[str], None], ...] = ()
+        self._resource_followers: tuple[Callable[[str], Callable[[], None] | None], ...] = ()
         self._closers: list[Callable[[], None]] = []
         self._closed = False
         self._close_lock = threading.Lock()
@@ -240,6 +241,39 @@ class Location:
             with self._close_lock:
                 self._resource_listeners = tuple(
                     each for each in self._resource_listeners if each is not listener
+                )
+
+        return stop
+
+    def follow_resource(self, uri: str) -> Callable[[], None]:
+        """Someone wants to hear when the resource at ``uri`` changes (a client of
+        ``tooldeck mcp serve`` subscribed to it): whoever can follow it at its source
+        (a mounted MCP server that offers subscriptions) starts following, and its
+        changes arrive as ``resource_updated``. Returns what says the interest ended;
+        each call is one interest (the source follows ``uri`` once for all of them).
+        From any thread, never blocks."""
+        stops = [stop for follow in self._resource_followers if (stop := follow(str(uri)))]
+
+        def unfollow() -> None:
+            while stops:
+                stops.pop()()
+
+        return unfollow
+
+    def on_follow_resource(
+        self, follower: Callable[[str], Callable[[], None] | None]
+    ) -> Callable[[], None]:
+        """Call ``follower(uri)`` on every ``follow_resource`` (from the caller's thread,
+        so it must return at once): it returns what ends that interest, or ``None`` when
+        it does not serve ``uri``. Returns what stops it. How a mounted server hears
+        what its resources' subscribers want."""
+        with self._close_lock:
+            self._resource_followers = (*self._resource_followers, follower)
+
+        def stop() -> None:
+            with self._close_lock:
+                self._resource_followers = tuple(
+                    each for each in self._resource_followers if each is not follower
                 )
 
         return stop

@@ -24,12 +24,13 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import anyio
 
-from tooldeck._tool import ToolFailure
+from tooldeck._tool import AnswerLater, ToolFailure
 from tooldeck.mcp.client.cache import wire_tools
 from tooldeck.mcp.client.changes import Stale, listen
 from tooldeck.mcp.client.client_side import ClientSide
 from tooldeck.mcp.client.failures import closed_connection, describe, first_line
 from tooldeck.mcp.client.features import KINDS, NONE, TOOLS, Features, list_features
+from tooldeck.mcp.client.followed import FollowedResources
 from tooldeck.mcp.client.listing import list_all
 from tooldeck.mcp.client.specs import ServerSpec
 from tooldeck.mcp.client.stdio import StdioProcess
@@ -71,13 +72,15 @@ class Connection:
         *,
         asker: Callable[[], Asker | None] = lambda: None,
         authorizer: Authorizer | None = None,
+        on_resource_updated: Callable[[str], None] = lambda uri: None,
     ) -> None:
         """``on_change(connection)``: its tools changed (called on the loop);
         ``spawn(fn, *args)``: start a task that outlives the call starting it;
         ``on_listed(connection)``: a listing succeeded (``Listed``);
         ``on_start(name)``: a start begins (``StartWatcher``); ``asker``: the
         Location's asker, for the server's elicitations; ``authorizer``: how a person
-        signs in when the server needs OAuth (``None``: the row says what to run)."""
+        signs in when the server needs OAuth (``None``: the row says what to run);
+        ``on_resource_updated(uri)``: a followed resource changed (``followed``)."""
         self.spec = spec
         self._spawn = spawn
         self.tools: tuple[types.Tool, ...] = ()
@@ -110,6 +113,8 @@ class Connection:
         self._scope: anyio.CancelScope | None = None
         self._done = anyio.Event()
         self._stale = Stale()
+        self.followed = FollowedResources(spec.name, on_resource_updated)
+        """The server's resources someone subscribed to (``follow``), followed there."""
         self._lost = anyio.Event()
         self._may_reconnect = False
         self._reconnecting = anyio.Lock()
@@ -232,11 +237,16 @@ class Connection:
 
     async def _serve(self, client: Client) -> None:
         """Follow list changes until the server goes away or the connection is closed."""
+        modern = _modern(client.protocol_version)
         async with anyio.create_task_group() as group:
             group.start_soon(self._relister, client)
-            if _modern(client.protocol_version):
+            if modern:
                 group.start_soon(listen, client, self._stale, self.name)
-            await self._lost.wait()
+            await self.followed.attached(client, group, modern)
+            try:
+                await self._lost.wait()
+            finally:
+                self.followed.detached()
             group.cancel_scope.cancel()
         if not self._closed:
             await self._reaped()
@@ -267,7 +277,7 @@ class Connection:
         return changed
 
     async def _on_message(self, message: Any) -> None:
-        if self._stale.noticed(message):
+        if self._stale.noticed(message) or self.followed.noticed(message):
             return
         if isinstance(message, Exception):
             if self._client is None:  # still connecting
@@ -315,7 +325,8 @@ class Connection:
 
         ``meta``: the request's ``params._meta`` (the caller's trace context);
         ``caller``: the tooldeck call, which the server's progress, logs and questions
-        reach while this call is in flight (``server_requests``).
+        reach while this call is in flight (``server_requests``); a question the
+        call's client answers in its next round stops the call (``AnswerLater``).
 
         The call is bounded by the server's ``timeout_s``: past it the request is
         abandoned, which sends ``notifications/cancelled`` to the server (the SDK's
@@ -352,7 +363,14 @@ class Connection:
         self.side.attempt()
         try:
             with self.side.requests.in_flight(caller), self.deadlines.fail_after(timeout):
-                return await send(client)
+                if caller is None:
+                    return await send(client)
+                with caller.stoppable():
+                    return await send(client)
+                assert caller.stopped is not None  # only ``stop`` cancels it
+                raise caller.stopped
+        except AnswerLater:  # the call's question is answered in its next round
+            raise
         except TimeoutError:
             raise ToolFailure(
                 f"MCP server {self.name!r} did not answer {during} within "
@@ -360,6 +378,8 @@ class Connection:
                 "request was cancelled on the server."
             ) from None
         except Exception as exc:
+            if caller is not None and caller.stopped is not None:
+                raise caller.stopped from None
             raise ToolFailure(self._call_failure(subject, during, exc)) from exc
 
     async def _reconnected(self) -> Client:

@@ -19,6 +19,7 @@ for its listing, as a long-lived host wants.
 
 from __future__ import annotations
 
+import contextlib
 import importlib.util
 import logging
 import threading
@@ -27,7 +28,7 @@ from collections.abc import Callable, Coroutine
 from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 
 from tooldeck._tool import AnyTool
-from tooldeck.errors import PluginError
+from tooldeck.errors import PluginError, UsageError
 from tooldeck.hookspecs import hookimpl
 from tooldeck.mcp.client.cache import ListingCache, kept_tools, wire_tools
 from tooldeck.mcp.client.specs import ServerSpec, server_specs
@@ -143,6 +144,7 @@ class McpLayer:
 
         self._loop = location_loop(self.location)
         self.location.on_close(self.close)
+        self.location.on_close(self.location.on_follow_resource(self._follow))
         for server in wanted:
             server.connection = Connection(
                 server.spec,
@@ -152,6 +154,7 @@ class McpLayer:
                 self._on_start,
                 asker=lambda: self.location.asker,
                 authorizer=self._authorizer,
+                on_resource_updated=self.location.resource_updated,
             )
         # Servers mounted from kept listings need neither their process nor the SDK (over
         # a second to import): only the others import it, to connect.
@@ -304,6 +307,24 @@ class McpLayer:
             if server.connection is connection:
                 self._mount(server)
         self.service.reload()
+
+    def _follow(self, uri: str) -> Callable[[], None] | None:
+        """``Location.follow_resource`` for a URI a server mounts (a listed resource,
+        or one a listed template matches): that server follows it (``followed``)."""
+        from tooldeck.mcp.client.followed import serving
+
+        loop = self._loop
+        connection = serving(uri, [(s.features, s.connection) for s in self._mounted()])
+        if loop is None or loop.closed or connection is None:
+            return None
+        followed = connection.followed
+        loop.submit(followed.follow, uri)
+
+        def unfollow() -> None:
+            with contextlib.suppress(UsageError):  # the loop closed: nothing is followed
+                loop.submit(followed.unfollow, uri)
+
+        return unfollow
 
     def close(self) -> None:
         """Close every connection (ending stdio servers), then the loop. Idempotent."""

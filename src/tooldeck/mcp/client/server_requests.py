@@ -1,24 +1,34 @@
 """What a mounted server sends tooldeck besides results: elicitation, progress and logs.
 
-* ``elicitation/create`` during a call that tooldeck serves (``tooldeck mcp serve``)
-  goes to the client of that served call, when it can be asked mid-call (it declared
-  elicitation; the call's ``Peer`` says ``can_elicit()``): a form is asked as the server
-  wrote it, and the client's answer is the server's. Otherwise it goes to the Location's
-  asker as a ``PermissionRequest`` with the action ``"elicitation"`` (the server's
-  message, mode, schema or URL in its ``metadata``). ``once``/``always`` accepts,
-  filling the schema's defaults (SEP-1034); an asker may instead return a mapping, the
-  fields it filled in; a rejection declines.
-  With no asker the request is declined, and the log says why.
+* ``elicitation/create`` (a form) during a call goes to that call's own
+  ``ctx.elicit(message, schema)``, so whatever answers a tool's own question answers
+  the server's: the client of a served call (``tooldeck mcp serve``) in either era — a
+  handshake-era client is sent the form mid-call; for a 2026-07-28 client the question
+  stops the call (``AnswerLater``: the request to the server is cancelled and the
+  calling tool stops), and the call's next round runs the server's tool again, which
+  asks again and this time gets the answer the client gave — or the ``Peer`` an
+  embedding host gave the call. Where the call has no one to ask (``ctx.elicit`` fails:
+  no peer, or a client without elicitation), and for what ``ctx.elicit`` cannot
+  express (a URL-mode request, a form without a schema, a question outside any call),
+  it goes to the Location's asker as a ``PermissionRequest`` with the action
+  ``"elicitation"`` (the server's message, mode, schema or URL in its ``metadata``).
+  ``once``/``always`` accepts, filling the schema's defaults (SEP-1034); an asker may
+  instead return a mapping, the fields it filled in; a rejection declines. With no
+  asker the request is declined, and the log says why. (``tooldeck mcp serve``'s
+  asker asks only a served call's own permission questions, so there it declines.)
 * ``notifications/progress`` of a call reaches that call's ``ctx.progress`` as
   ``{"progress", "total", "message"}``.
 * ``notifications/message`` becomes a Python ``logging`` record on the logger
   ``tooldeck.mcp.<server>``, emitted in the context of the call it belongs to (so a host
   that forwards a call's log records, ``tooldeck mcp serve`` say, forwards these too).
 
-A handshake-era server's requests and notifications do not say which of our calls they
-belong to, so they are given to the one call in flight on that connection; with several
-in flight (or none) they belong to no call: logs go to the logger alone and an
-elicitation is asked with the server as its source.
+Which call a message belongs to: a 2026-07-28 server's questions come back inside the
+request that asked (the SDK drives its ``input_required`` rounds in that request's
+task), so they belong to that call. A handshake-era server's requests and
+notifications do not say which of our calls they belong to, so they are given to the
+one call in flight on that connection; with several in flight (or none) they belong to
+no call: logs go to the logger alone and an elicitation is asked with the server as its
+source.
 """
 
 from __future__ import annotations
@@ -28,15 +38,20 @@ import contextlib
 import contextvars
 import inspect
 import logging
-from collections.abc import Callable, Iterator, Mapping
-from typing import TYPE_CHECKING, Any
+from collections.abc import Awaitable, Callable, Iterator, Mapping
+from typing import TYPE_CHECKING, Any, TypeVar
 
+import anyio
+
+from tooldeck._tool import AnswerLater, ToolFailure
 from tooldeck.errors import PermissionDeclined, QuestionDismissed
 
 if TYPE_CHECKING:
     from tooldeck._tool import ToolContext
     from tooldeck.host.permissions.request import Asker
     from tooldeck.mcp.sdk import ClientRequestContext, types
+
+T = TypeVar("T")
 
 ELICITATION = "elicitation"
 """The action of the ``PermissionRequest`` an elicitation becomes."""
@@ -56,14 +71,20 @@ LEVELS = {
 
 class Caller:
     """One tooldeck call of a mounted tool, as the server's messages reach it: in the
-    caller's own event loop and context variables (the call runs on another loop)."""
+    caller's own event loop and context variables (the call runs on another loop).
 
-    __slots__ = ("context", "ctx", "loop")
+    A question the call's client answers in a later round (``AnswerLater``) stops the
+    call's request to the server: ``stop`` notes why and cancels it (``stoppable``), and
+    the connection raises that instead of a result."""
+
+    __slots__ = ("_scope", "context", "ctx", "loop", "stopped")
 
     def __init__(self, ctx: ToolContext) -> None:
         self.ctx = ctx
         self.loop = asyncio.get_running_loop()
         self.context = contextvars.copy_context()
+        self.stopped: AnswerLater | None = None
+        self._scope: anyio.CancelScope | None = None
 
     async def progress(self, progress: float, total: float | None, message: str | None) -> None:
         """The SDK's per-call ``progress_callback``: ``ctx.progress`` in the caller."""
@@ -78,6 +99,40 @@ class Caller:
         """``fn(*args)`` in the caller's loop and context (dropped once it has closed)."""
         with contextlib.suppress(RuntimeError):  # the caller's loop is gone: no one listens
             self.loop.call_soon_threadsafe(fn, *args, context=self.context)
+
+    async def awaited(self, fn: Callable[..., Awaitable[T]], *args: Any) -> T:
+        """``await fn(*args)`` in the caller's loop and context (a served call's
+        context says which client resumed it), awaited from the connection's loop."""
+
+        async def run() -> T:
+            return await fn(*args)
+
+        # A copy: the caller's context may be entered by ``run`` at the same moment.
+        started = self.context.copy().run(asyncio.run_coroutine_threadsafe, run(), self.loop)
+        return await asyncio.wrap_future(started)
+
+    @contextlib.contextmanager
+    def stoppable(self) -> Iterator[None]:
+        """The call's request to the server, which ``stop`` cancels."""
+        with anyio.CancelScope() as scope:
+            self._scope = scope
+            try:
+                yield
+            finally:
+                self._scope = None
+
+    def stop(self, why: AnswerLater) -> None:
+        """Stop the call's request (on the connection's loop): ``why`` is raised instead."""
+        self.stopped = why
+        if self._scope is not None:
+            self._scope.cancel()
+
+
+_CALLER: contextvars.ContextVar[Caller | None] = contextvars.ContextVar(
+    "tooldeck_mcp_caller", default=None
+)
+"""The call whose request runs in this task (a 2026-07-28 server's questions are
+answered in that task)."""
 
 
 class ServerRequests:
@@ -100,13 +155,19 @@ class ServerRequests:
             yield
             return
         self.calls.append(caller)
+        token = _CALLER.set(caller)
         try:
             yield
         finally:
+            _CALLER.reset(token)
             self.calls.remove(caller)
 
     def caller(self) -> Caller | None:
-        """The call a message without a request id belongs to: the only one in flight."""
+        """The call a message belongs to: the one whose request runs in this task, else
+        (a message without a request id) the only one in flight."""
+        caller = _CALLER.get()
+        if caller is not None:
+            return caller
         return self.calls[0] if len(self.calls) == 1 else None
 
     # -- elicitation -------------------------------------------------------------------------
@@ -116,9 +177,9 @@ class ServerRequests:
         """The SDK's ``elicitation_callback``."""
         from tooldeck.mcp.sdk import types
 
-        forwarded = await self._forwarded(params)
-        if forwarded is not None:
-            return forwarded
+        in_call = await self._in_call(params)
+        if in_call is not None:
+            return in_call
         asker = self._asker()
         if asker is None:
             self.logger.info(
@@ -140,27 +201,31 @@ class ServerRequests:
             )
         return _result(reply, params)
 
-    async def _forwarded(
+    async def _in_call(
         self, params: types.ElicitRequestParams
     ) -> types.ElicitResult | types.ErrorData | None:
-        """The answer of the served client whose call this is, when it can be asked a
-        form now; ``None`` when the question goes to the asker instead."""
+        """The answer of the call's own ``ctx.elicit`` to a form; ``None`` when the
+        question goes to the asker instead (no call, not a form, no one to ask)."""
         from tooldeck.mcp.sdk import types
 
         caller = self.caller()
-        peer = caller.ctx.peer if caller is not None else None
         schema = getattr(params, "requested_schema", None)
-        if caller is None or peer is None or params.mode != "form" or schema is None:
+        if caller is None or params.mode != "form" or schema is None:
             return None
-        can_elicit = getattr(peer, "can_elicit", None)
-        if can_elicit is None or not can_elicit():
-            return None
-        asked = asyncio.run_coroutine_threadsafe(peer.elicit(params.message, schema), caller.loop)
         try:
-            answer = await asyncio.wrap_future(asked)
-        except Exception as exc:  # the client's own failure is the server's error answer
+            answer = await caller.awaited(caller.ctx.elicit, params.message, schema)
+        except AnswerLater as stop:  # answered in the call's next round: stop this one
+            caller.stop(stop)
+            return types.ElicitResult(action="cancel")
+        except ToolFailure:  # the call has no one who can answer: the asker decides
+            return None
+        except PermissionDeclined:
+            return types.ElicitResult(action="decline")
+        except QuestionDismissed:
+            return types.ElicitResult(action="cancel")
+        except Exception as exc:  # the answerer's own failure is the server's error answer
             return types.ErrorData(
-                code=types.INTERNAL_ERROR, message=f"the MCP client did not answer: {exc}"
+                code=types.INTERNAL_ERROR, message=f"the question was not answered: {exc}"
             )
         content = dict(answer.content) if answer.content is not None else None
         return types.ElicitResult(action=answer.action, content=content)

@@ -15,6 +15,13 @@ A pack says one of its resources changed with ``location.resource_updated(uri)``
 event loop (the loop its requests run on, noted by ``remember``), where its subscribers
 are told. Each server process tells its own subscribers: replicas share no
 subscriptions, so a change is heard on a replica only if the pack says it there too.
+
+Each subscription is also an interest in the resource at its source
+(``location.follow_resource``: a mounted server that offers subscriptions is
+subscribed upstream, once per URI, and its updates come back as ``resource_updated``):
+a handshake-era client's from its ``resources/subscribe`` until its
+``resources/unsubscribe`` (or until it is forgotten), a 2026-07-28 client's for as long
+as its ``subscriptions/listen`` stream naming the URI is open (``FollowingListen``).
 """
 
 from __future__ import annotations
@@ -27,6 +34,7 @@ from typing import TYPE_CHECKING, Any
 from tooldeck.host.features.templates import match
 from tooldeck.mcp.sdk import (
     InMemorySubscriptionBus,
+    ListenHandler,
     PromptsListChanged,
     ResourcesListChanged,
     ResourceUpdated,
@@ -51,6 +59,10 @@ class Announcer:
         self._subscribed: dict[int, set[str]] = {}
         self._loop: asyncio.AbstractEventLoop | None = None
         self._sending: set[asyncio.Future[None]] = set()
+        self._follow: Follow = _nobody
+        """Who follows a subscribed URI at its source (the served Location's
+        ``follow_resource``, ``follow_with``)."""
+        self._following: dict[tuple[object, str], Callable[[], None]] = {}
 
     async def remember(self, ctx: Any, call_next: Callable[[Any], Awaitable[Any]]) -> Any:
         """Server middleware: note the connection of every handshake-era request (and
@@ -65,19 +77,46 @@ class Announcer:
             while len(self._sessions) > MAX_SESSIONS:
                 gone = next(iter(self._sessions))
                 del self._sessions[gone]
-                self._subscribed.pop(gone, None)
+                self._unsubscribed(gone)
         return await call_next(ctx)
 
     # -- subscriptions --------------------------------------------------------------------
     def subscribe(self, ctx: Any, uri: str) -> None:
         params = ctx.session.client_params
-        if params is not None:
-            self._subscribed.setdefault(id(params), set()).add(uri)
+        if params is None:
+            return
+        self._subscribed.setdefault(id(params), set()).add(uri)
+        self.following(id(params), uri)
 
     def unsubscribe(self, ctx: Any, uri: str) -> None:
         params = ctx.session.client_params
         if params is not None:
             self._subscribed.get(id(params), set()).discard(uri)
+            self.unfollowing(id(params), uri)
+
+    def _unsubscribed(self, key: int) -> None:
+        """A connection is forgotten: its subscriptions end."""
+        for uri in self._subscribed.pop(key, ()):
+            self.unfollowing(key, uri)
+
+    # -- following subscribed URIs at their source ------------------------------------------
+    def following(self, key: object, uri: str) -> None:
+        """Subscriber ``key`` (a connection, a listen stream) follows ``uri``."""
+        if (key, uri) not in self._following:
+            self._following[(key, uri)] = self._follow(uri)
+
+    def unfollowing(self, key: object, uri: str) -> None:
+        unfollow = self._following.pop((key, uri), None)
+        if unfollow is not None:
+            unfollow()
+
+    def follow_with(self, follow: Follow) -> None:
+        """Follow subscribed URIs with ``follow`` from now on (the Location of a host
+        just opened), and everything followed so far again with it."""
+        self._follow = follow
+        for key, uri in list(self._following):
+            self._following.pop((key, uri))()
+            self._following[(key, uri)] = follow(uri)
 
     @property
     def subscribed(self) -> frozenset[str]:
@@ -143,7 +182,39 @@ class Announcer:
         except Exception as exc:  # a client that left: forget it
             log.debug("could not notify an MCP client: %s", exc)
             self._sessions.pop(key, None)
-            self._subscribed.pop(key, None)
+            self._unsubscribed(key)
+
+
+class FollowingListen:
+    """The ``subscriptions/listen`` handler: ``ListenHandler``'s, and while a stream is
+    open, an interest at their source in each URI it subscribes to."""
+
+    def __init__(self, announcer: Announcer) -> None:
+        self._announcer = announcer
+        self._listen = ListenHandler(announcer.bus)
+
+    async def __call__(self, ctx: Any, params: Any) -> Any:
+        uris = [str(uri) for uri in params.notifications.resource_subscriptions or ()]
+        stream = object()
+        for uri in uris:
+            self._announcer.following(stream, uri)
+        try:
+            return await self._listen(ctx, params)
+        finally:
+            for uri in uris:
+                self._announcer.unfollowing(stream, uri)
+
+
+Follow = Callable[[str], Callable[[], None]]
+"""``follow(uri)``: an interest in ``uri`` at its source; returns what ends it."""
+
+
+def _nobody(uri: str) -> Callable[[], None]:
+    return _nothing
+
+
+def _nothing() -> None:
+    return None
 
 
 def _resource_updated(uri: str) -> Callable[[Any], Awaitable[None]]:

@@ -207,15 +207,6 @@ class ServedPeer:
         content = result.content[0] if isinstance(result.content, list) else result.content
         return _part(content)
 
-    def can_elicit(self) -> bool:
-        """Whether ``elicit`` can reach the client now: a mounted server's question
-        during this call is forwarded to it then (``mcp/client/server_requests``)."""
-        try:
-            self._can_ask(_ELICITATION, "")
-        except ToolFailure:
-            return False
-        return True
-
     def _can_ask(self, capability: Any, what: str) -> None:
         session = self._session
         if session.protocol_version == MODERN and self.round is None:

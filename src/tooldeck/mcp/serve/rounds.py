@@ -43,7 +43,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from tooldeck._tool import ToolFailure
+from tooldeck._tool import AnswerLater
 from tooldeck.host.boundary.pending import reply_from_json, reply_to_json
 from tooldeck.host.permissions.asks import Answer, answers_given, answers_in_place
 from tooldeck.mcp.sdk import types
@@ -60,9 +60,10 @@ KEY_PREFIX = "tooldeck-input-"
 _VERSION = 1
 
 
-class AwaitingInput(ToolFailure):
+class AwaitingInput(AnswerLater):
     """Raised by ``ctx.elicit``/``ctx.sample`` where no answer is known yet: the call
-    stops here, and the server answers ``input_required`` instead of its outcome. A
+    stops here, and the server answers ``input_required`` instead of its outcome (a
+    mounted server's question during the call stops its call too). A
     ``ToolFailure``, so a tool's ``except Exception`` that swallows it still ends with
     the question asked (the server reads the round, not the outcome)."""
 

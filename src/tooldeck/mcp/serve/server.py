@@ -38,7 +38,6 @@ from tooldeck.host.schema.frozen import thaw
 from tooldeck.mcp.sdk import (
     INVALID_PARAMS,
     CacheHint,
-    ListenHandler,
     MCPError,
     NotificationOptions,
     Server,
@@ -54,7 +53,7 @@ from tooldeck.mcp.serve.asking import (
 )
 from tooldeck.mcp.serve.files import CallFiles
 from tooldeck.mcp.serve.logs import LogLevels
-from tooldeck.mcp.serve.notify import Announcer
+from tooldeck.mcp.serve.notify import Announcer, FollowingListen
 from tooldeck.mcp.serve.paging import PAGE_SIZE, page
 from tooldeck.mcp.serve.peer import ServedPeer, current_peer
 from tooldeck.mcp.serve.prompts import PromptHandlers
@@ -79,7 +78,7 @@ from tooldeck.providers import results_for
 from tooldeck.telemetry.propagation import ServedRequest, serving
 
 if TYPE_CHECKING:
-    from tooldeck import Snapshot
+    from tooldeck import Host, Snapshot
     from tooldeck.mcp.serve.watch import Serving
 
 log = logging.getLogger("tooldeck.mcp")
@@ -146,7 +145,7 @@ class CatalogServer:
             on_list_prompts=prompts.list,
             on_get_prompt=prompts.get,
             on_completion=prompts.complete,
-            on_subscriptions_listen=ListenHandler(self.announcer.bus),
+            on_subscriptions_listen=FollowingListen(self.announcer),
             cache_hints={"tools/list": LIST_FRESH},
             get_tool_input_schema=self.input_schema,
         )
@@ -155,8 +154,14 @@ class CatalogServer:
             "logging/setLevel", types.SetLevelRequestParams, self._set_level
         )
         self.server.middleware.append(self.announcer.remember)
-        serving.each_host(lambda host: host.location.on_resource_updated(self.resource_updated))
+        serving.each_host(self._serve_host)
         self.sessions.on_end.append(self._forget)
+
+    def _serve_host(self, host: Host) -> None:
+        """A host serves from now on (at start, and after each config change): its packs'
+        resource updates reach the subscribers, and it follows what they subscribed to."""
+        host.location.on_resource_updated(self.resource_updated)
+        self.announcer.follow_with(host.location.follow_resource)
 
     # -- what the handlers share --------------------------------------------------------------
     def peer(self, ctx: Any, key: str | None, what: str, round_: Round | None = None) -> ServedPeer:
