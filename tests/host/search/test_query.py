@@ -75,3 +75,21 @@ def test_a_possessive_counts_less_than_what_it_owns():
 def test_a_query_of_stop_words_has_no_concepts():
     assert parse("what is it", set()).concepts == ()
     assert parse("", set()).concepts == ()
+
+
+def test_a_request_names_one_action_its_first():
+    read = parse("set up a database for my reading list", set())
+    acting = [c for c in read.concepts if c.action]
+    assert [terms(c)[term("setup")] for c in acting] == [1.0]
+    # "reading" and "list" are still searched, as what the request is about.
+    assert {term("read"), term("list")} <= {t for c in read.concepts for t in terms(c)}
+
+
+def test_a_word_in_two_action_groups_is_both_actions():
+    acting = [c for c in parse("close the ticket", set()).concepts if c.action]
+    assert len(acting) == 2
+
+
+def test_an_implied_action_is_an_action():
+    *_, implied = parse("storm warnings near me", set()).concepts
+    assert implied.implied and implied.action

@@ -208,3 +208,13 @@ def test_results_are_the_same_in_every_process_whatever_the_hash_seed():
         outputs.add(done.stdout)
     assert len(outputs) == 1
     assert all(json.loads(outputs.pop()))
+
+
+def test_only_the_first_action_word_picks_the_tools_action():
+    entries = [
+        make("list_playlist", "List playlists."),
+        make("get_playlist", "Get a playlist."),
+        make("create_playlist", "Create a playlist."),
+    ]
+    # "reading" and "list" say which playlist, not what to do with it.
+    assert ranked(entries, "make a playlist for my reading list")[0] == "create_playlist"

@@ -23,7 +23,11 @@ Steps (``terms.py`` for tokens, joins, stop words and stems):
    search...): it asks to see something; but a request whose first word is followed
    by a determiner uses that word as a verb ("pin a message", "charge a card", "email
    the team"), and a noun used as a verb asks to make one: an implied ``MAKE``
-   concept (create, add...) instead.
+   concept (create, add...) instead;
+6. a request names one action, its first: an action word after it is part of what
+   the request is about ("set up a database for my reading list", "a play count"),
+   so only the first action word's concepts are *actions* (``Concept.action``), the
+   others plain words.
 
 Each concept remembers which of the query's words (its *sources*) it answers, so the
 weak-result test (``ranked.py``) counts words, not synonyms.
@@ -66,6 +70,9 @@ class Concept:
     """Its synonym group (``synonyms.GROUPS``), ``None`` for a word in none."""
     weight: float = 1.0
     """How much it counts: less for a possessive ("a customer's order" is an order)."""
+    action: bool = False
+    """What the request does (``ranking.py`` matches it at a name's head): the implied
+    concept, or the request's first action word (step 6)."""
 
     @property
     def implied(self) -> bool:
@@ -115,13 +122,27 @@ def parse(text: str, known: Container[str]) -> Query:
             concepts = [replace(c, weight=POSSESSIVE_WEIGHT) for c in concepts]
         found += concepts
         i += 1
-    merged = _merged(found)
+    merged = _first_action(_merged(found), synonyms)
     question = bool(raw) and raw[0] in QUESTION_WORDS
     if merged and (question or not any(c.group in synonyms.actions for c in merged)):
         verb = not question and _opens_with_verb(raw)
         implied = synonyms.make if verb else synonyms.lookup
-        merged.append(Concept(tuple((t, SYNONYM_WEIGHT) for t in implied), frozenset()))
+        said = tuple((t, SYNONYM_WEIGHT) for t in implied)
+        merged.append(Concept(said, frozenset(), action=True))
     return Query(tuple(words), tuple(merged))
+
+
+def _first_action(concepts: list[Concept], synonyms: Table) -> list[Concept]:
+    """``concepts`` with those of the first action word marked ``action`` (step 6):
+    a word in two action groups ("close": ``update``, ``archive``) marks both."""
+    acting = [c for c in concepts if c.group in synonyms.actions]
+    if not acting:
+        return concepts
+    first = min(min(c.sources) for c in acting)
+    return [
+        replace(c, action=True) if c.group in synonyms.actions and first in c.sources else c
+        for c in concepts
+    ]
 
 
 def _opens_with_verb(raw: list[str]) -> bool:

@@ -13,13 +13,14 @@ tools share (its description) do not make those words look common among tools.
 
 The query becomes concepts (``query.py``: words, their synonyms, phrases, an implied
 lookup); a tool's score is the sum of its concepts' scores. An **action** concept
-(``create``, ``list``... the first groups of ``synonyms.py``) matches the head of a
-tool's name (its first word) fully and other text at ``ACTION_PLAIN``, with
-``ACTION_IDF`` added to its idf: every tool has an action, yet the action is what tells
-apart the tools of one thing (``create_refund``, ``get_refund``). A tool must match
-something the query says in words; the implied lookup only orders them. Ties keep the
-order the entries were given in, so a result never depends on hashing or on which
-tools happen to score alike.
+(``create``, ``list``... the first groups of ``synonyms.py``, said by the request's
+first action word or implied) matches the head of a tool's name (its first word)
+fully and other text at ``ACTION_PLAIN``, with ``ACTION_IDF`` added to its idf:
+every tool has an action, yet the action is what tells apart the tools of one thing
+(``create_refund``, ``get_refund``). A tool must match something the query says in
+words; the implied lookup only orders them. Ties keep the order the entries were
+given in, so a result never depends on hashing or on which tools happen to score
+alike.
 
 With the ``semantic`` extra installed (``semantic.py``), the tools closest in meaning
 to the query are ranked too, and the two rankings are fused by reciprocal rank
@@ -56,7 +57,6 @@ from tooldeck.host.search.documents import (
 from tooldeck.host.search.query import Concept, parse
 from tooldeck.host.search.ranked import Ranked
 from tooldeck.host.search.semantic import Vectors, installed, tool_text
-from tooldeck.host.search.synonyms import table
 from tooldeck.host.search.terms import words
 
 __all__ = ["Ranked", "ToolIndex", "document", "words"]
@@ -269,4 +269,4 @@ def _as_scored(concept: Concept) -> tuple[Concept, Concept, float]:
 
 
 def _is_action(concept: Concept) -> bool:
-    return concept.implied or concept.group in table().actions
+    return concept.action
