@@ -9,9 +9,17 @@ import sys
 import pytest
 
 from tooldeck.host.registry.editor import NamespaceEntry
+from tooldeck.host.search.query import parse
 from tooldeck.host.search.ranked import Ranked
 from tooldeck.host.search.ranking import ToolIndex, _fused
-from tooldeck.host.search.semantic import Vectors, installed, tool_text
+from tooldeck.host.search.semantic import (
+    NEIGHBOUR_FLOOR,
+    Neighbours,
+    Vectors,
+    installed,
+    tool_text,
+)
+from tooldeck.host.search.synonyms import SYNONYM_WEIGHT
 
 from .test_ranking import make, ranked, services
 
@@ -108,3 +116,45 @@ def test_closest_returns_nothing_for_nothing():
     assert vectors.closest("", 5) == [] and vectors.closest("rain", 0) == []
     assert vectors.closest("rain", 5) == [0]
     assert Vectors(model, [], [], {}).closest("rain", 5) == []
+
+
+# -- a word no tool uses, searched as the catalog's words closest to it -----------------------
+def catalog_words() -> Neighbours:
+    model = installed()
+    assert model is not None
+    spelled = {"elev": "elevation", "invoic": "invoice", "fire": "fire", "forecast": "forecast"}
+    return Neighbours(model, spelled)
+
+
+def test_a_word_has_the_catalog_words_closest_to_it():
+    ((term, near),) = catalog_words().of("altitude")
+    assert term == "elev" and near >= NEIGHBOUR_FLOOR
+    assert catalog_words().of("wildfire")[0][0] == "fire"
+
+
+def test_a_word_nothing_in_the_catalog_is_close_to_has_no_neighbours():
+    assert catalog_words().of("banana") == ()
+
+
+def test_neighbours_stand_in_for_a_word_the_index_does_not_know():
+    lend = catalog_words().of
+    (altitude,) = parse("altitude", {"elev"}, lend).concepts[:1]
+    weights = dict(altitude.alternatives)
+    assert 0 < weights["elev"] <= SYNONYM_WEIGHT
+    # A word the index knows is searched as it is.
+    (known,) = parse("altitude", {"altitud"}, lend).concepts[:1]
+    assert dict(known.alternatives) == {"altitud": 1.0}
+
+
+def test_a_tool_named_for_a_neighbour_is_found():
+    entries = [
+        make("get_elevation", "The height of a point above sea level.", namespace="maps"),
+        make("get_forecast", "The weather expected at a point.", namespace="maps"),
+        make("get_route", "Directions between two points.", namespace="maps"),
+    ]
+    index = ToolIndex.of(entries, {})
+    found = index.rank("altitude of my house", 5)
+    assert [entries[i].name for i in found.positions] == ["maps_get_elevation"]
+    assert not found.weak
+    # Words only: the word is nobody's, nothing is found.
+    assert index.rank("altitude of my house", 5, semantic=False).positions == []

@@ -73,9 +73,13 @@ def document(entry: CatalogEntry) -> dict[str, float]:
     return count([fields(entry)])[0]
 
 
-def count(documents: Sequence[Sequence[Field]]) -> list[dict[str, float]]:
+def count(
+    documents: Sequence[Sequence[Field]], spelled: dict[str, str] | None = None
+) -> list[dict[str, float]]:
     """Weighted term counts of each document (heads, action words in names and
-    compounds as the module docstring says)."""
+    compounds as the module docstring says); ``spelled``, when given, gets each term
+    of three letters or more and the first token written for it (``semantic.py``
+    embeds words, not stems)."""
     # Catalogs repeat texts (parameter descriptions, boilerplate sentences): each
     # distinct text is read once per build.
     read: dict[str, list[tuple[str, str]]] = {}
@@ -88,6 +92,11 @@ def count(documents: Sequence[Sequence[Field]]) -> list[dict[str, float]]:
                 pairs = read[f.text] = [(t, term(t)) for t in meaningful(joined(tokens(f.text)))]
             fields.append((f, pairs))
         tokenized.append(fields)
+    if spelled is not None:
+        for pairs in read.values():
+            for token, key in pairs:
+                if len(token) > 2 and token.isalpha():
+                    spelled.setdefault(key, token)
     synonyms = table()
     known: set[str] = set(synonyms.groups)
     for pairs in read.values():

@@ -15,7 +15,9 @@ Steps (``terms.py`` for tokens, joins, stop words and stems):
    word in no group a concept of its own;
 3. a word the index does not know is split into two words it knows when it can be
    (``todolist`` → ``todo``, ``list``), or joined with the next one (``time zone`` →
-   ``timezone``);
+   ``timezone``); failing both, with the ``semantic`` extra, it is searched as the
+   catalog's words closest to it in meaning (``related``: "altitude" → ``elevation``),
+   each at ``SYNONYM_WEIGHT`` times its closeness;
 4. words of one group make one concept ("create a new" asks for one thing); a
    possessive ("a customer's order") counts ``POSSESSIVE_WEIGHT``;
 5. a question ("what's on my agenda today") or a request that names no action
@@ -35,7 +37,7 @@ weak-result test (``ranked.py``) counts words, not synonyms.
 
 from __future__ import annotations
 
-from collections.abc import Container
+from collections.abc import Callable, Container, Sequence
 from dataclasses import dataclass, replace
 
 from tooldeck.host.search.synonyms import (
@@ -53,6 +55,9 @@ from tooldeck.host.search.terms import (
     term,
     tokens,
 )
+
+Related = Callable[[str], Sequence[tuple[str, float]]]
+"""A word → the catalog's terms closest to it in meaning, with their closeness."""
 
 POSSESSIVE_WEIGHT = 0.5
 """What a possessive's concept counts ("cancel a customer's order": the order)."""
@@ -88,8 +93,9 @@ class Query:
     concepts: tuple[Concept, ...]
 
 
-def parse(text: str, known: Container[str]) -> Query:
-    """``text`` as concepts; ``known`` is the index's vocabulary (for compounds)."""
+def parse(text: str, known: Container[str], related: Related | None = None) -> Query:
+    """``text`` as concepts; ``known`` is the index's vocabulary (for compounds),
+    ``related`` what stands in for a word it lacks (step 3; none without it)."""
     raw = joined(tokens(text))
     stems = [term(t) for t in raw]
     synonyms = table()
@@ -111,13 +117,12 @@ def parse(text: str, known: Container[str]) -> Query:
         step = _joined_with_next(raw, i, known)
         if step is not None:
             words.append(f"{raw[i]} {raw[step - 1]}")
-            found += _word(
-                raw[step - 1], term(raw[i] + raw[step - 1]), known, synonyms, len(words) - 1
-            )
+            stem = term(raw[i] + raw[step - 1])
+            found += _word(raw[step - 1], stem, known, synonyms, len(words) - 1, related)
             i = step
             continue
         words.append(SPELLED.get(raw[i], raw[i]))
-        concepts = _word(raw[i], stems[i], known, synonyms, len(words) - 1)
+        concepts = _word(raw[i], stems[i], known, synonyms, len(words) - 1, related)
         if i + 1 < len(raw) and raw[i + 1] == "s":  # customer's: says whose, not what
             concepts = [replace(c, weight=POSSESSIVE_WEIGHT) for c in concepts]
         found += concepts
@@ -194,14 +199,23 @@ def _joined_with_next(raw: list[str], i: int, known: Container[str]) -> int | No
 
 
 def _word(
-    token: str, stem: str, known: Container[str], synonyms: Table, source: int
+    token: str,
+    stem: str,
+    known: Container[str],
+    synonyms: Table,
+    source: int,
+    related: Related | None = None,
 ) -> list[Concept]:
-    """The concepts of one word: one per group it is in, or its own."""
+    """The concepts of one word: one per group it is in, or its own (with the words
+    ``related`` lends when the index does not know it)."""
     groups = synonyms.groups.get(stem, ())
     if not groups and stem not in known:
         parts = compound_parts(token, known)
         if parts is not None:
             return [c for part in parts for c in _word(part, part, known, synonyms, source)]
+        if related is not None and token.isalpha():
+            lent = tuple((t, SYNONYM_WEIGHT * near) for t, near in related(token))
+            return [Concept(((stem, 1.0), *lent), frozenset({source}))]
     if not groups:
         return [Concept(((stem, 1.0),), frozenset({source}))]
     # The word itself counts in its first group only: in two groups (``file`` a ticket,

@@ -30,7 +30,9 @@ only joins words: a query no tool shares a word with still finds nothing (and
 ``search_tools`` shows where the tools are); a tool found by meaning alone joins only
 when it is at least as close in meaning as one of the first ``limit`` tools the words
 found (so a small catalog's unrelated tools do not fill the limit); and a best tool
-found by meaning alone makes the result weak (``ranked.py``).
+found by meaning alone makes the result weak (``ranked.py``). The extra also lends the
+words a query uses and no tool does their closest catalog words (``Neighbours``,
+``query.py``).
 
 The index is built once per snapshot (``ToolIndex.of``, on the first search) and a
 query only touches the tools that share a term with it (or with their namespace), plus
@@ -56,7 +58,7 @@ from tooldeck.host.search.documents import (
 )
 from tooldeck.host.search.query import Concept, parse
 from tooldeck.host.search.ranked import Ranked
-from tooldeck.host.search.semantic import Vectors, installed, tool_text
+from tooldeck.host.search.semantic import Neighbours, Vectors, installed, tool_text
 from tooldeck.host.search.terms import words
 
 __all__ = ["Ranked", "ToolIndex", "document", "words"]
@@ -86,6 +88,7 @@ class ToolIndex:
 
     __slots__ = (
         "_members",
+        "_neighbours",
         "_spaces",
         "_tools",
         "_vectors",
@@ -108,7 +111,9 @@ class ToolIndex:
         self.space_names = tuple(sorted({n for n in self.namespaces if n}))
         """The namespaces of the tools, sorted (a namespace document each)."""
         described = [namespace_fields(n, self.spaces.get(n)) for n in self.space_names]
-        counted = count([*tools, *described])
+        embedder = installed() if semantic else None
+        spelled: dict[str, str] | None = {} if embedder is not None else None
+        counted = count([*tools, *described], spelled)
         self._tools = Bm25(counted[: len(tools)])
         self._spaces = Bm25(counted[len(tools) :])
         number = {n: i for i, n in enumerate(self.space_names)}
@@ -117,12 +122,12 @@ class ToolIndex:
             if n:
                 members[number[n]].append(position)
         self._members = tuple(tuple(m) for m in members)
-        embedder = installed() if semantic else None
-        self._vectors = None
-        if embedder is not None:
+        self._vectors = self._neighbours = None
+        if embedder is not None and spelled is not None:
             said = {n: f"{n}. {s.description}" for n, s in self.spaces.items()}
             texts = [_tool_text(fields) for fields in tools]
             self._vectors = Vectors(embedder, texts, self.namespaces, said)
+            self._neighbours = Neighbours(embedder, spelled)
 
     @classmethod
     def of(
@@ -163,7 +168,8 @@ class ToolIndex:
     def rank(self, query: str, limit: int, semantic: bool = True) -> Ranked:
         """``search``, with what a weak-result message needs (``ranked.py``);
         ``semantic=False`` ranks by words only, even with the extra."""
-        read = parse(query, self)
+        neighbours = self._neighbours if semantic else None
+        read = parse(query, self, neighbours.of if neighbours is not None else None)
         if not read.concepts:
             return Ranked(list(range(min(limit, len(self)))), read)
         totals: dict[int, float] = {}

@@ -17,13 +17,18 @@ may reach for a model hub) and nothing is ever downloaded. Without the extra
 A tool's text is its name in words, the first sentence of its description (later ones
 tend to be boilerplate shared by many tools) and its namespace's description. Texts are
 embedded once per index; a repeated text (a namespace's description) once per build.
+
+The same table also lends the word ranking words (``Neighbours``): a query word no tool
+uses ("altitude", "wildfire") is searched as the catalog's words closest to it in
+meaning ("elevation", "fire"). A mean of whole-text vectors blurs which of a service's
+tools is meant; one word's neighbours keep the word ranking's grip on names and actions.
 """
 
 from __future__ import annotations
 
 import importlib.util
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -33,6 +38,11 @@ if TYPE_CHECKING:
     import numpy as np
     from numpy.typing import NDArray
 
+NEIGHBOURS = 3
+"""How many of the catalog's words stand in for a word it does not use, at most."""
+NEIGHBOUR_FLOOR = 0.4
+"""How close in meaning (cosine) a catalog word must be to stand in for one; below it,
+a static embedding's neighbours are mostly words sharing a few letters."""
 WEIGHTS = "weights/l2_supercat_256.safetensors"
 TOKENIZER = "tokenizers/l2_supercat_tokenizer_config.json"
 _FIRST_SENTENCE = re.compile(r"[.!?](?:\s|$)")
@@ -142,6 +152,34 @@ class Vectors:
             return found
         floor = min(float(scores[a]) for a in anchors)
         return [d for d in found if float(scores[d]) >= floor]
+
+
+class Neighbours:
+    """The words of one catalog as vectors, to find those closest to a word it lacks."""
+
+    __slots__ = ("_embedder", "_matrix", "_terms")
+
+    def __init__(self, embedder: Embedder, spelled: Mapping[str, str]) -> None:
+        """``spelled``: each search term of the catalog and one way it is written
+        (``elev`` → ``elevation``: a stem is no word to embed)."""
+        self._embedder = embedder
+        self._terms = tuple(spelled)
+        sums, _ = embedder.sums([spelled[t] for t in self._terms])
+        self._matrix = _unit(sums)
+
+    def of(self, word: str) -> tuple[tuple[str, float], ...]:
+        """The catalog's terms closest to ``word``: at most ``NEIGHBOURS``, each at least
+        ``NEIGHBOUR_FLOOR`` close, closest first (ties in catalog order), with their
+        closeness."""
+        import numpy as np
+
+        vector = self._embedder.embed(word)
+        if not vector.any() or not self._terms:
+            return ()
+        scores = np.einsum("ij,j->i", self._matrix, vector)  # one thread, as closest()
+        near = np.flatnonzero(scores >= NEIGHBOUR_FLOOR).tolist()
+        near.sort(key=lambda t: (-float(scores[t]), t))
+        return tuple((self._terms[t], float(scores[t])) for t in near[:NEIGHBOURS])
 
 
 def _unit(rows: NDArray[np.float32]) -> NDArray[np.float32]:
