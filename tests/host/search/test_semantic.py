@@ -158,3 +158,17 @@ def test_a_tool_named_for_a_neighbour_is_found():
     assert not found.weak
     # Words only: the word is nobody's, nothing is found.
     assert index.rank("altitude of my house", 5, semantic=False).positions == []
+
+
+def test_a_word_searched_by_its_neighbours_never_makes_a_result_weak():
+    entries = [
+        make("get_forecast", "The weather expected in a city.", namespace="weather"),
+        make("get_elevation", "The height of a point above sea level.", namespace="maps"),
+    ]
+    index = ToolIndex.of(entries, {})
+    # "altitude" lends elevation; the forecast, best for "weather", does not answer it.
+    found = index.rank("forecast for a town at altitude", 5)
+    assert entries[found.positions[0]].name == "weather_get_forecast"
+    assert "altitude" not in found.unmatched and not found.weak
+    # The tool the neighbours found answers it.
+    assert index.rank("altitude", 5).matched == {0}

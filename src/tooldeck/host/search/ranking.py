@@ -197,23 +197,31 @@ class ToolIndex:
         if vectors is not None and positions:  # nothing worded: nothing, and a hint
             meant = vectors.closest(query, depth, anchors=positions[:limit])
             positions = _fused(positions, meant, limit)
-        asked = frozenset(
-            s for c, scored in parts if scored or c.group is not None for s in c.sources
-        )
-        if not positions:
+        top = positions[0] if positions else None
+        parts = [(c, scored) for c, scored in parts if self._asked(c, scored, top)]
+        asked = frozenset(s for c, _ in parts for s in c.sources)
+        if top is None:
             return Ranked(positions, read, asked)
-        top = positions[0]
         if top not in hits:  # found by meaning alone: it answers no word asked
             return Ranked(positions, read, asked, strength=0.0, worded=False)
         matched = frozenset(i for i in range(len(read.words)) if hits[top] >> i & 1)
         return Ranked(positions, read, asked, matched, self._strength(parts, top))
 
+    def _asked(self, concept: Concept, scored: dict[int, float], top: int | None) -> bool:
+        """Whether the weak-result test counts ``concept`` (``ranked.py``): a word some
+        tool has, or the synonym table knows; a word no tool has, searched as its
+        neighbours in meaning, only when the best tool answers it (the neighbours are
+        a guess: they may help, they never make a result weak)."""
+        if concept.group is not None:
+            return True
+        if concept.alternatives[0][0] not in self:  # lent neighbours, or nothing
+            return top in scored
+        return bool(scored)
+
     def _strength(self, parts: list[tuple[Concept, dict[int, float]]], doc: int) -> float:
         """``doc``'s score over an ideal tool's, each concept capped at its ideal."""
         got = ideal = 0.0
         for concept, scored in parts:
-            if not (scored or concept.group is not None):
-                continue
             _, rarity, extra = _as_scored(concept)
             most = self._tools.ideal(rarity, NAME_WEIGHT, extra)
             got += min(scored.get(doc, 0.0), most) * concept.weight
