@@ -33,6 +33,12 @@ MEET = [
     "issue issues issued",
     "repository repositories",
     "refund refunds refunded",
+    "recur recurring recurrence",
+    "react reacted reaction reactions",
+    "summarize summarise summarized summarised",
+    "analyze analyse analyzed",
+    "organization organisation",
+    "perform performance",
 ]
 
 
@@ -52,6 +58,8 @@ def test_the_forms_of_a_word_meet(forms):
         ("subscription", "subscribe"),  # a thing tools hold, and an action
         ("station", "state"),
         ("replication", "reply"),
+        ("sentence", "sent"),
+        ("instance", "install"),
     ],
 )
 def test_unrelated_words_stay_apart(a, b):

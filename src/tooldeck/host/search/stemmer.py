@@ -12,10 +12,13 @@ Order of the steps:
 
 1. plurals and third persons (``queries`` → ``query``, ``matches`` → ``match``);
 2. ``-ing`` and ``-ed`` (``running`` → ``run``, ``sharing`` → ``share``);
-3. a few derivations that tool requests use: ``-fication`` → ``-fy``, ``-ization`` →
-   ``-ize``, ``-ation`` → ``-ate``, ``-etion`` → ``-ete``, ``-ription`` → ``-ribe``,
-   ``-ment`` (``payment`` → ``pay``), ``-val``/``-wal`` (``removal`` → ``remove``) and
-   ``-ly`` (``weekly`` → ``week``);
+3. British ``-ise``/``-yse`` spelled ``-ize``/``-yze`` (``summarise``, ``analyse``),
+   then a few derivations that tool requests use: ``-fication`` → ``-fy``,
+   ``-ization`` → ``-ize``, ``-ction`` → ``-ct`` (``reaction`` → ``react``),
+   ``-ence``/``-ance`` after a long stem (``recurrence`` → ``recur``, ``performance``
+   → ``perform``; not ``sentence``, ``instance``), ``-ation`` → ``-ate``, ``-etion`` →
+   ``-ete``, ``-ment`` (``payment`` → ``pay``), ``-val``/``-wal`` (``removal`` →
+   ``remove``) and ``-ly`` (``weekly`` → ``week``);
 4. tidy: a final ``e`` goes from long stems, a final double consonant (not ``l``,
    ``s`` or ``z``) becomes single, so ``add``/``added`` and ``set``/``setting`` meet.
 """
@@ -123,10 +126,15 @@ def _restore(base: str) -> str:
 
 
 def _derivation(word: str) -> str:
+    word = _american(word)
     if word.endswith("fication"):
         return word[:-8] + "fy"
     if word.endswith("ization"):
         return word[:-7] + "ize"
+    if word.endswith("ction") and len(word) - 5 >= 2:
+        return word[:-3]
+    if word.endswith(("ence", "ance")) and _measure(word[:-4]) > 1:
+        return word[:-4]
     for suffix, replacement in (("etion", "ete"), ("ation", "ate")):
         if word.endswith(suffix) and len(word) - len(suffix) >= 3:
             return word[: -len(suffix)] + replacement
@@ -136,6 +144,15 @@ def _derivation(word: str) -> str:
         return word[:-2] + "e"
     if word.endswith("ly") and len(word) - 2 >= 4 and word[-3] not in _VOWELS:
         return word[:-2]
+    return word
+
+
+def _american(word: str) -> str:
+    """British ``-ise``/``-yse`` spellings as American ones (``summarise``,
+    ``organisation``, ``analyse``)."""
+    for british, american in (("isation", "ization"), ("ise", "ize"), ("yse", "yze")):
+        if word.endswith(british) and len(word) - len(british) >= 3:
+            return word[: -len(british)] + american
     return word
 
 
