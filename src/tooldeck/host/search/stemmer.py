@@ -10,10 +10,10 @@ the same stem, whatever the platform.
 
 Order of the steps:
 
-1. plurals and third persons (``queries`` → ``query``, ``matches`` → ``match``);
+1. plurals and third persons (``queries`` → ``query``, ``matches`` → ``match``), then
+   British ``-ise``/``-yse`` spelled ``-ize``/``-yze`` (``summarised``, ``analyse``);
 2. ``-ing`` and ``-ed`` (``running`` → ``run``, ``sharing`` → ``share``);
-3. British ``-ise``/``-yse`` spelled ``-ize``/``-yze`` (``summarise``, ``analyse``),
-   then a few derivations that tool requests use: ``-fication`` → ``-fy``,
+3. a few derivations that tool requests use: ``-fication`` → ``-fy``,
    ``-ization`` → ``-ize``, ``-ction`` → ``-ct`` (``reaction`` → ``react``),
    ``-ence``/``-ance`` after a long stem (``recurrence`` → ``recur``, ``performance``
    → ``perform``; not ``sentence``, ``instance``), ``-ation`` → ``-ate``, ``-etion`` →
@@ -54,7 +54,7 @@ def stem(word: str) -> str:
     anything but letters, come back unchanged)."""
     if len(word) <= 3 or not word.isalpha() or word in _KEEP:
         return word
-    word = _plural(_IRREGULAR.get(word, word))
+    word = _american(_plural(_IRREGULAR.get(word, word)))
     if word in _KEEP:
         return word
     word = _inflection(word)
@@ -126,7 +126,6 @@ def _restore(base: str) -> str:
 
 
 def _derivation(word: str) -> str:
-    word = _american(word)
     if word.endswith("fication"):
         return word[:-8] + "fy"
     if word.endswith("ization"):
@@ -147,10 +146,17 @@ def _derivation(word: str) -> str:
     return word
 
 
+_BRITISH = tuple(
+    (f"{b}{ending}", f"{a}{ending}")
+    for b, a in (("is", "iz"), ("ys", "yz"))
+    for ending in ("ation", "ing", "ed", "e")
+)
+
+
 def _american(word: str) -> str:
     """British ``-ise``/``-yse`` spellings as American ones (``summarise``,
     ``organisation``, ``analyse``)."""
-    for british, american in (("isation", "ization"), ("ise", "ize"), ("yse", "yze")):
+    for british, american in _BRITISH:
         if word.endswith(british) and len(word) - len(british) >= 3:
             return word[: -len(british)] + american
     return word
