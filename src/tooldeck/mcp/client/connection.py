@@ -58,7 +58,8 @@ the function called as the start ends, successfully or not."""
 
 
 class Connection:
-    """A server's session on the loop: connect, list, call, follow changes, close."""
+    """A server's session on the loop: connect, list, follow changes, reconnect, close
+    (its requests are sent by ``calls``)."""
 
     def __init__(
         self,

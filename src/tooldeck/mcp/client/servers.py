@@ -61,7 +61,7 @@ class ConfiguredServer:
         """Why the kept listing was ignored, when it was unusable."""
 
 
-Listed = tuple[ConfiguredServer, tuple[AnyTool, ...], tuple[str, ...]]
+Reported = tuple[ConfiguredServer, tuple[AnyTool, ...], tuple[str, ...]]
 """A server with the tools and notes it had when the report was asked for."""
 
 
@@ -78,7 +78,7 @@ def shadowed(servers: list[ConfiguredServer]) -> dict[int, dict[str, str]]:
     return found
 
 
-def rows(servers: list[Listed]) -> list[ServerRow]:
+def rows(servers: list[Reported]) -> list[ServerRow]:
     """Each server's row (``mcp:NAME``), in configuration order."""
     elsewhere = shadowed([server for server, _, _ in servers])
     return [
