@@ -93,3 +93,10 @@ def test_a_word_in_two_action_groups_is_both_actions():
 def test_an_implied_action_is_an_action():
     *_, implied = parse("storm warnings near me", set()).concepts
     assert implied.implied and implied.action
+
+
+def test_the_action_is_the_requests_own_verb_not_its_frame():
+    (action,) = [c for c in parse("show me how to archive a channel", set()).concepts if c.action]
+    assert terms(action)[term("archive")] == 1.0
+    (action,) = [c for c in parse("help me find a way to send an sms", set()).concepts if c.action]
+    assert terms(action)[term("send")] == 1.0

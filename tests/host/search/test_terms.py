@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tooldeck.host.search.terms import compound_parts, joined, tokens, words
+from tooldeck.host.search.terms import compound_parts, joined, tokens, unframed, words
 
 
 def test_identifiers_come_apart():
@@ -39,3 +39,11 @@ def test_compounds_split_where_both_halves_are_known():
     assert compound_parts("webhook", known) is None  # "hook" unknown
     assert compound_parts("s3bucket", known) is None
     assert compound_parts("webs", known) is None  # too short to be two words
+
+
+def test_frames_of_a_request_go_and_their_words_only_together():
+    assert unframed(tokens("show me how to rename a branch")) == ["rename", "a", "branch"]
+    assert unframed(tokens("is there a way to cancel an order")) == ["cancel", "an", "order"]
+    assert unframed(tokens("I'd like to be able to see invoices")) == ["see", "invoices"]
+    # "show me" alone asks to see: it stays.
+    assert unframed(tokens("show me my invoices")) == ["show", "me", "my", "invoices"]

@@ -5,7 +5,8 @@
 phrases. A concept scores a tool by its best term (``bm25.py``), so a word with many
 synonyms counts once, never once per synonym.
 
-Steps (``terms.py`` for tokens, joins, stop words and stems):
+Steps (``terms.py`` for tokens, frames, joins, stop words and stems; frames such as
+"show me how to" go before anything is read):
 
 1. phrases of the synonym table are found first, stop words between their words
    skipped ("how many", "undo a payment", "get rid of"); a phrase's own words stay
@@ -54,6 +55,7 @@ from tooldeck.host.search.terms import (
     joined,
     term,
     tokens,
+    unframed,
 )
 
 Related = Callable[[str], Sequence[tuple[str, float]]]
@@ -96,7 +98,7 @@ class Query:
 def parse(text: str, known: Container[str], related: Related | None = None) -> Query:
     """``text`` as concepts; ``known`` is the index's vocabulary (for compounds),
     ``related`` what stands in for a word it lacks (step 3; none without it)."""
-    raw = joined(tokens(text))
+    raw = joined(unframed(tokens(text)))
     stems = [term(t) for t in raw]
     synonyms = table()
     words: list[str] = []

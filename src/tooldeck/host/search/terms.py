@@ -10,6 +10,9 @@
 3. **Stop words** (``the``, ``my``, ``please``, question words) go, as do single letters.
 4. **Stems** (``stemmer.py``): ``issues``, ``issued`` → ``issu``.
 
+A query also loses its **frames** first (``unframed``: "show me how to", "is there a
+way to"), words that wrap a request and ask for nothing.
+
 Compounds written as one word (``webfetch``, ``playback``) are split where the index
 knows both halves: ``compound_parts``, used by ``ranking.py`` with its vocabulary.
 """
@@ -36,6 +39,26 @@ _STOP_WORDS_TEXT = """a about also am an and any are as at be been being by can 
 STOP_WORDS = frozenset(_STOP_WORDS_TEXT.split())
 """Words that say nothing about which tool is meant (``all`` and ``new`` are not here:
 they ask for ``list`` and ``create``; "send an email to someone" is about the email)."""
+
+_FRAMES_TEXT = """is there a way to, is there any way to, is there a tool that, is there a tool to,
+    is there a tool for, a tool that, a tool to, a tool for, find a way to, a way to,
+    show me how to, tell me how to, help me, how do i, how can i, how would i, how to,
+    i would like to, i d like to, id like to, be able to, lets me, allows me to,
+    go ahead and, trying to, try to, looking for a way to, looking for something to,
+    looking for something that, looking for a tool to, looking for a tool that,
+    can you, could you, would you, will you, can i, could i, tell me how to"""
+FRAMES = tuple(
+    sorted(
+        (tuple(f.split()) for f in " ".join(_FRAMES_TEXT.split()).split(", ")),
+        key=len,
+        reverse=True,
+    )
+)
+"""Words that frame a request and ask for nothing ("show me how to rename a branch",
+"is there a way to cancel an order", "help me find a file"): a query loses them
+before it is read, so the request's own verb is its action, not ``show`` or ``find``.
+Longest first; a frame's words go only together ("show me my invoices" keeps
+``show``)."""
 
 JOINS: dict[tuple[str, str], str] = {
     ("on", "call"): "oncall",
@@ -67,6 +90,20 @@ def tokens(text: str) -> list[str]:
         if not run.isalpha() and not run.isdigit():
             found.extend(_LETTERS.findall(run))
     return found
+
+
+def unframed(raw: list[str]) -> list[str]:
+    """``raw`` without the ``FRAMES`` it holds (longest first at each place)."""
+    out: list[str] = []
+    i = 0
+    while i < len(raw):
+        frame = next((f for f in FRAMES if tuple(raw[i : i + len(f)]) == f), None)
+        if frame is None:
+            out.append(raw[i])
+            i += 1
+        else:
+            i += len(frame)
+    return out
 
 
 def joined(raw: list[str]) -> list[str]:
