@@ -42,7 +42,7 @@ they ask for ``list`` and ``create``; "send an email to someone" is about the em
 
 _FRAMES_TEXT = """is there a way to, is there any way to, is there a tool that, is there a tool to,
     is there a tool for, a tool that, a tool to, a tool for, find a way to, a way to,
-    show me how to, tell me how to, help me, how do i, how can i, how would i, how to,
+    show me how to, tell me how to, help me,
     i would like to, i d like to, id like to, be able to, lets me, allows me to,
     go ahead and, trying to, try to, looking for a way to, looking for something to,
     looking for something that, looking for a tool to, looking for a tool that,
@@ -58,7 +58,8 @@ FRAMES = tuple(
 "is there a way to cancel an order", "help me find a file"): a query loses them
 before it is read, so the request's own verb is its action, not ``show`` or ``find``.
 Longest first; a frame's words go only together ("show me my invoices" keeps
-``show``)."""
+``show``). "How do I..." is no frame: it stays a question (``query.py``), which asks to
+see as well as to do."""
 
 JOINS: dict[tuple[str, str], str] = {
     ("on", "call"): "oncall",
