@@ -172,6 +172,7 @@ OPENED = (
     "tooldeck.host.plugins.guarded",
     "tooldeck.host.plugins.host",
     "tooldeck.host.plugins.instrument",
+    "tooldeck.host.plugins.mcp_slot",
     "tooldeck.host.plugins.records",
     "tooldeck.host.plugins.selection",
     "tooldeck.host.plugins.sync",
