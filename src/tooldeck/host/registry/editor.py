@@ -13,11 +13,9 @@ from __future__ import annotations
 
 import builtins
 from collections.abc import Callable, MutableMapping
-from typing import Any, Literal, NamedTuple
+from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 
-from tooldeck._prompt import Prompt
 from tooldeck._public import public
-from tooldeck._resource import Resource, ResourceTemplate
 from tooldeck._tool import AnyTool, Tool
 from tooldeck.host.registry import names
 from tooldeck.host.registry.features import (
@@ -33,6 +31,10 @@ from tooldeck.host.registry.features import (
     resource_uri,
 )
 from tooldeck.host.registry.record import record_of
+
+if TYPE_CHECKING:
+    from tooldeck._prompt import Prompt
+    from tooldeck._resource import Resource, ResourceTemplate
 
 
 @public

@@ -10,12 +10,16 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from typing import NamedTuple, TypeAlias
+from typing import TYPE_CHECKING, NamedTuple, TypeAlias
 
-from tooldeck._prompt import Prompt, PromptArgument
 from tooldeck._public import public
-from tooldeck._resource import Resource, ResourceTemplate
 from tooldeck.host.registry import names
+
+if TYPE_CHECKING:
+    # Loaded by the checks below, on the first resource or prompt a plugin adds: a
+    # catalog of tools alone never needs these modules (``tests/host/test_startup.py``).
+    from tooldeck._prompt import Prompt
+    from tooldeck._resource import Resource, ResourceTemplate
 
 RESOURCE = "resource:"
 PROMPT = "prompt:"
@@ -73,6 +77,8 @@ def template_variables(template: str) -> tuple[str, ...]:
 
 def resource_problem(resource: object) -> str | None:
     """Why ``resource`` cannot be registered, or ``None``."""
+    from tooldeck._resource import Resource, ResourceTemplate
+
     if isinstance(resource, Resource):
         return _uri_problem(resource.uri) or _common_problem(resource)
     if isinstance(resource, ResourceTemplate):
@@ -138,6 +144,8 @@ def _common_problem(resource: Resource | ResourceTemplate) -> str | None:
 
 def prompt_problem(prompt: object) -> str | None:
     """Why ``prompt`` cannot be registered, or ``None``."""
+    from tooldeck._prompt import Prompt
+
     if not isinstance(prompt, Prompt):
         return f"expected a Prompt, got {type(prompt).__name__}"
     problem = names.name_problem(prompt.name, prompt.namespace, True)
@@ -158,6 +166,8 @@ def prompt_problem(prompt: object) -> str | None:
 
 
 def _argument_problem(argument: object, seen: set[str]) -> str | None:
+    from tooldeck._prompt import PromptArgument
+
     if not isinstance(argument, PromptArgument):
         return f"arguments must be PromptArgument values, got {type(argument).__name__}"
     if not (isinstance(argument.name, str) and argument.name.strip()):
@@ -177,4 +187,6 @@ def prompt_name(prompt: Prompt) -> str:
 
 def resource_uri(resource: Resource | ResourceTemplate) -> str:
     """The URI (or URI template) the resource is registered under."""
+    from tooldeck._resource import Resource
+
     return resource.uri if isinstance(resource, Resource) else resource.uri_template
