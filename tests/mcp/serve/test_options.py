@@ -67,7 +67,5 @@ def test_allow_remote_waits_for_the_location_when_a_token_may_exist(tmp_path, mo
         check_token_possible(tmp_path, "8001", True, {})
     # A principal in the files, trusted or not: whether its token is set and survives
     # trust is decided once the Location is open.
-    (tmp_path / "tooldeck.toml").write_text(
-        '[mcp.serve.principals.ci]\ntoken_env = "CI_TOKEN"\n'
-    )
+    (tmp_path / "tooldeck.toml").write_text('[mcp.serve.principals.ci]\ntoken_env = "CI_TOKEN"\n')
     check_token_possible(tmp_path, "8001", True, {})
