@@ -208,9 +208,10 @@ OFF = (
     "tooldeck.host.boundary.hooks",
     # nothing deferred: the search ranking
     "tooldeck.host.search.ranking",
-    # no resource or prompt registered: their values
+    # no resource or prompt registered: their values and the checks of them
     "tooldeck._prompt",
     "tooldeck._resource",
+    "tooldeck.host.registry.feature_checks",
     # no call made yet: the boundary, the call paths, validators, patterns and what they need
     "tooldeck.host.boundary.boundary",
     "tooldeck.host.boundary.outcome",
