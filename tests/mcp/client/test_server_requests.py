@@ -82,6 +82,20 @@ def test_a_rejection_declines(host):
         host.location.asker = None
 
 
+def test_an_asker_that_fails_is_the_servers_error_naming_it(host):
+    def failing(request):
+        raise RuntimeError("the prompt window crashed")
+
+    host.location.asker = failing
+    try:
+        with pytest.raises(tooldeck.ToolFailure) as failed:
+            call(host, "talk_ask")
+    finally:
+        host.location.asker = None
+    assert "tool 'ask'" in str(failed.value)
+    assert "the host's asker failed: the prompt window crashed" in str(failed.value)
+
+
 class FormPeer:
     """An embedding host's ``Peer`` for a call: it answers the call's questions."""
 

@@ -191,14 +191,8 @@ class ServerRequests:
         request = self._request(params)
         try:
             reply = await self._ask(asker, request)
-        except PermissionDeclined:
-            return types.ElicitResult(action="decline")
-        except QuestionDismissed:
-            return types.ElicitResult(action="cancel")
-        except Exception as exc:  # the asker's own failure is the server's error answer
-            return types.ErrorData(
-                code=types.INTERNAL_ERROR, message=f"the host's asker failed: {exc}"
-            )
+        except Exception as exc:
+            return _unanswered(exc, "the host's asker failed")
         return _result(reply, params)
 
     async def _in_call(
@@ -219,14 +213,8 @@ class ServerRequests:
             return types.ElicitResult(action="cancel")
         except ToolFailure:  # the call has no one who can answer: the asker decides
             return None
-        except PermissionDeclined:
-            return types.ElicitResult(action="decline")
-        except QuestionDismissed:
-            return types.ElicitResult(action="cancel")
-        except Exception as exc:  # the answerer's own failure is the server's error answer
-            return types.ErrorData(
-                code=types.INTERNAL_ERROR, message=f"the question was not answered: {exc}"
-            )
+        except Exception as exc:
+            return _unanswered(exc, "the question was not answered")
         content = dict(answer.content) if answer.content is not None else None
         return types.ElicitResult(action=answer.action, content=content)
 
@@ -290,6 +278,18 @@ class ServerRequests:
 async def _reply(asker: Asker, request: Any) -> object:
     reply = asker(request)
     return await reply if inspect.isawaitable(reply) else reply
+
+
+def _unanswered(exc: Exception, failed: str) -> types.ElicitResult | types.ErrorData:
+    """What the server hears when its question got no answer: the user declined or
+    dismissed it, or whoever was asked failed (``failed``: who, for the error text)."""
+    from tooldeck.mcp.sdk import types
+
+    if isinstance(exc, PermissionDeclined):
+        return types.ElicitResult(action="decline")
+    if isinstance(exc, QuestionDismissed):
+        return types.ElicitResult(action="cancel")
+    return types.ErrorData(code=types.INTERNAL_ERROR, message=f"{failed}: {exc}")
 
 
 def _result(reply: object, params: types.ElicitRequestParams) -> types.ElicitResult:
