@@ -116,7 +116,7 @@ def test_the_sdks_schema_lookup_answers_as_the_requests_principal_was_listed(pro
         seen = {}
 
         async def app(scope, receive, send):
-            seen[scope.get(PRINCIPAL_KEY)] = server.input_schema("add")
+            seen[scope.get(PRINCIPAL_KEY)] = server.tool_listing.input_schema("add")
 
         async def scenario():
             for principal in (None, "alice", "bob"):

@@ -1,8 +1,9 @@
 """The configuration model (DESIGN §11), validated with pydantic at the file edge.
 
 Loading files and turning validation errors into ``ConfigError`` messages that name
-the file and the key lives in ``config_files``; this module is only the shape, and
-``NOT_YET_AVAILABLE``: the keys whose feature this version does not have.
+the file and the key lives in ``config_files``, which keys of a server section go
+together in ``mcp_keys``; this module is only the shape, and ``NOT_YET_AVAILABLE``: the
+keys whose feature this version does not have.
 """
 
 from __future__ import annotations
@@ -85,109 +86,14 @@ class McpServerConfig(_Section):
     issuer: str | None = None
 
     @model_validator(mode="after")
-    def _one_transport(self) -> McpServerConfig:
-        if (self.command is None) == (self.url is None):
-            raise ValueError("expected exactly one of command (stdio) or url (streamable HTTP)")
-        if self.command is not None and not (self.command and self.command[0]):
-            raise ValueError("command must start with the program to run, got []")
-        if self.url is not None:
-            if not self.url.startswith(("http://", "https://")):
-                raise ValueError(f"url must start with http:// or https://, got {self.url!r}")
-            wrong = [key for key in ("env", "cwd") if key in self.model_fields_set]
-            if wrong:
-                raise ValueError(f"{wrong[0]} applies to a command, not to a url")
-        elif "headers" in self.model_fields_set:
-            raise ValueError("headers apply to a url, not to a command")
-        problem = _oauth_problem(self)
+    def _keys_go_together(self) -> McpServerConfig:
+        # Loaded with the first server section: a Location without one never needs it.
+        from tooldeck.host.config.mcp_keys import server_problem
+
+        problem = server_problem(self)
         if problem is not None:
             raise ValueError(problem)
         return self
-
-
-_OAUTH_KEYS = (
-    "grant",
-    "client_id",
-    "client_secret_env",
-    "client_metadata_url",
-    "private_key_file",
-    "signing_algorithm",
-    "scopes",
-    "issuer",
-)
-
-
-def _oauth_problem(server: McpServerConfig) -> str | None:
-    """What is wrong with a server's OAuth keys, or None."""
-    given = [key for key in _OAUTH_KEYS if key in server.model_fields_set]
-    if server.auth is None:
-        return f'{given[0]} applies with auth = "oauth"' if given else None
-    if server.url is None:
-        return 'auth = "oauth" applies to a url (streamable HTTP), not to a command'
-    if any(name.lower() == "authorization" for name in server.headers):
-        return 'auth = "oauth" sets the Authorization header; remove it from headers'
-    if server.client_metadata_url is not None:
-        problem = _metadata_url_problem(server.client_metadata_url)
-        if problem is not None:
-            return problem
-    for scope in server.scopes:
-        if not scope or any(c.isspace() for c in scope):
-            return f"scopes must be non-empty and without spaces, got {scope!r}"
-    if server.grant == "client_credentials":
-        return _client_credentials_problem(server)
-    if server.issuer is not None:
-        return 'issuer applies with grant = "client_credentials"'
-    if server.private_key_file is not None:
-        return 'private_key_file applies with grant = "client_credentials"'
-    if server.client_secret_env is not None and server.client_id is None:
-        return "client_secret_env needs the client_id it is the secret of"
-    return None
-
-
-def _client_credentials_problem(server: McpServerConfig) -> str | None:
-    if server.client_id is None:
-        return 'grant = "client_credentials" needs client_id (a pre-registered client)'
-    if (server.client_secret_env is None) == (server.private_key_file is None):
-        return (
-            'grant = "client_credentials" needs exactly one of client_secret_env '
-            "(a client secret) or private_key_file (a signed JWT)"
-        )
-    if server.client_metadata_url is not None:
-        return 'client_metadata_url applies with grant = "authorization_code"'
-    if "signing_algorithm" in server.model_fields_set and server.private_key_file is None:
-        return "signing_algorithm applies with private_key_file"
-    if server.issuer is not None:
-        return _issuer_problem(server.issuer)
-    return None
-
-
-_LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "::1")
-
-
-def _issuer_problem(issuer: str) -> str | None:
-    """An issuer identifier (RFC 8414): https (http on loopback only), a host, no query
-    or fragment."""
-    from urllib.parse import urlsplit
-
-    parts = urlsplit(issuer)
-    secure = parts.scheme == "https" or (
-        parts.scheme == "http" and parts.hostname in _LOOPBACK_HOSTS
-    )
-    if not secure or not parts.netloc or parts.query or parts.fragment:
-        return (
-            "issuer must be the authorization server's issuer URL: https (http only on "
-            f"127.0.0.1 or localhost), without query or fragment, got {issuer!r}"
-        )
-    return None
-
-
-def _metadata_url_problem(url: str) -> str | None:
-    """A client ID metadata document's URL is the client id: https, with a path."""
-    from urllib.parse import urlsplit
-
-    parts = urlsplit(url)
-    if parts.scheme != "https" or not parts.netloc or parts.path in ("", "/"):
-        return f"client_metadata_url must be an https URL with a path, got {url!r}"
-    return None
 
 
 @public

@@ -38,6 +38,7 @@ from tooldeck.host.execution.definitions import (
     visible,
 )
 from tooldeck.host.execution.lazy import wire_formats
+from tooldeck.host.execution.listings import Listings
 from tooldeck.host.execution.snapshot import LayerBinder, Snapshot
 from tooldeck.host.registry.catalog import Catalog
 from tooldeck.host.registry.editor import CatalogEntry
@@ -157,13 +158,6 @@ class LayeredSnapshot(Snapshot):
             )
         return self._plan
 
-    def _records(self) -> Collection[ToolRecord]:
-        base = self._base
-        base._with_codemode()  # its records line up with its names
-        if self._unchanged:
-            return base._records()
-        return self._spliced(tuple(base._records()), _same)
-
     @property
     def definitions(self) -> tuple[ToolDefinition, ...]:
         """The advertised tools; unchanged tools share the base's definition objects."""
@@ -187,19 +181,10 @@ class LayeredSnapshot(Snapshot):
         if self._unchanged:
             base = self._base.definitions_for(fmt, strict=strict, search=search)  # type: ignore[call-overload]
             return base  # type: ignore[no-any-return]
-        return self._advertised(fmt, strict, search)
+        return self._lister().advertised(fmt, strict, search)
 
-    def _deferred_view(self) -> Deferral:
-        if self._unchanged:
-            return self._base._deferred_view()
-        return super()._deferred_view()
-
-    def _plain_definitions(self, fmt: str, strict: bool) -> tuple[Any, ...]:
-        """Every advertised tool in a provider format, spliced from the base's (cached)."""
-        base = self._base._plain_definitions(fmt, strict)
-        if self._unchanged:
-            return base
-        return self._spliced(base, partial(wire_formats().render, fmt=fmt, strict=strict))
+    def _new_listings(self) -> Listings:
+        return LayeredListings(self)
 
     def get(self, name: str) -> AnyTool | None:
         """The advertised tool called ``name``, or ``None``."""
@@ -215,8 +200,8 @@ class LayeredSnapshot(Snapshot):
         """The base resolves what the session did not change (its tools, its ``execute``,
         its code-mode tools by name); the rest resolves as in any snapshot."""
         # Reached from the hot path when the session's own records lack ``name``.
-        if name == SEARCH_TOOLS and self._deferred_view().names:
-            return self._deferred_view().search_record()  # this session's deferred set
+        if name == SEARCH_TOOLS and self._lister().deferral().names:
+            return self._lister().deferral().search_record()  # this session's deferred set
         if name.removeprefix("tools.") not in self._masked:
             base = self._base
             try:
@@ -227,6 +212,39 @@ class LayeredSnapshot(Snapshot):
 
     def __repr__(self) -> str:
         return f"<Snapshot of session {self.session_id!r}: {len(self.names)} tools>"
+
+
+class LayeredListings(Listings):
+    """A session's listings: its base's (kept there) when the session changed nothing,
+    else spliced from them on each reading."""
+
+    __slots__ = ("_layered",)
+
+    def __init__(self, snapshot: LayeredSnapshot) -> None:
+        super().__init__(snapshot)
+        self._layered = snapshot
+
+    def records(self) -> Collection[ToolRecord]:
+        layered = self._layered
+        base = layered._base
+        base._with_codemode()  # its records line up with its names
+        if layered._unchanged:
+            return base._lister().records()
+        return layered._spliced(tuple(base._lister().records()), _same)
+
+    def plain(self, fmt: str, strict: bool) -> tuple[Any, ...]:
+        """Every advertised tool in a provider format, spliced from the base's (kept)."""
+        layered = self._layered
+        base = layered._base._lister().plain(fmt, strict)
+        if layered._unchanged:
+            return base
+        return layered._spliced(base, partial(wire_formats().render, fmt=fmt, strict=strict))
+
+    def deferral(self) -> Deferral:
+        layered = self._layered
+        if layered._unchanged:
+            return layered._base._lister().deferral()
+        return super().deferral()
 
 
 _Step = tuple[int, "ToolRecord | None"]

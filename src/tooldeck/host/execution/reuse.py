@@ -35,7 +35,7 @@ MOST_CHANGED = 16
 """Past one changed entry in this many (and eight in all) the plain build is as cheap."""
 
 PLAIN = "+plain"
-"""How a snapshot's cache key of a whole listing ends (``Snapshot._plain_definitions``)."""
+"""How a snapshot's cache key of a whole listing ends (``listings.Listings.plain``)."""
 
 
 def index_after(

@@ -3,14 +3,15 @@
 A snapshot captures the effective definitions *and* executors of one catalog, and the
 boundary's layers active for it (``layers``, bound once by whoever builds the snapshot:
 the service binds ``host/boundary``'s); later registrations, reloads and disposals build
-new catalogs and never touch it. ``execute`` runs one call through those layers and the
+new catalogs and never touch it. What it lists is computed on first need
+(``listings.py``) and kept here. ``execute`` runs one call through those layers and the
 tool's call path (``host/call/path.py``: validate input, call, enforce the output
 contract, normalize content); ``run_tool_call`` does the same and classifies the ending.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Coroutine, Mapping
+from collections.abc import Callable, Coroutine, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, overload
 
@@ -36,14 +37,14 @@ from tooldeck.host.execution.definitions import (
     codemode_in_use,
     index_of,
 )
-from tooldeck.host.execution.lazy import run_async, wire_formats
+from tooldeck.host.execution.lazy import run_async
 from tooldeck.host.execution.reuse import index_after
 from tooldeck.host.registry.catalog import Catalog
 from tooldeck.host.registry.editor import CatalogEntry
 from tooldeck.host.registry.names import RESERVED_CODEMODE_NAME
 from tooldeck.host.registry.record import ToolRecord, record_of
 from tooldeck.host.schema.frozen import FrozenDict
-from tooldeck.host.search.deferral import SEARCH_TOOLS, Deferral, not_available
+from tooldeck.host.search.deferral import SEARCH_TOOLS, not_available
 
 LayerBinder = Callable[["Snapshot"], tuple[Layer, ...]]
 """Binds the boundary's active layers to a new snapshot (``host/boundary``'s ``layers``)."""
@@ -52,6 +53,7 @@ if TYPE_CHECKING:
     from tooldeck.host.boundary.hooks import HookChain
     from tooldeck.host.boundary.limits import CallLimits
     from tooldeck.host.config.config import OutputConfig
+    from tooldeck.host.execution.listings import Listings
     from tooldeck.host.location.location import Location
     from tooldeck.host.search.advertised import SearchVariant
     from tooldeck.providers.formats import Format
@@ -81,9 +83,9 @@ class Snapshot:
     __slots__ = (
         "_codemode",
         "_codemode_on",
-        "_deferral",
         "_definitions",
         "_hidden",
+        "_listings",
         "_records_by_name",
         "_rendered",
         "call_hooks",
@@ -129,7 +131,7 @@ class Snapshot:
         self._rendered: dict[str, tuple[FrozenDict, ...]] = {}
         self._hidden: dict[str, ToolRecord] | None = None
         self._definitions: tuple[ToolDefinition, ...] | None = None
-        self._deferral: Deferral | None = None
+        self._listings: Listings | None = None
         reused = None if previous is None else index_after(previous, self, permissions, codemode)
         index = self._index(permissions, codemode) if reused is None else reused
         self.codemode_catalog: tuple[CatalogEntry, ...] = index[0]
@@ -148,13 +150,7 @@ class Snapshot:
     def definitions(self) -> tuple[ToolDefinition, ...]:
         """The advertised tools, provider-neutral (schemas are derived on first use)."""
         if self._definitions is None:
-            self._with_codemode()
-            self._definitions = tuple(
-                ToolDefinition(
-                    r.effective, r.tool.description, r.input_schema, r.output_schema, r.tool
-                )
-                for r in self._records()
-            )
+            self._definitions = self._lister().definitions()
         return self._definitions
 
     @property
@@ -208,56 +204,28 @@ class Snapshot:
             key = f"{key}+{search}"
         advertised = self._rendered.get(key)
         if advertised is None:
-            advertised = self._rendered[key] = self._advertised(fmt, strict, search)
+            advertised = self._rendered[key] = self._lister().advertised(fmt, strict, search)
         return advertised
-
-    def _advertised(self, fmt: str, strict: bool, search: str) -> tuple[Any, ...]:
-        """``definitions_for`` computed: the plain rendering, deferral applied."""
-        from tooldeck.host.search.advertised import SEARCH_VARIANTS, advertise
-
-        if search not in SEARCH_VARIANTS or (search != "bm25" and fmt != "anthropic"):
-            raise ValueError(
-                f"search={search!r}: expected 'bm25' or 'regex' (Anthropic's tool "
-                "search tools; other formats take the default)"
-            )
-        plain = self._plain_definitions(fmt, strict)
-        deferral = self._deferred_view()
-        if not deferral.names:
-            return plain  # the common case: no second pass over the records
-        records = tuple(self._records())
-        render = wire_formats().render
-        return advertise(fmt, records, plain, deferral, render, strict=strict, search=search)
-
-    def _plain_definitions(self, fmt: str, strict: bool) -> tuple[Any, ...]:
-        """Every advertised record rendered in ``fmt``, nothing deferred (cached)."""
-        key = f"{fmt}+strict+plain" if strict else f"{fmt}+plain"
-        rendered = self._rendered.get(key)
-        if rendered is None:
-            self._with_codemode()
-            rendered = wire_formats().render_all(self._records(), fmt, strict=strict)
-            self._rendered[key] = rendered
-        return rendered
 
     @property
     def deferred(self) -> tuple[str, ...]:
         """The native tools advertised behind a tool search, by effective name."""
-        return tuple(sorted(self._deferred_view().names))
-
-    def _deferred_view(self) -> Deferral:
-        if self._deferral is None:
-            self._with_codemode()
-            self._deferral = Deferral.of(self.catalog, self._records(), self.location)
-        return self._deferral
-
-    def _records(self) -> Collection[ToolRecord]:
-        """The advertised tools' records in definition order (a session's merges layers)."""
-        return self._records_by_name.values()
+        return tuple(sorted(self._lister().deferral().names))
 
     def non_strict(self) -> dict[str, str]:
         """Advertised tools with no OpenAI strict form: name → why (definition order)."""
-        self._with_codemode()
-        problems = ((r.effective, wire_formats().strict_problem(r)) for r in self._records())
-        return {name: reason for name, reason in problems if reason is not None}
+        return self._lister().non_strict()
+
+    def _lister(self) -> Listings:
+        """What computes this snapshot's listings (``listings.py``), made on first need."""
+        if self._listings is None:
+            self._listings = self._new_listings()
+        return self._listings
+
+    def _new_listings(self) -> Listings:
+        from tooldeck.host.execution.listings import Listings  # on first listing, not at open
+
+        return Listings(self)
 
     # -- execution -------------------------------------------------------------------------
     async def execute(
@@ -380,12 +348,12 @@ class Snapshot:
             record = self._hidden.get(name)
             if record is not None:
                 return record
-        if name == SEARCH_TOOLS and self._deferred_view().names:
-            return self._deferred_view().search_record()
+        if name == SEARCH_TOOLS and self._lister().deferral().names:
+            return self._lister().deferral().search_record()
         withheld = self.location.withheld(name)
         if withheld is not None:
             raise ToolFailure(f"Tool '{name}' {withheld}")
-        raise ToolFailure(not_available(name, self.names, self._deferred_view().names))
+        raise ToolFailure(not_available(name, self.names, self._lister().deferral().names))
 
 
 def named_record(snapshot: Snapshot, name: str) -> ToolRecord | None:

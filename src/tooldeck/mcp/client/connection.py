@@ -1,4 +1,5 @@
-"""One configured MCP server: its client session, its latest tool list, its calls.
+"""One configured MCP server: its client session, its latest lists, and the session its
+requests run against (``calls`` sends them).
 
 Everything here runs on the Location's background loop (``loop.LoopThread``). Each
 connection has one *owner task* that enters the SDK's ``Client`` and exits it, because
@@ -19,12 +20,12 @@ sees every start.
 from __future__ import annotations
 
 import logging
-from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING, Any, TypeVar
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 import anyio
 
-from tooldeck._tool import AnswerLater, ToolFailure
+from tooldeck._tool import ToolFailure
 from tooldeck.mcp.client.cache import wire_tools
 from tooldeck.mcp.client.changes import Stale, listen
 from tooldeck.mcp.client.client_side import ClientSide
@@ -39,15 +40,12 @@ from tooldeck.mcp.client.transports import StderrLog, open_transport
 if TYPE_CHECKING:
     from tooldeck.host.permissions.request import Asker
     from tooldeck.mcp.client.oauth.signin import Authorizer
-    from tooldeck.mcp.client.server_requests import Caller
     from tooldeck.mcp.sdk import Client, types
 
 log = logging.getLogger("tooldeck.mcp")
 progress = logging.getLogger("tooldeck.mcp.progress")
 
 CLOSE_TIMEOUT_S = 10.0
-
-T = TypeVar("T")
 
 Spawn = Callable[..., None]
 """``spawn(coroutine_function, *args)``: start a long-lived task on the loop."""
@@ -60,7 +58,8 @@ the function called as the start ends, successfully or not."""
 
 
 class Connection:
-    """A server's session on the loop: connect, list, call, follow changes, close."""
+    """A server's session on the loop: connect, list, follow changes, reconnect, close
+    (its requests are sent by ``calls``)."""
 
     def __init__(
         self,
@@ -216,10 +215,10 @@ class Connection:
                     self._client = client
                     ready.set()
                     await self._serve(client)
-                self.failure = self.failure or self._with_stderr(self._gone())
+                self.failure = self.failure or self._with_stderr(self.gone())
         except Exception as exc:  # every way a server can fail ends up in its report row
             reason = self.side.refusal() or (
-                self._gone() if closed_connection(exc) else describe(exc, self.spec)
+                self.gone() if closed_connection(exc) else describe(exc, self.spec)
             )
             self.failure = self._with_stderr(reason)
             log.debug("MCP server %r failed", self.name, exc_info=True)
@@ -250,7 +249,7 @@ class Connection:
             group.cancel_scope.cancel()
         if not self._closed:
             await self._reaped()
-            self.failure = self._with_stderr(self._gone())
+            self.failure = self._with_stderr(self.gone())
 
     async def _reaped(self) -> None:
         """Give a stdio child that closed its stdout a moment to report its exit status."""
@@ -307,87 +306,29 @@ class Connection:
         """List again now (as after a change signal); True when the list changed."""
         client = self._client
         if client is None:
-            raise ToolFailure(self._unavailable())
+            raise ToolFailure(self.unavailable())
         changed = await self._list(client)
         if changed:
             self._on_change(self)
         return changed
 
-    # -- calls -------------------------------------------------------------------------------
-    async def call(
-        self,
-        tool: str,
-        arguments: dict[str, Any],
-        meta: dict[str, Any] | None = None,
-        caller: Caller | None = None,
-    ) -> types.CallToolResult:
-        """Call ``tool``; a lost server is reconnected once, then reported as failed.
-
-        ``meta``: the request's ``params._meta`` (the caller's trace context);
-        ``caller``: the tooldeck call, which the server's progress, logs and questions
-        reach while this call is in flight (``server_requests``); a question the
-        call's client answers in its next round stops the call (``AnswerLater``).
-
-        The call is bounded by the server's ``timeout_s``: past it the request is
-        abandoned, which sends ``notifications/cancelled`` to the server (the SDK's
-        default), and the call fails naming the server and the limit.
-        """
-        progress = caller.progress if caller is not None else None
-        return await self.request(
-            f"tool {tool!r}",
-            f"the call to {tool!r}",
-            lambda client: client.call_tool(
-                tool,
-                arguments,
-                progress_callback=progress,
-                meta=meta,  # type: ignore[arg-type]
-            ),
-            caller,
-        )
-
-    async def request(
-        self,
-        subject: str,
-        during: str,
-        send: Callable[[Client], Awaitable[T]],
-        caller: Caller | None = None,
-    ) -> T:
-        """``send(client)``: one request of a call, a read or a prompt (``subject``:
-        ``"tool 'x'"``; ``during``: ``"the call to 'x'"``, for failures), with what
-        ``call`` promises: one reconnect, ``timeout_s``, the server's messages meanwhile
-        reaching ``caller``, and every failure a ``ToolFailure`` naming the server."""
+    # -- the session requests run against (``calls``) -----------------------------------
+    async def open_client(self) -> Client:
+        """The open session's client; a lost server is reconnected once, then reported
+        as failed (``ToolFailure``)."""
         client = self._client if not self._lost.is_set() else None
-        if client is None:
-            client = await self._reconnected()
-        timeout = self.spec.config.timeout_s
-        self.side.attempt()
-        try:
-            with self.side.requests.in_flight(caller), self.deadlines.fail_after(timeout):
-                if caller is None:
-                    return await send(client)
-                with caller.stoppable():
-                    return await send(client)
-                assert caller.stopped is not None  # only ``stop`` cancels it
-                raise caller.stopped
-        except AnswerLater:  # the call's question is answered in its next round
-            raise
-        except TimeoutError:
-            raise ToolFailure(
-                f"MCP server {self.name!r} did not answer {during} within "
-                f"{timeout:g}s (timeout_s = {timeout:g} in [mcp.servers.{self.name}]); the "
-                "request was cancelled on the server."
-            ) from None
-        except Exception as exc:
-            if caller is not None and caller.stopped is not None:
-                raise caller.stopped from None
-            raise ToolFailure(self._call_failure(subject, during, exc)) from exc
+        return client if client is not None else await self._reconnected()
+
+    def lost(self) -> None:
+        """A request found the connection closed: the next request reconnects."""
+        self._lost.set()
 
     async def _reconnected(self) -> Client:
         async with self._reconnecting:
             if self._client is not None and not self._lost.is_set():
                 return self._client
             if self._closed or not self._may_reconnect:
-                raise ToolFailure(self._unavailable())
+                raise ToolFailure(self.unavailable())
             self._may_reconnect = False
             if not self.deferred:  # a deferred server has no session to end yet
                 await self._stop()
@@ -395,7 +336,7 @@ class Connection:
             before, features_before = self.tools, self.features
             await self.start()
             if self._client is None:
-                raise ToolFailure(self._unavailable())
+                raise ToolFailure(self.unavailable())
             kept, self._kept = self._kept, None
             if kept is not None and self.tools is not before:  # listed after a kept listing
                 changed = wire_tools(self.tools) != list(kept)
@@ -405,26 +346,12 @@ class Connection:
                 self._on_change(self)
             return self._client
 
-    def _call_failure(self, subject: str, during: str, exc: Exception) -> str:
-        closed = closed_connection(exc)
-        if closed:
-            self._lost.set()
-        refused = self.side.refusal()  # a failed authorization looks like a closed stream
-        if refused is not None:
-            return f"MCP server {self.name!r}, {subject}: {refused}"
-        if closed:
-            return (
-                f"MCP server {self.name!r} closed the connection during {during} "
-                f"({self._gone()}){self._stderr_suffix()}. The next call "
-                "reconnects once."
-            )
-        return f"MCP server {self.name!r}, {subject}: {describe(exc, self.spec)}"
-
-    def _unavailable(self) -> str:
+    def unavailable(self) -> str:
+        """Why no request can be sent: the server's failure, or that it never connected."""
         return f"MCP server {self.name!r} is not available: {self.failure or 'not connected'}"
 
     # -- helpers -------------------------------------------------------------------------------
-    def _gone(self) -> str:
+    def gone(self) -> str:
         """How the server went away: its exit status when it was our child."""
         code = self.process.returncode if self.process is not None else None
         if code is None:
@@ -432,9 +359,10 @@ class Connection:
         return f"the server exited with status {code}"
 
     def _with_stderr(self, reason: str) -> str:
-        return reason + self._stderr_suffix()
+        return reason + self.stderr_suffix()
 
-    def _stderr_suffix(self) -> str:
+    def stderr_suffix(self) -> str:
+        """A stdio server's last stderr lines, for a failure's text (``""``: none)."""
         tail = self._stderr.tail() if self._stderr is not None else ""
         return f"; its stderr ends with:\n{tail}" if tail else ""
 

@@ -3,7 +3,7 @@ resources and prompts (``mount``, ``mount_features``).
 
 It fills the reserved MCP position of discovery (after built-ins, before entry points)
 as one registration. Each configured server is one row ``mcp:NAME`` of the plugin
-report, and one failing server never stops the others or the host.
+report (``servers``), and one failing server never stops the others or the host.
 
 A server's list change replaces that server's captured tools (resources, prompts) and
 reloads the service:
@@ -25,23 +25,20 @@ import logging
 import threading
 import time
 from collections.abc import Callable, Coroutine
-from typing import TYPE_CHECKING, Any, Literal, NamedTuple
+from typing import TYPE_CHECKING, Any, Literal
 
-from tooldeck._tool import AnyTool
 from tooldeck.errors import PluginError, UsageError
 from tooldeck.hookspecs import hookimpl
 from tooldeck.mcp.client.cache import ListingCache, kept_tools, wire_tools
-from tooldeck.mcp.client.specs import ServerSpec, server_specs
+from tooldeck.mcp.client.servers import ConfiguredServer, ServerRow, rows, shadowed
+from tooldeck.mcp.client.specs import server_specs
 
 if TYPE_CHECKING:
     from tooldeck.host.location.location import Location
-    from tooldeck.host.plugins.report import PluginStatus
     from tooldeck.host.registry.editor import ToolEditor
     from tooldeck.host.service import ToolService
     from tooldeck.mcp.client.connection import Connection, StartWatcher
     from tooldeck.mcp.client.loop import LoopThread
-    from tooldeck.mcp.client.mount import Mounted
-    from tooldeck.mcp.client.mount_features import MountedFeatures
     from tooldeck.mcp.client.oauth.signin import Authorizer
 
 log = logging.getLogger("tooldeck.mcp")
@@ -58,47 +55,6 @@ REVALIDATE_AFTER_S = 30.0
 """How long a host that mounted a kept listing (one without a declared time-to-live)
 stays open before the server is started in the background to list again: a short
 command ends first and starts no server it did not call."""
-
-
-class ServerRow(NamedTuple):
-    """A server's row in the plugin report (``host/plugins/report`` adds the effects)."""
-
-    name: str
-    status: PluginStatus
-    reason: str | None
-    origin: str
-    namespace: str
-    tools: frozenset[str]
-    notes: tuple[str, ...]
-
-
-class _Server:
-    """One configured server as the layer keeps it: its row, connection and tools."""
-
-    __slots__ = (
-        "cache_note",
-        "connection",
-        "features",
-        "mounted",
-        "notes",
-        "reason",
-        "spec",
-        "status",
-        "tools",
-    )
-
-    def __init__(self, spec: ServerSpec, status: PluginStatus, reason: str | None = None) -> None:
-        self.spec = spec
-        self.status: PluginStatus = status
-        self.reason = reason
-        self.connection: Connection | None = None
-        self.tools: tuple[AnyTool, ...] = ()
-        self.mounted: Mounted = {}
-        self.features: MountedFeatures | None = None
-        """Its resources and prompts, once the server listed them."""
-        self.notes: tuple[str, ...] = ()
-        self.cache_note: tuple[str, ...] = ()
-        """Why the kept listing was ignored, when it was unusable."""
 
 
 class McpLayer:
@@ -125,7 +81,7 @@ class McpLayer:
         self._authorizer = authorizer
         self._cache = ListingCache(location.data_dir)
         self._servers = [
-            _Server(spec, "active")
+            ConfiguredServer(spec, "active")
             for spec in server_specs(location.config.mcp.servers, location.root)
         ]
         self._loop: LoopThread | None = None
@@ -173,13 +129,13 @@ class McpLayer:
             ) from exc
         return self
 
-    def _without_sdk(self, servers: list[_Server]) -> McpLayer:
+    def _without_sdk(self, servers: list[ConfiguredServer]) -> McpLayer:
         for server in servers:
             server.status, server.reason = "failed", INSTALL_HINT
             server.connection = None
         return self
 
-    def _from_cache(self, server: _Server) -> bool:
+    def _from_cache(self, server: ConfiguredServer) -> bool:
         """Mount ``server`` from its kept listing when ``listings="cached"`` and the entry
         is valid; True when it was (the server is then not started)."""
         if self._listings != "cached":
@@ -222,7 +178,7 @@ class McpLayer:
         tools = wire_tools(connection.tools)
         self._cache.store(connection.spec, tools, connection.notes, connection.ttl_ms)
 
-    def _select(self) -> list[_Server]:
+    def _select(self) -> list[ConfiguredServer]:
         taken: dict[str, str] = {}
         wanted = []
         for server in self._servers:
@@ -237,7 +193,7 @@ class McpLayer:
             wanted.append(server)
         return wanted
 
-    def _exclusion(self, server: _Server, taken: dict[str, str]) -> str | None:
+    def _exclusion(self, server: ConfiguredServer, taken: dict[str, str]) -> str | None:
         spec = server.spec
         if not spec.config.enabled:
             return f"disabled by config mcp.servers.{spec.name}.enabled = false"
@@ -252,14 +208,14 @@ class McpLayer:
             )
         return None
 
-    async def _connect_all(self, servers: list[_Server]) -> None:
+    async def _connect_all(self, servers: list[ConfiguredServer]) -> None:
         import anyio
 
         async with anyio.create_task_group() as group:
             for server in servers:
                 group.start_soon(self._connect, server)
 
-    async def _connect(self, server: _Server) -> None:
+    async def _connect(self, server: ConfiguredServer) -> None:
         connection = server.connection
         assert connection is not None
         await connection.start()
@@ -270,7 +226,7 @@ class McpLayer:
         assert self._loop is not None
         self._loop.spawn(fn, *args)
 
-    def _mount(self, server: _Server) -> None:
+    def _mount(self, server: ConfiguredServer) -> None:
         from tooldeck.mcp.client.mount import mounted_tools
         from tooldeck.mcp.client.mount_features import NOTHING, mounted_features
 
@@ -288,18 +244,6 @@ class McpLayer:
             server.tools = tuple(tool for _, tool in mounted.values())
             server.features = features
             server.notes = server.cache_note + connection.notes + notes + features.notes
-
-    def _shadowed(self, servers: list[_Server]) -> dict[int, dict[str, str]]:
-        """The resource URIs each server lists that a server configured before it mounts
-        (``id(server)`` → URI → that server's name): a URI is served by one server."""
-        owners: dict[str, str] = {}
-        shadowed: dict[int, dict[str, str]] = {}
-        for server in servers:
-            for uri in server.features.resources if server.features is not None else ():
-                owner = owners.setdefault(uri, server.spec.name)
-                if owner != server.spec.name:
-                    shadowed.setdefault(id(server), {})[uri] = owner
-        return shadowed
 
     def _changed(self, connection: Connection) -> None:
         """A server's list changed (on the loop thread): remount it and reload."""
@@ -348,21 +292,21 @@ class McpLayer:
     @hookimpl
     def tool_transform(self, editor: ToolEditor) -> None:
         servers = self._mounted()
-        shadowed = self._shadowed(servers)
+        shadowed_uris = shadowed(servers)
         for server in servers:
             for tool in server.tools:
                 editor.add(tool)
             features = server.features
             if features is None:
                 continue
-            elsewhere = shadowed.get(id(server), {})
+            elsewhere = shadowed_uris.get(id(server), {})
             for uri, (_, resource) in features.resources.items():
                 if uri not in elsewhere:
                     editor.add_resource(resource)
             for _, prompt in features.prompts.values():
                 editor.add_prompt(prompt)
 
-    def _mounted(self) -> list[_Server]:
+    def _mounted(self) -> list[ConfiguredServer]:
         with self._lock:
             return [
                 s
@@ -376,28 +320,7 @@ class McpLayer:
         """Each configured server as the plugin report shows it (``mcp:NAME``)."""
         with self._lock:
             servers = [(s, s.tools, s.notes) for s in self._servers]
-        shadowed = self._shadowed([server for server, _, _ in servers])
-        servers = [
-            (server, tools, notes + _elsewhere(shadowed.get(id(server), {})))
-            for server, tools, notes in servers
-        ]
-        return [
-            ServerRow(
-                server.spec.plugin_name,
-                *self._status(server),
-                server.spec.origin,
-                server.spec.namespace,
-                _effective_names(tools),
-                notes,
-            )
-            for server, tools, notes in servers
-        ]
-
-    def _status(self, server: _Server) -> tuple[PluginStatus, str | None]:
-        connection = server.connection
-        if connection is None or connection.failure is None:
-            return server.status, server.reason
-        return "failed", connection.failure
+        return rows(servers)
 
     # -- for tests, benchmarks and ``tooldeck mcp`` -----------------------------------------
     def connection(self, name: str) -> Connection | None:
@@ -410,19 +333,6 @@ class McpLayer:
         if connection is None or self._loop is None:
             raise LookupError(f"MCP server {name!r} is not connected")
         return self._loop.call(connection.refresh)
-
-
-def _elsewhere(shadowed: dict[str, str]) -> tuple[str, ...]:
-    return tuple(
-        f"resource {uri!r} is mounted from server {owner!r}, not here"
-        for uri, owner in sorted(shadowed.items())
-    )
-
-
-def _effective_names(tools: tuple[AnyTool, ...]) -> frozenset[str]:
-    from tooldeck.host.registry.record import record_of
-
-    return frozenset(record_of(tool).effective for tool in tools)
 
 
 async def _close_all(connections: list[Connection]) -> None:

@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING, Any
 
 from tooldeck._tool import AnyTool, Tool, ToolContext, ToolResult
 from tooldeck.host.registry.names import effective_name, normalize
+from tooldeck.mcp.client.calls import call_tool
 from tooldeck.mcp.client.executors import default_codemode
 from tooldeck.mcp.client.results import tool_result
 from tooldeck.mcp.client.server_requests import Caller
@@ -66,7 +67,7 @@ class RemoteCall:
         meta = mounted_call(self.connection.name, self.connection.protocol_version)
         try:
             result = await self.loop.run(
-                self.connection.call, self.remote_name, dict(arguments), meta, Caller(ctx)
+                call_tool, self.connection, self.remote_name, dict(arguments), meta, Caller(ctx)
             )
         finally:  # known once connected: a deferred server starts with its first call
             if self.connection.session_id is not None:

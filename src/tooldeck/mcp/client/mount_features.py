@@ -34,6 +34,7 @@ from tooldeck._tool import TextPart, ToolContext
 from tooldeck.host.features.reading import ResourceContents
 from tooldeck.host.registry.feature_checks import resource_problem, template_variables
 from tooldeck.host.registry.names import effective_name
+from tooldeck.mcp.client.calls import request
 from tooldeck.mcp.client.mount import local_name
 from tooldeck.mcp.client.results import content_part
 from tooldeck.mcp.client.server_requests import Caller
@@ -152,7 +153,8 @@ class RemoteRead:
     async def read(self, uri: str, ctx: ToolContext) -> ResourceContents:
         connection = self.connection
         result = await self.loop.run(
-            connection.request,
+            request,
+            connection,
             f"resource {uri!r}",
             f"reading {uri!r}",
             lambda client: client.read_resource(uri, cache_mode="bypass"),
@@ -253,7 +255,8 @@ class RemotePrompt:
     async def __call__(self, arguments: Mapping[str, str], ctx: ToolContext) -> Any:
         name = self.remote_name
         result = await self.loop.run(
-            self.connection.request,
+            request,
+            self.connection,
             f"prompt {name!r}",
             f"getting prompt {name!r}",
             lambda client: client.get_prompt(name, dict(arguments)),
@@ -320,7 +323,8 @@ class RemoteCompletion:
         argument = {"name": self.argument, "value": typed}
         try:
             result = await self.loop.run(
-                self.connection.request,
+                request,
+                self.connection,
                 f"completion of {self.argument!r}",
                 f"completing {self.argument!r}",
                 lambda client: client.complete(ref, argument),

@@ -2,10 +2,10 @@
 
 Each request is served the view of the client that sent it (``sessions.ClientView``: its
 session's snapshot under its principal's rules, kept while the catalog and the rules stay
-the same). ``tools/list`` answers exactly the view's ``definitions_for("mcp")``;
-``tools/call`` runs through ``run_tool_call`` against the same view (validation,
-permission, limits, hooks, output contract, bounding), so what a client is listed and
-what it may call cannot drift. Resources and prompts are served from the same view
+the same). ``tools/list`` answers exactly the view's ``definitions_for("mcp")``
+(``listing``); ``tools/call`` runs through ``run_tool_call`` against the same view
+(validation, permission, limits, hooks, output contract, bounding), so what a client is
+listed and what it may call cannot drift. Resources and prompts are served from the same view
 (``resources``, ``prompts``). A call's tool reaches its client through a ``ServedPeer``
 (``peer``): logs, progress, questions and samples; the files it returns stay readable
 (``files``); for a 2026-07-28 client its questions and samples go through
@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import itertools
 import logging
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from contextlib import AbstractContextManager, nullcontext
 from typing import TYPE_CHECKING, Any
 
@@ -34,10 +34,8 @@ from tooldeck.host.execution.snapshot import named_record
 from tooldeck.host.permissions.call_rules import CallRules, applying
 from tooldeck.host.permissions.request import PermissionRequest
 from tooldeck.host.registry.record import record_of
-from tooldeck.host.schema.frozen import thaw
 from tooldeck.mcp.sdk import (
     INVALID_PARAMS,
-    CacheHint,
     MCPError,
     NotificationOptions,
     Server,
@@ -52,9 +50,10 @@ from tooldeck.mcp.serve.asking import (
     input_required,
 )
 from tooldeck.mcp.serve.files import CallFiles
+from tooldeck.mcp.serve.listing import LIST_FRESH, ToolListing
 from tooldeck.mcp.serve.logs import LogLevels
 from tooldeck.mcp.serve.notify import Announcer, FollowingListen
-from tooldeck.mcp.serve.paging import PAGE_SIZE, page
+from tooldeck.mcp.serve.paging import PAGE_SIZE
 from tooldeck.mcp.serve.peer import ServedPeer, current_peer
 from tooldeck.mcp.serve.prompts import PromptHandlers
 from tooldeck.mcp.serve.resources import ResourceHandlers
@@ -71,7 +70,6 @@ from tooldeck.mcp.serve.sessions import (
     ClientSessions,
     ClientView,
     client_key,
-    current_principal,
     principal_of,
 )
 from tooldeck.providers import results_for
@@ -83,14 +81,8 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("tooldeck.mcp")
 
-Listing = tuple[types.Tool, ...]
 ANNOUNCED = NotificationOptions(prompts_changed=True, resources_changed=True, tools_changed=True)
 """Every list change is announced (``notify``), so every capability says ``listChanged``."""
-LIST_FRESH = CacheHint(ttl_ms=1000, scope="private")
-"""How long a 2026-07-28 client may reuse a ``tools/list`` answer: changes are noticed
-about once a second anyway (``watch.POLL_S``), and a change evicts it at once through
-``subscriptions/listen``. Without it the SDK's client lists again before every call to
-check output schemas. ``private``: each principal is listed its own tools."""
 
 
 class _AnnouncingServer(Server[Any]):
@@ -126,16 +118,13 @@ class CatalogServer:
         """Seals a 2026-07-28 call's answers between rounds; ``command`` keys it by the
         bearer tokens, so replicas serving the same tokens accept each other's."""
         self.page_size = PAGE_SIZE
-        # MCP tools per definitions tuple (one per snapshot; the sessions of one catalog
-        # share it)
-        self._listed: dict[int, tuple[object, Listing]] = {}
-        self._schemas: dict[int, tuple[object, dict[str, Any]]] = {}
         self._calls = itertools.count(1)
+        self.tool_listing = ToolListing(self)
         resources, prompts = ResourceHandlers(self), PromptHandlers(self)
         self.server: Server[Any] = _AnnouncingServer(
             "tooldeck",
             version=__version__,
-            on_list_tools=self._list_tools,
+            on_list_tools=self.tool_listing.list,
             on_call_tool=self._call_tool,
             on_list_resources=resources.list,
             on_list_resource_templates=resources.templates,
@@ -147,7 +136,7 @@ class CatalogServer:
             on_completion=prompts.complete,
             on_subscriptions_listen=FollowingListen(self.announcer),
             cache_hints={"tools/list": LIST_FRESH},
-            get_tool_input_schema=self.input_schema,
+            get_tool_input_schema=self.tool_listing.input_schema,
         )
         # Added, not passed: the constructor warns that logging leaves the 2026-07-28 era.
         self.server.add_request_handler(
@@ -190,48 +179,6 @@ class CatalogServer:
             raise MCPError(INVALID_PARAMS, f"Unknown level {params.level!r}")
         self.levels.set(client_key(ctx.request), params.level)
         return types.EmptyResult()
-
-    # -- listing ------------------------------------------------------------------------------
-    async def _list_tools(self, ctx: Any, params: Any) -> types.ListToolsResult:
-        request = ctx.request
-        key = client_key(request)
-        if key is not None:
-            self.sessions.touch(key)
-        view = self.sessions.view(key, principal_of(request))
-        listing = self.listing(view.snapshot)
-        cursor = getattr(params, "cursor", None) if params is not None else None
-        if cursor is None and len(listing) <= self.page_size:
-            return types.ListToolsResult(tools=list(listing))
-        tools, after = page(listing, lambda t: t.name, cursor, self.page_size)
-        return types.ListToolsResult(tools=tools, next_cursor=after)
-
-    def listing(self, snapshot: Snapshot) -> Listing:
-        """``snapshot``'s definitions as MCP tools, converted once per definitions tuple."""
-        definitions = snapshot.definitions_for("mcp")
-        listed = self._listed.get(id(definitions))
-        if listed is None or listed[0] is not definitions:
-            if len(self._listed) >= 64:
-                self._listed.clear()
-            listed = (definitions, tuple(_tool(d) for d in definitions))
-            self._listed[id(definitions)] = listed
-        return listed[1]
-
-    def input_schema(self, name: str) -> Mapping[str, Any] | None:
-        """``name``'s input schema as the requesting principal was advertised it, for the
-        SDK's ``Mcp-Param-*`` header check of a 2026-07-28 call (None: not listed, the
-        check is skipped). Without it the SDK runs a whole ``tools/list`` per call to find
-        one schema. The SDK gives this callback the name alone, so the principal comes
-        from the request's task (``sessions.current_principal``); a session's own tools
-        are not looked up (stateless requests have none)."""
-        snapshot = self.sessions.view(None, current_principal()).snapshot
-        definitions = snapshot.definitions_for("mcp")
-        schemas = self._schemas.get(id(definitions))
-        if schemas is None or schemas[0] is not definitions:
-            if len(self._schemas) >= 64:
-                self._schemas.clear()
-            schemas = (definitions, {d["name"]: thaw(d["inputSchema"]) for d in definitions})
-            self._schemas[id(definitions)] = schemas
-        return schemas[1].get(name)
 
     # -- calls --------------------------------------------------------------------------------
     async def _call_tool(
@@ -382,16 +329,6 @@ def _result(
     if not structured:
         result.pop("structuredContent", None)
     return types.CallToolResult.model_validate(result)
-
-
-def _tool(definition: Any) -> types.Tool:
-    output = definition.get("outputSchema")
-    return types.Tool(
-        name=definition["name"],
-        description=definition["description"],
-        input_schema=thaw(definition["inputSchema"]),
-        output_schema=thaw(output) if output is not None else None,
-    )
 
 
 def _declares_output(snapshot: Snapshot, name: str) -> bool:

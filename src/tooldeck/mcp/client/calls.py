@@ -1,0 +1,110 @@
+"""One request to a connected MCP server: a tool call, a resource read, a prompt.
+
+Every request makes the same promises, whoever sends it (``mount`` for tools,
+``mount_features`` for resources and prompts): a lost server is reconnected once, the
+request is bounded by the server's ``timeout_s`` (past it the request is abandoned,
+which sends ``notifications/cancelled``), the server's progress, logs and questions
+reach the tooldeck call in flight (``server_requests``), and every failure is a
+``ToolFailure`` naming the server. ``connection`` keeps the session these run against.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from tooldeck._tool import AnswerLater, ToolFailure
+from tooldeck.mcp.client.failures import closed_connection, describe
+
+if TYPE_CHECKING:
+    from tooldeck.mcp.client.connection import Connection
+    from tooldeck.mcp.client.server_requests import Caller
+    from tooldeck.mcp.sdk import Client, types
+
+T = TypeVar("T")
+
+
+async def call_tool(
+    connection: Connection,
+    tool: str,
+    arguments: dict[str, Any],
+    meta: dict[str, Any] | None = None,
+    caller: Caller | None = None,
+) -> types.CallToolResult:
+    """Call ``tool`` on ``connection``'s server, as ``request`` promises.
+
+    ``meta``: the request's ``params._meta`` (the caller's trace context); ``caller``:
+    the tooldeck call, which the server's progress, logs and questions reach while this
+    call is in flight; a question the call's client answers in its next round stops the
+    call (``AnswerLater``).
+    """
+    progress = caller.progress if caller is not None else None
+    return await request(
+        connection,
+        f"tool {tool!r}",
+        f"the call to {tool!r}",
+        lambda client: client.call_tool(
+            tool,
+            arguments,
+            progress_callback=progress,
+            meta=meta,  # type: ignore[arg-type]
+        ),
+        caller,
+    )
+
+
+async def request(
+    connection: Connection,
+    subject: str,
+    during: str,
+    send: Callable[[Client], Awaitable[T]],
+    caller: Caller | None = None,
+) -> T:
+    """``send(client)``: one request of a call, a read or a prompt (``subject``:
+    ``"tool 'x'"``; ``during``: ``"the call to 'x'"``, for failures), with one reconnect,
+    ``timeout_s``, the server's messages meanwhile reaching ``caller``, and every failure
+    a ``ToolFailure`` naming the server."""
+    client = await connection.open_client()
+    timeout = connection.spec.config.timeout_s
+    side = connection.side
+    side.attempt()
+    try:
+        with side.requests.in_flight(caller), connection.deadlines.fail_after(timeout):
+            if caller is None:
+                return await send(client)
+            with caller.stoppable():
+                return await send(client)
+            assert caller.stopped is not None  # only ``stop`` cancels it
+            raise caller.stopped
+    except AnswerLater:  # the call's question is answered in its next round
+        raise
+    except TimeoutError:
+        name = connection.name
+        raise ToolFailure(
+            f"MCP server {name!r} did not answer {during} within {timeout:g}s "
+            f"(timeout_s = {timeout:g} in [mcp.servers.{name}]); the request was "
+            "cancelled on the server."
+        ) from None
+    except Exception as exc:
+        if caller is not None and caller.stopped is not None:
+            raise caller.stopped from None
+        raise ToolFailure(_failure(connection, subject, during, exc)) from exc
+
+
+def _failure(connection: Connection, subject: str, during: str, exc: Exception) -> str:
+    """Why a request failed; a closed connection marks the server lost, so the next
+    request reconnects."""
+    name = connection.name
+    closed = closed_connection(exc)
+    if closed:
+        connection.lost()
+    refused = connection.side.refusal()  # a failed authorization looks like a closed stream
+    if refused is not None:
+        return f"MCP server {name!r}, {subject}: {refused}"
+    if closed:
+        return (
+            f"MCP server {name!r} closed the connection during {during} "
+            f"({connection.gone()}){connection.stderr_suffix()}. The next call "
+            "reconnects once."
+        )
+    return f"MCP server {name!r}, {subject}: {describe(exc, connection.spec)}"
