@@ -26,6 +26,7 @@ import sys
 import tempfile
 import timeit
 from datetime import UTC, datetime
+from pathlib import Path
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SHARED = os.path.join(os.path.dirname(os.path.dirname(HERE)), "shared", "bench")
@@ -105,6 +106,8 @@ def main():
     w1_catalog.verify_catalog(list(defs))
 
     root = tempfile.mkdtemp(prefix="tooldeck-micro-root-")
+    # W1's tools are code-mode tools: listed natively here, like the service's above.
+    Path(root, "tooldeck.toml").write_text("[codemode]\nenabled = false\n", encoding="utf-8")
     host = Host.open(
         root, plugins=[OnePlugin([t for _, tools in plugins for t in tools])], data_dir=data_dir
     )

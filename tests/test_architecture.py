@@ -303,6 +303,54 @@ def test_every_import_follows_the_layering():
     assert problems == [], "\n".join(problems)
 
 
+def test_no_import_that_runs_closes_a_circle():
+    """Modules that import each other at import or call time (a lazy import counts)
+    load in an order that depends on who came first; only annotations may close one."""
+    assert import_circles(import_graph()) == []
+
+
+def test_a_lazy_import_back_is_a_circle(tmp_path):
+    edges = [
+        Import("tooldeck.cli.a", tmp_path, 1, "tooldeck.cli.b", ()),
+        Import("tooldeck.cli.b", tmp_path, 9, "tooldeck.cli.c", ()),
+        Import("tooldeck.cli.c", tmp_path, 4, "tooldeck.cli.a", ()),
+        Import("tooldeck.cli.c", tmp_path, 5, "tooldeck.errors", ()),
+    ]
+    assert import_circles(edges) == [["tooldeck.cli.a", "tooldeck.cli.b", "tooldeck.cli.c"]]
+
+
+def import_circles(edges: list[Import]) -> list[list[str]]:
+    """The groups of modules that reach each other through ``edges`` (Tarjan's strongly
+    connected components of two or more), each sorted."""
+    targets: dict[str, set[str]] = {}
+    for edge in edges:
+        targets.setdefault(edge.module, set()).add(edge.target)
+    order: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    circles: list[list[str]] = []
+
+    def visit(module: str) -> None:
+        order[module] = low[module] = len(order)
+        stack.append(module)
+        for target in sorted(targets.get(module, ())):
+            if target not in order:
+                visit(target)
+                low[module] = min(low[module], low[target])
+            elif target in stack:
+                low[module] = min(low[module], order[target])
+        if low[module] == order[module]:
+            group = stack[stack.index(module) :]
+            del stack[stack.index(module) :]
+            if len(group) > 1:
+                circles.append(sorted(group))
+
+    for module in sorted(targets):
+        if module not in order:
+            visit(module)
+    return sorted(circles)
+
+
 def test_the_core_types_errors_and_hookspecs_import_nothing_from_host():
     edges = [
         f"{e.where}: {e.module} imports {e.target} at runtime"

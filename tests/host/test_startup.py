@@ -119,9 +119,7 @@ def test_a_code_mode_catalog_is_listed_without_the_sandbox(tmp_path):
 
 
 OPENED = (
-    "tooldeck._prompt",
     "tooldeck._public",
-    "tooldeck._resource",
     "tooldeck._tool",
     "tooldeck.builtin_plugins",
     "tooldeck.builtin_plugins._deferred",
@@ -142,10 +140,9 @@ OPENED = (
     "tooldeck.hookspecs",
     "tooldeck.host",
     "tooldeck.host.boundary",
-    "tooldeck.host.boundary.boundary",
+    "tooldeck.host.boundary.active",
     "tooldeck.host.boundary.gates",
     "tooldeck.host.boundary.limits",
-    "tooldeck.host.boundary.outcome",
     "tooldeck.host.call",
     "tooldeck.host.call.layers",
     "tooldeck.host.call.sizes",
@@ -172,6 +169,7 @@ OPENED = (
     "tooldeck.host.plugins.guarded",
     "tooldeck.host.plugins.host",
     "tooldeck.host.plugins.instrument",
+    "tooldeck.host.plugins.mcp_slot",
     "tooldeck.host.plugins.records",
     "tooldeck.host.plugins.selection",
     "tooldeck.host.plugins.sync",
@@ -210,7 +208,13 @@ OFF = (
     "tooldeck.host.boundary.hooks",
     # nothing deferred: the search ranking
     "tooldeck.host.search.ranking",
-    # no call made yet: the call paths, validators, patterns and what they need
+    # no resource or prompt registered: their values and the checks of them
+    "tooldeck._prompt",
+    "tooldeck._resource",
+    "tooldeck.host.registry.feature_checks",
+    # no call made yet: the boundary, the call paths, validators, patterns and what they need
+    "tooldeck.host.boundary.boundary",
+    "tooldeck.host.boundary.outcome",
     "tooldeck.host.call.path",
     "tooldeck.host.call.content",
     "tooldeck.host.schema.validators",

@@ -49,7 +49,7 @@ def open_host(args: argparse.Namespace, *, calls: bool = False, **options: Any) 
     options.setdefault("mcp_listings", "cached")  # a command answers from kept listings
     options.setdefault("on_mcp_start", slow_start_line)
     if "authorizer" not in options:  # a person at the terminal can sign in mid-command
-        from tooldeck.cli.mcp_login import terminal_authorizer
+        from tooldeck.cli._browser import terminal_authorizer
 
         options["authorizer"] = terminal_authorizer()
     root = location_dir(args)

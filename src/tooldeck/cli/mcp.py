@@ -73,6 +73,16 @@ def add_parser(commands: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    import os
+
+    from tooldeck.mcp.serve.options import check_token_possible, checked_address
+
+    # Every option that can refuse the start is checked before the SDK (a second of CPU)
+    # loads, and before anything opens.
+    checked_address(args.http, args.allow_remote)
+    allowed_hosts = [_checked_host(name) for name in args.allowed_host]
+    root = location_dir(args).resolve()
+    check_token_possible(root, args.http, args.allow_remote)
     try:
         from tooldeck.mcp import sdk  # noqa: F401  (without the SDK, say what to install)
         from tooldeck.mcp.serve.command import serve
@@ -80,13 +90,8 @@ def run(args: argparse.Namespace) -> int:
         raise CommandError(
             f"tooldeck mcp serve needs the MCP extra: pip install 'tooldeck[mcp]' ({exc})"
         ) from None
-    import os
-
     from tooldeck.cli._store import store_from_env, store_settings
 
-    for name in args.allowed_host:
-        _checked_host(name)  # before anything opens
-    root = location_dir(args).resolve()
     # one for the process, sized by the config at start: every reopened host uses it
     store = store_from_env(os.environ, store_settings(root))
     try:
@@ -96,7 +101,7 @@ def run(args: argparse.Namespace) -> int:
             allow_remote=args.allow_remote,
             codemode=not args.no_codemode,
             store=store,
-            allowed_hosts=[_checked_host(name) for name in args.allowed_host],
+            allowed_hosts=allowed_hosts,
         )
     finally:
         if store is not None:

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Literal
 
 from tooldeck._public import public
 from tooldeck._tool import AnyTool
-from tooldeck.host.boundary.boundary import layers
+from tooldeck.host.boundary.active import layers
 from tooldeck.host.boundary.gates import Gates
 from tooldeck.host.boundary.limits import CallLimits, declares_limits
 from tooldeck.host.execution.definitions import CodeModeProvider, Visibility

@@ -4,9 +4,9 @@ A native call from a host's loop (directly or through ``run_tool_calls``), a cal
 in a code-mode program, a call to a mounted MCP tool (a native or nested call of a tool
 whose executor is remote), a call served through ``tooldeck mcp serve`` and the
 integrations' calls all run through ``run_tool_call``; ``Snapshot.execute`` and
-``execute_sync`` cross the same ``LAYERS`` (below) without the classification. It owns:
+``execute_sync`` cross the same layers without the classification. It owns:
 
-* **the layers**, listed once in ``LAYERS``, outermost first: per-tool limits
+* **the layers**, listed once in ``LAYERS`` (``active.py``), outermost first: per-tool limits
   (``limits.py``), then the plugins' ``tool_call`` hooks (``hooks.py``; tracing is the
   outermost hook, a built-in plugin), then the tool. Each is one function
   ``layer(call, scope, call_next)`` (``host/call/layers.py``); a snapshot holds only the
@@ -57,7 +57,6 @@ and a limit's timeout end like the tool's own failure (a hook's defect is a
 from __future__ import annotations
 
 from collections.abc import Mapping
-from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
 from tooldeck._public import public
@@ -81,7 +80,6 @@ from tooldeck.host.boundary.outcome import (
     ToolCallOutcome,
     ToolError,
 )
-from tooldeck.host.call.layers import Layer
 from tooldeck.host.call.values import CallScope, Done, ExecutedTool
 
 if TYPE_CHECKING:
@@ -91,27 +89,6 @@ if TYPE_CHECKING:
     from tooldeck.host.call.values import ToolCall
     from tooldeck.host.execution.snapshot import Snapshot
     from tooldeck.host.permissions.asks import OnAsk
-
-LAYERS: tuple[tuple[str, str], ...] = (
-    ("call_limits", "tooldeck.host.boundary.limits"),
-    ("call_hooks", "tooldeck.host.boundary.hooks"),
-)
-"""The layers every call crosses, outermost first: the snapshot attribute that holds a
-layer's state for its catalog (``None``: the layer has nothing to do there), and the
-module whose ``layer(snapshot)`` is that layer for one snapshot's calls, or ``None``. A
-layer's module is loaded for the first snapshot where it has something to do, never
-before. A new layer is one module with a ``layer`` function, its state on the snapshot
-and one entry here."""
-
-
-def layers(snapshot: Snapshot) -> tuple[Layer, ...]:
-    """The active layers of ``snapshot``'s calls, outermost first (bound once per snapshot)."""
-    return tuple(
-        found
-        for attribute, module in LAYERS
-        if getattr(snapshot, attribute) is not None
-        and (found := import_module(module).layer(snapshot)) is not None
-    )
 
 
 @public

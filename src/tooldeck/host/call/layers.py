@@ -4,7 +4,7 @@ A layer is one concern of every call (per-tool limits, the plugins' ``tool_call`
 …) written as one function of one signature: ``layer(call, scope, call_next)`` does its
 part and awaits ``call_next(call)`` for everything below it — the next layer, and under the last
 one the tool. Which layers exist and in which order is decided once, by the boundary
-(``host/boundary/boundary.py``, ``LAYERS``); a snapshot holds the ones active for its
+(``host/boundary/active.py``, ``LAYERS``); a snapshot holds the ones active for its
 catalog, so a call pays only for a layer that has something to do.
 
 ``cross`` is the one way down, for ``run_tool_call`` and ``Snapshot.execute`` alike:

@@ -16,14 +16,15 @@ import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal, NamedTuple
+from typing import TYPE_CHECKING, Literal
 
 from tooldeck._public import public
 from tooldeck.host.location.location import Location
-from tooldeck.host.plugins.discovery import Candidate, discover, member_candidate
+from tooldeck.host.plugins.discovery import Candidate, discover
 from tooldeck.host.plugins.instrument import OFF, Instrumentation, instrumentation, replayed
+from tooldeck.host.plugins.mcp_slot import McpOptions, mcp_layer
 from tooldeck.host.plugins.records import collector_paused
-from tooldeck.host.plugins.selection import Selection, ordered
+from tooldeck.host.plugins.selection import Selection, ordered, split_requested
 from tooldeck.host.plugins.sync import PluginSync
 from tooldeck.host.plugins.trust_gate import Untouched, open_location, status_of
 from tooldeck.host.plugins.wiring import PluginWiring
@@ -150,7 +151,7 @@ class Host:
         except BaseException:
             location.close()
             raise
-        mcp = _McpOptions(mcp_listings, on_mcp_start, authorizer)
+        mcp = McpOptions(mcp_listings, on_mcp_start, authorizer)
         with instrumented.spans("tooldeck.host.open", {semconv.LOCATION: str(location.root)}):
             return cls._opened(location, status, plugins, disable, instrumented, mcp)
 
@@ -162,10 +163,10 @@ class Host:
         plugins: Sequence[str | object] | None,
         disable: Iterable[str],
         instrumented: Instrumentation,
-        mcp_options: _McpOptions,
+        mcp_options: McpOptions,
     ) -> Host:
         config = location.config
-        names, objects = _split(plugins)
+        names, objects = split_requested(plugins)
         selection = Selection.build(
             plugins=names,
             disable=disable,
@@ -176,7 +177,7 @@ class Host:
         from tooldeck.codemode.provider import CodeMode
 
         service = ToolService(location, codemode=CodeMode())
-        mcp = _mcp_layer(location, service, selection, mcp_options)
+        mcp = mcp_layer(location, service, selection, mcp_options)
         host = cls(
             location,
             service,
@@ -364,43 +365,3 @@ class Host:
 
     def __repr__(self) -> str:
         return f"<Host {str(self.location.root)!r} plugins={len(self._plugins.records)}>"
-
-
-class _McpOptions(NamedTuple):
-    """``Host.open``'s MCP arguments: listings, who hears of starts, who signs people in."""
-
-    listings: Literal["cached", "fresh"]
-    on_start: Callable[[str], Callable[[], None]] | None
-    authorizer: Authorizer | None = None
-
-
-def _mcp_layer(
-    location: Location, service: ToolService, selection: Selection, options: _McpOptions
-) -> Any:
-    """The MCP layer when the config names servers (only then is ``tooldeck.mcp`` loaded)."""
-    if not location.config.mcp.servers:
-        return None
-    from tooldeck.mcp.client.layer import McpLayer
-
-    def excluded(name: str) -> str | None:
-        server = member_candidate(name, "mcp")  # a server has no hooks: the project may
-        return selection.excluded(server) or selection.unwanted(server)
-
-    return McpLayer(
-        location,
-        service,
-        excluded,
-        options.listings,
-        options.on_start,
-        options.authorizer,
-    )
-
-
-def _split(plugins: Sequence[str | object] | None) -> tuple[list[str] | None, list[object]]:
-    """``Host.open(plugins=...)`` → (names or None, plugin objects)."""
-    if plugins is None:
-        return None, []
-    if isinstance(plugins, str):
-        raise TypeError("plugins must be a list of names or plugin objects, not a str")
-    names = [p for p in plugins if isinstance(p, str)]
-    return names, [p for p in plugins if not isinstance(p, str)]

@@ -28,6 +28,18 @@ PROJECT_ONLY = "project config plugins.only"
 NO_PLUGINS_CONFIG = PluginsConfig.model_construct()
 
 
+def split_requested(
+    plugins: Sequence[str | object] | None,
+) -> tuple[list[str] | None, list[object]]:
+    """``Host.open(plugins=...)`` → (names or None, plugin objects)."""
+    if plugins is None:
+        return None, []
+    if isinstance(plugins, str):
+        raise TypeError("plugins must be a list of names or plugin objects, not a str")
+    names = [p for p in plugins if isinstance(p, str)]
+    return names, [p for p in plugins if not isinstance(p, str)]
+
+
 def canonical(name: str) -> str:
     """The form names are compared in: distribution parts PEP 503-normalized."""
     name = name.strip()

@@ -13,11 +13,9 @@ from __future__ import annotations
 
 import builtins
 from collections.abc import Callable, MutableMapping
-from typing import Any, Literal, NamedTuple
+from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 
-from tooldeck._prompt import Prompt
 from tooldeck._public import public
-from tooldeck._resource import Resource, ResourceTemplate
 from tooldeck._tool import AnyTool, Tool
 from tooldeck.host.registry import names
 from tooldeck.host.registry.features import (
@@ -26,13 +24,13 @@ from tooldeck.host.registry.features import (
     ResourceEntry,
     is_feature_key,
     prompt_key,
-    prompt_name,
-    prompt_problem,
     resource_key,
-    resource_problem,
-    resource_uri,
 )
 from tooldeck.host.registry.record import record_of
+
+if TYPE_CHECKING:
+    from tooldeck._prompt import Prompt
+    from tooldeck._resource import Resource, ResourceTemplate
 
 
 @public
@@ -245,6 +243,8 @@ class ToolEditor:
     # -- resources and prompts ----------------------------------------------------------------
     def add_resource(self, resource: Resource | ResourceTemplate) -> None:
         """Add a resource or template; it replaces any current one with the same URI."""
+        from tooldeck.host.registry.feature_checks import resource_problem, resource_uri
+
         problem = resource_problem(resource)
         if problem is not None:
             uri = getattr(resource, "uri", None) or getattr(resource, "uri_template", None)
@@ -271,6 +271,8 @@ class ToolEditor:
 
     def add_prompt(self, prompt: Prompt) -> None:
         """Add ``prompt``; it replaces any current prompt with the same effective name."""
+        from tooldeck.host.registry.feature_checks import prompt_name, prompt_problem
+
         problem = prompt_problem(prompt)
         if problem is not None:
             name = getattr(prompt, "name", None)

@@ -32,7 +32,7 @@ from tooldeck._prompt import Prompt, PromptArgument
 from tooldeck._resource import Resource, ResourceTemplate
 from tooldeck._tool import TextPart, ToolContext
 from tooldeck.host.features.reading import ResourceContents
-from tooldeck.host.registry.features import resource_problem
+from tooldeck.host.registry.feature_checks import resource_problem, template_variables
 from tooldeck.host.registry.names import effective_name
 from tooldeck.mcp.client.calls import request
 from tooldeck.mcp.client.mount import local_name
@@ -213,8 +213,6 @@ _RESERVED = ":/?#[]@!$&'()*+,;=%"
 
 
 def _variables(template: str) -> list[str]:
-    from tooldeck.host.registry.features import template_variables
-
     return list(template_variables(template))
 
 

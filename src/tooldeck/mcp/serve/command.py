@@ -17,37 +17,16 @@ import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any
 
 import anyio
 
 from tooldeck.errors import UsageError
 from tooldeck.mcp.serve.auth import TOKEN_ENV, BearerCheck
+from tooldeck.mcp.serve.options import LOOPBACK, NO_TOKEN, HttpAddress, checked_address
 
 if TYPE_CHECKING:
     from tooldeck.host.store.base import Store
-
-LOOPBACK = ("127.0.0.1", "localhost", "::1")
-
-
-class HttpAddress(NamedTuple):
-    host: str
-    port: int
-
-    @classmethod
-    def parse(cls, text: str) -> HttpAddress:
-        """``PORT`` or ``HOST:PORT`` (``[::1]:PORT`` for IPv6)."""
-        host, sep, port = text.rpartition(":")
-        host = host.strip("[]") if sep else "127.0.0.1"
-        if not port.isdigit() or not 0 < int(port) < 65536:
-            raise UsageError(f"--http {text}: expected [HOST:]PORT with a port 1-65535")
-        return cls(host or "127.0.0.1", int(port))
-
-    @property
-    def url(self) -> str:
-        """``http://HOST:PORT/mcp`` (IPv6 hosts in brackets)."""
-        shown = f"[{self.host}]" if ":" in self.host else self.host
-        return f"http://{shown}:{self.port}/mcp"
 
 
 def serve(
@@ -70,12 +49,7 @@ def serve(
     through another and resume a question another asked. Every host opened while
     serving uses it; the caller closes it.
     """
-    address = HttpAddress.parse(http) if http is not None else None
-    if address is not None and address.host not in LOOPBACK and not allow_remote:
-        raise UsageError(
-            f"--http {address.host}:{address.port}: refusing to listen on a "
-            "non-loopback address without --allow-remote"
-        )
+    address = checked_address(http, allow_remote)
     if address is not None:
         print(f"tooldeck: serving MCP at {address.url}", file=sys.stderr, flush=True)
     anyio.run(_serve, root, address, allow_remote, codemode, store, tuple(allowed_hosts))
@@ -90,10 +64,7 @@ def _tokens(address: HttpAddress | None, allow_remote: bool, limits: Any) -> dic
 
     found = tokens(limits, os.environ)
     if allow_remote and not found:
-        raise UsageError(
-            f"--allow-remote needs a bearer token in {TOKEN_ENV} "
-            "or [mcp.serve.principals.NAME] token_env"
-        )
+        raise UsageError(NO_TOKEN)
     if not found:
         print(
             f"tooldeck: warning: no {TOKEN_ENV} set: any process on this machine "
