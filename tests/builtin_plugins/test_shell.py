@@ -37,7 +37,7 @@ def live_members(pgid: int) -> list[int]:
 
 
 async def pid_from(path: Path) -> int:
-    deadline = time.monotonic() + 5
+    deadline = time.monotonic() + 30  # a bound on a start, generous for a loaded box
     while not (path.exists() and path.read_text().strip()):
         assert time.monotonic() < deadline, "the command never started"
         await asyncio.sleep(0.01)
