@@ -44,6 +44,13 @@ from tooldeck.host.registry.record import record_of
 from tooldeck.host.schema.jsonschema_fast import SchemaValidator as CompiledSchema
 
 
+def warmed(add_tool: Tool) -> tuple[Any, Any]:
+    """A snapshot of ``add_tool`` after one call (its validators built), and its record."""
+    snap = snapshot(add_tool)
+    assert snap.execute_sync(ToolCall("c1", "add", ARGS)).output == 3
+    return snap, record_of(add_tool)
+
+
 def schema_rows() -> dict[str, Any]:
     schema_tool = Tool(
         name="add",
@@ -52,9 +59,7 @@ def schema_rows() -> dict[str, Any]:
         output={"type": "integer"},
         execute=lambda args, ctx: ToolResult(output=args["a"] + args["b"]),
     )
-    snap = snapshot(schema_tool)
-    assert snap.execute_sync(ToolCall("c1", "add", ARGS)).output == 3  # builds the validators
-    record = record_of(schema_tool)
+    snap, record = warmed(schema_tool)
     check = CompiledSchema(record.input_schema)._check
     assert check is not None
     typed = SchemaValidator(
@@ -103,9 +108,7 @@ def model_rows() -> dict[str, Any]:
         output={"type": "integer"},
         execute=lambda args, ctx: ToolResult(output=args.a + args.b),
     )
-    snap = snapshot(model_tool)
-    assert snap.execute_sync(ToolCall("c1", "add", ARGS)).output == 3  # builds the validators
-    record = record_of(model_tool)
+    snap, record = warmed(model_tool)
     validate, execute, location = record.input_json, model_tool.execute, snap.location
     output_check = record.output_validator
 
@@ -137,9 +140,7 @@ def model_rows() -> dict[str, Any]:
 def function_rows() -> dict[str, Any]:
     """``tool(add)`` through ``execute`` and through ``run_tool_call``."""
     add_tool = tool(add)
-    snap = snapshot(add_tool)
-    assert snap.execute_sync(ToolCall("c1", "add", ARGS)).output == 3
-    record = record_of(add_tool)
+    snap, record = warmed(add_tool)
     arguments, function = add_tool.execute.arguments, add_tool.execute.function
     output_check, budget = record.output_validator, snap.text_budget
 

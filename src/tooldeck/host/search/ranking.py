@@ -112,8 +112,8 @@ class ToolIndex:
         """The namespaces of the tools, sorted (a namespace document each)."""
         described = [namespace_fields(n, self.spaces.get(n)) for n in self.space_names]
         embedder = installed() if semantic else None
-        spelled: dict[str, str] | None = {} if embedder is not None else None
-        counted = count([*tools, *described], spelled)
+        spelled: dict[str, str] = {}  # filled only for the embedder's neighbours
+        counted = count([*tools, *described], spelled if embedder is not None else None)
         self._tools = Bm25(counted[: len(tools)])
         self._spaces = Bm25(counted[len(tools) :])
         number = {n: i for i, n in enumerate(self.space_names)}
@@ -123,7 +123,7 @@ class ToolIndex:
                 members[number[n]].append(position)
         self._members = tuple(tuple(m) for m in members)
         self._vectors = self._neighbours = None
-        if embedder is not None and spelled is not None:
+        if embedder is not None:
             said = {n: f"{n}. {s.description}" for n, s in self.spaces.items()}
             texts = [_tool_text(fields) for fields in tools]
             self._vectors = Vectors(embedder, texts, self.namespaces, said)
@@ -271,7 +271,7 @@ def _as_scored(concept: Concept) -> tuple[Concept, Concept, float]:
     """How tools score ``concept``: the terms to match, the terms whose rarity is its
     idf, and what to add to that idf. An action matches a name's head (``^creat``)
     fully and other text at ``ACTION_PLAIN``, and is as rare as tools doing it."""
-    if not _is_action(concept):
+    if not concept.action:
         return concept, concept, 0.0
     heads = tuple((HEAD + t, w) for t, w in concept.alternatives)
     plain = tuple((t, w * ACTION_PLAIN) for t, w in concept.alternatives)
@@ -280,7 +280,3 @@ def _as_scored(concept: Concept) -> tuple[Concept, Concept, float]:
         replace(concept, alternatives=heads),
         ACTION_IDF,
     )
-
-
-def _is_action(concept: Concept) -> bool:
-    return concept.action

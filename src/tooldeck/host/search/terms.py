@@ -46,7 +46,7 @@ _FRAMES_TEXT = """is there a way to, is there any way to, is there a tool that, 
     i would like to, i d like to, id like to, be able to, lets me, allows me to,
     go ahead and, trying to, try to, looking for a way to, looking for something to,
     looking for something that, looking for a tool to, looking for a tool that,
-    can you, could you, would you, will you, can i, could i, tell me how to"""
+    can you, could you, would you, will you, can i, could i"""
 FRAMES = tuple(
     sorted(
         (tuple(f.split()) for f in " ".join(_FRAMES_TEXT.split()).split(", ")),
