@@ -83,6 +83,7 @@ class PostgresServer:
             ],
             check=True,
             capture_output=True,
+            timeout=300,
         )
 
     def start(self) -> None:

@@ -399,7 +399,9 @@ def test_the_compat_matrix_tox_ini_covers_its_matrix():
 
 def test_the_matrix_script_parses_and_runs_tox_in_parallel(tmp_path):
     [script] = [b for b in COMPAT if b.file == "tooldeck-notes/matrix.sh"]
-    done = subprocess.run(["bash", "-n"], input=script.code, capture_output=True, text=True)
+    done = subprocess.run(
+        ["bash", "-n"], input=script.code, capture_output=True, text=True, timeout=60
+    )
     assert done.returncode == 0, done.stderr
     assert script.code.rstrip().endswith('.venv/bin/tox p "$@"')
     assert 'export PIP_FIND_LINKS="$PWD/../wheels"' in script.code

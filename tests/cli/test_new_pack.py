@@ -201,7 +201,9 @@ def test_installed_in_a_venv_the_new_pack_passes_all_its_tests(tmp_path):
     folder = tmp_path / "tooldeck-weather"
     env = subprocess_env(tmp_path)
     venv = folder / ".venv"
-    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
+    subprocess.run(
+        [sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True, timeout=300
+    )
     [site_packages] = venv.glob("lib/python3*/site-packages")
     ours = sysconfig.get_paths()["purelib"]
     (site_packages / "_tooldeck_test.pth").write_text(f"import site; site.addsitedir({ours!r})\n")

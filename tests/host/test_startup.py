@@ -259,5 +259,7 @@ def _modules_loaded_by(statement: str) -> list[str]:
     module it brings cannot show that tooldeck loaded something it should not have."""
     probe = f"import sys\nbefore = set(sys.modules)\n{statement}\n"
     probe += "print(' '.join(sorted(set(sys.modules) - before)))"
-    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
+    done = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, check=True, timeout=120
+    )
     return done.stdout.split()

@@ -51,5 +51,7 @@ assert asyncio.run(inside())
 assert lazy.running_loop is asyncio.events._get_running_loop
 assert lazy.running_loop() is None
 """
-    done = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True)
+    done = subprocess.run(
+        [sys.executable, "-c", program], capture_output=True, text=True, timeout=120
+    )
     assert done.returncode == 0, done.stderr

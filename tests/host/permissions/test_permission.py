@@ -507,4 +507,4 @@ async def test_a_database_locked_by_another_process_never_stalls_the_loop(
         assert asking.startswith("asking about 'edit' without the saved approvals: ")
         assert "within 0.5 s" in asking
     finally:
-        await holder.communicate(b"")
+        await asyncio.wait_for(holder.communicate(b""), 60)

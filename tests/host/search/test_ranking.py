@@ -204,6 +204,7 @@ def test_results_are_the_same_in_every_process_whatever_the_hash_seed():
             capture_output=True,
             text=True,
             check=True,
+            timeout=120,
         )
         outputs.add(done.stdout)
     assert len(outputs) == 1

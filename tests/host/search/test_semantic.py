@@ -47,7 +47,7 @@ def test_the_extra_is_read_from_the_wheel_without_importing_its_loader():
         "assert model is not None and model.table.shape == (32000, 256)\n"
         "assert 'wordllama' not in sys.modules\n"
     )
-    subprocess.run([sys.executable, "-c", code], check=True)
+    subprocess.run([sys.executable, "-c", code], check=True, timeout=120)
 
 
 def test_related_texts_are_closer_than_unrelated_ones():

@@ -97,6 +97,6 @@ def test_a_database_another_process_holds_locked_is_reported_not_set_aside(tmp_p
         with pytest.raises(sqlite3.OperationalError, match="database is locked"):
             SqliteStore(path)
     finally:
-        holder.communicate("")
+        holder.communicate("", timeout=60)
     assert not path.with_name(path.name + ".corrupt").exists()
     assert SqliteStore(path).approvals() == ()
