@@ -123,12 +123,24 @@ class ToolFailure(Exception):
             self.__cause__ = cause
 
 
-class AnswerLater(ToolFailure):
-    """Raised by ``ctx.elicit`` / ``ctx.sample`` where the answer comes with a later run
-    of the call (an MCP 2026-07-28 client answers in ``input_required`` rounds): the call
-    stops here and runs again with it. Whoever relays a question on the call's behalf (a
-    mounted server's elicitation, ``mcp/client/server_requests``) stops with it rather
-    than answering; not public (``tooldeck mcp serve`` raises it)."""
+@public
+class AwaitingInput(ToolFailure):
+    """The call stopped at a question whose answer comes with its next run (a *round*).
+
+    Raised by ``ctx.elicit``, ``ctx.elicit_url`` or ``ctx.sample`` where the peer answers
+    by running the call again rather than by waiting: ``tooldeck mcp serve`` with an MCP
+    2026-07-28 client (an ``input_required`` result), or a host's own ``Peer`` that works
+    the same way. A mounted server's question during such a call stops the call too.
+
+    It is a ``ToolFailure``, so a tool's or hook's ``except ToolFailure`` (or ``except
+    Exception``) that swallows it still ends with the question asked: whoever drives the
+    rounds reads the question it recorded, not the call's outcome. Tracing records the
+    call as awaiting input, not as an error; a ``tool_call`` hook that counts failures
+    can tell it apart with ``isinstance(exc, AwaitingInput)`` and let it through.
+    """
+
+    def __init__(self, message: str = "This call waits for an answer; it runs again with it.") -> None:
+        super().__init__(message)
 
 
 LogLevel: TypeAlias = Literal[

@@ -4,7 +4,7 @@
   ``ctx.elicit(message, schema)``, so whatever answers a tool's own question answers
   the server's: the client of a served call (``tooldeck mcp serve``) in either era — a
   handshake-era client is sent the form mid-call; for a 2026-07-28 client the question
-  stops the call (``AnswerLater``: the request to the server is cancelled and the
+  stops the call (``AwaitingInput``: the request to the server is cancelled and the
   calling tool stops), and the call's next round runs the server's tool again, which
   asks again and this time gets the answer the client gave — or the ``Peer`` an
   embedding host gave the call. Where the call has no one to ask (``ctx.elicit`` fails:
@@ -43,7 +43,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import anyio
 
-from tooldeck._tool import AnswerLater, ToolFailure
+from tooldeck._tool import AwaitingInput, ToolFailure
 from tooldeck.errors import PermissionDeclined, QuestionDismissed
 
 if TYPE_CHECKING:
@@ -73,7 +73,7 @@ class Caller:
     """One tooldeck call of a mounted tool, as the server's messages reach it: in the
     caller's own event loop and context variables (the call runs on another loop).
 
-    A question the call's client answers in a later round (``AnswerLater``) stops the
+    A question the call's client answers in a later round (``AwaitingInput``) stops the
     call's request to the server: ``stop`` notes why and cancels it (``stoppable``), and
     the connection raises that instead of a result."""
 
@@ -83,7 +83,7 @@ class Caller:
         self.ctx = ctx
         self.loop = asyncio.get_running_loop()
         self.context = contextvars.copy_context()
-        self.stopped: AnswerLater | None = None
+        self.stopped: AwaitingInput | None = None
         self._scope: anyio.CancelScope | None = None
 
     async def progress(self, progress: float, total: float | None, message: str | None) -> None:
@@ -121,7 +121,7 @@ class Caller:
             finally:
                 self._scope = None
 
-    def stop(self, why: AnswerLater) -> None:
+    def stop(self, why: AwaitingInput) -> None:
         """Stop the call's request (on the connection's loop): ``why`` is raised instead."""
         self.stopped = why
         if self._scope is not None:
@@ -208,7 +208,7 @@ class ServerRequests:
             return None
         try:
             answer = await caller.awaited(caller.ctx.elicit, params.message, schema)
-        except AnswerLater as stop:  # answered in the call's next round: stop this one
+        except AwaitingInput as stop:  # answered in the call's next round: stop this one
             caller.stop(stop)
             return types.ElicitResult(action="cancel")
         except ToolFailure:  # the call has no one who can answer: the asker decides
