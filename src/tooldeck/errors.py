@@ -17,8 +17,8 @@ Two kinds that must never be confused:
 
 Every class below is exported from ``tooldeck``. ``ToolFailure``, ``AwaitingInput`` and
 ``FrozenToolError`` are defined with ``Tool`` (this module imports nothing, so every
-layer can raise its errors); the others live here. Arguments of the wrong type or value raise Python's own
-``TypeError``/``ValueError``, as any library does.
+layer can raise its errors); the others live here. Arguments of the wrong type or value
+raise Python's own ``TypeError``/``ValueError``, as any library does.
 
 ::
 
