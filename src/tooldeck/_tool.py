@@ -180,6 +180,10 @@ class Peer(Protocol):
     ``notifications/message``, questions ``elicitation/create``, and samples
     ``sampling/createMessage`` to that call's client. A call without one (a host's own
     loop) logs through Python ``logging`` and cannot ask or sample.
+
+    Optional, for URL-mode questions: ``async elicit_url(message, url, elicitation_id |
+    None) -> Elicited`` and ``elicitation_complete(elicitation_id)``; without them
+    ``ctx.elicit_url`` raises ``ToolFailure`` and ``ctx.elicitation_complete`` does nothing.
     """
 
     def log(self, level: LogLevel, message: str) -> None: ...
@@ -280,6 +284,30 @@ class ToolContext(NamedTuple):
         if peer is None:
             raise ToolFailure(_UNSERVED.format(what="ask the user (ctx.elicit)"))
         return await peer.elicit(message, schema)
+
+    async def elicit_url(
+        self, message: str, url: str, *, elicitation_id: str | None = None
+    ) -> Elicited:
+        """Ask the user to open ``url`` (MCP's URL mode: a sign-in, a payment, a secret
+        that must not pass through the model or the client). ``"accept"``: the user
+        agreed to go, not that they are done; ``content`` is None. ``elicitation_id``
+        names the question for ``elicitation_complete``. Raises ``ToolFailure`` where
+        no one can be asked (not served, or a client without URL elicitation)."""
+        peer = self.peer if self.peer is not None else _RESUMED_PEER.get()
+        ask = getattr(peer, "elicit_url", None)
+        if ask is None:
+            raise ToolFailure(_UNSERVED.format(what="send the user to a URL (ctx.elicit_url)"))
+        answer: Elicited = await ask(str(message), str(url), elicitation_id)
+        return answer
+
+    def elicitation_complete(self, elicitation_id: str) -> None:
+        """Tell the client that what ``elicit_url`` sent the user for is done
+        (``notifications/elicitation/complete``); nothing where it cannot be told (not
+        served, an MCP 2026-07-28 client). As in MCP, delivery is not guaranteed."""
+        peer = self.peer if self.peer is not None else _RESUMED_PEER.get()
+        complete = getattr(peer, "elicitation_complete", None)
+        if complete is not None:
+            complete(str(elicitation_id))
 
     async def sample(
         self, messages: Sequence[Mapping[str, Any]], *, max_tokens: int, **options: Any

@@ -7,11 +7,13 @@
   stops the call (``AwaitingInput``: the request to the server is cancelled and the
   calling tool stops), and the call's next round runs the server's tool again, which
   asks again and this time gets the answer the client gave — or the ``Peer`` an
-  embedding host gave the call. Where the call has no one to ask (``ctx.elicit`` fails:
-  no peer, or a client without elicitation), and for what ``ctx.elicit`` cannot
-  express (a URL-mode request, a form without a schema, a question outside any call),
-  it goes to the Location's asker as a ``PermissionRequest`` with the action
-  ``"elicitation"`` (the server's message, mode, schema or URL in its ``metadata``).
+  embedding host gave the call. A URL-mode request goes the same way to the call's
+  ``ctx.elicit_url``, and the server's ``notifications/elicitation/complete`` after it
+  to the client that was asked (``url_questions``). Where the call has no one to ask
+  (``ctx.elicit``/``ctx.elicit_url`` fails: no peer, or a client without that mode),
+  and for a form without a schema or a question outside any call, it goes to the
+  Location's asker as a ``PermissionRequest`` with the action ``"elicitation"`` (the
+  server's message, mode, schema or URL in its ``metadata``).
   ``once``/``always`` accepts, filling the schema's defaults (SEP-1034); an asker may
   instead return a mapping, the fields it filled in; a rejection declines. With no
   asker the request is declined, and the log says why. (``tooldeck mcp serve``'s
@@ -45,6 +47,7 @@ import anyio
 
 from tooldeck._tool import AwaitingInput, ToolFailure
 from tooldeck.errors import PermissionDeclined, QuestionDismissed
+from tooldeck.mcp.client.url_questions import UrlQuestions
 
 if TYPE_CHECKING:
     from tooldeck._tool import ToolContext
@@ -146,6 +149,7 @@ class ServerRequests:
         self.server = server
         self._asker = asker
         self.calls: list[Caller] = []
+        self.urls = UrlQuestions(server)
         self.logger = logging.getLogger(f"tooldeck.mcp.{server}")
 
     @contextlib.contextmanager
@@ -198,13 +202,21 @@ class ServerRequests:
     async def _in_call(
         self, params: types.ElicitRequestParams
     ) -> types.ElicitResult | types.ErrorData | None:
-        """The answer of the call's own ``ctx.elicit`` to a form; ``None`` when the
-        question goes to the asker instead (no call, not a form, no one to ask)."""
+        """The answer of the call's own ``ctx.elicit`` to a form (``ctx.elicit_url`` to
+        a URL, ``url_questions``); ``None`` when the question goes to the asker instead
+        (no call, a form without a schema, no one to ask)."""
         from tooldeck.mcp.sdk import types
 
         caller = self.caller()
+        if caller is None:
+            return None
+        if isinstance(params, types.ElicitRequestURLParams):
+            try:
+                return await self.urls.ask(caller, params)
+            except Exception as exc:
+                return _unanswered(exc, "the question was not answered")
         schema = getattr(params, "requested_schema", None)
-        if caller is None or params.mode != "form" or schema is None:
+        if schema is None:
             return None
         try:
             answer = await caller.awaited(caller.ctx.elicit, params.message, schema)

@@ -20,6 +20,7 @@ import contextvars
 import json
 import logging
 import threading
+import uuid
 from collections import deque
 from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence
 from typing import Any
@@ -124,6 +125,8 @@ class ServedPeer:
         self._threshold = threshold
         self._tool = tool
         self.outbox = Outbox()
+        self.answered = False
+        """The call's result went out: a later notification is no longer its request's."""
         meta = ctx.meta if isinstance(ctx.meta, Mapping) else {}
         self._progress = any(meta.get(k) is not None for k in ("progress_token", "progressToken"))
         # 2026-07-28: a request opts in to logs, per level; handshake eras: every level.
@@ -176,6 +179,40 @@ class ServedPeer:
             raise ToolFailure(f"The MCP client did not ask its user: {exc.message}") from exc
         return Elicited(result.action, result.content)
 
+    async def elicit_url(self, message: str, url: str, elicitation_id: str | None) -> Elicited:
+        """``ctx.elicit_url``: a URL-mode ``elicitation/create`` to a client that
+        declared URL elicitation (a 2026-07-28 client's has no id: that era dropped it)."""
+        self._can_ask_url()
+        if self.round is not None:
+            params = types.ElicitRequestURLParams(message=str(message), url=str(url))
+            request = types.ElicitRequest(params=params)
+            answer = types.ElicitResult.model_validate(self.round.answer("elicit", request))
+            return Elicited(answer.action)
+        await self.outbox.flush()
+        try:
+            result = await self._session.elicit_url(
+                str(message),
+                str(url),
+                elicitation_id or uuid.uuid4().hex,
+                related_request_id=self._ctx.request_id,
+            )
+        except MCPError as exc:
+            raise ToolFailure(f"The MCP client did not ask its user: {exc.message}") from exc
+        return Elicited(result.action)
+
+    def elicitation_complete(self, elicitation_id: str) -> None:
+        """``ctx.elicitation_complete``: ``notifications/elicitation/complete``, in a
+        handshake era (2026-07-28 has no such notification). Related to the call's
+        request while it runs; after its result, on the session's own stream."""
+        if self._session.protocol_version == MODERN:
+            return
+        session, ctx, peer = self._session, self._ctx, self
+        self.outbox.put(
+            lambda: session.send_elicit_complete(
+                elicitation_id, None if peer.answered else ctx.request_id
+            )
+        )
+
     async def sample(
         self, messages: Sequence[Mapping[str, Any]], max_tokens: int, options: Mapping[str, Any]
     ) -> ContentPart:
@@ -206,6 +243,17 @@ class ServedPeer:
             raise ToolFailure(f"The MCP client's model did not answer: {exc.message}") from exc
         content = result.content[0] if isinstance(result.content, list) else result.content
         return _part(content)
+
+    def _can_ask_url(self) -> None:
+        """Raise unless the client declared URL elicitation (``elicitation.url``)."""
+        declared = self._session.client_capabilities
+        elicitation = declared.elicitation if declared is not None else None
+        if elicitation is None or elicitation.url is None:
+            raise ToolFailure(
+                f"{self._tool} needed to send its user to a URL (URL elicitation), and "
+                "this MCP client does not offer that."
+            )
+        self._can_ask(_ELICITATION, "send its user to a URL (URL elicitation)")
 
     def _can_ask(self, capability: Any, what: str) -> None:
         session = self._session
