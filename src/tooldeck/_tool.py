@@ -123,9 +123,6 @@ class ToolFailure(Exception):
             self.__cause__ = cause
 
 
-_AWAITING = "This call waits for an answer; it runs again with it."
-
-
 @public
 class AwaitingInput(ToolFailure):
     """The call stopped at a question whose answer comes with its next run (a *round*).
@@ -142,7 +139,7 @@ class AwaitingInput(ToolFailure):
     can tell it apart with ``isinstance(exc, AwaitingInput)`` and let it through.
     """
 
-    def __init__(self, message: str = _AWAITING) -> None:
+    def __init__(self, message: str = "This call waits for an answer.") -> None:
         super().__init__(message)
 
 

@@ -248,7 +248,8 @@ def run_with_peer(host: Host, peer: object) -> object:
 
     async def scenario():
         scope = snapshot.scope("s", "m", peer=peer)
-        outcome = await tooldeck.run_tool_call(snapshot, ToolCall("c1", "talk_connect"), scope=scope)
+        call = ToolCall("c1", "talk_connect")
+        outcome = await tooldeck.run_tool_call(snapshot, call, scope=scope)
         with anyio.fail_after(30):  # the completion comes from the server's loop
             while isinstance(peer, UrlPeer) and peer.elicit_url and not peer.completed:
                 await anyio.sleep(0.05)
