@@ -307,3 +307,67 @@ def test_a_hook_tells_a_stopped_round_from_a_failure_by_its_public_name(tmp_path
         asyncio.run(run(snapshot, ToolCall("c3", "colour", {}), scope=scope))
     assert seen == ["awaiting input", "failed", "completed"]
     assert issubclass(tooldeck.AwaitingInput, ToolFailure)  # old hooks still catch it
+
+
+ASKING = """
+from tooldeck import Tool, ToolResult, hookimpl
+
+async def colour(input, ctx):
+    answer = await ctx.elicit("Which colour?", {
+        "type": "object", "properties": {"colour": {"type": "string"}}, "required": ["colour"]
+    })
+    return ToolResult(answer.content["colour"])
+
+@hookimpl
+def tool_transform(editor):
+    editor.add(Tool(name="colour", description="Asks.", execute=colour, codemode=False))
+"""
+
+
+def test_a_served_input_required_round_is_a_span_awaiting_input(tmp_path, tooldeck_env):
+    """Real processes: an SDK client of the 2026-07-28 era → ``tooldeck mcp serve`` with
+    the OpenTelemetry SDK (``servers/traced_serve.py``). The call's first round stops at
+    its question (``input_required``); the client answers and the second round
+    completes: two spans, the first awaiting input and not an error."""
+    import os
+    import sys
+    from pathlib import Path
+
+    import anyio
+
+    from mcp import Client, StdioServerParameters
+    from mcp import types as mcp_types
+    from tooldeck import grant_trust, trust_status
+
+    root = tmp_path / "project"
+    (root / ".tooldeck" / "plugins").mkdir(parents=True)
+    (root / ".tooldeck" / "plugins" / "asking.py").write_text(ASKING)
+    (root / "tooldeck.toml").write_text("[telemetry]\nenabled = true\n")
+    grant_trust(trust_status(root))
+    spans_file = tmp_path / "spans.jsonl"
+    env = {
+        **{k: v for k, v in os.environ.items() if k.startswith(("XDG_", "TOOLDECK_TRUST"))},
+        "PYTHONPATH": os.pathsep.join(sys.path),
+        "TRACED_SPANS": str(spans_file),
+    }
+    script = Path(__file__).parent / "servers" / "traced_serve.py"
+    params = StdioServerParameters(
+        command=sys.executable, args=[str(script), "--location", str(root)], env=env
+    )
+
+    async def answer(context, params):
+        return mcp_types.ElicitResult(action="accept", content={"colour": "plum"})
+
+    async def scenario():
+        async with Client(params, mode="auto", elicitation_callback=answer) as client:
+            return client.protocol_version, await client.call_tool("colour", {})
+
+    version, result = anyio.run(scenario)
+    assert version == "2026-07-28"
+    assert (result.is_error, result.content[0].text) == (False, "plum")
+    spans = [json.loads(line) for line in spans_file.read_text().splitlines()]
+    stopped, answered = [s for s in spans if s["name"] == "execute_tool colour"]
+    assert stopped["attributes"]["tooldeck.outcome.status"] == "awaiting_input"
+    assert "error.type" not in stopped["attributes"]
+    assert stopped["status"] == "UNSET"
+    assert answered["attributes"]["tooldeck.outcome.status"] == "completed"
