@@ -140,9 +140,46 @@ def test_a_client_offering_forms_only_is_not_sent_to_a_url(project):
     assert answer["result"]["content"][0]["text"] == "not signed in: decline"
 
 
-async def raw_exchange(project: Path, messages: list[dict], last_id: int) -> list[dict]:
+def test_a_client_offering_urls_only_gets_url_questions_and_no_forms(project):
+    """``elicitation: {url: {}}`` declares no forms (a bare ``{}`` would): the mounted
+    server's form goes to the asker (declined), its URL question to the client."""
+    hello = {
+        "protocolVersion": "2025-11-25",
+        "capabilities": {"elicitation": {"url": {}}},
+        "clientInfo": {"name": "urls-only", "version": "1"},
+    }
+    messages = [
+        {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": hello},
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        {
+            "jsonrpc": "2.0",
+            "id": 2,
+            "method": "tools/call",
+            "params": {"name": "talk_ask", "arguments": {}},
+        },
+        {
+            "jsonrpc": "2.0",
+            "id": 3,
+            "method": "tools/call",
+            "params": {"name": "talk_connect", "arguments": {}},
+        },
+    ]
+    received = anyio.run(raw_exchange, project, messages, 3, {"action": "accept"})
+    asked = [m["params"] for m in received if m.get("method") == "elicitation/create"]
+    assert [(a["mode"], a["url"], a["elicitationId"]) for a in asked] == [("url", SIGN_IN, OURS)]
+    answers = {
+        m["id"]: m["result"]["content"][0]["text"]
+        for m in received
+        if m.get("id") in (2, 3) and "method" not in m
+    }
+    assert (answers[2], answers[3]) == ("no answer: decline", "signed in")
+
+
+async def raw_exchange(
+    project: Path, messages: list[dict], last_id: int, answer: dict | None = None
+) -> list[dict]:
     """Speak JSON-RPC to ``tooldeck mcp serve`` over stdio by hand; every message it
-    sent until the answer to ``last_id``."""
+    sent until the answer to ``last_id``. A request it sends is answered ``answer``."""
     env = {
         **{k: v for k, v in os.environ.items() if k.startswith(("XDG_", "TOOLDECK_TRUST"))},
         "PYTHONPATH": os.pathsep.join(sys.path),
@@ -161,6 +198,9 @@ async def raw_exchange(project: Path, messages: list[dict], last_id: int) -> lis
                 while True:
                     got = json.loads(await lines.__anext__())
                     received.append(got)
+                    if "method" in got and "id" in got:  # the server asks us
+                        reply = {"jsonrpc": "2.0", "id": got["id"], "result": answer or {}}
+                        await process.stdin.send((json.dumps(reply) + "\n").encode())
                     if got.get("id") == message["id"] and "method" not in got:
                         break
         await process.stdin.aclose()

@@ -36,7 +36,7 @@ from tooldeck._tool import (
     ToolFailure,
 )
 from tooldeck.mcp.sdk import MCPError, ServerMessageMetadata, allowed_log_levels, types
-from tooldeck.mcp.serve.asking import MODERN
+from tooldeck.mcp.serve.asking import MODERN, declares_forms, declares_urls
 from tooldeck.mcp.serve.content import media_block
 from tooldeck.mcp.serve.rounds import Round
 
@@ -47,7 +47,6 @@ Send = Callable[[], Awaitable[Any]]
 SAMPLING_OPTIONS = frozenset(
     {"system_prompt", "temperature", "stop_sequences", "model_preferences", "metadata"}
 )
-_ELICITATION = types.ClientCapabilities(elicitation=types.ElicitationCapability())
 _SAMPLING = types.ClientCapabilities(sampling=types.SamplingCapability())
 
 
@@ -161,7 +160,7 @@ class ServedPeer:
     # -- requests -------------------------------------------------------------------------
     async def elicit(self, message: str, schema: Mapping[str, Any]) -> Elicited:
         """``ctx.elicit``: an ``elicitation/create`` form request to the client."""
-        self._can_ask(_ELICITATION, "ask its user (elicitation)")
+        self._can_ask(declares_forms(self._session), "ask its user (elicitation)")
         if self.round is not None:
             request = types.ElicitRequest(
                 params=types.ElicitRequestFormParams(
@@ -182,7 +181,7 @@ class ServedPeer:
     async def elicit_url(self, message: str, url: str, elicitation_id: str | None) -> Elicited:
         """``ctx.elicit_url``: a URL-mode ``elicitation/create`` to a client that
         declared URL elicitation (a 2026-07-28 client's has no id: that era dropped it)."""
-        self._can_ask_url()
+        self._can_ask(declares_urls(self._session), "send its user to a URL (URL elicitation)")
         if self.round is not None:
             params = types.ElicitRequestURLParams(message=str(message), url=str(url))
             request = types.ElicitRequest(params=params)
@@ -223,7 +222,8 @@ class ServedPeer:
                 f"ctx.sample got unknown option(s) {', '.join(unknown)}; "
                 f"it takes {', '.join(sorted(SAMPLING_OPTIONS))}"
             )
-        self._can_ask(_SAMPLING, "ask its model (sampling)")
+        offered = self._session.check_client_capability(_SAMPLING)
+        self._can_ask(offered, "ask its model (sampling)")
         params = types.CreateMessageRequestParams(
             messages=[_sampling_message(m) for m in messages], max_tokens=max_tokens, **options
         )
@@ -244,22 +244,13 @@ class ServedPeer:
         content = result.content[0] if isinstance(result.content, list) else result.content
         return _part(content)
 
-    def _can_ask_url(self) -> None:
-        """Raise unless the client declared URL elicitation (``elicitation.url``)."""
-        declared = self._session.client_capabilities
-        elicitation = declared.elicitation if declared is not None else None
-        if elicitation is None or elicitation.url is None:
-            raise ToolFailure(
-                f"{self._tool} needed to send its user to a URL (URL elicitation), and "
-                "this MCP client does not offer that."
-            )
-        self._can_ask(_ELICITATION, "send its user to a URL (URL elicitation)")
-
-    def _can_ask(self, capability: Any, what: str) -> None:
+    def _can_ask(self, offered: bool, what: str) -> None:
+        """Raise, saying why, unless the client can be asked now (``offered``: it
+        declared what the question needs)."""
         session = self._session
         if session.protocol_version == MODERN and self.round is None:
             why = "speaks MCP 2026-07-28, where tooldeck cannot send it a request mid-call"
-        elif not session.check_client_capability(capability):
+        elif not offered:
             why = "does not offer that"
         elif self.round is None and not session.can_send_request:
             why = "cannot be sent a request on this connection"
