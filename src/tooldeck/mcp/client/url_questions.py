@@ -16,6 +16,9 @@ told under the same id, through the call's ``ctx.elicitation_complete`` (the cal
 have ended: the completion usually comes once the user is done on the page). The
 questions waiting for completion are remembered per connection, the latest
 ``REMEMBERED`` of them.
+
+The pages a server lists when it refuses a call with ``-32042`` are asked the same way
+(``asked``), and their completion relayed alike (``url_required``).
 """
 
 from __future__ import annotations
