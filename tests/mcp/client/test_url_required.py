@@ -158,6 +158,14 @@ def test_a_plain_host_fails_the_call_with_the_pages_listed(host, tmp_path):
     assert listed(text, STEP_1, STEP_2)
 
 
+def test_a_refusal_that_lists_no_pages_stays_a_protocol_error(host):
+    with pytest.raises(tooldeck.ToolFailure) as failed:
+        host.snapshot().execute_sync(ToolCall("c1", "talk_refuse", {}))
+    assert str(failed.value) == (
+        "MCP server 'talk', tool 'refuse': protocol error: URL elicitation required (code -32042)"
+    )
+
+
 class VisitingPeer(UrlPeer):
     """A host's ``Peer`` whose user goes to every page it is sent to."""
 

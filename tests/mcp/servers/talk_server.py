@@ -22,7 +22,7 @@ from mcp.server.stdio import stdio_server
 from mcp.types import ElicitRequestURLParams
 from pydantic import BaseModel, Field
 
-from mcp import UrlElicitationRequiredError
+from mcp import MCPError, UrlElicitationRequiredError
 
 warnings.simplefilter("ignore")  # ctx.log is deprecated in the 2026-07-28 era; still sent
 
@@ -77,6 +77,12 @@ async def vault(marker: str, ctx: Context, steps: int = 1) -> str:
     for step in range(1, steps + 1):
         await ctx.request_context.session.send_elicit_complete(f"vault-{step}", ctx.request_id)
     return "vault open"
+
+
+@server.tool()
+def refuse() -> str:
+    """Refuse with -32042 whose data lists no pages the way the spec says."""
+    raise MCPError(-32042, "URL elicitation required", {"elicitations": "somewhere"})
 
 
 @server.tool()
