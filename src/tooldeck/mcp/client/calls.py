@@ -65,8 +65,8 @@ async def call_tool(
         return result
     urls = connection.side.requests.urls
     await visit(urls, result, caller, subject)
-    # Once: the user has done what was asked; a server that still refuses is not asked
-    # again in a loop, its pages are listed for the model instead.
+    # Once: an accepted page means the user agreed to go, not that they are done there;
+    # a server that still refuses lists its pages for the model rather than re-asking.
     retried = await request(connection, subject, during, send, caller)
     if isinstance(retried, UrlsRequired):
         raise ToolFailure(unvisited(connection.name, subject, retried, AGAIN))
