@@ -119,6 +119,7 @@ def test_a_code_mode_catalog_is_listed_without_the_sandbox(tmp_path):
 
 
 OPENED = (
+    "tooldeck._peer",
     "tooldeck._public",
     "tooldeck._tool",
     "tooldeck.builtin_plugins",
