@@ -2,11 +2,7 @@
 
 Every built-in loads whenever a Host opens, but most processes use only a few of them:
 ``defer_build`` makes pydantic build a model's validator and schema on first use
-instead of when the module is imported, which keeps ``Host.open`` cheap. For the same
-reason the modules that declare the built-ins do not postpone their annotations:
-pydantic would compile and evaluate each field's annotation text, about a fifth of
-making their models (``bench/DECISIONS.md``; ``tests/builtin_plugins/test_models.py``
-pins them to their postponed form).
+instead of when the module is imported, which keeps ``Host.open`` cheap.
 """
 
 from __future__ import annotations

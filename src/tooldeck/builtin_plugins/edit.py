@@ -17,6 +17,8 @@ Line endings: the file is matched as ``\\n`` text and a CRLF file is written bac
 CRLF; its BOM is kept.
 """
 
+from __future__ import annotations
+
 from typing import TYPE_CHECKING, Literal
 
 from pydantic import Field
@@ -68,7 +70,7 @@ class EditOutput(Model):
 
 
 @hookimpl
-def tool_transform(editor: "ToolEditor", location: "Location") -> None:
+def tool_transform(editor: ToolEditor, location: Location) -> None:
     """Add ``edit``; its code (``_run/edit.py``) loads on the first call."""
     editor.add(
         Tool(

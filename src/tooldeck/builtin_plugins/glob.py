@@ -11,6 +11,8 @@ stable from call to call, unlike modification times. The walk and the pattern ru
 those of ``_run/ignore.py``, shared with ``grep``.
 """
 
+from __future__ import annotations
+
 from typing import TYPE_CHECKING
 
 from pydantic import Field
@@ -67,7 +69,7 @@ class GlobOutput(Model):
 
 
 @hookimpl
-def tool_transform(editor: "ToolEditor", location: "Location") -> None:
+def tool_transform(editor: ToolEditor, location: Location) -> None:
     """Add ``glob``; its code (``_run/glob.py``) loads on the first call."""
     editor.add(
         Tool(

@@ -11,6 +11,8 @@ A symlinked file is searched only when it leads into the Location or the searche
 directory, so a link cannot carry outside content into the answer unasked.
 """
 
+from __future__ import annotations
+
 from typing import TYPE_CHECKING
 
 from pydantic import Field
@@ -80,7 +82,7 @@ class GrepOutput(Model):
 
 
 @hookimpl
-def tool_transform(editor: "ToolEditor", location: "Location") -> None:
+def tool_transform(editor: ToolEditor, location: Location) -> None:
     """Add ``grep``; its code (``_run/grep.py``) loads on the first call."""
     editor.add(
         Tool(

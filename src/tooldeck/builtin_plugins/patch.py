@@ -16,6 +16,8 @@ Operations see the earlier ones of the same patch (delete then add the same path
 update a file twice). CRLF files stay CRLF and a UTF-8 byte-order mark is kept.
 """
 
+from __future__ import annotations
+
 from typing import TYPE_CHECKING, Literal, TypeAlias
 
 from pydantic import Field
@@ -83,7 +85,7 @@ class PatchOutput(Model):
 
 
 @hookimpl
-def tool_transform(editor: "ToolEditor", location: "Location") -> None:
+def tool_transform(editor: ToolEditor, location: Location) -> None:
     """Add the ``patch`` tool; it shares the ``edit`` permission action with edit/write.
 
     Its code (``_run/patch.py``) loads on the first call.

@@ -9,6 +9,8 @@ Answers come back as text the model reads (``"Which DB?" → Postgres``) and as 
 declared output, one entry per question in the order asked.
 """
 
+from __future__ import annotations
+
 from typing import TYPE_CHECKING
 
 from pydantic import Field
@@ -64,7 +66,7 @@ class QuestionOutput(Model):
 
 
 @hookimpl
-def tool_transform(editor: "ToolEditor", location: "Location") -> None:
+def tool_transform(editor: ToolEditor, location: Location) -> None:
     """Add ``question``; its code (``_run/question.py``) loads on the first call."""
     editor.add(
         Tool(

@@ -11,6 +11,8 @@ to continue from. Its metadata then says ``truncated``, so the session runner do
 cut the page again and save a copy of a file that is already on disk.
 """
 
+from __future__ import annotations
+
 from typing import TYPE_CHECKING, Literal
 
 from pydantic import Field
@@ -80,7 +82,7 @@ class ReadOutput(Model):
 
 
 @hookimpl
-def tool_transform(editor: "ToolEditor", location: "Location") -> None:
+def tool_transform(editor: ToolEditor, location: Location) -> None:
     """Add ``read``; its code (``_run/read.py``) loads on the first call."""
     editor.add(
         Tool(

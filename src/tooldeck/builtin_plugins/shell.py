@@ -25,6 +25,8 @@ everything it does, in the project and outside it (``cat ../secret`` included). 
 on ``shell`` are the way to limit commands; ``external_directory`` is not asked for them.
 """
 
+from __future__ import annotations
+
 from typing import TYPE_CHECKING
 
 from pydantic import Field
@@ -102,7 +104,7 @@ class ShellOutput(Model):
 
 
 @hookimpl
-def tool_transform(editor: "ToolEditor", location: "Location") -> None:
+def tool_transform(editor: ToolEditor, location: Location) -> None:
     """Add the ``shell`` tool (native, permission action ``shell``).
 
     Its code (``_run/shell.py``) loads on the first call.

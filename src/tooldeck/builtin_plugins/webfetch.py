@@ -24,6 +24,8 @@ converted (the text then says so), and markdown is refused for pages nested more
 converts them, without recursion.
 """
 
+from __future__ import annotations
+
 from typing import TYPE_CHECKING, Literal
 
 from pydantic import Field
@@ -86,7 +88,7 @@ class WebFetchOutput(Model):
 
 
 @hookimpl
-def tool_transform(editor: "ToolEditor", location: "Location") -> None:
+def tool_transform(editor: ToolEditor, location: Location) -> None:
     """Add ``webfetch``; its code (``_run/webfetch.py``) loads on the first call."""
     editor.add(
         Tool(

@@ -12,6 +12,8 @@ content uses plain newlines, its CRLF line endings: a model rewriting a Windows 
 should not turn every line of it into a change.
 """
 
+from __future__ import annotations
+
 from typing import TYPE_CHECKING
 
 from pydantic import Field
@@ -53,7 +55,7 @@ class WriteOutput(Model):
 
 
 @hookimpl
-def tool_transform(editor: "ToolEditor", location: "Location") -> None:
+def tool_transform(editor: ToolEditor, location: Location) -> None:
     """Add ``write``; its code (``_run/write.py``) loads on the first call."""
     editor.add(
         Tool(

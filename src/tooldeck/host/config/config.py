@@ -4,12 +4,9 @@ Loading files and turning validation errors into ``ConfigError`` messages that n
 the file and the key lives in ``config_files``, which keys of a server section go
 together in ``mcp_keys``; this module is only the shape, and ``NOT_YET_AVAILABLE``: the
 keys whose feature this version does not have.
-
-Unlike the rest of tooldeck, this module does not postpone its annotations: every
-``Host.open`` makes these models, and pydantic (and ``@public``) would otherwise compile
-and evaluate each annotation's text, about 30% of making them (``bench/DECISIONS.md``;
-``tests/host/config/test_config.py`` pins the models to their postponed form).
 """
+
+from __future__ import annotations
 
 from typing import Literal, NamedTuple
 
@@ -89,7 +86,7 @@ class McpServerConfig(_Section):
     issuer: str | None = None
 
     @model_validator(mode="after")
-    def _keys_go_together(self) -> "McpServerConfig":
+    def _keys_go_together(self) -> McpServerConfig:
         # Loaded with the first server section: a Location without one never needs it.
         from tooldeck.host.config.mcp_keys import server_problem
 
@@ -252,7 +249,7 @@ class StoreConfig(_Section):
     pool_max_size: int = Field(default=8, ge=1, le=1000)
 
     @model_validator(mode="after")
-    def _sizes(self) -> "StoreConfig":
+    def _sizes(self) -> StoreConfig:
         if self.pool_min_size > self.pool_max_size:
             raise ValueError(
                 f"pool_min_size {self.pool_min_size} is above pool_max_size {self.pool_max_size}"
