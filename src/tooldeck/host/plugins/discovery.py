@@ -18,7 +18,7 @@ import importlib.util
 import re
 import sys
 from collections import Counter
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
@@ -28,7 +28,7 @@ from tooldeck.errors import PluginError
 from tooldeck.host.config.paths import local_plugin_files
 
 if TYPE_CHECKING:
-    from importlib.metadata import Distribution, EntryPoint
+    from importlib.metadata import Distribution
 
 GROUP = "tooldeck"
 """The entry-point group tool packs publish under."""
@@ -71,50 +71,21 @@ def scan_entry_points(group: str = GROUP) -> tuple[EntryPointRecord, ...]:
     A distribution installed twice on ``sys.path`` counts once: the first one wins, as
     for imports (``importlib.metadata.entry_points`` deduplicates the same way).
     """
+    from importlib.metadata import entry_points
+
     records = []
-    for dist, ep in _entry_points(group):
-        name, version = _name_version(dist)
+    for ep in entry_points(group=group):
+        name, version = _name_version(ep.dist)
         records.append(
             EntryPointRecord(
                 distribution=normalize_dist(name or ep.module),
                 version=version,
                 name=ep.name,
                 value=ep.value,
-                location=str(dist.locate_file("")),
+                location=str(ep.dist.locate_file("")) if ep.dist is not None else "",
             )
         )
     return tuple(sorted(records, key=lambda r: (r.distribution, r.name)))
-
-
-def _entry_points(group: str) -> Iterator[tuple[Distribution, EntryPoint]]:
-    """``importlib.metadata.entry_points(group=group)`` with each one's distribution.
-
-    The same walk, the first of each distribution name kept, without building and
-    filtering a selectable object for every entry point of every distribution: with a
-    few hundred installed, that was a third of the scan (``bench/DECISIONS.md``;
-    ``tests/host/plugins/test_discovery.py`` pins it to ``entry_points``).
-    """
-    from importlib.metadata import distributions
-
-    seen: set[str] = set()
-    for dist in distributions():
-        key = _dedup_key(dist)
-        if key in seen:
-            continue
-        if key:  # a distribution without a name is nobody's duplicate
-            seen.add(key)
-        for ep in dist.entry_points:
-            if ep.group == group:
-                yield dist, ep
-
-
-def _dedup_key(dist: Distribution) -> str:
-    """The distribution's PEP 503 name, from its metadata folder's name when it has one."""
-    folder = getattr(dist, "_path", None)  # a PathDistribution's directory
-    stem, dot, suffix = getattr(folder, "name", "").rpartition(".")
-    if dot and suffix in ("dist-info", "egg-info"):
-        return normalize_dist(stem.partition("-")[0])
-    return normalize_dist(_name_version(dist)[0])
 
 
 def _name_version(dist: Distribution | None) -> tuple[str, str]:
