@@ -16,8 +16,10 @@ from pathlib import Path
 from typing import Any
 
 import anyio
+from anyio.abc import TaskGroup
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.runner import serve_loop
+from mcp.server.session import ServerSession
 from mcp.server.stdio import stdio_server
 from mcp.types import ElicitRequestURLParams
 from pydantic import BaseModel, Field
@@ -63,20 +65,38 @@ VAULT = "https://acme.example/vault"
 async def vault(marker: str, ctx: Context, steps: int = 1) -> str:
     """Open the vault: until the file ``marker`` exists (the user has been to the
     vault's pages), the call is refused with -32042, URL elicitation required, listing
-    ``steps`` pages. Once it exists, the server says the pages are done."""
-    if not Path(marker).exists():
-        pages = [
-            ElicitRequestURLParams(
-                message=f"Unlock the vault (step {step})",
-                url=f"{VAULT}?step={step}",
-                elicitation_id=f"vault-{step}",
-            )
-            for step in range(1, steps + 1)
-        ]
-        raise UrlElicitationRequiredError(pages)
-    for step in range(1, steps + 1):
-        await ctx.request_context.session.send_elicit_complete(f"vault-{step}", ctx.request_id)
-    return "vault open"
+    ``steps`` pages; the server says the pages are done once it exists (``_watch``)."""
+    if Path(marker).exists():
+        return "vault open"
+    pages = [
+        ElicitRequestURLParams(
+            message=f"Unlock the vault (step {step})",
+            url=f"{VAULT}?step={step}",
+            elicitation_id=f"vault-{step}",
+        )
+        for step in range(1, steps + 1)
+    ]
+    if marker not in _watched:
+        _watched.add(marker)
+        ids = [page.elicitation_id for page in pages if page.elicitation_id]
+        assert _background is not None
+        _background.start_soon(_watch, ctx.request_context.session, Path(marker), ids)
+    raise UrlElicitationRequiredError(pages)
+
+
+_background: TaskGroup | None = None
+"""Where the server's own work runs beyond a request (the serving loop's lifetime)."""
+_watched: set[str] = set()
+
+
+async def _watch(session: ServerSession, marker: Path, ids: list[str]) -> None:
+    """Say each page is complete once the user has been there, out of band (related to
+    no request, as a real vault learns it from the browser, after the refusal)."""
+    with anyio.move_on_after(120):
+        while not marker.exists():
+            await anyio.sleep(0.05)
+        for elicitation_id in ids:
+            await session.send_elicit_complete(elicitation_id)
 
 
 @server.tool()
@@ -130,10 +150,16 @@ def _open_nested_schema() -> None:
 
 
 async def _serve_handshake_era() -> None:
+    global _background
     lowlevel = server._lowlevel_server
-    async with stdio_server() as (read, write), lowlevel.lifespan(lowlevel) as state:
+    async with (
+        stdio_server() as (read, write),
+        lowlevel.lifespan(lowlevel) as state,
+        anyio.create_task_group() as _background,
+    ):
         options = lowlevel.create_initialization_options()
         await serve_loop(lowlevel, read, write, lifespan_state=state, init_options=options)
+        _background.cancel_scope.cancel()  # the client is gone: no one to tell
 
 
 if __name__ == "__main__":

@@ -15,7 +15,14 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from tooldeck._tool import AwaitingInput, ToolFailure
 from tooldeck.mcp.client.failures import closed_connection, describe
-from tooldeck.mcp.client.url_required import AGAIN, UrlsRequired, required, unvisited, visit
+from tooldeck.mcp.client.url_required import (
+    AGAIN,
+    UrlsRequired,
+    finished,
+    required,
+    unvisited,
+    visit,
+)
 
 if TYPE_CHECKING:
     from tooldeck.mcp.client.connection import Connection
@@ -38,8 +45,9 @@ async def call_tool(
     the tooldeck call, which the server's progress, logs and questions reach while this
     call is in flight; a question the call's client answers in its next round stops the
     call (``AwaitingInput``). A server that requires the user to open some pages first
-    (``-32042``) has them shown through the call's ``ctx.elicit_url``, and the call is
-    retried once when all were accepted (``url_required``).
+    (``-32042``) has them shown through the call's ``ctx.elicit_url``; when all were
+    accepted the call is retried once, after the server has said they are complete or
+    ``timeout_s`` has passed, whichever comes first (``url_required``).
     """
     from tooldeck.mcp.sdk import MCPError
 
@@ -65,8 +73,9 @@ async def call_tool(
         return result
     urls = connection.side.requests.urls
     await visit(urls, result, caller, subject)
-    # Once: an accepted page means the user agreed to go, not that they are done there;
-    # a server that still refuses lists its pages for the model rather than re-asking.
+    await finished(urls, result, connection.deadlines, connection.spec.config.timeout_s)
+    # Once: a server that still refuses lists its pages for the model rather than
+    # having the user asked again and again.
     retried = await request(connection, subject, during, send, caller)
     if isinstance(retried, UrlsRequired):
         raise ToolFailure(unvisited(connection.name, subject, retried, AGAIN))

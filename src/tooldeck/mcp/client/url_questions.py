@@ -18,14 +18,20 @@ questions waiting for completion are remembered per connection, the latest
 ``REMEMBERED`` of them.
 
 The pages a server lists when it refuses a call with ``-32042`` are asked the same way
-(``asked``), and their completion relayed alike (``url_required``).
+(``asked``), and their completion relayed alike (``url_required``); the retry of that
+call waits for those completions (``done``). A completion may come before that wait
+begins (for a 2026-07-28 client, in an earlier round of the call), so the latest
+``REMEMBERED`` completed ids are kept too, each counted by one wait.
 """
 
 from __future__ import annotations
 
 import functools
 from collections import OrderedDict
+from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
+
+import anyio
 
 from tooldeck._tool import AwaitingInput, ToolFailure
 
@@ -35,7 +41,8 @@ if TYPE_CHECKING:
     from tooldeck.mcp.sdk import types
 
 REMEMBERED = 64
-"""URL questions per connection whose completion is still relayed (older ones are not)."""
+"""URL questions per connection whose completion is still relayed (older ones are not),
+and completed ids per connection a wait still counts."""
 
 
 class UrlQuestions:
@@ -44,6 +51,10 @@ class UrlQuestions:
     def __init__(self, server: str) -> None:
         self.server = server
         self._waiting: OrderedDict[str, tuple[Caller, str]] = OrderedDict()
+        self._done: OrderedDict[str, None] = OrderedDict()
+        self._changed: anyio.Event | None = None
+        """Set at the next completion; created by the first wait (on the connection's
+        loop, where completions arrive too)."""
 
     async def ask(
         self, caller: Caller, params: types.ElicitRequestURLParams
@@ -83,11 +94,31 @@ class UrlQuestions:
 
         if not isinstance(message, types.ElicitCompleteNotification):
             return False
-        waiting = self._waiting.pop(message.params.elicitation_id, None)
+        theirs = message.params.elicitation_id
+        waiting = self._waiting.pop(theirs, None)
         if waiting is not None:
             caller, ours = waiting
             caller.run(caller.ctx.elicitation_complete, ours)
+        self._done[theirs] = None
+        self._done.move_to_end(theirs)
+        while len(self._done) > REMEMBERED:
+            self._done.popitem(last=False)
+        if self._changed is not None:
+            self._changed.set()
+            self._changed = None
         return True
+
+    async def done(self, ids: Iterable[str]) -> None:
+        """Return once the server has said each of ``ids`` is complete, since the latest
+        wait that counted it (a server may name a later question as it named an earlier
+        one). Unbounded: the caller bounds it."""
+        missing = set(ids)
+        while not missing <= self._done.keys():
+            if self._changed is None:
+                self._changed = anyio.Event()
+            await self._changed.wait()
+        for theirs in missing:
+            self._done.pop(theirs, None)
 
     def _remember(self, theirs: str, caller: Caller, ours: str) -> None:
         self._waiting[theirs] = (caller, ours)

@@ -7,9 +7,16 @@ on it. Instead ``calls.call_tool`` asks each listed question, in order, of the c
 own ``ctx.elicit_url`` (through ``UrlQuestions.asked``, so the serving client is asked
 under ``<server>.<id>`` and the server's completion notifications reach it as for a
 question asked mid-call), and retries the call once when every one was accepted.
-Whatever stops that (a question declined or cancelled, no one who can be asked, a second
-``-32042``) fails the call with a ``ToolFailure`` that names the server and lists each
-message and URL: the model can show them to the user and call again later.
+
+An accepted page means the user agreed to go, not that they are done there, so the
+retry waits (``finished``) until the server has said each page that has an
+``elicitationId`` is complete (``notifications/elicitation/complete``), for at most the
+server's ``timeout_s``; past that it is retried anyway, and the server decides. Pages
+without an id cannot be waited for.
+
+Whatever stops that (a question declined or cancelled, no one who can be asked, a
+second ``-32042``) fails the call with a ``ToolFailure`` that names the server and
+lists each message and URL: the model can show them to the user and call again later.
 
 The SDK's client raises a plain ``MCPError`` for the error (its
 ``UrlElicitationRequiredError`` is what a server raises); ``required`` reads the
@@ -24,6 +31,7 @@ from typing import TYPE_CHECKING
 from tooldeck._tool import ToolFailure
 
 if TYPE_CHECKING:
+    from tooldeck.mcp.client.deadlines import Deadlines
     from tooldeck.mcp.client.server_requests import Caller
     from tooldeck.mcp.client.url_questions import UrlQuestions
     from tooldeck.mcp.sdk import types
@@ -36,7 +44,8 @@ UNASKED = (
 
 AGAIN = (
     "it still required them after the user agreed to open them (the call is retried "
-    "once); the user may not be done there yet"
+    "once, when the server says they are done or its timeout_s has passed); the user "
+    "may not be done there yet"
 )
 """Why the pages are listed after the retry also got ``-32042``."""
 
@@ -75,6 +84,17 @@ async def visit(
         if answer.action != "accept":
             why = f"the user did not agree to open them ({answer.action})"
             raise ToolFailure(unvisited(urls.server, subject, needed, why))
+
+
+async def finished(
+    urls: UrlQuestions, needed: UrlsRequired, deadlines: Deadlines, timeout: float
+) -> None:
+    """Return once the server has said every page of ``needed`` with an id is complete,
+    or ``timeout`` seconds of the connection's clock have passed (the retry then tells
+    whether the user is done)."""
+    ids = [page.elicitation_id for page in needed.pages if page.elicitation_id]
+    with deadlines.move_on_after(timeout):
+        await urls.done(ids)
 
 
 def unvisited(server: str, subject: str, needed: UrlsRequired, why: str) -> str:
