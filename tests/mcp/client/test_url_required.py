@@ -10,6 +10,7 @@ until a marker file exists. The serving client's user "visits" a page by creatin
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -24,9 +25,12 @@ from ..conftest import make_project, stdio_server
 from ..serve.test_serve import served
 from .test_url_questions import UrlPeer
 
-CONFIG = stdio_server("talk", "talk_server.py", extra="timeout_s = 60") + (
-    '[[permission]]\naction = "talk_*"\neffect = "allow"\n'
-)
+ALLOW = '[[permission]]\naction = "talk_*"\neffect = "allow"\n'
+CONFIG = stdio_server("talk", "talk_server.py", extra="timeout_s = 60") + ALLOW
+HASTY = stdio_server("talk", "talk_server.py", extra="timeout_s = 5") + ALLOW
+"""A server whose completions are waited for only briefly (the user never comes)."""
+LATER = 0.5
+"""Seconds after accepting that the user is done on the page."""
 STEP_1 = ("Unlock the vault (step 1)", "https://acme.example/vault?step=1")
 STEP_2 = ("Unlock the vault (step 2)", "https://acme.example/vault?step=2")
 
@@ -38,22 +42,33 @@ def project(module_env: Path) -> Path:
     return root
 
 
-class User:
-    """A serving client's user: answers each page with ``action``, and (``visits``)
-    goes there, which the vault sees as its marker file."""
+@pytest.fixture(scope="module")
+def hasty(module_env: Path) -> Path:
+    root = make_project(module_env / "hasty", HASTY)
+    grant_trust(trust_status(root))
+    return root
 
-    def __init__(self, marker: Path, action: str = "accept", visits: bool = True) -> None:
+
+class User:
+    """A serving client's user: answers each page with ``action``, and goes there,
+    which the vault sees as its marker file: ``visits`` ``"before"`` answering,
+    ``"after"`` (``LATER`` seconds after accepting, as a real sign-in takes a while), or
+    never (``None``)."""
+
+    def __init__(self, marker: Path, action: str = "accept", visits: str | None = "before"):
         self.marker = marker
         self.action = action
-        self.visits = visits
+        self.visits = visits if action == "accept" else None
         self.asked: list[mcp_types.ElicitRequestURLParams] = []
         self.completed: list[str] = []
 
     async def elicit(self, context, params):
         assert params.mode == "url", params
         self.asked.append(params)
-        if self.action == "accept" and self.visits:
+        if self.visits == "before":
             self.marker.touch()
+        elif self.visits == "after":
+            threading.Timer(LATER, self.marker.touch).start()
         return mcp_types.ElicitResult(action=self.action)
 
     async def note(self, message):
@@ -97,6 +112,24 @@ def test_a_handshake_era_client_opens_the_pages_and_the_call_is_retried(project,
     assert user.completed == ["talk.vault-1", "talk.vault-2"]  # the server's, relayed
 
 
+def test_the_retry_waits_until_the_server_says_the_pages_are_done(project, tmp_path):
+    """The user finishes on the pages only after agreeing to go: retried at once, the
+    call would be refused again."""
+    user = User(tmp_path / "visited", visits="after")
+    _, result = open_vault(project, user, "legacy", steps=2)
+    assert (result.is_error, result.content[0].text) == (False, "vault open")
+    assert user.pages() == [(*STEP_1, "talk.vault-1"), (*STEP_2, "talk.vault-2")]
+    assert user.completed == ["talk.vault-1", "talk.vault-2"]
+
+
+def test_a_2026_clients_retry_waits_for_the_page_answered_in_an_earlier_round(project, tmp_path):
+    user = User(tmp_path / "visited", visits="after")
+    version, result = open_vault(project, user, "auto")
+    assert version == "2026-07-28"
+    assert (result.is_error, result.content[0].text) == (False, "vault open")
+    assert [(p.message, p.url) for p in user.asked] == [STEP_1]
+
+
 def test_a_2026_client_opens_the_page_in_an_input_required_round(project, tmp_path):
     user = User(tmp_path / "visited")
     version, result = open_vault(project, user, "auto")
@@ -118,10 +151,11 @@ def test_a_declined_page_fails_the_call_with_the_pages_listed(project, tmp_path,
     assert not user.marker.exists()
 
 
-def test_a_second_refusal_after_the_retry_lists_the_pages(project, tmp_path):
-    """The user agreed to go but is not done there: the one retry is refused too."""
-    user = User(tmp_path / "visited", visits=False)
-    _, result = open_vault(project, user, "legacy")
+def test_a_second_refusal_after_the_retry_lists_the_pages(hasty, tmp_path):
+    """The user agreed to go but never got there: the server never says the page is
+    done, and the one retry, once ``timeout_s`` has passed, is refused too."""
+    user = User(tmp_path / "visited", visits=None)
+    _, result = open_vault(hasty, user, "legacy")
     text = result.content[0].text
     assert result.is_error
     assert "still required them after the user agreed to open them" in text
