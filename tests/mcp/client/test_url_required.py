@@ -20,6 +20,7 @@ import pytest
 import tooldeck
 from mcp import types as mcp_types
 from tooldeck import Host, ToolCall, grant_trust, trust_status
+from tooldeck.mcp.client.url_questions import UrlQuestions
 
 from ..conftest import make_project, stdio_server
 from ..serve.test_serve import served
@@ -229,3 +230,31 @@ def test_a_hosts_peer_opens_the_page_and_hears_it_is_done(host, tmp_path):
     assert outcome.content[0].text == "vault open"
     assert peer.asked == [(*STEP_1, "talk.vault-1")]
     assert peer.completed == ["talk.vault-1"]
+
+
+# -- the wait itself, on one connection's questions ------------------------------------------
+def complete(elicitation_id: str) -> mcp_types.ElicitCompleteNotification:
+    params = mcp_types.ElicitCompleteNotificationParams(elicitation_id=elicitation_id)
+    return mcp_types.ElicitCompleteNotification(params=params)
+
+
+def test_a_completion_before_the_wait_counts_once_and_a_later_one_ends_it():
+    """Remembered, since it may come before the wait (for a 2026-07-28 client, in an
+    earlier round of the call); counted by one wait, since a server may name a later
+    page as it named an earlier one."""
+    urls = UrlQuestions("talk")
+
+    async def scenario() -> bool:
+        assert urls.completed(complete("vault-1"))
+        with anyio.fail_after(30):
+            await urls.done(["vault-1"])  # said already
+        with anyio.move_on_after(0.2) as unsaid:
+            await urls.done(["vault-1"])  # counted: waits for the next one
+        async with anyio.create_task_group() as tasks:
+            tasks.start_soon(urls.done, ["vault-1", "vault-2"])
+            await anyio.sleep(0)
+            urls.completed(complete("vault-2"))
+            urls.completed(complete("vault-1"))
+        return unsaid.cancelled_caught
+
+    assert anyio.run(scenario)
