@@ -12,6 +12,7 @@ contract, normalize content); ``run_tool_call`` does the same and classifies the
 from __future__ import annotations
 
 from collections.abc import Callable, Coroutine, Mapping
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, overload
 
@@ -52,6 +53,7 @@ LayerBinder = Callable[["Snapshot"], tuple[Layer, ...]]
 if TYPE_CHECKING:
     from tooldeck.host.boundary.hooks import HookChain
     from tooldeck.host.boundary.limits import CallLimits
+    from tooldeck.host.call.fused import FusedCall
     from tooldeck.host.config.config import OutputConfig
     from tooldeck.host.execution.listings import Listings
     from tooldeck.host.location.location import Location
@@ -84,6 +86,7 @@ class Snapshot:
         "_codemode",
         "_codemode_on",
         "_definitions",
+        "_fused",
         "_hidden",
         "_listings",
         "_records_by_name",
@@ -130,6 +133,8 @@ class Snapshot:
         """The scope of a call given no ids: ``scope()``'s answer, built once."""
         self._rendered: dict[str, tuple[FrozenDict, ...]] = {}
         self._hidden: dict[str, ToolRecord] | None = None
+        self._fused: dict[str, FusedCall] = {}
+        """The common call of each tool called so far (``_fuse``)."""
         self._definitions: tuple[ToolDefinition, ...] | None = None
         self._listings: Listings | None = None
         reused = None if previous is None else index_after(previous, self, permissions, codemode)
@@ -244,10 +249,10 @@ class Snapshot:
         ``session_id`` defaults to the snapshot's session; a session's snapshot refuses
         another session's id (``SessionError``) before anything runs.
         """
-        scope = self.default_scope
-        if session_id or message_id or agent is not None:
-            scope = self.scope(session_id, message_id, agent)
-        done = self.run(call, scope, progress)
+        if session_id or message_id or agent is not None or progress is not None or self.layers:
+            done = self.run(call, self.scope(session_id, message_id, agent), progress)
+        else:  # the common call (``_fuse``)
+            done = (self._fused.get(call.name) or self._fuse(call.name))(call)
         return done if isinstance(done, ExecutedTool) else await done
 
     def execute_sync(
@@ -269,10 +274,10 @@ class Snapshot:
                 f"execute_sync({call.name!r}) was called from a running event loop; "
                 "use 'await snapshot.execute(...)' there"
             )
-        scope = self.default_scope
-        if session_id or message_id or agent is not None:
-            scope = self.scope(session_id, message_id, agent)
-        done = self.run(call, scope, progress)
+        if session_id or message_id or agent is not None or progress is not None or self.layers:
+            done = self.run(call, self.scope(session_id, message_id, agent), progress)
+        else:  # the common call (``_fuse``)
+            done = (self._fused.get(call.name) or self._fuse(call.name))(call)
         if isinstance(done, ExecutedTool):
             return done
         return run_async(done)  # only sync hosts running async executors need it
@@ -314,6 +319,19 @@ class Snapshot:
         # ``cross`` by ``tests/host/execution/test_snapshot.py``).
         record = self._records_by_name.get(call.name) or self._unavailable(call.name)
         return (record.call_path or _path_of(record))(self.location, call, scope, progress)
+
+    def _fuse(self, name: str) -> FusedCall:
+        """The common call of ``name`` (no active layer, no ids, no progress), bound at its
+        first call and kept: the tool's call path as one closure (``host/call/fused.py``).
+        A name this snapshot does not advertise runs through ``run`` every time."""
+        record = self._records_by_name.get(name)
+        if record is None:
+            return partial(self.run, scope=self.default_scope)
+        from tooldeck.host.call.fused import fused_call  # with the first call, not at open
+
+        path = record.call_path or _path_of(record)
+        fused = self._fused[name] = fused_call(record, path, self.location, self.default_scope)
+        return fused
 
     def _start(
         self, call: ToolCall, scope: CallScope, progress: ProgressCallback | None = None
