@@ -94,7 +94,12 @@ def _fused_executor(record: ToolRecord, location: Location, scope: CallScope) ->
     only, for an executor that is a ``def``."""
     execute = record.tool.execute
     has_output = record.tool.output is not None
-    session_id, message_id, agent, peer = scope.session_id, scope.message_id, scope.agent, scope.peer
+    session_id, message_id, agent, peer = (
+        scope.session_id,
+        scope.message_id,
+        scope.agent,
+        scope.peer,
+    )
 
     def fused(call: ToolCall) -> Done:
         raw = call.input
