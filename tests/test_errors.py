@@ -44,11 +44,9 @@ INTERNAL = {
     "tooldeck.mcp.client.stdio.NotJsonRpc": "a line a server sent; its row or a log says so",
     "tooldeck.mcp.client.oauth.signin.SignInNeeded": "the server's row: run tooldeck mcp login",
     "tooldeck.mcp.client.oauth.server_auth.MissingSecret": "the server's row names the variable",
-    "tooldeck.mcp.serve.rounds.AwaitingInput": "mcp serve: an input_required result",
-    "tooldeck._tool.AnswerLater": "AwaitingInput's base: a mounted server's question stops too",
 }
 
-WITH_TOOL = ("FrozenToolError", "ToolFailure")
+WITH_TOOL = ("AwaitingInput", "FrozenToolError", "ToolFailure")
 """Drawn in the tree and exported from ``tooldeck``, but defined in ``tooldeck._tool``."""
 
 _DRAWN = re.compile(r"^(?P<lead>[ │├└─]*)(?P<name>[A-Z]\w+)", re.M)

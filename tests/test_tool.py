@@ -169,3 +169,31 @@ def test_log_refuses_a_level_mcp_does_not_name(tmp_path):
     ctx = tooldeck.ToolContext(tooldeck.Location(tmp_path, data_dir=tmp_path / "data"))
     with pytest.raises(ValueError, match="debug, info, notice"):
         ctx.log("verbose", "x")
+
+
+def test_a_url_question_needs_a_peer_that_offers_urls(tmp_path):
+    location = tooldeck.Location(tmp_path, data_dir=tmp_path / "data")
+
+    async def ask(ctx):
+        return await ctx.elicit_url("Sign in", "https://example.com/in", elicitation_id="e1")
+
+    with pytest.raises(tooldeck.ToolFailure, match=r"send the user to a URL \(ctx.elicit_url\)"):
+        asyncio.run(ask(tooldeck.ToolContext(location)))
+    forms_only = tooldeck.ToolContext(location, peer=RecordingPeer())
+    with pytest.raises(tooldeck.ToolFailure, match=r"ctx\.elicit_url"):
+        asyncio.run(ask(forms_only))
+    forms_only.elicitation_complete("e1")  # no one to tell: nothing happens
+
+    class UrlPeer(RecordingPeer):
+        async def elicit_url(self, message, url, elicitation_id):
+            self.logs.append(("url", f"{message} {url} {elicitation_id}"))
+            return tooldeck.Elicited("accept")
+
+        def elicitation_complete(self, elicitation_id):
+            self.logs.append(("complete", elicitation_id))
+
+    peer = UrlPeer()
+    ctx = tooldeck.ToolContext(location, peer=peer)
+    assert asyncio.run(ask(ctx)) == tooldeck.Elicited("accept", None)
+    ctx.elicitation_complete("e1")
+    assert peer.logs == [("url", "Sign in https://example.com/in e1"), ("complete", "e1")]

@@ -53,7 +53,7 @@ def install(wheels: list[Path], wheelhouse: Path) -> None:
         str(constraints),
         *(f"{wheel}[test]" for wheel in wheels),
     ]
-    subprocess.run(command, check=True)
+    subprocess.run(command, check=True, timeout=1800)
 
 
 def main(argv: list[str]) -> int:

@@ -29,6 +29,7 @@ if TYPE_CHECKING:
     from tooldeck._resource import ResourceTemplate as ResourceTemplate
     from tooldeck._tool import AnyTool as AnyTool
     from tooldeck._tool import AudioPart as AudioPart
+    from tooldeck._tool import AwaitingInput as AwaitingInput
     from tooldeck._tool import Content as Content
     from tooldeck._tool import ContentPart as ContentPart
     from tooldeck._tool import Elicited as Elicited
@@ -158,6 +159,7 @@ _LOCATIONS = {
     "AnyTool": "tooldeck._tool",
     "Asker": "tooldeck.host.permissions.request",
     "AudioPart": "tooldeck._tool",
+    "AwaitingInput": "tooldeck._tool",
     "AuthorizationRequest": "tooldeck.mcp.client.oauth.signin",
     "Authorizer": "tooldeck.mcp.client.oauth.signin",
     "CallHookFn": "tooldeck.host.registry.editor",

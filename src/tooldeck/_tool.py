@@ -123,12 +123,24 @@ class ToolFailure(Exception):
             self.__cause__ = cause
 
 
-class AnswerLater(ToolFailure):
-    """Raised by ``ctx.elicit`` / ``ctx.sample`` where the answer comes with a later run
-    of the call (an MCP 2026-07-28 client answers in ``input_required`` rounds): the call
-    stops here and runs again with it. Whoever relays a question on the call's behalf (a
-    mounted server's elicitation, ``mcp/client/server_requests``) stops with it rather
-    than answering; not public (``tooldeck mcp serve`` raises it)."""
+@public
+class AwaitingInput(ToolFailure):
+    """The call stopped at a question whose answer comes with its next run (a *round*).
+
+    Raised by ``ctx.elicit``, ``ctx.elicit_url`` or ``ctx.sample`` where the peer answers
+    by running the call again rather than by waiting: ``tooldeck mcp serve`` with an MCP
+    2026-07-28 client (an ``input_required`` result), or a host's own ``Peer`` that works
+    the same way. A mounted server's question during such a call stops the call too.
+
+    It is a ``ToolFailure``, so a tool's or hook's ``except ToolFailure`` (or ``except
+    Exception``) that swallows it still ends with the question asked: whoever drives the
+    rounds reads the question it recorded, not the call's outcome. Tracing records the
+    call as awaiting input, not as an error; a ``tool_call`` hook that counts failures
+    can tell it apart with ``isinstance(exc, AwaitingInput)`` and let it through.
+    """
+
+    def __init__(self, message: str = "This call waits for an answer.") -> None:
+        super().__init__(message)
 
 
 LogLevel: TypeAlias = Literal[
@@ -165,6 +177,10 @@ class Peer(Protocol):
     ``notifications/message``, questions ``elicitation/create``, and samples
     ``sampling/createMessage`` to that call's client. A call without one (a host's own
     loop) logs through Python ``logging`` and cannot ask or sample.
+
+    Optional, for URL-mode questions: ``async elicit_url(message, url, elicitation_id |
+    None) -> Elicited`` and ``elicitation_complete(elicitation_id)``; without them
+    ``ctx.elicit_url`` raises ``ToolFailure`` and ``ctx.elicitation_complete`` does nothing.
     """
 
     def log(self, level: LogLevel, message: str) -> None: ...
@@ -265,6 +281,30 @@ class ToolContext(NamedTuple):
         if peer is None:
             raise ToolFailure(_UNSERVED.format(what="ask the user (ctx.elicit)"))
         return await peer.elicit(message, schema)
+
+    async def elicit_url(
+        self, message: str, url: str, *, elicitation_id: str | None = None
+    ) -> Elicited:
+        """Ask the user to open ``url`` (MCP's URL mode: a sign-in, a payment, a secret
+        that must not pass through the model or the client). ``"accept"``: the user
+        agreed to go, not that they are done; ``content`` is None. ``elicitation_id``
+        names the question for ``elicitation_complete``. Raises ``ToolFailure`` where
+        no one can be asked (not served, or a client without URL elicitation)."""
+        peer = self.peer if self.peer is not None else _RESUMED_PEER.get()
+        ask = getattr(peer, "elicit_url", None)
+        if ask is None:
+            raise ToolFailure(_UNSERVED.format(what="send the user to a URL (ctx.elicit_url)"))
+        answer: Elicited = await ask(str(message), str(url), elicitation_id)
+        return answer
+
+    def elicitation_complete(self, elicitation_id: str) -> None:
+        """Tell the client that what ``elicit_url`` sent the user for is done
+        (``notifications/elicitation/complete``); nothing where it cannot be told (not
+        served, an MCP 2026-07-28 client). As in MCP, delivery is not guaranteed."""
+        peer = self.peer if self.peer is not None else _RESUMED_PEER.get()
+        complete = getattr(peer, "elicitation_complete", None)
+        if complete is not None:
+            complete(str(elicitation_id))
 
     async def sample(
         self, messages: Sequence[Mapping[str, Any]], *, max_tokens: int, **options: Any

@@ -15,10 +15,10 @@ Two kinds that must never be confused:
   runs, and carry enough context to fix it (who, where, what was expected). Each is
   raised as its specific class, never as ``TooldeckError`` itself.
 
-Every class below is exported from ``tooldeck``. ``ToolFailure`` and ``FrozenToolError``
-are defined with ``Tool`` (this module imports nothing, so every layer can raise its
-errors); the others live here. Arguments of the wrong type or value raise Python's own
-``TypeError``/``ValueError``, as any library does.
+Every class below is exported from ``tooldeck``. ``ToolFailure``, ``AwaitingInput`` and
+``FrozenToolError`` are defined with ``Tool`` (this module imports nothing, so every
+layer can raise its errors); the others live here. Arguments of the wrong type or value
+raise Python's own ``TypeError``/``ValueError``, as any library does.
 
 ::
 
@@ -28,6 +28,7 @@ errors); the others live here. Arguments of the wrong type or value raise Python
      ├── PermissionDeferred            signal: an ask the host answers later (on_ask="defer")
      └── Exception
           ├── ToolFailure              signal: expected, model-visible failure of a tool call
+          │    └── AwaitingInput       signal: stopped at a question answered in its next run
           ├── PermissionCorrected      signal: rejected *with feedback*; a failure carrying it
           ├── AttributeError
           │    └── FrozenToolError     error: an attempt to change a Tool: use tool.replace(...)

@@ -217,3 +217,157 @@ def test_disabling_the_telemetry_plugin_keeps_only_startup_spans(tmp_path, otel)
         call(host.snapshot(), "add", {"a": 1, "b": 2})
     assert otel.spans("execute_tool") == []
     assert otel.span("tooldeck.host.open")
+
+
+class RoundsPeer:
+    """A host's ``Peer`` that answers in rounds: its first question stops the call
+    (``AwaitingInput``) and the next run gets the answer, as an MCP 2026-07-28 client's
+    ``input_required`` round trip does in ``tooldeck mcp serve``."""
+
+    def __init__(self) -> None:
+        self.answers: list[str] = []
+
+    def log(self, level, message):
+        pass
+
+    async def elicit(self, message, schema):
+        import tooldeck
+
+        if not self.answers:
+            raise tooldeck.AwaitingInput("waiting for the user's colour")
+        return tooldeck.Elicited("accept", {"colour": self.answers[0]})
+
+    async def sample(self, messages, max_tokens, options):
+        raise ToolFailure("no model here")
+
+
+async def ask_colour(input, ctx):
+    answer = await ctx.elicit("Which colour?", {"type": "object", "properties": {}})
+    return ToolResult(content=str(answer.content["colour"]))
+
+
+class Asking:
+    @hookimpl
+    def tool_transform(self, editor):
+        editor.add(Tool(name="colour", description="Asks.", execute=ask_colour, codemode=False))
+
+
+def test_a_call_stopped_at_a_question_is_awaiting_input_not_an_error(tmp_path, otel):
+    peer = RoundsPeer()
+    plugins = [Asking()]
+    with Host.open(tmp_path, plugins=plugins, trust=True, telemetry=otel.telemetry()) as host:
+        snapshot = host.snapshot()
+        scope = snapshot.scope("s", "m", peer=peer)
+        stopped = asyncio.run(run(snapshot, ToolCall("c1", "colour", {}), scope=scope))
+        peer.answers.append("plum")
+        answered = asyncio.run(run(snapshot, ToolCall("c2", "colour", {}), scope=scope))
+    # The host that drives the rounds reads a stopped run as failed with the stop's text.
+    assert (stopped.status, stopped.error.type) == ("failed", "tool.execution")
+    assert answered.content[0].text == "plum"
+    first, second = otel.spans("execute_tool colour")
+    assert first.attributes["tooldeck.outcome.status"] == "awaiting_input"
+    assert "error.type" not in first.attributes
+    assert first.status.status_code is StatusCode.UNSET
+    assert second.attributes["tooldeck.outcome.status"] == "completed"
+    (scope_metrics,) = otel.reader.get_metrics_data().resource_metrics[0].scope_metrics
+    (histogram,) = [m for m in scope_metrics.metrics if m.name == "gen_ai.execute_tool.duration"]
+    assert [p.attributes.get("error.type") for p in histogram.data.data_points] == [None]
+    assert histogram.data.data_points[0].count == 2
+
+
+def test_a_hook_tells_a_stopped_round_from_a_failure_by_its_public_name(tmp_path, otel):
+    import tooldeck
+
+    seen: list[str] = []
+
+    class Counting:
+        """A hook that counts failures, and lets a call awaiting input through."""
+
+        @hookimpl(wrapper=True)
+        def tool_call(self, call, context):
+            try:
+                result = yield
+            except tooldeck.AwaitingInput:
+                seen.append("awaiting input")
+                raise
+            except ToolFailure:
+                seen.append("failed")
+                raise
+            seen.append("completed")
+            return result
+
+    peer = RoundsPeer()
+    plugins = [Asking(), Tools(), Counting()]
+    with Host.open(tmp_path, plugins=plugins, trust=True, telemetry=otel.telemetry()) as host:
+        snapshot = host.snapshot()
+        scope = snapshot.scope("s", "m", peer=peer)
+        asyncio.run(run(snapshot, ToolCall("c1", "colour", {}), scope=scope))
+        asyncio.run(run(snapshot, ToolCall("c2", "broken", {}), scope=scope))
+        peer.answers.append("plum")
+        asyncio.run(run(snapshot, ToolCall("c3", "colour", {}), scope=scope))
+    assert seen == ["awaiting input", "failed", "completed"]
+    assert issubclass(tooldeck.AwaitingInput, ToolFailure)  # old hooks still catch it
+
+
+ASKING = """
+from tooldeck import Tool, ToolResult, hookimpl
+
+async def colour(input, ctx):
+    answer = await ctx.elicit("Which colour?", {
+        "type": "object", "properties": {"colour": {"type": "string"}}, "required": ["colour"]
+    })
+    return ToolResult(answer.content["colour"])
+
+@hookimpl
+def tool_transform(editor):
+    editor.add(Tool(name="colour", description="Asks.", execute=colour, codemode=False))
+"""
+
+
+def test_a_served_input_required_round_is_a_span_awaiting_input(tmp_path, tooldeck_env):
+    """Real processes: an SDK client of the 2026-07-28 era → ``tooldeck mcp serve`` with
+    the OpenTelemetry SDK (``servers/traced_serve.py``). The call's first round stops at
+    its question (``input_required``); the client answers and the second round
+    completes: two spans, the first awaiting input and not an error."""
+    import os
+    import sys
+    from pathlib import Path
+
+    import anyio
+
+    from mcp import Client, StdioServerParameters
+    from mcp import types as mcp_types
+    from tooldeck import grant_trust, trust_status
+
+    root = tmp_path / "project"
+    (root / ".tooldeck" / "plugins").mkdir(parents=True)
+    (root / ".tooldeck" / "plugins" / "asking.py").write_text(ASKING)
+    (root / "tooldeck.toml").write_text("[telemetry]\nenabled = true\n")
+    grant_trust(trust_status(root))
+    spans_file = tmp_path / "spans.jsonl"
+    env = {
+        **{k: v for k, v in os.environ.items() if k.startswith(("XDG_", "TOOLDECK_TRUST"))},
+        "PYTHONPATH": os.pathsep.join(sys.path),
+        "TRACED_SPANS": str(spans_file),
+    }
+    script = Path(__file__).parent / "servers" / "traced_serve.py"
+    params = StdioServerParameters(
+        command=sys.executable, args=[str(script), "--location", str(root)], env=env
+    )
+
+    async def answer(context, params):
+        return mcp_types.ElicitResult(action="accept", content={"colour": "plum"})
+
+    async def scenario():
+        async with Client(params, mode="auto", elicitation_callback=answer) as client:
+            return client.protocol_version, await client.call_tool("colour", {})
+
+    version, result = anyio.run(scenario)
+    assert version == "2026-07-28"
+    assert (result.is_error, result.content[0].text) == (False, "plum")
+    spans = [json.loads(line) for line in spans_file.read_text().splitlines()]
+    stopped, answered = [s for s in spans if s["name"] == "execute_tool colour"]
+    assert stopped["attributes"]["tooldeck.outcome.status"] == "awaiting_input"
+    assert "error.type" not in stopped["attributes"]
+    assert stopped["status"] == "UNSET"
+    assert answered["attributes"]["tooldeck.outcome.status"] == "completed"

@@ -83,18 +83,19 @@ def run(args: argparse.Namespace) -> int:
     allowed_hosts = [_checked_host(name) for name in args.allowed_host]
     root = location_dir(args).resolve()
     check_token_possible(root, args.http, args.allow_remote)
-    try:
-        from tooldeck.mcp import sdk  # noqa: F401  (without the SDK, say what to install)
-        from tooldeck.mcp.serve.command import serve
-    except ImportError as exc:
-        raise CommandError(
-            f"tooldeck mcp serve needs the MCP extra: pip install 'tooldeck[mcp]' ({exc})"
-        ) from None
     from tooldeck.cli._store import store_from_env, store_settings
 
-    # one for the process, sized by the config at start: every reopened host uses it
+    # One store for the process, sized by the config at start: every reopened host uses
+    # it. Opened before the SDK loads too, so a wrong TOOLDECK_STORE_URL is refused at once.
     store = store_from_env(os.environ, store_settings(root))
     try:
+        try:
+            from tooldeck.mcp import sdk  # noqa: F401  (without the SDK, say what to install)
+            from tooldeck.mcp.serve.command import serve
+        except ImportError as exc:
+            raise CommandError(
+                f"tooldeck mcp serve needs the MCP extra: pip install 'tooldeck[mcp]' ({exc})"
+            ) from None
         serve(
             root,
             http=args.http,

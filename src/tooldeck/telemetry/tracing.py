@@ -27,7 +27,7 @@ from opentelemetry import metrics, propagate, trace
 from opentelemetry.trace import SpanKind, Status, StatusCode
 
 from tooldeck import __version__
-from tooldeck._tool import TextPart, ToolFailure, ToolResult
+from tooldeck._tool import AwaitingInput, TextPart, ToolFailure, ToolResult
 from tooldeck.errors import (
     PermissionBlocked,
     PermissionCorrected,
@@ -43,6 +43,10 @@ if TYPE_CHECKING:
     from tooldeck.host.boundary.hooks import ToolCallContext
     from tooldeck.host.call.values import ToolCall
     from tooldeck.telemetry.settings import Telemetry
+
+AWAITING_INPUT = "awaiting_input"
+"""``tooldeck.outcome.status`` of a call stopped at a question (``AwaitingInput``): its
+outcome reads ``failed`` to the host that drives the rounds, but nothing went wrong."""
 
 DURATION_BUCKETS = (0.01, 0.02, 0.04, 0.08, 0.16, 0.32, 0.64, 1.28, 2.56, 5.12, 10.24, 20.48, 40.96)
 """Seconds: the GenAI semconv's advice for operation durations."""
@@ -177,7 +181,10 @@ def _ended(span: trace.Span, exc: BaseException) -> str | None:
 
 
 def _classified(exc: BaseException) -> tuple[str, str | None]:
-    """(outcome status, ``error.type``) as ``run_tool_call`` will classify ``exc``."""
+    """(outcome status, ``error.type``) as ``run_tool_call`` will classify ``exc``; a
+    call stopped at a question its next run answers is no error, but awaiting input."""
+    if isinstance(exc, AwaitingInput):
+        return AWAITING_INPUT, None
     if isinstance(exc, ToolFailure):
         return "failed", "tool.execution"
     if isinstance(exc, PermissionCorrected | PermissionBlocked):

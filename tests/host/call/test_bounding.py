@@ -23,6 +23,8 @@ from tooldeck.host.call.bounding import (
 from tooldeck.host.call.sizes import count_lines, format_size, utf8_size
 from tooldeck.host.config.config import Config, OutputConfig
 
+from ...examples import examples
+
 PNG = (
     b"\x89PNG\r\n\x1a\n"
     + b"\x00\x00\x00\rIHDR"
@@ -285,7 +287,7 @@ def test_cleanup_once_is_keyed_by_directory(tmp_path):
 
 
 # -- properties of the cut --------------------------------------------------------------------
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(
     text=st.text(st.sampled_from("ab\né€😀"), max_size=60),
     max_lines=st.integers(1, 8),
@@ -309,7 +311,7 @@ def test_text_head_is_the_longest_whole_line_prefix_within_the_limits(text, max_
         assert utf8_size(head + rest[0]) > max_bytes
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(
     text=st.text(st.sampled_from("ab\né€😀"), max_size=40),
     max_lines=st.integers(1, 8),

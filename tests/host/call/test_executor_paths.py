@@ -18,6 +18,8 @@ from pydantic import BaseModel
 
 from tooldeck import Location, Tool, ToolCall, ToolContext, ToolFailure, ToolResult, ToolService
 
+from ...examples import examples
+
 SCHEMA = {
     "type": "object",
     "properties": {"a": {"type": "integer"}, "b": {"type": "string", "maxLength": 2}},
@@ -74,7 +76,7 @@ def run_both(source: Any, raw: Any) -> list[tuple[Any, ...]]:
     return results
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(60), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(source=st.sampled_from([SCHEMA, Pair]), raw=RAW)
 def test_the_sync_executor_path_validates_as_executor_arguments_does(source, raw):
     sync, asynchronous = run_both(source, raw)

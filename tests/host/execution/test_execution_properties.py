@@ -34,6 +34,8 @@ from tooldeck import (
 from tooldeck.host.boundary.outcome import INTERRUPTED_TEXT
 from tooldeck.host.config.config import Config, OutputConfig
 
+from ...examples import examples
+
 # -- strategies -------------------------------------------------------------------------------
 NAMES = st.sampled_from(["a", "b", "c", "name", "n-1", "x y"])
 SCALARS = (
@@ -230,7 +232,7 @@ def snapshot_for(location, *tools):
 
 # -- (1) random schemas and instances ---------------------------------------------------------
 @settings(
-    max_examples=150,
+    max_examples=examples(150),
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
 )

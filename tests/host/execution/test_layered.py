@@ -18,6 +18,8 @@ from tooldeck.host.registry.session import SessionState, Templates
 from tooldeck.host.registry.state import ToolState
 from tooldeck.providers.formats import FORMATS
 
+from ...examples import examples
+
 NAMES = ("a", "b", "c", "d", "execute")
 ACTIONS = (None, "edit", "read")
 
@@ -107,7 +109,7 @@ def outcomes(snapshot):
     return results
 
 
-@settings(max_examples=1000, deadline=None)
+@settings(max_examples=examples(1000), deadline=None)
 @given(
     location_edits=st.lists(st.lists(edit, max_size=6), max_size=3),
     session_edits=st.lists(st.lists(edit, max_size=4), max_size=2),

@@ -11,6 +11,7 @@ from tooldeck.host.execution.reuse import index_after
 from tooldeck.host.registry.state import ToolState
 from tooldeck.providers.formats import FORMATS
 
+from ...examples import examples
 from .test_layered import FakeCodeMode, HideActions, apply, edit, make, outcomes, readings
 
 STRICT = ("openai", "openai-responses")
@@ -26,7 +27,7 @@ def read_all(snapshot):
     }
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(
     first=st.lists(st.lists(edit, max_size=6), min_size=1, max_size=3),
     then=st.lists(edit, max_size=3),

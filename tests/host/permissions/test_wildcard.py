@@ -13,6 +13,8 @@ from tooldeck.host.permissions.wildcard import (
     matches_everything,
 )
 
+from ...examples import examples
+
 
 @pytest.mark.parametrize(
     ("pattern", "text", "expected"),
@@ -177,7 +179,7 @@ def hidden_by_walking(ruleset, action):
     return False
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(
     st.lists(
         st.tuples(

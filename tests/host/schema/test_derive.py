@@ -8,6 +8,7 @@ from pydantic import BaseModel, ConfigDict, TypeAdapter
 from tooldeck.host.schema.derive import EMPTY_OBJECT, json_schema, schema_problem
 from tooldeck.host.schema.frozen import FrozenDict, FrozenList
 
+from ...examples import examples
 from .test_metaschema import schemas
 
 
@@ -180,7 +181,7 @@ def deeply_frozen(value):
     return not isinstance(value, tuple | set)
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(schemas())
 def test_a_derived_schema_is_frozen_all_the_way_down(schema):
     # The derivation builds its frozen copy in one pass (``bench/DECISIONS.md``): no

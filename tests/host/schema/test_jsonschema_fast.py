@@ -18,6 +18,8 @@ from jsonschema.validators import Draft202012Validator, validator_for
 from tooldeck.host.schema.jsonschema_fast import Issue, SchemaValidationError, SchemaValidator
 from tooldeck.host.schema.jsonschema_fast._bounded import bounded
 
+from ...examples import examples
+
 DRAFT_2020 = "https://json-schema.org/draft/2020-12/schema"
 DRAFT_2019 = "https://json-schema.org/draft/2019-09/schema"
 DRAFT_7 = "http://json-schema.org/draft-07/schema#"
@@ -802,7 +804,7 @@ def test_agrees_with_jsonschema_on_shallow_schemas(schema):
         check(instance)
 
 
-@settings(BIG_EXAMPLES, max_examples=100)
+@settings(BIG_EXAMPLES, max_examples=examples(100))
 @given(data=st.data())
 def test_drop_undeclared_keeps_valid_instances_valid_and_the_input_intact(data):
     schema = data.draw(schemas(), label="schema")

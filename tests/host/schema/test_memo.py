@@ -8,10 +8,11 @@ from tooldeck.host.schema import memo, metaschema
 from tooldeck.host.schema.memo import BoundedMemo, certified_valid
 from tooldeck.host.schema.metaschema import _COMMON, _shape_ok, check_schema_now
 
+from ...examples import examples
 from .test_metaschema import reference, schemas
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=examples(100), deadline=None)
 @given(schemas())
 def test_a_certified_schema_is_valid_for_jsonschema(schema):
     if certified_valid(schema, _COMMON, _shape_ok):
@@ -91,7 +92,7 @@ def test_certification_says_whether_references_need_a_check():
     assert "points to nothing" in metaschema.schema_problem(dangling)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(schemas(), schemas())
 def test_two_nodes_share_a_key_exactly_when_their_shapes_print_alike(one, other):
     shaped = [
@@ -103,7 +104,7 @@ def test_two_nodes_share_a_key_exactly_when_their_shapes_print_alike(one, other)
     assert (key_a == key_b) == (repr(shape_a) == repr(shape_b))
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(schemas())
 def test_the_key_alone_is_the_shapes_key_with_the_same_children(node):
     if type(node) is not dict:

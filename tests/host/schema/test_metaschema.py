@@ -11,6 +11,8 @@ from tooldeck.host.schema.memo import certify
 from tooldeck.host.schema.metaschema import _in_common_subset, check_schema_now, schema_problem
 from tooldeck.host.schema.refs import ref_problem
 
+from ...examples import examples
+
 KEYWORD_VALUES = {
     "type": st.one_of(
         st.sampled_from(["string", "integer", "object", "array", "strng", 3]),
@@ -62,7 +64,7 @@ def reference(schema):
     return True
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(schemas())
 def test_fast_meta_validation_agrees_with_jsonschema(schema):
     assert (check_schema_now(schema) is None) == reference(schema)
@@ -81,7 +83,7 @@ def test_problem_names_the_path():
     assert problem is not None and "properties/a/type" in problem
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(schemas())
 def test_the_remembered_verdict_is_the_checked_one(schema):
     first = schema_problem(schema)

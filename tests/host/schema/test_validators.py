@@ -10,6 +10,8 @@ from hypothesis import strategies as st
 
 from tooldeck.host.schema.validators import SchemaIssues, _loads, input_validators, output_validator
 
+from ...examples import examples
+
 JSON_VALUES = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats() | st.text(),
     lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(), inner, max_size=4),
@@ -83,7 +85,7 @@ def _checked(validate, value):
         return "issues", exc.issues
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(
     kind=st.sampled_from(["integer", "number", "string", "boolean", "null", "object", "array"]),
     value=st.one_of(

@@ -43,6 +43,8 @@ from tooldeck.mcp.serve.principals import names as principal_names
 from tooldeck.mcp.serve.principals import tokens
 from tooldeck.testing._toml import dumps
 
+from ...examples import examples
+
 pytestmark = pytest.mark.usefixtures("no_builtins")
 
 ACTIONS = ("shell", "edit", "read", "fetch", "secret", "execute")
@@ -296,11 +298,11 @@ def check_host(folders: Folders, user: dict[str, Any], project: dict[str, Any]) 
 
 
 CHEAP = settings(
-    max_examples=150,
+    max_examples=examples(150),
     deadline=None,
     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
 )
-OPENED = settings(CHEAP, max_examples=25)
+OPENED = settings(CHEAP, max_examples=examples(25))
 
 
 @CHEAP
@@ -338,7 +340,7 @@ def pruned(table: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in kept.items() if v != {}}
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(project=config())
 def test_nothing_to_trust_is_exactly_nothing_narrowed(project):
     narrowing = narrowed(project)

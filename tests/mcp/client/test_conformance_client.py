@@ -33,15 +33,19 @@ def run_client(url: str, scenario: str, context: dict | None = None):
     ("scenario", "context", "clients"),
     [
         ("auth/metadata-default", None, {}),
-        (
+        # The other grants run where every test does (tox, CI); the conformance suite's
+        # own client scenarios (tests/mcp/client/conformance/run.py) cover them too.
+        pytest.param(
             "auth/pre-registration",
             {"client_id": "pre", "client_secret": "pre-secret"},
             {"pre": Client("pre", "pre-secret", ("http://127.0.0.1/callback",))},
+            marks=pytest.mark.slow,
         ),
-        (
+        pytest.param(
             "auth/client-credentials-basic",
             {"client_id": "bot", "client_secret": "bot-secret"},
             {"bot": Client("bot", "bot-secret", grant_types=("client_credentials",))},
+            marks=pytest.mark.slow,
         ),
     ],
     ids=["dynamic-registration", "pre-registered", "client-credentials"],

@@ -117,11 +117,9 @@ MODERN_CONFIG = (
 )
 
 
-@pytest.fixture(scope="module", params=["handshake", "modern"])
-def http_project(module_env, request):
-    """A served Location mounting the features server in one era (``request.param``)."""
-    config = CONFIG if request.param == "handshake" else MODERN_CONFIG
-    root = make_project(module_env / f"http-{request.param}", config)
+def http_project(root, era: str):
+    """A served Location at ``root`` mounting the features server in ``era``."""
+    root = make_project(root, CONFIG if era == "handshake" else MODERN_CONFIG)
     grant_trust(trust_status(root))
     return root
 
@@ -138,9 +136,19 @@ class Colours:
         return mcp_types.ElicitResult(action="accept", content={"colour": "plum"})
 
 
-@pytest.mark.parametrize("client_mode", ["legacy", "auto"])
+@pytest.mark.parametrize(
+    ("era", "client_mode"),
+    [
+        ("handshake", "legacy"),
+        ("modern", "auto"),
+        # each era of either side is in the two above; the crossings run where every
+        # test does (tox, CI)
+        pytest.param("handshake", "auto", marks=pytest.mark.slow),
+        pytest.param("modern", "legacy", marks=pytest.mark.slow),
+    ],
+)
 def test_a_mounted_servers_question_reaches_the_serving_client_of_either_era(
-    http_project, client_mode
+    module_env, era, client_mode
 ):
     from mcp import Client
 
@@ -152,7 +160,7 @@ def test_a_mounted_servers_question_reaches_the_serving_client_of_either_era(
 
     async def scenario():
         async with (
-            http_served(http_project, port, "--no-codemode"),
+            http_served(http_project(module_env / f"http-{era}", era), port, "--no-codemode"),
             Client(
                 f"http://127.0.0.1:{port}/mcp",
                 mode=client_mode,

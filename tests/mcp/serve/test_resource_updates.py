@@ -84,6 +84,15 @@ def replica(root, shared):
     return root
 
 
+def replace_text(path, text: str) -> None:
+    """``path`` holds ``text`` at once: written beside it, then renamed over it, so the
+    pack's watcher sees one change (``write_text`` truncates, then writes: two changes of
+    the file's mtime a poll may fall between)."""
+    beside = path.with_suffix(".new")
+    beside.write_text(text)
+    beside.replace(path)
+
+
 async def subscribe(client: Client, uri: str, on: bool = True) -> None:
     """``resources/subscribe`` (or unsubscribe), the handshake era's way, which the SDK
     warns is gone at 2026-07-28."""
@@ -135,7 +144,7 @@ def test_subscribed_clients_hear_a_resource_a_pack_says_changed(tooldeck_env, sh
             await subscribe(old, "test://counter", on=False)
             await subscribe(old, "test://shared")
             await new.call_tool("bump", {})  # unsubscribed now: not heard
-            shared.write_text("v2")  # outside any call: the pack's watcher says it
+            replace_text(shared, "v2")  # outside any call: the pack's watcher says it
             heard = await legacy.until(2)
             text = (await old.read_resource("test://counter")).contents[0].text
             return new.protocol_version, event, heard, text
@@ -169,7 +178,7 @@ def test_replicas_sharing_nothing_each_tell_their_own_subscribers(tooldeck_env, 
                 await subscribe(each, "test://shared")
             await on_a.call_tool("bump", {})
             await heard[0].until(1)
-            shared.write_text("v2")
+            replace_text(shared, "v2")
             return await heard[0].until(2), await heard[1].until(1)
 
     on_a, on_b = anyio.run(scenario)

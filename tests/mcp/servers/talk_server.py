@@ -1,6 +1,6 @@
 """A real MCP server (the SDK's ``MCPServer``, stdio) that talks back during its calls:
-it asks the user (elicitation), reports progress, logs, says who its client is, and
-has a tool whose input schema leaves a nested object open.
+it asks the user (elicitation: a form, or a URL to open), reports progress, logs, says
+who its client is, and has a tool whose input schema leaves a nested object open.
 
     python talk_server.py
 
@@ -37,6 +37,19 @@ async def ask(ctx: Context) -> str:
     if answer.action != "accept":
         return f"no answer: {answer.action}"
     return f"{answer.data.colour} {answer.data.shade}"
+
+
+SIGN_IN = "https://acme.example/signin?session=42"
+
+
+@server.tool()
+async def connect(ctx: Context) -> str:
+    """Send the user to a sign-in page (URL-mode elicitation), and say when it is done."""
+    answer = await ctx.elicit_url("Sign in to Acme", SIGN_IN, "signin-42")
+    if answer.action != "accept":
+        return f"not signed in: {answer.action}"
+    await ctx.request_context.session.send_elicit_complete("signin-42", ctx.request_id)
+    return "signed in"
 
 
 @server.tool()

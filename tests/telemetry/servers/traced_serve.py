@@ -29,6 +29,7 @@ class JsonLines(SpanProcessor):
             "span_id": f"{span.context.span_id:016x}",
             "parent_id": f"{span.parent.span_id:016x}" if span.parent is not None else None,
             "attributes": dict(span.attributes or {}),
+            "status": span.status.status_code.name,
         }
         with open(os.environ["TRACED_SPANS"], "a") as file:
             file.write(json.dumps(line, default=list) + "\n")

@@ -25,7 +25,8 @@ OAUTH_KEYS = (
     "issuer",
 )
 """The keys that apply only with ``auth = "oauth"``."""
-_LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "::1")
+LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "::1")
+"""The host names that reach only this machine: plain http is safe to them alone."""
 
 
 def server_problem(server: McpServerConfig) -> str | None:
@@ -96,7 +97,7 @@ def _issuer_problem(issuer: str) -> str | None:
 
     parts = urlsplit(issuer)
     secure = parts.scheme == "https" or (
-        parts.scheme == "http" and parts.hostname in _LOOPBACK_HOSTS
+        parts.scheme == "http" and parts.hostname in LOOPBACK_HOSTS
     )
     if not secure or not parts.netloc or parts.query or parts.fragment:
         return (

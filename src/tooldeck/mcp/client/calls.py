@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from tooldeck._tool import AnswerLater, ToolFailure
+from tooldeck._tool import AwaitingInput, ToolFailure
 from tooldeck.mcp.client.failures import closed_connection, describe
 
 if TYPE_CHECKING:
@@ -36,7 +36,7 @@ async def call_tool(
     ``meta``: the request's ``params._meta`` (the caller's trace context); ``caller``:
     the tooldeck call, which the server's progress, logs and questions reach while this
     call is in flight; a question the call's client answers in its next round stops the
-    call (``AnswerLater``).
+    call (``AwaitingInput``).
     """
     progress = caller.progress if caller is not None else None
     return await request(
@@ -76,7 +76,7 @@ async def request(
                 return await send(client)
             assert caller.stopped is not None  # only ``stop`` cancels it
             raise caller.stopped
-    except AnswerLater:  # the call's question is answered in its next round
+    except AwaitingInput:  # the call's question is answered in its next round
         raise
     except TimeoutError:
         name = connection.name

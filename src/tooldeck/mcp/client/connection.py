@@ -276,7 +276,11 @@ class Connection:
         return changed
 
     async def _on_message(self, message: Any) -> None:
-        if self._stale.noticed(message) or self.followed.noticed(message):
+        if (
+            self._stale.noticed(message)
+            or self.followed.noticed(message)
+            or self.side.requests.urls.completed(message)
+        ):
             return
         if isinstance(message, Exception):
             if self._client is None:  # still connecting

@@ -4,14 +4,16 @@
   ``ctx.elicit(message, schema)``, so whatever answers a tool's own question answers
   the server's: the client of a served call (``tooldeck mcp serve``) in either era — a
   handshake-era client is sent the form mid-call; for a 2026-07-28 client the question
-  stops the call (``AnswerLater``: the request to the server is cancelled and the
+  stops the call (``AwaitingInput``: the request to the server is cancelled and the
   calling tool stops), and the call's next round runs the server's tool again, which
   asks again and this time gets the answer the client gave — or the ``Peer`` an
-  embedding host gave the call. Where the call has no one to ask (``ctx.elicit`` fails:
-  no peer, or a client without elicitation), and for what ``ctx.elicit`` cannot
-  express (a URL-mode request, a form without a schema, a question outside any call),
-  it goes to the Location's asker as a ``PermissionRequest`` with the action
-  ``"elicitation"`` (the server's message, mode, schema or URL in its ``metadata``).
+  embedding host gave the call. A URL-mode request goes the same way to the call's
+  ``ctx.elicit_url``, and the server's ``notifications/elicitation/complete`` after it
+  to the client that was asked (``url_questions``). Where the call has no one to ask
+  (``ctx.elicit``/``ctx.elicit_url`` fails: no peer, or a client without that mode),
+  and for a form without a schema or a question outside any call, it goes to the
+  Location's asker as a ``PermissionRequest`` with the action ``"elicitation"`` (the
+  server's message, mode, schema or URL in its ``metadata``).
   ``once``/``always`` accepts, filling the schema's defaults (SEP-1034); an asker may
   instead return a mapping, the fields it filled in; a rejection declines. With no
   asker the request is declined, and the log says why. (``tooldeck mcp serve``'s
@@ -43,8 +45,9 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import anyio
 
-from tooldeck._tool import AnswerLater, ToolFailure
+from tooldeck._tool import AwaitingInput, ToolFailure
 from tooldeck.errors import PermissionDeclined, QuestionDismissed
+from tooldeck.mcp.client.url_questions import UrlQuestions
 
 if TYPE_CHECKING:
     from tooldeck._tool import ToolContext
@@ -73,7 +76,7 @@ class Caller:
     """One tooldeck call of a mounted tool, as the server's messages reach it: in the
     caller's own event loop and context variables (the call runs on another loop).
 
-    A question the call's client answers in a later round (``AnswerLater``) stops the
+    A question the call's client answers in a later round (``AwaitingInput``) stops the
     call's request to the server: ``stop`` notes why and cancels it (``stoppable``), and
     the connection raises that instead of a result."""
 
@@ -83,7 +86,7 @@ class Caller:
         self.ctx = ctx
         self.loop = asyncio.get_running_loop()
         self.context = contextvars.copy_context()
-        self.stopped: AnswerLater | None = None
+        self.stopped: AwaitingInput | None = None
         self._scope: anyio.CancelScope | None = None
 
     async def progress(self, progress: float, total: float | None, message: str | None) -> None:
@@ -121,7 +124,7 @@ class Caller:
             finally:
                 self._scope = None
 
-    def stop(self, why: AnswerLater) -> None:
+    def stop(self, why: AwaitingInput) -> None:
         """Stop the call's request (on the connection's loop): ``why`` is raised instead."""
         self.stopped = why
         if self._scope is not None:
@@ -146,6 +149,7 @@ class ServerRequests:
         self.server = server
         self._asker = asker
         self.calls: list[Caller] = []
+        self.urls = UrlQuestions(server)
         self.logger = logging.getLogger(f"tooldeck.mcp.{server}")
 
     @contextlib.contextmanager
@@ -198,17 +202,25 @@ class ServerRequests:
     async def _in_call(
         self, params: types.ElicitRequestParams
     ) -> types.ElicitResult | types.ErrorData | None:
-        """The answer of the call's own ``ctx.elicit`` to a form; ``None`` when the
-        question goes to the asker instead (no call, not a form, no one to ask)."""
+        """The answer of the call's own ``ctx.elicit`` to a form (``ctx.elicit_url`` to
+        a URL, ``url_questions``); ``None`` when the question goes to the asker instead
+        (no call, a form without a schema, no one to ask)."""
         from tooldeck.mcp.sdk import types
 
         caller = self.caller()
+        if caller is None:
+            return None
+        if isinstance(params, types.ElicitRequestURLParams):
+            try:
+                return await self.urls.ask(caller, params)
+            except Exception as exc:
+                return _unanswered(exc, "the question was not answered")
         schema = getattr(params, "requested_schema", None)
-        if caller is None or params.mode != "form" or schema is None:
+        if schema is None:
             return None
         try:
             answer = await caller.awaited(caller.ctx.elicit, params.message, schema)
-        except AnswerLater as stop:  # answered in the call's next round: stop this one
+        except AwaitingInput as stop:  # answered in the call's next round: stop this one
             caller.stop(stop)
             return types.ElicitResult(action="cancel")
         except ToolFailure:  # the call has no one who can answer: the asker decides

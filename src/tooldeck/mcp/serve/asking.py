@@ -177,21 +177,32 @@ def _can_elicit(ctx: Any) -> bool:
     session = ctx.session
     if session.protocol_version == MODERN or not session.can_send_request:
         return False
-    return _declares_elicitation(session)
+    return declares_forms(session)
 
 
 def elicits_by_round_trip(ctx: Any) -> bool:
     """A 2026-07-28 client that takes questions in an ``input_required`` result."""
     session = ctx.session
-    return bool(session.protocol_version == MODERN and _declares_elicitation(session))
+    return bool(session.protocol_version == MODERN and declares_forms(session))
 
 
-_ELICITATION = types.ClientCapabilities(elicitation=types.ElicitationCapability())
-"""The capability asked about on every served call, built once (the SDK only reads it)."""
+def declares_forms(session: Any) -> bool:
+    """A client that takes form questions: its ``elicitation`` capability has ``form``,
+    or is bare (``{}``, the shape before modes existed). A URL-only client takes none
+    (the SDK's own capability check does not look at the modes)."""
+    elicitation = _elicitation(session)
+    return elicitation is not None and (elicitation.form is not None or elicitation.url is None)
 
 
-def _declares_elicitation(session: Any) -> bool:
-    return bool(session.check_client_capability(_ELICITATION))
+def declares_urls(session: Any) -> bool:
+    """A client that takes URL-mode questions: its ``elicitation`` capability has ``url``."""
+    elicitation = _elicitation(session)
+    return elicitation is not None and elicitation.url is not None
+
+
+def _elicitation(session: Any) -> types.ElicitationCapability | None:
+    declared = session.client_capabilities
+    return declared.elicitation if declared is not None else None
 
 
 def _key(request: PermissionRequest) -> str:

@@ -22,8 +22,9 @@ from typing import TYPE_CHECKING, Any
 import anyio
 
 from tooldeck.errors import UsageError
+from tooldeck.host.config.mcp_keys import LOOPBACK_HOSTS
 from tooldeck.mcp.serve.auth import TOKEN_ENV, BearerCheck
-from tooldeck.mcp.serve.options import LOOPBACK, NO_TOKEN, HttpAddress, checked_address
+from tooldeck.mcp.serve.options import NO_TOKEN, HttpAddress, checked_address
 
 if TYPE_CHECKING:
     from tooldeck.host.store.base import Store
@@ -160,7 +161,9 @@ def _allowed(address: HttpAddress, extra: Sequence[str]) -> dict[str, list[str]]
     https (a balancer may end TLS)."""
     host, port = address
     shown = f"[{host}]" if ":" in host else host
-    own = [f"{shown}:{port}", f"localhost:{port}"] if host in LOOPBACK else [f"{shown}:{port}"]
+    own = [f"{shown}:{port}"]
+    if host in LOOPBACK_HOSTS:
+        own.append(f"localhost:{port}")
     added = [name for name in dict.fromkeys(extra) if name not in own]
     origins = [f"http://{shown}:{port}", f"http://localhost:{port}"]
     origins += [f"{scheme}://{name}" for name in added for scheme in ("http", "https")]

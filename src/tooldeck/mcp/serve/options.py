@@ -15,9 +15,8 @@ from pathlib import Path
 from typing import NamedTuple
 
 from tooldeck.errors import UsageError
+from tooldeck.host.config.mcp_keys import LOOPBACK_HOSTS
 from tooldeck.mcp.serve.auth import TOKEN_ENV
-
-LOOPBACK = ("127.0.0.1", "localhost", "::1")
 
 NO_TOKEN = (
     f"--allow-remote needs a bearer token in {TOKEN_ENV} or [mcp.serve.principals.NAME] token_env"
@@ -48,7 +47,7 @@ def checked_address(http: str | None, allow_remote: bool) -> HttpAddress | None:
     """The address ``--http`` names (``None``: stdio); a non-loopback one needs
     ``--allow-remote``."""
     address = HttpAddress.parse(http) if http is not None else None
-    if address is not None and address.host not in LOOPBACK and not allow_remote:
+    if address is not None and address.host not in LOOPBACK_HOSTS and not allow_remote:
         raise UsageError(
             f"--http {address.host}:{address.port}: refusing to listen on a "
             "non-loopback address without --allow-remote"

@@ -20,6 +20,7 @@ import contextvars
 import json
 import logging
 import threading
+import uuid
 from collections import deque
 from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence
 from typing import Any
@@ -35,7 +36,7 @@ from tooldeck._tool import (
     ToolFailure,
 )
 from tooldeck.mcp.sdk import MCPError, ServerMessageMetadata, allowed_log_levels, types
-from tooldeck.mcp.serve.asking import MODERN
+from tooldeck.mcp.serve.asking import MODERN, declares_forms, declares_urls
 from tooldeck.mcp.serve.content import media_block
 from tooldeck.mcp.serve.rounds import Round
 
@@ -46,7 +47,6 @@ Send = Callable[[], Awaitable[Any]]
 SAMPLING_OPTIONS = frozenset(
     {"system_prompt", "temperature", "stop_sequences", "model_preferences", "metadata"}
 )
-_ELICITATION = types.ClientCapabilities(elicitation=types.ElicitationCapability())
 _SAMPLING = types.ClientCapabilities(sampling=types.SamplingCapability())
 
 
@@ -124,6 +124,8 @@ class ServedPeer:
         self._threshold = threshold
         self._tool = tool
         self.outbox = Outbox()
+        self.answered = False
+        """The call's result went out: a later notification is no longer its request's."""
         meta = ctx.meta if isinstance(ctx.meta, Mapping) else {}
         self._progress = any(meta.get(k) is not None for k in ("progress_token", "progressToken"))
         # 2026-07-28: a request opts in to logs, per level; handshake eras: every level.
@@ -158,7 +160,7 @@ class ServedPeer:
     # -- requests -------------------------------------------------------------------------
     async def elicit(self, message: str, schema: Mapping[str, Any]) -> Elicited:
         """``ctx.elicit``: an ``elicitation/create`` form request to the client."""
-        self._can_ask(_ELICITATION, "ask its user (elicitation)")
+        self._can_ask(declares_forms(self._session), "ask its user (elicitation)")
         if self.round is not None:
             request = types.ElicitRequest(
                 params=types.ElicitRequestFormParams(
@@ -176,6 +178,40 @@ class ServedPeer:
             raise ToolFailure(f"The MCP client did not ask its user: {exc.message}") from exc
         return Elicited(result.action, result.content)
 
+    async def elicit_url(self, message: str, url: str, elicitation_id: str | None) -> Elicited:
+        """``ctx.elicit_url``: a URL-mode ``elicitation/create`` to a client that
+        declared URL elicitation (a 2026-07-28 client's has no id: that era dropped it)."""
+        self._can_ask(declares_urls(self._session), "send its user to a URL (URL elicitation)")
+        if self.round is not None:
+            params = types.ElicitRequestURLParams(message=str(message), url=str(url))
+            request = types.ElicitRequest(params=params)
+            answer = types.ElicitResult.model_validate(self.round.answer("elicit", request))
+            return Elicited(answer.action)
+        await self.outbox.flush()
+        try:
+            result = await self._session.elicit_url(
+                str(message),
+                str(url),
+                elicitation_id or uuid.uuid4().hex,
+                related_request_id=self._ctx.request_id,
+            )
+        except MCPError as exc:
+            raise ToolFailure(f"The MCP client did not ask its user: {exc.message}") from exc
+        return Elicited(result.action)
+
+    def elicitation_complete(self, elicitation_id: str) -> None:
+        """``ctx.elicitation_complete``: ``notifications/elicitation/complete``, in a
+        handshake era (2026-07-28 has no such notification). Related to the call's
+        request while it runs; after its result, on the session's own stream."""
+        if self._session.protocol_version == MODERN:
+            return
+        session, ctx, peer = self._session, self._ctx, self
+        self.outbox.put(
+            lambda: session.send_elicit_complete(
+                elicitation_id, None if peer.answered else ctx.request_id
+            )
+        )
+
     async def sample(
         self, messages: Sequence[Mapping[str, Any]], max_tokens: int, options: Mapping[str, Any]
     ) -> ContentPart:
@@ -186,7 +222,8 @@ class ServedPeer:
                 f"ctx.sample got unknown option(s) {', '.join(unknown)}; "
                 f"it takes {', '.join(sorted(SAMPLING_OPTIONS))}"
             )
-        self._can_ask(_SAMPLING, "ask its model (sampling)")
+        offered = self._session.check_client_capability(_SAMPLING)
+        self._can_ask(offered, "ask its model (sampling)")
         params = types.CreateMessageRequestParams(
             messages=[_sampling_message(m) for m in messages], max_tokens=max_tokens, **options
         )
@@ -207,11 +244,13 @@ class ServedPeer:
         content = result.content[0] if isinstance(result.content, list) else result.content
         return _part(content)
 
-    def _can_ask(self, capability: Any, what: str) -> None:
+    def _can_ask(self, offered: bool, what: str) -> None:
+        """Raise, saying why, unless the client can be asked now (``offered``: it
+        declared what the question needs)."""
         session = self._session
         if session.protocol_version == MODERN and self.round is None:
             why = "speaks MCP 2026-07-28, where tooldeck cannot send it a request mid-call"
-        elif not session.check_client_capability(capability):
+        elif not offered:
             why = "does not offer that"
         elif self.round is None and not session.can_send_request:
             why = "cannot be sent a request on this connection"

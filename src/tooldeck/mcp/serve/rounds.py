@@ -43,7 +43,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from tooldeck._tool import AnswerLater
+from tooldeck._tool import AwaitingInput
 from tooldeck.host.boundary.pending import reply_from_json, reply_to_json
 from tooldeck.host.permissions.asks import Answer, answers_given, answers_in_place
 from tooldeck.mcp.sdk import types
@@ -60,17 +60,11 @@ KEY_PREFIX = "tooldeck-input-"
 _VERSION = 1
 
 
-class AwaitingInput(AnswerLater):
-    """Raised by ``ctx.elicit``/``ctx.sample`` where no answer is known yet: the call
-    stops here, and the server answers ``input_required`` instead of its outcome (a
-    mounted server's question during the call stops its call too). A
-    ``ToolFailure``, so a tool's ``except Exception`` that swallows it still ends with
-    the question asked (the server reads the round, not the outcome)."""
-
-    MESSAGE = "This call waits for its MCP client's answer (input_required); it runs again with it."
-
-    def __init__(self) -> None:
-        super().__init__(self.MESSAGE)
+INPUT_REQUIRED = (
+    "This call waits for its MCP client's answer (input_required); it runs again with it."
+)
+"""The text of the ``AwaitingInput`` a round raises where the client has not answered
+yet: the call stops, and the server answers ``input_required`` instead of its outcome."""
 
 
 STOPPED_BEFORE = (
@@ -84,7 +78,7 @@ resumed stopped at a question: the recorded outcome is that stop, not a result."
 def stopped_for_input(outcome: Any) -> bool:
     """Whether a recorded outcome is a run that stopped at a question (``AwaitingInput``)."""
     error = getattr(outcome, "error", None)
-    return error is not None and error.message == AwaitingInput.MESSAGE
+    return error is not None and error.message == INPUT_REQUIRED
 
 
 @dataclass(slots=True)
@@ -123,7 +117,7 @@ class Round:
             self.needed = request
             self.needed_asked = Asked(kind, digest)
             self.carried = answers_given()
-        raise AwaitingInput()
+        raise AwaitingInput(INPUT_REQUIRED)
 
 
 @contextlib.contextmanager

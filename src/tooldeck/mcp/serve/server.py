@@ -226,6 +226,7 @@ class CatalogServer:
                     return await self._run(ctx, params, view, call, scope)
         finally:
             await peer.outbox.flush()  # the client hears every log before the result
+            peer.answered = True
 
     async def _run(
         self,

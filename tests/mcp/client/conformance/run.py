@@ -67,6 +67,7 @@ def installed(prefix: Path) -> list[str]:
                 f"@modelcontextprotocol/conformance@{SUITE_VERSION}",
             ],
             check=True,
+            timeout=900,
         )
     node = prefix / "node_modules" / ".bin" / "node"
     return [str(node), str(binary)]
