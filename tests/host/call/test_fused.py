@@ -42,6 +42,7 @@ from tooldeck import (
 )
 from tooldeck.host.call.values import CallScope, ExecutedTool
 
+from ...examples import examples
 from .test_function_fast_path import functions
 
 Door = Callable[[Any, ToolCall], Any]
@@ -96,8 +97,7 @@ def both(tool_: Any, text: Any, received: list[Any], door: str) -> list[tuple[An
     return results
 
 
-@pytest.mark.slow
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(300), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(generated=functions(), door=st.sampled_from(sorted(DOORS)))
 def test_a_function_tool_gives_at_every_door_what_the_plain_path_gives(generated, door):
     function_tool, text, received = generated
@@ -170,8 +170,7 @@ def result_of(shape: str) -> Any:
     }[shape]
 
 
-@pytest.mark.slow
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(300), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     source=st.sampled_from([SCHEMA, Pair]),
     output=OUTPUTS,
