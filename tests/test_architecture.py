@@ -71,6 +71,7 @@ GROUPS = {
     "core": (
         "tooldeck.errors",
         "tooldeck._tool",
+        "tooldeck._peer",
         "tooldeck._public",
         "tooldeck._resource",
         "tooldeck._prompt",
@@ -83,6 +84,7 @@ GROUPS = {
         "tooldeck.errors",
         "tooldeck.hookspecs",
         "tooldeck._tool",
+        "tooldeck._peer",
         "tooldeck._function_tool",
         "tooldeck.paths",
     ),
@@ -98,7 +100,8 @@ CONTRACT: dict[str, tuple[str, ...]] = {
     "tooldeck": ANYTHING,
     "tooldeck._public": (),
     "tooldeck.errors": ("tooldeck._public",),
-    "tooldeck._tool": ("tooldeck.errors", "tooldeck._public"),
+    "tooldeck._tool": ("tooldeck.errors", "tooldeck._public", "tooldeck._peer"),
+    "tooldeck._peer": ("tooldeck._public",),
     "tooldeck._resource": ("tooldeck.errors", "tooldeck._public"),
     "tooldeck._prompt": (
         "tooldeck.errors",
@@ -179,7 +182,7 @@ CONTRACT: dict[str, tuple[str, ...]] = {
 }
 PARENTS = ("tooldeck", "tooldeck.host", "tooldeck.mcp")
 """Units that hold only their own ``__init__``: every module inside has a unit of its own."""
-NAMES_ONLY = ("tooldeck._tool", "tooldeck._function_tool")
+NAMES_ONLY = ("tooldeck._tool", "tooldeck._peer", "tooldeck._function_tool")
 """Modules the built-ins may take only the names ``tooldeck`` exports from."""
 
 
@@ -427,7 +430,7 @@ def test_a_violation_names_the_module_line_and_rule():
     assert violation(edge) == (
         "src/tooldeck/host/registry/editor.py:12: tooldeck.host.registry.editor imports "
         "tooldeck.host.permissions.permission, but host.registry may import only: errors, "
-        "_tool, _public, _resource, _prompt, host.schema (docs/architecture.md, "
+        "_tool, _peer, _public, _resource, _prompt, host.schema (docs/architecture.md, "
         "'What each package may import')"
     )
     assert violation(edge._replace(module="tooldeck.host.location.location")) is None

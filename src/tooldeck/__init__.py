@@ -23,6 +23,9 @@ __version__ = "0.1.0"
 
 if TYPE_CHECKING:
     from tooldeck._function_tool import tool as tool
+    from tooldeck._peer import Elicited as Elicited
+    from tooldeck._peer import LogLevel as LogLevel
+    from tooldeck._peer import Peer as Peer
     from tooldeck._prompt import Prompt as Prompt
     from tooldeck._prompt import PromptArgument as PromptArgument
     from tooldeck._resource import Resource as Resource
@@ -32,12 +35,9 @@ if TYPE_CHECKING:
     from tooldeck._tool import AwaitingInput as AwaitingInput
     from tooldeck._tool import Content as Content
     from tooldeck._tool import ContentPart as ContentPart
-    from tooldeck._tool import Elicited as Elicited
     from tooldeck._tool import FilePart as FilePart
     from tooldeck._tool import FrozenToolError as FrozenToolError
     from tooldeck._tool import ImagePart as ImagePart
-    from tooldeck._tool import LogLevel as LogLevel
-    from tooldeck._tool import Peer as Peer
     from tooldeck._tool import ProgressCallback as ProgressCallback
     from tooldeck._tool import SchemaSource as SchemaSource
     from tooldeck._tool import TextPart as TextPart
@@ -159,9 +159,9 @@ _LOCATIONS = {
     "AnyTool": "tooldeck._tool",
     "Asker": "tooldeck.host.permissions.request",
     "AudioPart": "tooldeck._tool",
-    "AwaitingInput": "tooldeck._tool",
     "AuthorizationRequest": "tooldeck.mcp.client.oauth.signin",
     "Authorizer": "tooldeck.mcp.client.oauth.signin",
+    "AwaitingInput": "tooldeck._tool",
     "CallHookFn": "tooldeck.host.registry.editor",
     "CallScope": "tooldeck.host.call.values",
     "CallVia": "tooldeck.host.call.values",
@@ -176,7 +176,7 @@ _LOCATIONS = {
     "ContentPart": "tooldeck._tool",
     "Diagnostic": "tooldeck.host.registry.editor",
     "Effect": "tooldeck.host.permissions.wildcard",
-    "Elicited": "tooldeck._tool",
+    "Elicited": "tooldeck._peer",
     "ErrorType": "tooldeck.host.boundary.outcome",
     "ExecutedTool": "tooldeck.host.call.values",
     "ExternalError": "tooldeck.errors",
@@ -187,7 +187,7 @@ _LOCATIONS = {
     "ImagePart": "tooldeck._tool",
     "ImagesConfig": "tooldeck.host.config.config",
     "Location": "tooldeck.host.location.location",
-    "LogLevel": "tooldeck._tool",
+    "LogLevel": "tooldeck._peer",
     "McpConfig": "tooldeck.host.config.config",
     "McpServeConfig": "tooldeck.host.config.config",
     "McpServerConfig": "tooldeck.host.config.config",
@@ -196,7 +196,7 @@ _LOCATIONS = {
     "Option": "tooldeck.host.location.questions",
     "OutputConfig": "tooldeck.host.config.config",
     "PackBuildError": "tooldeck.errors",
-    "Peer": "tooldeck._tool",
+    "Peer": "tooldeck._peer",
     "PendingCall": "tooldeck.host.boundary.pending",
     "PendingCallError": "tooldeck.errors",
     "PendingChange": "tooldeck.host.store.base",

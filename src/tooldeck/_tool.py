@@ -7,16 +7,15 @@ can build tools freely and the registry decides, with a diagnostic, what it acce
 
 from __future__ import annotations
 
-import contextlib
-import contextvars
 import dataclasses
-from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any, Generic, Literal, NamedTuple, Protocol, TypeAlias
+from typing import TYPE_CHECKING, Any, Generic, Literal, NamedTuple, TypeAlias
 
 from typing_extensions import TypeVar
 
+from tooldeck._peer import LOG_LEVELS, PYTHON_LEVELS, RESUMED_PEER, Elicited, LogLevel, Peer
 from tooldeck._public import public
 
 if TYPE_CHECKING:
@@ -143,83 +142,6 @@ class AwaitingInput(ToolFailure):
         super().__init__(message)
 
 
-LogLevel: TypeAlias = Literal[
-    "debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"
-]
-"""The levels of ``ctx.log`` (syslog's, as MCP names them), least severe first."""
-
-LOG_LEVELS: tuple[LogLevel, ...] = (
-    "debug",
-    "info",
-    "notice",
-    "warning",
-    "error",
-    "critical",
-    "alert",
-    "emergency",
-)
-
-
-@public
-class Elicited(NamedTuple):
-    """The user's answer to ``ctx.elicit``: ``action`` is ``"accept"`` (``content`` holds
-    the fields of the requested schema), ``"decline"`` or ``"cancel"`` (``content`` None)."""
-
-    action: Literal["accept", "decline", "cancel"]
-    content: Mapping[str, Any] | None = None
-
-
-@public
-class Peer(Protocol):
-    """Who a call's conversation reaches beyond its result: the client that sent it.
-
-    ``tooldeck mcp serve`` gives each served call one (``mcp/serve/peer.py``): logs become
-    ``notifications/message``, questions ``elicitation/create``, and samples
-    ``sampling/createMessage`` to that call's client. A call without one (a host's own
-    loop) logs through Python ``logging`` and cannot ask or sample.
-
-    Optional, for URL-mode questions: ``async elicit_url(message, url, elicitation_id |
-    None) -> Elicited`` and ``elicitation_complete(elicitation_id)``; without them
-    ``ctx.elicit_url`` raises ``ToolFailure`` and ``ctx.elicitation_complete`` does nothing.
-    """
-
-    def log(self, level: LogLevel, message: str) -> None: ...
-
-    async def elicit(self, message: str, schema: Mapping[str, Any]) -> Elicited: ...
-
-    async def sample(
-        self, messages: Sequence[Mapping[str, Any]], max_tokens: int, options: Mapping[str, Any]
-    ) -> ContentPart: ...
-
-
-def _taken_as_is(cls: type, source: Any, handler: Any) -> Any:
-    from pydantic_core import core_schema
-
-    return core_schema.any_schema()
-
-
-_RESUMED_PEER: contextvars.ContextVar[Peer | None] = contextvars.ContextVar(
-    "tooldeck_resumed_peer", default=None
-)
-
-
-@contextlib.contextmanager
-def peer_of_resumed_calls(peer: Peer | None) -> Iterator[None]:
-    """Within the block, a call without a peer of its own asks and samples through
-    ``peer``: a served call that resumes its pending call (``host.resume`` runs it in
-    this task, under a scope of its own) keeps talking to the client that resumed it."""
-    token = _RESUMED_PEER.set(peer)
-    try:
-        yield
-    finally:
-        _RESUMED_PEER.reset(token)
-
-
-# Pydantic (validating a ``CallScope``, say) takes a peer as it is. Set outside the class
-# body, so that it is no member a ``Peer`` implementation must have.
-setattr(Peer, "__get_pydantic_core_schema__", classmethod(_taken_as_is))  # noqa: B010
-
-
 @public
 class ToolContext(NamedTuple):
     """Everything an executor may know about the call it is serving.
@@ -277,7 +199,7 @@ class ToolContext(NamedTuple):
         Raises ``ToolFailure`` saying so where no one can be asked: a call that is not
         served to an MCP client, or a client that does not offer elicitation.
         """
-        peer = self.peer if self.peer is not None else _RESUMED_PEER.get()
+        peer = self.peer if self.peer is not None else RESUMED_PEER.get()
         if peer is None:
             raise ToolFailure(_UNSERVED.format(what="ask the user (ctx.elicit)"))
         return await peer.elicit(message, schema)
@@ -290,7 +212,7 @@ class ToolContext(NamedTuple):
         agreed to go, not that they are done; ``content`` is None. ``elicitation_id``
         names the question for ``elicitation_complete``. Raises ``ToolFailure`` where
         no one can be asked (not served, or a client without URL elicitation)."""
-        peer = self.peer if self.peer is not None else _RESUMED_PEER.get()
+        peer = self.peer if self.peer is not None else RESUMED_PEER.get()
         ask = getattr(peer, "elicit_url", None)
         if ask is None:
             raise ToolFailure(_UNSERVED.format(what="send the user to a URL (ctx.elicit_url)"))
@@ -301,7 +223,7 @@ class ToolContext(NamedTuple):
         """Tell the client that what ``elicit_url`` sent the user for is done
         (``notifications/elicitation/complete``); nothing where it cannot be told (not
         served, an MCP 2026-07-28 client). As in MCP, delivery is not guaranteed."""
-        peer = self.peer if self.peer is not None else _RESUMED_PEER.get()
+        peer = self.peer if self.peer is not None else RESUMED_PEER.get()
         complete = getattr(peer, "elicitation_complete", None)
         if complete is not None:
             complete(str(elicitation_id))
@@ -317,7 +239,7 @@ class ToolContext(NamedTuple):
         Raises ``ToolFailure`` saying so where no model can be asked: a call that is not
         served to an MCP client, or a client that does not offer sampling.
         """
-        peer = self.peer if self.peer is not None else _RESUMED_PEER.get()
+        peer = self.peer if self.peer is not None else RESUMED_PEER.get()
         if peer is None:
             raise ToolFailure(_UNSERVED.format(what="ask the client's model (ctx.sample)"))
         return await peer.sample(messages, max_tokens, options)
@@ -332,12 +254,6 @@ class ToolContext(NamedTuple):
         """The Location's question service, bound to this call's source and session."""
         return self.location.question.gate(self.source, session_id=self.session_id)
 
-
-PYTHON_LEVELS: Mapping[str, int] = MappingProxyType(
-    {"debug": 10, "info": 20, "notice": 25, "warning": 30, "error": 40}
-    | {"critical": 50, "alert": 50, "emergency": 50}
-)
-"""``ctx.log`` levels as Python ``logging`` levels (notice between info and warning)."""
 
 _UNSERVED = (
     "this tool needed to {what}, and its call has no client that can answer: that works "

@@ -11,8 +11,9 @@ from collections.abc import Callable, Coroutine, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal, NamedTuple, TypeAlias
 
+from tooldeck._peer import Peer
 from tooldeck._public import public
-from tooldeck._tool import ContentPart, Peer, ProgressCallback
+from tooldeck._tool import ContentPart, ProgressCallback
 from tooldeck.errors import SessionError
 
 if TYPE_CHECKING:

@@ -16,8 +16,9 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, overload
 
+from tooldeck._peer import Peer
 from tooldeck._public import public
-from tooldeck._tool import AnyTool, Peer, ProgressCallback, ToolFailure
+from tooldeck._tool import AnyTool, ProgressCallback, ToolFailure
 from tooldeck.errors import UsageError
 from tooldeck.host.call.layers import Layer, cross
 from tooldeck.host.call.sizes import text_budget

@@ -20,7 +20,7 @@ import logging
 import sys
 from collections.abc import Iterator
 
-from tooldeck._tool import LOG_LEVELS, PYTHON_LEVELS, LogLevel
+from tooldeck._peer import LOG_LEVELS, PYTHON_LEVELS, LogLevel
 from tooldeck.mcp.serve.peer import running_peer
 
 DEFAULT: LogLevel = "info"

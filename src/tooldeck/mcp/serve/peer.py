@@ -25,16 +25,8 @@ from collections import deque
 from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence
 from typing import Any
 
-from tooldeck._tool import (
-    LOG_LEVELS,
-    AudioPart,
-    ContentPart,
-    Elicited,
-    ImagePart,
-    LogLevel,
-    TextPart,
-    ToolFailure,
-)
+from tooldeck._peer import LOG_LEVELS, Elicited, LogLevel
+from tooldeck._tool import AudioPart, ContentPart, ImagePart, TextPart, ToolFailure
 from tooldeck.mcp.sdk import MCPError, ServerMessageMetadata, allowed_log_levels, types
 from tooldeck.mcp.serve.asking import MODERN, declares_forms, declares_urls
 from tooldeck.mcp.serve.content import media_block

@@ -25,7 +25,8 @@ from contextlib import AbstractContextManager, nullcontext
 from typing import TYPE_CHECKING, Any
 
 from tooldeck import __version__
-from tooldeck._tool import LOG_LEVELS, ContentPart, FilePart, peer_of_resumed_calls
+from tooldeck._peer import LOG_LEVELS, peer_of_resumed_calls
+from tooldeck._tool import ContentPart, FilePart
 from tooldeck.errors import PendingCallError
 from tooldeck.host.boundary.boundary import run_tool_call
 from tooldeck.host.boundary.outcome import ToolCallOutcome
