@@ -132,6 +132,7 @@ async def run_tool_call(
     try:
         done: Done
         if scope is snapshot.default_scope and progress is None and not snapshot.layers:
+            # The common call, as the snapshot's doors take it (``Snapshot._fuse``).
             done = (snapshot._fused.get(call.name) or snapshot._fuse(call.name))(call)
         else:
             done = snapshot.run(call, scope, progress)

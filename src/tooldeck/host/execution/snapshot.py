@@ -79,8 +79,10 @@ class Snapshot:
 
     ``scope``, ``default_scope``, ``layers`` and ``run`` are the call boundary's side of
     the snapshot: ``run_tool_call`` resolves a ``CallScope`` once, and ``run`` takes
-    each call through ``layers`` to its tool. ``previous`` (the service's last snapshot of
-    the same permissions and provider) gives what did not change (``reuse.py``).
+    each call through ``layers`` to its tool; a call with no active layer, no ids and no
+    progress takes its tool's bound closure instead (``_fuse``). ``previous`` (the
+    service's last snapshot of the same permissions and provider) gives what did not
+    change (``reuse.py``).
     """
 
     __slots__ = (
