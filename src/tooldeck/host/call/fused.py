@@ -7,7 +7,7 @@ runs exactly the steps of the tool's call path (``path.py``: validate, call, the
 contract, the content) for the two paths a plain tool takes, ``tool(fn)`` of a ``def`` and
 an executor that is a ``def``. Whatever is not the simple case (a ``str`` or ``ToolResult``
 of its own, content, no output declared, an awaitable) goes on with the call path's own
-finishing function, and any other tool's closure is its call path, unchanged.
+finishing function; any other tool's common call is its call path, unchanged.
 
 Why: with no layer, what a call pays beyond the work is frames (the door, ``Snapshot.run``,
 the call path, finishing, ``_finished``, ``render_output``); here the steps run in one.
@@ -36,7 +36,7 @@ from tooldeck.host.call.path import (
     _slow_schemas,
     _takes_function_path,
 )
-from tooldeck.host.call.values import CallPath, CallScope, Done, ExecutedTool, ToolCall
+from tooldeck.host.call.values import CallScope, Done, ExecutedTool, ToolCall
 from tooldeck.host.schema.validators import SchemaIssues
 
 if TYPE_CHECKING:
@@ -50,12 +50,10 @@ FusedCall = Callable[[ToolCall], Done]
 """``fused(call)``: one call of one tool in a snapshot's default scope, without progress."""
 
 
-def fused_call(
-    record: ToolRecord, path: CallPath, location: Location, scope: CallScope
-) -> FusedCall:
-    """The call of ``record``'s tool (whose call path is ``path``) in ``scope``, as one
-    closure: fused where the path is ``_function_path`` or ``_executor_path`` (the same
-    tests ``call_path`` makes, in its order), else ``path`` itself."""
+def fused_call(record: ToolRecord, location: Location, scope: CallScope) -> FusedCall | None:
+    """The call of ``record``'s tool in ``scope`` as one closure where its call path is
+    ``_function_path`` of a ``def`` with an output or ``_executor_path`` (the tests
+    ``call_path`` makes, in its order); ``None`` for any other tool."""
     tool = record.tool
     execute = tool.execute
     if _backtracking_patterns(record) is None and not _slow_schemas(record):
@@ -64,7 +62,7 @@ def fused_call(
                 return _fused_function(record, execute, location)
         elif not inspect.iscoroutinefunction(execute):
             return _fused_executor(record, location, scope)
-    return lambda call: path(location, call, scope, None)
+    return None
 
 
 def _fused_function(record: ToolRecord, execute: FunctionExecutor, location: Location) -> FusedCall:

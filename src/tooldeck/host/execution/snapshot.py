@@ -26,6 +26,7 @@ from tooldeck.host.call.values import (
     CallPath,
     CallScope,
     CallVia,
+    Done,
     ExecutedTool,
     ToolCall,
     session_for,
@@ -333,7 +334,14 @@ class Snapshot:
         from tooldeck.host.call.fused import fused_call  # with the first call, not at open
 
         path = record.call_path or _path_of(record)
-        fused = self._fused[name] = fused_call(record, path, self.location, self.default_scope)
+        location, scope = self.location, self.default_scope
+        fused = fused_call(record, location, scope)
+        if fused is None:  # not fused: the call path, as ``run`` takes it
+
+            def fused(call: ToolCall) -> Done:
+                return path(location, call, scope, None)
+
+        self._fused[name] = fused
         return fused
 
     def _start(
