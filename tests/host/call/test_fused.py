@@ -207,7 +207,7 @@ def test_the_common_call_is_bound_once_per_snapshot_at_the_first_call():
     assert snapshot._fused == {"t": bound}
 
 
-def test_calls_with_ids_or_progress_or_of_a_name_not_advertised_take_the_plain_path():
+def test_calls_with_ids_or_progress_or_of_no_tool_are_not_bound():
     snapshot = snapshot_of(tool(same, name="t"))
     snapshot.execute_sync(ToolCall("c1", "t", '{"a": 1}'), message_id="m1")
     snapshot.execute_sync(ToolCall("c1", "t", '{"a": 1}'), progress=lambda *a: None)
@@ -332,6 +332,22 @@ def test_tracing_alone_makes_every_call_a_span(opened, door):
 def test_without_a_layer_the_common_call_is_fused(opened, door):
     with opened(Plain()) as host:
         snapshot = host.snapshot()
+        for _ in range(2):
+            assert text_through(snapshot, door, "add", {"a": 2, "b": 3}) == "5"
+        assert list(snapshot._fused) == ["add"]
+
+
+class CodeModeOnly:
+    @hookimpl
+    def tool_transform(self, editor):
+        editor.add(add.replace(codemode=True))
+
+
+@pytest.mark.parametrize("door", sorted(DOORS))
+def test_a_tool_advertised_only_in_code_mode_is_bound_by_its_name(opened, door):
+    with opened(CodeModeOnly()) as host:
+        snapshot = host.snapshot()
+        assert "add" not in snapshot.names
         for _ in range(2):
             assert text_through(snapshot, door, "add", {"a": 2, "b": 3}) == "5"
         assert list(snapshot._fused) == ["add"]

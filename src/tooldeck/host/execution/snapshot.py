@@ -12,7 +12,6 @@ contract, normalize content); ``run_tool_call`` does the same and classifies the
 from __future__ import annotations
 
 from collections.abc import Callable, Coroutine, Mapping
-from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, overload
 
@@ -327,10 +326,8 @@ class Snapshot:
     def _fuse(self, name: str) -> FusedCall:
         """The common call of ``name`` (no active layer, no ids, no progress), bound at its
         first call and kept: the tool's call path as one closure (``host/call/fused.py``).
-        A name this snapshot does not advertise runs through ``run`` every time."""
-        record = self._records_by_name.get(name)
-        if record is None:
-            return partial(self.run, scope=self.default_scope)
+        The name resolves as in ``run``; one that resolves to no tool raises as it does there."""
+        record = self._records_by_name.get(name) or self._unavailable(name)
         from tooldeck.host.call.fused import fused_call  # with the first call, not at open
 
         path = record.call_path or _path_of(record)
