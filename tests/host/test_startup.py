@@ -119,6 +119,7 @@ def test_a_code_mode_catalog_is_listed_without_the_sandbox(tmp_path):
 
 
 OPENED = (
+    "tooldeck._peer",
     "tooldeck._public",
     "tooldeck._tool",
     "tooldeck.builtin_plugins",
@@ -166,7 +167,6 @@ OPENED = (
     "tooldeck.host.permissions.wildcard",
     "tooldeck.host.plugins",
     "tooldeck.host.plugins.discovery",
-    "tooldeck.host.plugins.guarded",
     "tooldeck.host.plugins.host",
     "tooldeck.host.plugins.instrument",
     "tooldeck.host.plugins.mcp_slot",
@@ -175,7 +175,6 @@ OPENED = (
     "tooldeck.host.plugins.sync",
     "tooldeck.host.plugins.trust_gate",
     "tooldeck.host.plugins.wiring",
-    "tooldeck.host.plugins.withheld",
     "tooldeck.host.registry",
     "tooldeck.host.registry.catalog",
     "tooldeck.host.registry.editor",
@@ -221,7 +220,11 @@ OFF = (
     "tooldeck.host.schema.patterns",
     "tooldeck.host.schema.metaschema",
     "re2",
-    # nothing to trust: the trust modules, no trust store read, no digest of an item
+    # no project [plugins] order or disable: the guard of a user's tool_call hook
+    "tooldeck.host.plugins.guarded",
+    # nothing to trust: the trust modules, no trust store read, no digest of an item,
+    # nothing withheld
+    "tooldeck.host.plugins.withheld",
     "tooldeck.host.trust.project",
     "tooldeck.host.trust.store",
     "json",

@@ -597,6 +597,29 @@ def test_refresh_with_nothing_changed_keeps_every_registration(tmp_path):
     assert imports(tmp_path) == ["a"]
 
 
+class CountingFinder:
+    """A meta path finder that finds nothing and counts ``invalidate_caches`` calls."""
+
+    def __init__(self):
+        self.invalidated = 0
+
+    def find_spec(self, name, path=None, target=None):
+        return None
+
+    def invalidate_caches(self):
+        self.invalidated += 1
+
+
+def test_open_keeps_the_import_caches_and_refresh_clears_them(tmp_path, monkeypatch):
+    finder = CountingFinder()
+    monkeypatch.setattr(sys, "meta_path", [*sys.meta_path, finder])
+    host = open_host(tmp_path, adds("p", "a"))
+    assert finder.invalidated == 0
+    host.refresh_plugins()
+    assert finder.invalidated == 1
+    assert "a" in host.snapshot().names
+
+
 def test_a_requested_plugin_that_does_not_exist_is_reported(tmp_path):
     host = open_host(tmp_path, adds("pack", "a"), "no-such-pack", "local:nope")
     missing = {p.name: p for p in host.plugins if p.status == "failed"}

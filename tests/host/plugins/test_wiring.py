@@ -372,6 +372,34 @@ def test_other_layouts_read_the_metadata_headers(tmp_path, folder):
     assert _name_version(dist) == ("Fancy.Pack", "1.2")
 
 
+def _installed(site, folder, entry_points, metadata=None):
+    info = site / folder
+    info.mkdir(parents=True)
+    (info / "entry_points.txt").write_text(entry_points)
+    if metadata is not None:
+        (info / "METADATA").write_text(metadata)
+
+
+def test_the_scan_finds_what_importlib_metadata_finds(tmp_path, monkeypatch):
+    from importlib.metadata import entry_points
+
+    from tooldeck.host.plugins.discovery import scan_entry_points
+
+    first, second = tmp_path / "first", tmp_path / "second"
+    _installed(first, "Dup_Pack-1.0.dist-info", "[tooldeck]\nold = dup_old\n")
+    _installed(first, "quiet-1.0.dist-info", "[console_scripts]\nq = quiet:main\n")
+    _installed(first, "eggy.egg-info", "[tooldeck]\negg = eggy\n", "Name: eggy\n")
+    _installed(second, "dup.pack-2.0.dist-info", "[tooldeck]\nnew = dup_new\n")
+    _installed(second, "quiet-2.0.dist-info", "[tooldeck]\nloud = quiet\n")
+    monkeypatch.setattr(sys, "path", [str(first), str(second), *sys.path])
+
+    ours = sorted((r.name, r.value) for r in scan_entry_points("tooldeck"))
+    assert ours == sorted((ep.name, ep.value) for ep in entry_points(group="tooldeck"))
+    names = {name for name, _ in ours}
+    assert names >= {"old", "egg"}  # a name installed twice: the first copy on sys.path
+    assert not {"new", "loud"} & names  # even where the first copy has no tooldeck group
+
+
 def test_session_transform_becomes_a_separate_session_transform(wiring):
     calls = []
 

@@ -188,7 +188,7 @@ class Host:
             trust=status,
             instrumented=instrumented,
         )
-        host.refresh_plugins()
+        host._sync_plugins()  # a fresh process: the import system's caches are current
         notice = None if isinstance(status, Untouched) else status.notice()
         if notice is not None:
             import logging  # only for a folder that skipped something
@@ -348,9 +348,20 @@ class Host:
         """Rescan what is installed: register new plugins at their sorted position,
         dispose removed ones (revealing what they overrode), keep unchanged ones.
 
-        Call it after installing or removing packs in this process.
+        Call it after installing or removing packs in this process: it first clears
+        the import system's caches (``importlib.invalidate_caches``), which ``Host.open``
+        does not. Python's finders notice a directory changed since they listed it by
+        its modification time, so a pack installed before ``Host.open`` is found; only
+        one installed by this process within the file system's timestamp granularity of
+        an earlier listing of the same directory needs this call.
         """
         importlib.invalidate_caches()
+        self._sync_plugins()
+
+    def _sync_plugins(self) -> None:
+        """Discover and bring the registrations in line, with the import caches as they
+        are (``Host.open``: re-listing every directory on ``sys.path`` costs a fresh
+        process about 3 ms, ``bench/DECISIONS.md``)."""
         spans = self._spans
         with (
             spans("tooldeck.plugins.refresh", {}),

@@ -20,7 +20,6 @@ from tooldeck.host.plugins.discovery import (
     forget_modules,
     member_candidate,
 )
-from tooldeck.host.plugins.guarded import guards, unwanted
 from tooldeck.host.plugins.records import PluginRecord
 from tooldeck.host.plugins.selection import Selection, moved
 from tooldeck.host.plugins.trust_gate import admits, skipped_servers, untrusted_reason
@@ -71,7 +70,10 @@ class PluginSync:
         records = [self._carry(c, old.pop(c.name, None)) for c in candidates if c.load]
         for gone in old.values():
             self._retire(gone)
-        records = moved(records, self._selection.project.order, _candidate, guards)
+        if self._selection.project.order:  # moves a user's guard may hold back
+            from tooldeck.host.plugins.guarded import guards
+
+            records = moved(records, self._selection.project.order, _candidate, guards)
         self._place([r for r in records if r.transform is not None])
         missing = self._selection.missing(candidates)
         self.records = self._with_skipped(records) + [
@@ -130,6 +132,8 @@ class PluginSync:
         with self._spans("tooldeck.plugin.load", attributes) as span:
             record = self._loaded(candidate)
             if wish is not None:
+                from tooldeck.host.plugins.guarded import unwanted
+
                 record = unwanted(record, wish, self._wiring)
             if span is not None:
                 span.set_attribute(semconv.PLUGIN_STATUS, record.status)

@@ -15,7 +15,6 @@ from typing import TYPE_CHECKING, NamedTuple, TypeAlias
 from tooldeck.host.config.paths import LOCAL_PLUGIN_DIR, TRUST_ENV, local_plugin_files
 from tooldeck.host.location.location import Location
 from tooldeck.host.plugins.discovery import Candidate, member_candidate
-from tooldeck.host.plugins.withheld import withheld_by_trust
 
 if TYPE_CHECKING:
     from tooldeck.host.config.config_files import ConfigSource
@@ -120,6 +119,8 @@ def open_location(
     )
     location.project = layer
     if not isinstance(status, Untouched):  # an untouched folder withholds nothing
+        from tooldeck.host.plugins.withheld import withheld_by_trust
+
         location.withheld = withheld_by_trust(status)
     return location, status
 
