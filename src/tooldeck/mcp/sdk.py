@@ -57,10 +57,15 @@ from mcp.shared.auth import (
 )
 from mcp.shared.exceptions import MCPDeprecationWarning
 from mcp.shared.message import ServerMessageMetadata, SessionMessage
-from mcp_types.jsonrpc import CONNECTION_CLOSED, INTERNAL_ERROR, INVALID_PARAMS
+from mcp_types.jsonrpc import (
+    CONNECTION_CLOSED,
+    INTERNAL_ERROR,
+    INVALID_PARAMS,
+    URL_ELICITATION_REQUIRED,
+)
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
-from mcp import Client, MCPError
+from mcp import Client, MCPError, UrlElicitationRequiredError
 
 if TYPE_CHECKING:
     from mcp.client._transport import TransportStreams as TransportStreams
@@ -73,6 +78,7 @@ __all__ = [
     "INVALID_PARAMS",
     "MODERN_PROTOCOL_VERSIONS",
     "RESOURCE_NOT_FOUND",
+    "URL_ELICITATION_REQUIRED",
     "AuthorizationCodeResult",
     "CacheHint",
     "Client",
@@ -103,6 +109,7 @@ __all__ = [
     "SignedJWTParameters",
     "ToolsListChanged",
     "TransportSecuritySettings",
+    "UrlElicitationRequiredError",
     "allowed_log_levels",
     "extract_field_from_www_auth",
     "get_default_environment",

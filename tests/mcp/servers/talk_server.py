@@ -12,13 +12,17 @@ notifications during a call, as most servers in the wild still do.
 from __future__ import annotations
 
 import warnings
+from pathlib import Path
 from typing import Any
 
 import anyio
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.runner import serve_loop
 from mcp.server.stdio import stdio_server
+from mcp.types import ElicitRequestURLParams
 from pydantic import BaseModel, Field
+
+from mcp import MCPError, UrlElicitationRequiredError
 
 warnings.simplefilter("ignore")  # ctx.log is deprecated in the 2026-07-28 era; still sent
 
@@ -50,6 +54,35 @@ async def connect(ctx: Context) -> str:
         return f"not signed in: {answer.action}"
     await ctx.request_context.session.send_elicit_complete("signin-42", ctx.request_id)
     return "signed in"
+
+
+VAULT = "https://acme.example/vault"
+
+
+@server.tool()
+async def vault(marker: str, ctx: Context, steps: int = 1) -> str:
+    """Open the vault: until the file ``marker`` exists (the user has been to the
+    vault's pages), the call is refused with -32042, URL elicitation required, listing
+    ``steps`` pages. Once it exists, the server says the pages are done."""
+    if not Path(marker).exists():
+        pages = [
+            ElicitRequestURLParams(
+                message=f"Unlock the vault (step {step})",
+                url=f"{VAULT}?step={step}",
+                elicitation_id=f"vault-{step}",
+            )
+            for step in range(1, steps + 1)
+        ]
+        raise UrlElicitationRequiredError(pages)
+    for step in range(1, steps + 1):
+        await ctx.request_context.session.send_elicit_complete(f"vault-{step}", ctx.request_id)
+    return "vault open"
+
+
+@server.tool()
+def refuse() -> str:
+    """Refuse with -32042 whose data lists no pages the way the spec says."""
+    raise MCPError(-32042, "URL elicitation required", {"elicitations": "somewhere"})
 
 
 @server.tool()

@@ -44,6 +44,12 @@ class PermissionRequest:
 
 @public
 class Asker(Protocol):
-    """The host's prompt (CLI, MCP elicitation, a test script); sync or async."""
+    """The host's prompt (CLI, MCP elicitation, a test script); sync or async.
 
-    def __call__(self, request: PermissionRequest) -> Reply | Awaitable[Reply]: ...
+    A permission ask takes a ``Reply``. A mounted MCP server's question (the action
+    ``"elicitation"``) takes one too, or a mapping: the form's fields, accepted.
+    """
+
+    def __call__(
+        self, request: PermissionRequest
+    ) -> Reply | Mapping[str, Any] | Awaitable[Reply | Mapping[str, Any]]: ...

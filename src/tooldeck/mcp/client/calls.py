@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from tooldeck._tool import AwaitingInput, ToolFailure
 from tooldeck.mcp.client.failures import closed_connection, describe
+from tooldeck.mcp.client.url_required import AGAIN, UrlsRequired, required, unvisited, visit
 
 if TYPE_CHECKING:
     from tooldeck.mcp.client.connection import Connection
@@ -36,21 +37,40 @@ async def call_tool(
     ``meta``: the request's ``params._meta`` (the caller's trace context); ``caller``:
     the tooldeck call, which the server's progress, logs and questions reach while this
     call is in flight; a question the call's client answers in its next round stops the
-    call (``AwaitingInput``).
+    call (``AwaitingInput``). A server that requires the user to open some pages first
+    (``-32042``) has them shown through the call's ``ctx.elicit_url``, and the call is
+    retried once when all were accepted (``url_required``).
     """
+    from tooldeck.mcp.sdk import MCPError
+
     progress = caller.progress if caller is not None else None
-    return await request(
-        connection,
-        f"tool {tool!r}",
-        f"the call to {tool!r}",
-        lambda client: client.call_tool(
-            tool,
-            arguments,
-            progress_callback=progress,
-            meta=meta,  # type: ignore[arg-type]
-        ),
-        caller,
-    )
+    subject, during = f"tool {tool!r}", f"the call to {tool!r}"
+
+    async def send(client: Client) -> types.CallToolResult | UrlsRequired:
+        try:
+            return await client.call_tool(
+                tool,
+                arguments,
+                progress_callback=progress,
+                meta=meta,  # type: ignore[arg-type]
+            )
+        except MCPError as exc:
+            needed = required(exc)
+            if needed is None:
+                raise
+            return needed
+
+    result = await request(connection, subject, during, send, caller)
+    if not isinstance(result, UrlsRequired):
+        return result
+    urls = connection.side.requests.urls
+    await visit(urls, result, caller, subject)
+    # Once: an accepted page means the user agreed to go, not that they are done there;
+    # a server that still refuses lists its pages for the model rather than re-asking.
+    retried = await request(connection, subject, during, send, caller)
+    if isinstance(retried, UrlsRequired):
+        raise ToolFailure(unvisited(connection.name, subject, retried, AGAIN))
+    return retried
 
 
 async def request(

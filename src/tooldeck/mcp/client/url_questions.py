@@ -16,6 +16,9 @@ told under the same id, through the call's ``ctx.elicitation_complete`` (the cal
 have ended: the completion usually comes once the user is done on the page). The
 questions waiting for completion are remembered per connection, the latest
 ``REMEMBERED`` of them.
+
+The pages a server lists when it refuses a call with ``-32042`` are asked the same way
+(``asked``), and their completion relayed alike (``url_required``).
 """
 
 from __future__ import annotations
@@ -27,6 +30,7 @@ from typing import TYPE_CHECKING, Any
 from tooldeck._tool import AwaitingInput, ToolFailure
 
 if TYPE_CHECKING:
+    from tooldeck._peer import Elicited
     from tooldeck.mcp.client.server_requests import Caller
     from tooldeck.mcp.sdk import types
 
@@ -48,19 +52,29 @@ class UrlQuestions:
         asker decides). Raises what ``ctx.elicit_url`` raised otherwise."""
         from tooldeck.mcp.sdk import types
 
+        try:
+            answer = await self.asked(caller, params)
+        except AwaitingInput as stop:  # answered in the call's next round: stop this one
+            caller.stop(stop)
+            return types.ElicitResult(action="cancel")
+        return None if answer is None else types.ElicitResult(action=answer.action)
+
+    async def asked(self, caller: Caller, params: types.ElicitRequestURLParams) -> Elicited | None:
+        """The answer of the call's client, the question's completion relayed once it
+        was accepted; ``None`` when it cannot be asked (``ctx.elicit_url`` raised
+        ``ToolFailure``). ``AwaitingInput``, and anything else it raised, propagate."""
         theirs = params.elicitation_id
         ours = f"{self.server}.{theirs}" if theirs else None
         ask = functools.partial(caller.ctx.elicit_url, elicitation_id=ours)
         try:
             answer = await caller.awaited(ask, params.message, params.url)
-        except AwaitingInput as stop:  # answered in the call's next round: stop this one
-            caller.stop(stop)
-            return types.ElicitResult(action="cancel")
+        except AwaitingInput:  # a ToolFailure too, but the call's client will answer
+            raise
         except ToolFailure:  # the call has no one who can be sent to a URL
             return None
         if theirs and ours and answer.action == "accept":
             self._remember(theirs, caller, ours)
-        return types.ElicitResult(action=answer.action)
+        return answer
 
     def completed(self, message: Any) -> bool:
         """Relay ``notifications/elicitation/complete`` of a question a call's client

@@ -1,0 +1,86 @@
+"""A mounted server's refusal of a tool call until the user has opened some pages:
+the JSON-RPC error ``-32042`` (``URLElicitationRequiredError``, MCP 2025-11-25), whose
+``data.elicitations`` are URL-mode questions (message, url, elicitationId).
+
+Reported as a plain protocol error, neither the user nor the serving client could act
+on it. Instead ``calls.call_tool`` asks each listed question, in order, of the call's
+own ``ctx.elicit_url`` (through ``UrlQuestions.asked``, so the serving client is asked
+under ``<server>.<id>`` and the server's completion notifications reach it as for a
+question asked mid-call), and retries the call once when every one was accepted.
+Whatever stops that (a question declined or cancelled, no one who can be asked, a second
+``-32042``) fails the call with a ``ToolFailure`` that names the server and lists each
+message and URL: the model can show them to the user and call again later.
+
+The SDK's client raises a plain ``MCPError`` for the error (its
+``UrlElicitationRequiredError`` is what a server raises); ``required`` reads the
+questions back from its data.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from tooldeck._tool import ToolFailure
+
+if TYPE_CHECKING:
+    from tooldeck.mcp.client.server_requests import Caller
+    from tooldeck.mcp.client.url_questions import UrlQuestions
+    from tooldeck.mcp.sdk import types
+
+UNASKED = (
+    "no one could be asked to open them (a client of `tooldeck mcp serve` that declares "
+    "URL elicitation can be, or a host's Peer with elicit_url)"
+)
+"""Why the pages could not be shown, when the call's ``ctx.elicit_url`` failed."""
+
+AGAIN = (
+    "it still required them after the user agreed to open them (the call is retried "
+    "once); the user may not be done there yet"
+)
+"""Why the pages are listed after the retry also got ``-32042``."""
+
+
+@dataclass(frozen=True, slots=True)
+class UrlsRequired:
+    """The pages a server's ``-32042`` says the user must open before the call can run."""
+
+    pages: tuple[types.ElicitRequestURLParams, ...]
+
+
+def required(exc: Exception) -> UrlsRequired | None:
+    """The pages ``exc`` asks for, when it is a well-formed ``-32042`` listing at least
+    one; ``None`` otherwise (any other error stays the plain protocol error it is)."""
+    from tooldeck.mcp.sdk import URL_ELICITATION_REQUIRED, MCPError, UrlElicitationRequiredError
+
+    if not isinstance(exc, MCPError) or exc.code != URL_ELICITATION_REQUIRED:
+        return None
+    try:
+        pages = UrlElicitationRequiredError.from_error(exc.error).elicitations
+    except (ValueError, AttributeError, TypeError):  # data is not the spec's shape
+        return None
+    return UrlsRequired(tuple(pages)) if pages else None
+
+
+async def visit(
+    urls: UrlQuestions, needed: UrlsRequired, caller: Caller | None, subject: str
+) -> None:
+    """Ask the call's client to send its user to each page, in order; returns once every
+    one was accepted. Raises ``ToolFailure`` (see ``unvisited``) at the first that was
+    not, and ``AwaitingInput`` when the call's client answers in its next round."""
+    for page in needed.pages:
+        answer = None if caller is None else await urls.asked(caller, page)
+        if answer is None:
+            raise ToolFailure(unvisited(urls.server, subject, needed, UNASKED))
+        if answer.action != "accept":
+            why = f"the user did not agree to open them ({answer.action})"
+            raise ToolFailure(unvisited(urls.server, subject, needed, why))
+
+
+def unvisited(server: str, subject: str, needed: UrlsRequired, why: str) -> str:
+    """The failure a model reads: who needs which pages opened, and why they were not."""
+    pages = "\n".join(f"- {page.message}: {page.url}" for page in needed.pages)
+    return (
+        f"MCP server {server!r} requires the user to open these pages before {subject} "
+        f"can run; {why}:\n{pages}\nShow them to the user, and call again once they are done."
+    )

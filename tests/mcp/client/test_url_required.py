@@ -1,0 +1,197 @@
+"""A mounted server that refuses a call until its user has opened some pages (-32042,
+URL elicitation required, MCP 2025-11-25): each page goes to the call's own
+``ctx.elicit_url``; once all were accepted the call is retried once; otherwise the call
+fails with a text naming the server and listing each page, for the model to show.
+
+Real processes: an SDK client → ``tooldeck mcp serve`` (stdio) → the mounted
+``servers/talk_server.py`` (stdio, handshake era), whose ``vault`` tool answers -32042
+until a marker file exists. The serving client's user "visits" a page by creating it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import anyio
+import pytest
+
+import tooldeck
+from mcp import types as mcp_types
+from tooldeck import Host, ToolCall, grant_trust, trust_status
+
+from ..conftest import make_project, stdio_server
+from ..serve.test_serve import served
+from .test_url_questions import UrlPeer
+
+CONFIG = stdio_server("talk", "talk_server.py", extra="timeout_s = 60") + (
+    '[[permission]]\naction = "talk_*"\neffect = "allow"\n'
+)
+STEP_1 = ("Unlock the vault (step 1)", "https://acme.example/vault?step=1")
+STEP_2 = ("Unlock the vault (step 2)", "https://acme.example/vault?step=2")
+
+
+@pytest.fixture(scope="module")
+def project(module_env: Path) -> Path:
+    root = make_project(module_env / "project", CONFIG)
+    grant_trust(trust_status(root))
+    return root
+
+
+class User:
+    """A serving client's user: answers each page with ``action``, and (``visits``)
+    goes there, which the vault sees as its marker file."""
+
+    def __init__(self, marker: Path, action: str = "accept", visits: bool = True) -> None:
+        self.marker = marker
+        self.action = action
+        self.visits = visits
+        self.asked: list[mcp_types.ElicitRequestURLParams] = []
+        self.completed: list[str] = []
+
+    async def elicit(self, context, params):
+        assert params.mode == "url", params
+        self.asked.append(params)
+        if self.action == "accept" and self.visits:
+            self.marker.touch()
+        return mcp_types.ElicitResult(action=self.action)
+
+    async def note(self, message):
+        if isinstance(message, mcp_types.ElicitCompleteNotification):
+            self.completed.append(message.params.elicitation_id)
+
+    def pages(self) -> list[tuple[str, str, str | None]]:
+        return [(p.message, p.url, p.elicitation_id) for p in self.asked]
+
+
+def open_vault(project: Path, user: User, mode: str, steps: int = 1) -> tuple[str, object]:
+    async def scenario():
+        async with served(
+            project,
+            "--no-codemode",
+            mode=mode,
+            elicitation_callback=user.elicit,
+            message_handler=user.note,
+        ) as client:
+            arguments = {"marker": str(user.marker), "steps": steps}
+            result = await client.call_tool("talk_vault", arguments)
+            if not result.is_error and mode == "legacy":
+                with anyio.fail_after(30):  # delivery may trail the result a little
+                    while len(user.completed) < steps:
+                        await anyio.sleep(0.05)
+            return client.protocol_version, result
+
+    return anyio.run(scenario)
+
+
+def listed(text: str, *pages: tuple[str, str]) -> bool:
+    return all(f"- {message}: {url}" in text for message, url in pages)
+
+
+def test_a_handshake_era_client_opens_the_pages_and_the_call_is_retried(project, tmp_path):
+    user = User(tmp_path / "visited")
+    version, result = open_vault(project, user, "legacy", steps=2)
+    assert version != "2026-07-28"
+    assert (result.is_error, result.content[0].text) == (False, "vault open")
+    assert user.pages() == [(*STEP_1, "talk.vault-1"), (*STEP_2, "talk.vault-2")]
+    assert user.completed == ["talk.vault-1", "talk.vault-2"]  # the server's, relayed
+
+
+def test_a_2026_client_opens_the_page_in_an_input_required_round(project, tmp_path):
+    user = User(tmp_path / "visited")
+    version, result = open_vault(project, user, "auto")
+    assert version == "2026-07-28"
+    assert (result.is_error, result.content[0].text) == (False, "vault open")
+    assert [(p.message, p.url) for p in user.asked] == [STEP_1]
+
+
+@pytest.mark.parametrize("mode", ["legacy", "auto"])
+def test_a_declined_page_fails_the_call_with_the_pages_listed(project, tmp_path, mode):
+    user = User(tmp_path / "visited", "decline")
+    _, result = open_vault(project, user, mode, steps=2)
+    text = result.content[0].text
+    assert result.is_error
+    assert "MCP server 'talk' requires the user to open these pages" in text
+    assert "(decline)" in text
+    assert listed(text, STEP_1, STEP_2)
+    assert len(user.asked) == 1  # the first refusal settles it
+    assert not user.marker.exists()
+
+
+def test_a_second_refusal_after_the_retry_lists_the_pages(project, tmp_path):
+    """The user agreed to go but is not done there: the one retry is refused too."""
+    user = User(tmp_path / "visited", visits=False)
+    _, result = open_vault(project, user, "legacy")
+    text = result.content[0].text
+    assert result.is_error
+    assert "still required them after the user agreed to open them" in text
+    assert listed(text, STEP_1)
+    assert len(user.asked) == 1  # retried once, not asked again
+
+
+def test_a_client_without_url_elicitation_gets_the_pages_in_the_failure(project, tmp_path):
+    marker = tmp_path / "visited"
+
+    async def scenario():
+        async with served(project, "--no-codemode", mode="legacy") as client:
+            return await client.call_tool("talk_vault", {"marker": str(marker)})
+
+    result = anyio.run(scenario)
+    assert result.is_error
+    assert "no one could be asked to open them" in result.content[0].text
+    assert listed(result.content[0].text, STEP_1)
+
+
+# -- no serving client: a plain host, or a host's own Peer ----------------------------------
+@pytest.fixture(scope="module")
+def host(project: Path) -> Iterator[Host]:
+    with Host.open(project, trust=True, mcp_listings="fresh") as opened:
+        yield opened
+
+
+def test_a_plain_host_fails_the_call_with_the_pages_listed(host, tmp_path):
+    arguments = {"marker": str(tmp_path / "visited"), "steps": 2}
+    with pytest.raises(tooldeck.ToolFailure) as failed:
+        host.snapshot().execute_sync(ToolCall("c1", "talk_vault", arguments))
+    text = str(failed.value)
+    assert "MCP server 'talk' requires the user to open these pages before tool 'vault'" in text
+    assert listed(text, STEP_1, STEP_2)
+
+
+def test_a_refusal_that_lists_no_pages_stays_a_protocol_error(host):
+    with pytest.raises(tooldeck.ToolFailure) as failed:
+        host.snapshot().execute_sync(ToolCall("c1", "talk_refuse", {}))
+    assert str(failed.value) == (
+        "MCP server 'talk', tool 'refuse': protocol error: URL elicitation required (code -32042)"
+    )
+
+
+class VisitingPeer(UrlPeer):
+    """A host's ``Peer`` whose user goes to every page it is sent to."""
+
+    def __init__(self, marker: Path) -> None:
+        super().__init__()
+        self.marker = marker
+
+    async def elicit_url(self, message, url, elicitation_id):
+        self.marker.touch()
+        return await super().elicit_url(message, url, elicitation_id)
+
+
+def test_a_hosts_peer_opens_the_page_and_hears_it_is_done(host, tmp_path):
+    peer = VisitingPeer(tmp_path / "visited")
+    snapshot = host.snapshot()
+
+    async def scenario():
+        scope = snapshot.scope("s", "m", peer=peer)
+        call = ToolCall("c1", "talk_vault", {"marker": str(peer.marker)})
+        outcome = await tooldeck.run_tool_call(snapshot, call, scope=scope)
+        with anyio.fail_after(30):  # the completion comes from the server's loop
+            while not peer.completed:
+                await anyio.sleep(0.05)
+        return outcome
+
+    outcome = anyio.run(scenario)
+    assert outcome.content[0].text == "vault open"
+    assert peer.asked == [(*STEP_1, "talk.vault-1")]
+    assert peer.completed == ["talk.vault-1"]
