@@ -130,7 +130,12 @@ async def run_tool_call(
         raise ValueError("run_tool_call takes a scope or session_id/message_id/agent, not both")
     restore = None if on_ask is None else _ask_mode(on_ask)
     try:
-        done: Done = snapshot.run(call, scope, progress)
+        done: Done
+        if scope is snapshot.default_scope and progress is None and not snapshot.layers:
+            # The common call, as the snapshot's doors take it (``Snapshot._fuse``).
+            done = (snapshot._fused.get(call.name) or snapshot._fuse(call.name))(call)
+        else:
+            done = snapshot.run(call, scope, progress)
         content, metadata, output = done if isinstance(done, ExecutedTool) else await done
         # Hot: the usual content is one short ``TextPart`` (what ``tool(fn)`` output renders
         # to); it is decided here by its length, against the snapshot's ``text_budget``,

@@ -25,6 +25,7 @@ from tooldeck.host.call.values import (
     CallPath,
     CallScope,
     CallVia,
+    Done,
     ExecutedTool,
     ToolCall,
     session_for,
@@ -53,6 +54,7 @@ LayerBinder = Callable[["Snapshot"], tuple[Layer, ...]]
 if TYPE_CHECKING:
     from tooldeck.host.boundary.hooks import HookChain
     from tooldeck.host.boundary.limits import CallLimits
+    from tooldeck.host.call.fused import FusedCall
     from tooldeck.host.config.config import OutputConfig
     from tooldeck.host.execution.listings import Listings
     from tooldeck.host.location.location import Location
@@ -77,14 +79,17 @@ class Snapshot:
 
     ``scope``, ``default_scope``, ``layers`` and ``run`` are the call boundary's side of
     the snapshot: ``run_tool_call`` resolves a ``CallScope`` once, and ``run`` takes
-    each call through ``layers`` to its tool. ``previous`` (the service's last snapshot of
-    the same permissions and provider) gives what did not change (``reuse.py``).
+    each call through ``layers`` to its tool; a call with no active layer, no ids and no
+    progress takes its tool's bound closure instead (``_fuse``). ``previous`` (the
+    service's last snapshot of the same permissions and provider) gives what did not
+    change (``reuse.py``).
     """
 
     __slots__ = (
         "_codemode",
         "_codemode_on",
         "_definitions",
+        "_fused",
         "_hidden",
         "_listings",
         "_records_by_name",
@@ -131,6 +136,8 @@ class Snapshot:
         """The scope of a call given no ids: ``scope()``'s answer, built once."""
         self._rendered: dict[str, tuple[FrozenDict, ...]] = {}
         self._hidden: dict[str, ToolRecord] | None = None
+        self._fused: dict[str, FusedCall] = {}
+        """The common call of each tool called so far (``_fuse``)."""
         self._definitions: tuple[ToolDefinition, ...] | None = None
         self._listings: Listings | None = None
         reused = None if previous is None else index_after(previous, self, permissions, codemode)
@@ -245,10 +252,10 @@ class Snapshot:
         ``session_id`` defaults to the snapshot's session; a session's snapshot refuses
         another session's id (``SessionError``) before anything runs.
         """
-        scope = self.default_scope
-        if session_id or message_id or agent is not None:
-            scope = self.scope(session_id, message_id, agent)
-        done = self.run(call, scope, progress)
+        if session_id or message_id or agent is not None or progress is not None or self.layers:
+            done = self.run(call, self.scope(session_id, message_id, agent), progress)
+        else:  # the common call (``_fuse``)
+            done = (self._fused.get(call.name) or self._fuse(call.name))(call)
         return done if isinstance(done, ExecutedTool) else await done
 
     def execute_sync(
@@ -270,10 +277,10 @@ class Snapshot:
                 f"execute_sync({call.name!r}) was called from a running event loop; "
                 "use 'await snapshot.execute(...)' there"
             )
-        scope = self.default_scope
-        if session_id or message_id or agent is not None:
-            scope = self.scope(session_id, message_id, agent)
-        done = self.run(call, scope, progress)
+        if session_id or message_id or agent is not None or progress is not None or self.layers:
+            done = self.run(call, self.scope(session_id, message_id, agent), progress)
+        else:  # the common call (``_fuse``)
+            done = (self._fused.get(call.name) or self._fuse(call.name))(call)
         if isinstance(done, ExecutedTool):
             return done
         return run_async(done)  # only sync hosts running async executors need it
@@ -315,6 +322,24 @@ class Snapshot:
         # ``cross`` by ``tests/host/execution/test_snapshot.py``).
         record = self._records_by_name.get(call.name) or self._unavailable(call.name)
         return (record.call_path or _path_of(record))(self.location, call, scope, progress)
+
+    def _fuse(self, name: str) -> FusedCall:
+        """The common call of ``name`` (no active layer, no ids, no progress), bound at its
+        first call and kept: the tool's call path as one closure (``host/call/fused.py``).
+        The name resolves as in ``run``; one that resolves to no tool raises as it does there."""
+        record = self._records_by_name.get(name) or self._unavailable(name)
+        from tooldeck.host.call.fused import fused_call  # with the first call, not at open
+
+        path = record.call_path or _path_of(record)
+        location, scope = self.location, self.default_scope
+        fused = fused_call(record, location, scope)
+        if fused is None:  # not fused: the call path, as ``run`` takes it
+
+            def fused(call: ToolCall) -> Done:
+                return path(location, call, scope, None)
+
+        self._fused[name] = fused
+        return fused
 
     def _start(
         self, call: ToolCall, scope: CallScope, progress: ProgressCallback | None = None
