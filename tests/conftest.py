@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import gc
 import json
+import os
 import threading
 import uuid
 from collections.abc import Callable, Iterator
@@ -28,6 +29,16 @@ from tooldeck.testing import WheelCache
 from tooldeck.testing import host as testing_host
 
 PACKS = Path(__file__).parent / "packs"
+
+
+def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
+    """``-n auto`` (pyproject.toml's addopts): one worker more than the machine has cores.
+
+    Many tests wait on a real process rather than compute (a server starting, a
+    deadline running out); the extra worker keeps the cores busy meanwhile. On the
+    two-core box, one idle run each: two workers 231 s, three 199 s, four 203 s.
+    """
+    return (os.cpu_count() or 1) + 1
 
 INSTALLED_PACKS = frozenset(r.distribution for r in discovery.scan_entry_points())
 """Tool packs installed in the running environment when the session starts (the suite's
