@@ -40,6 +40,7 @@ def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
     """
     return (os.cpu_count() or 1) + 1
 
+
 INSTALLED_PACKS = frozenset(r.distribution for r in discovery.scan_entry_points())
 """Tool packs installed in the running environment when the session starts (the suite's
 own packs are only ever installed in per-test sites)."""
