@@ -81,6 +81,7 @@ from tooldeck.host.boundary.outcome import (
     ToolError,
 )
 from tooldeck.host.call.values import CallScope, Done, ExecutedTool
+from tooldeck.host.execution.snapshot import common_call
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -132,8 +133,7 @@ async def run_tool_call(
     try:
         done: Done
         if scope is snapshot.default_scope and progress is None and not snapshot.layers:
-            # The common call, as the snapshot's doors take it (``Snapshot._fuse``).
-            done = (snapshot._fused.get(call.name) or snapshot._fuse(call.name))(call)
+            done = common_call(snapshot, call.name)(call)  # as the snapshot's doors take it
         else:
             done = snapshot.run(call, scope, progress)
         content, metadata, output = done if isinstance(done, ExecutedTool) else await done

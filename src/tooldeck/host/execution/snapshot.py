@@ -392,6 +392,13 @@ def named_record(snapshot: Snapshot, name: str) -> ToolRecord | None:
         return None
 
 
+def common_call(snapshot: Snapshot, name: str) -> FusedCall:
+    """The closure that runs a common call of ``name`` in ``snapshot`` (no active layer,
+    no ids, no progress), bound at its first call (``Snapshot._fuse``): the door
+    ``run_tool_call`` takes for such a call, as ``execute`` and ``execute_sync`` do."""
+    return snapshot._fused.get(name) or snapshot._fuse(name)
+
+
 def _path_of(record: ToolRecord) -> CallPath:
     """The call path of ``record``'s tool, decided on its first call and kept on it."""
     from tooldeck.host.call.path import call_path  # with the first call, not at open
