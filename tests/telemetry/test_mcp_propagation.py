@@ -6,7 +6,6 @@ real SDK client sent, with the MCP semconv attributes on the served call's span.
 from __future__ import annotations
 
 import json
-import os
 import socket
 import subprocess
 import sys
@@ -18,9 +17,10 @@ import anyio
 import pytest
 
 from mcp import Client, StdioServerParameters
-from tooldeck import Host, ToolCall, grant_trust, run_tool_call, trust_status
+from tooldeck import Host, ToolCall, run_tool_call
 
 from ..ports import free_port
+from .conftest import traced_serve
 
 SERVERS = Path(__file__).parent / "servers"
 TRACE_ID = "0af7651916cd43dd8448eb211c80319c"
@@ -67,22 +67,8 @@ def tool_transform(editor):
 
 
 def test_a_served_call_continues_the_clients_trace(tmp_path, tooldeck_env):
-    root = tmp_path / "project"
-    (root / ".tooldeck" / "plugins").mkdir(parents=True)
-    (root / ".tooldeck" / "plugins" / "adder.py").write_text(ADDER)
-    (root / "tooldeck.toml").write_text("[telemetry]\nenabled = true\n")
-    grant_trust(trust_status(root))
-    spans_file = tmp_path / "spans.jsonl"
-    env = {
-        **{k: v for k, v in os.environ.items() if k.startswith(("XDG_", "TOOLDECK_TRUST"))},
-        "PYTHONPATH": os.pathsep.join(sys.path),
-        "TRACED_SPANS": str(spans_file),
-    }
-    params = StdioServerParameters(
-        command=sys.executable,
-        args=[str(SERVERS / "traced_serve.py"), "--location", str(root)],
-        env=env,
-    )
+    serve = traced_serve(tmp_path, "adder", ADDER)
+    params = StdioServerParameters(command=serve.command[0], args=serve.command[1:], env=serve.env)
     traceparent = f"00-{TRACE_ID}-{CLIENT_SPAN}-01"
 
     async def scenario():
@@ -92,7 +78,7 @@ def test_a_served_call_continues_the_clients_trace(tmp_path, tooldeck_env):
 
     result = anyio.run(scenario)
     assert result.content[0].text == "5"
-    spans = [json.loads(line) for line in spans_file.read_text().splitlines()]
+    spans = serve.spans()
     by_id = {s["span_id"]: s for s in spans}
     (served,) = [s for s in spans if s["name"] == "execute_tool add"]
     assert served["trace_id"] == TRACE_ID

@@ -13,6 +13,8 @@ from opentelemetry.trace import SpanKind, StatusCode
 from tooldeck import Host, Tool, ToolCall, ToolFailure, ToolResult, hookimpl, tool
 from tooldeck import run_tool_call as run
 
+from .conftest import traced_serve
+
 pytestmark = pytest.mark.usefixtures("clean_env")
 
 
@@ -329,31 +331,13 @@ def test_a_served_input_required_round_is_a_span_awaiting_input(tmp_path, toolde
     the OpenTelemetry SDK (``servers/traced_serve.py``). The call's first round stops at
     its question (``input_required``); the client answers and the second round
     completes: two spans, the first awaiting input and not an error."""
-    import os
-    import sys
-    from pathlib import Path
-
     import anyio
 
     from mcp import Client, StdioServerParameters
     from mcp import types as mcp_types
-    from tooldeck import grant_trust, trust_status
 
-    root = tmp_path / "project"
-    (root / ".tooldeck" / "plugins").mkdir(parents=True)
-    (root / ".tooldeck" / "plugins" / "asking.py").write_text(ASKING)
-    (root / "tooldeck.toml").write_text("[telemetry]\nenabled = true\n")
-    grant_trust(trust_status(root))
-    spans_file = tmp_path / "spans.jsonl"
-    env = {
-        **{k: v for k, v in os.environ.items() if k.startswith(("XDG_", "TOOLDECK_TRUST"))},
-        "PYTHONPATH": os.pathsep.join(sys.path),
-        "TRACED_SPANS": str(spans_file),
-    }
-    script = Path(__file__).parent / "servers" / "traced_serve.py"
-    params = StdioServerParameters(
-        command=sys.executable, args=[str(script), "--location", str(root)], env=env
-    )
+    serve = traced_serve(tmp_path, "asking", ASKING)
+    params = StdioServerParameters(command=serve.command[0], args=serve.command[1:], env=serve.env)
 
     async def answer(context, params):
         return mcp_types.ElicitResult(action="accept", content={"colour": "plum"})
@@ -365,7 +349,7 @@ def test_a_served_input_required_round_is_a_span_awaiting_input(tmp_path, toolde
     version, result = anyio.run(scenario)
     assert version == "2026-07-28"
     assert (result.is_error, result.content[0].text) == (False, "plum")
-    spans = [json.loads(line) for line in spans_file.read_text().splitlines()]
+    spans = serve.spans()
     stopped, answered = [s for s in spans if s["name"] == "execute_tool colour"]
     assert stopped["attributes"]["tooldeck.outcome.status"] == "awaiting_input"
     assert "error.type" not in stopped["attributes"]
