@@ -49,6 +49,15 @@ def make_project(root: Path, config: str, plugins: dict[str, str] | None = None)
     return root
 
 
+def trusted_project(root: Path, config: str) -> Path:
+    """``make_project(root, config)``, the folder then trusted as its user would."""
+    from tooldeck import grant_trust, trust_status
+
+    make_project(root, config)
+    grant_trust(trust_status(root))
+    return root
+
+
 def wait_for(predicate: Callable[[], object], timeout: float = 60.0) -> object:
     """Poll until ``predicate()`` is truthy; fail after ``timeout`` seconds (a bound on a
     wait that ends as soon as the condition holds: generous, since parallel workers on a

@@ -13,7 +13,7 @@ import pytest
 from mcp import types as mcp_types
 from tooldeck import grant_trust, trust_status
 
-from ..conftest import make_project, stdio_server
+from ..conftest import make_project, stdio_server, trusted_project
 from ..serve.test_serve import served
 
 CONFIG = (
@@ -119,9 +119,7 @@ MODERN_CONFIG = (
 
 def http_project(root, era: str):
     """A served Location at ``root`` mounting the features server in ``era``."""
-    root = make_project(root, CONFIG if era == "handshake" else MODERN_CONFIG)
-    grant_trust(trust_status(root))
-    return root
+    return trusted_project(root, CONFIG if era == "handshake" else MODERN_CONFIG)
 
 
 class Colours:

@@ -21,9 +21,10 @@ import pytest
 
 import tooldeck
 from mcp import types as mcp_types
-from tooldeck import Host, PermissionRequest, ToolCall, grant_trust, trust_status
+from tooldeck import Host, ToolCall
+from tooldeck.testing import ScriptedAsker
 
-from ..conftest import make_project, stdio_server
+from ..conftest import stdio_server, trusted_project
 from ..serve.test_serve import TOOLDECK, served
 
 CONFIG = stdio_server("talk", "talk_server.py", extra="timeout_s = 60") + (
@@ -36,9 +37,7 @@ OURS = "talk.signin-42"
 
 @pytest.fixture(scope="module")
 def project(module_env: Path) -> Path:
-    root = make_project(module_env / "project", CONFIG)
-    grant_trust(trust_status(root))
-    return root
+    return trusted_project(module_env / "project", CONFIG)
 
 
 class User:
@@ -118,21 +117,7 @@ def test_a_client_without_elicitation_leaves_it_to_the_hosts_asker(project):
 def test_a_client_offering_forms_only_is_not_sent_to_a_url(project):
     """A client that declares ``elicitation: {form: {}}`` (no ``url``) never gets the URL
     question: the asker declines it, as before."""
-    hello = {
-        "protocolVersion": "2025-11-25",
-        "capabilities": {"elicitation": {"form": {}}},
-        "clientInfo": {"name": "forms-only", "version": "1"},
-    }
-    messages = [
-        {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": hello},
-        {"jsonrpc": "2.0", "method": "notifications/initialized"},
-        {
-            "jsonrpc": "2.0",
-            "id": 2,
-            "method": "tools/call",
-            "params": {"name": "talk_connect", "arguments": {}},
-        },
-    ]
+    messages = handshake_then_calls({"form": {}}, "forms-only", "talk_connect")
     received = anyio.run(raw_exchange, project, messages, 2)
     requests = [m for m in received if "method" in m and "id" in m]
     assert requests == [], requests  # no elicitation/create reached this client
@@ -143,27 +128,7 @@ def test_a_client_offering_forms_only_is_not_sent_to_a_url(project):
 def test_a_client_offering_urls_only_gets_url_questions_and_no_forms(project):
     """``elicitation: {url: {}}`` declares no forms (a bare ``{}`` would): the mounted
     server's form goes to the asker (declined), its URL question to the client."""
-    hello = {
-        "protocolVersion": "2025-11-25",
-        "capabilities": {"elicitation": {"url": {}}},
-        "clientInfo": {"name": "urls-only", "version": "1"},
-    }
-    messages = [
-        {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": hello},
-        {"jsonrpc": "2.0", "method": "notifications/initialized"},
-        {
-            "jsonrpc": "2.0",
-            "id": 2,
-            "method": "tools/call",
-            "params": {"name": "talk_ask", "arguments": {}},
-        },
-        {
-            "jsonrpc": "2.0",
-            "id": 3,
-            "method": "tools/call",
-            "params": {"name": "talk_connect", "arguments": {}},
-        },
-    ]
+    messages = handshake_then_calls({"url": {}}, "urls-only", "talk_ask", "talk_connect")
     received = anyio.run(raw_exchange, project, messages, 3, {"action": "accept"})
     asked = [m["params"] for m in received if m.get("method") == "elicitation/create"]
     assert [(a["mode"], a["url"], a["elicitationId"]) for a in asked] == [("url", SIGN_IN, OURS)]
@@ -173,6 +138,26 @@ def test_a_client_offering_urls_only_gets_url_questions_and_no_forms(project):
         if m.get("id") in (2, 3) and "method" not in m
     }
     assert (answers[2], answers[3]) == ("no answer: decline", "signed in")
+
+
+def handshake_then_calls(elicitation: dict, name: str, *tools: str) -> list[dict]:
+    """A handshake-era client's messages by hand: ``initialize`` declaring
+    ``elicitation`` and nothing else, then a ``tools/call`` of each of ``tools`` (ids 2,
+    3, ...)."""
+    hello = {
+        "protocolVersion": "2025-11-25",
+        "capabilities": {"elicitation": elicitation},
+        "clientInfo": {"name": name, "version": "1"},
+    }
+    calls = [
+        {"jsonrpc": "2.0", "id": n, "method": "tools/call", "params": {"name": t, "arguments": {}}}
+        for n, t in enumerate(tools, start=2)
+    ]
+    return [
+        {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": hello},
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        *calls,
+    ]
 
 
 async def raw_exchange(
@@ -220,16 +205,6 @@ async def _lines(stream):
 
 
 # -- no serving client: the Location's asker, or a host's own Peer ---------------------------
-class Asker:
-    def __init__(self, reply: object = "once") -> None:
-        self.reply = reply
-        self.requests: list[PermissionRequest] = []
-
-    def __call__(self, request: PermissionRequest) -> object:
-        self.requests.append(request)
-        return self.reply
-
-
 @pytest.fixture(scope="module")
 def host(project: Path) -> Iterator[Host]:
     with Host.open(project, trust=True, mcp_listings="fresh") as opened:
@@ -237,7 +212,7 @@ def host(project: Path) -> Iterator[Host]:
 
 
 def test_a_call_no_client_serves_asks_the_hosts_asker_with_the_url(host):
-    asker = Asker("once")
+    asker = ScriptedAsker()
     host.location.asker = asker
     try:
         out = host.snapshot().execute_sync(ToolCall("c1", "talk_connect", {}))
@@ -300,7 +275,7 @@ def run_with_peer(host: Host, peer: object) -> object:
 
 def test_a_hosts_peer_with_elicit_url_answers_and_hears_the_completion(host):
     peer = UrlPeer()
-    asker = Asker("reject")  # not asked: the call's peer answers
+    asker = ScriptedAsker(default="reject")  # not asked: the call's peer answers
     host.location.asker = asker
     try:
         outcome = run_with_peer(host, peer)
@@ -313,7 +288,7 @@ def test_a_hosts_peer_with_elicit_url_answers_and_hears_the_completion(host):
 
 
 def test_a_hosts_peer_without_elicit_url_leaves_it_to_the_asker(host):
-    asker = Asker("once")
+    asker = ScriptedAsker()
     host.location.asker = asker
     try:
         outcome = run_with_peer(host, FormsOnlyPeer())

@@ -19,10 +19,10 @@ import pytest
 
 import tooldeck
 from mcp import types as mcp_types
-from tooldeck import Host, ToolCall, grant_trust, trust_status
+from tooldeck import Host, ToolCall
 from tooldeck.mcp.client.url_questions import UrlQuestions
 
-from ..conftest import make_project, stdio_server
+from ..conftest import stdio_server, trusted_project
 from ..serve.test_serve import served
 from .test_url_questions import UrlPeer
 
@@ -38,16 +38,12 @@ STEP_2 = ("Unlock the vault (step 2)", "https://acme.example/vault?step=2")
 
 @pytest.fixture(scope="module")
 def project(module_env: Path) -> Path:
-    root = make_project(module_env / "project", CONFIG)
-    grant_trust(trust_status(root))
-    return root
+    return trusted_project(module_env / "project", CONFIG)
 
 
 @pytest.fixture(scope="module")
 def hasty(module_env: Path) -> Path:
-    root = make_project(module_env / "hasty", HASTY)
-    grant_trust(trust_status(root))
-    return root
+    return trusted_project(module_env / "hasty", HASTY)
 
 
 class User:
