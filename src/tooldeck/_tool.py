@@ -199,7 +199,7 @@ class ToolContext(NamedTuple):
         Raises ``ToolFailure`` saying so where no one can be asked: a call that is not
         served to an MCP client, or a client that does not offer elicitation.
         """
-        peer = self.peer if self.peer is not None else RESUMED_PEER.get()
+        peer = self._talking_to()
         if peer is None:
             raise ToolFailure(_UNSERVED.format(what="ask the user (ctx.elicit)"))
         return await peer.elicit(message, schema)
@@ -212,7 +212,7 @@ class ToolContext(NamedTuple):
         agreed to go, not that they are done; ``content`` is None. ``elicitation_id``
         names the question for ``elicitation_complete``. Raises ``ToolFailure`` where
         no one can be asked (not served, or a client without URL elicitation)."""
-        peer = self.peer if self.peer is not None else RESUMED_PEER.get()
+        peer = self._talking_to()
         ask = getattr(peer, "elicit_url", None)
         if ask is None:
             raise ToolFailure(_UNSERVED.format(what="send the user to a URL (ctx.elicit_url)"))
@@ -223,7 +223,7 @@ class ToolContext(NamedTuple):
         """Tell the client that what ``elicit_url`` sent the user for is done
         (``notifications/elicitation/complete``); nothing where it cannot be told (not
         served, an MCP 2026-07-28 client). As in MCP, delivery is not guaranteed."""
-        peer = self.peer if self.peer is not None else RESUMED_PEER.get()
+        peer = self._talking_to()
         complete = getattr(peer, "elicitation_complete", None)
         if complete is not None:
             complete(str(elicitation_id))
@@ -239,7 +239,7 @@ class ToolContext(NamedTuple):
         Raises ``ToolFailure`` saying so where no model can be asked: a call that is not
         served to an MCP client, or a client that does not offer sampling.
         """
-        peer = self.peer if self.peer is not None else RESUMED_PEER.get()
+        peer = self._talking_to()
         if peer is None:
             raise ToolFailure(_UNSERVED.format(what="ask the client's model (ctx.sample)"))
         return await peer.sample(messages, max_tokens, options)
@@ -248,6 +248,10 @@ class ToolContext(NamedTuple):
     def permission(self) -> PermissionGate:
         """The Location's permission service, bound to this call's source and session."""
         return self.location.permission.gate(self.source, session_id=self.session_id)
+
+    def _talking_to(self) -> Peer | None:
+        """The call's own peer, else the one a resumed call keeps (``peer_of_resumed_calls``)."""
+        return self.peer if self.peer is not None else RESUMED_PEER.get()
 
     @property
     def question(self) -> QuestionGate:
