@@ -228,6 +228,37 @@ def test_a_hosts_peer_opens_the_page_and_hears_it_is_done(host, tmp_path):
     assert peer.completed == ["talk.vault-1"]
 
 
+class EarlyPeer(VisitingPeer):
+    """A host's ``Peer`` whose user is done on the page before saying yes to it: it
+    answers once the server has said the page is complete."""
+
+    async def elicit_url(self, message, url, elicitation_id):
+        self.marker.touch()
+        with anyio.fail_after(30):
+            while not self.marker.with_name(self.marker.name + ".said").exists():
+                await anyio.sleep(0.02)
+        return await UrlPeer.elicit_url(self, message, url, elicitation_id)
+
+
+def test_a_page_said_done_before_it_was_accepted_is_relayed_once_it_is(host, tmp_path):
+    peer = EarlyPeer(tmp_path / "visited")
+    snapshot = host.snapshot()
+
+    async def scenario():
+        scope = snapshot.scope("s", "m", peer=peer)
+        call = ToolCall("c1", "talk_vault", {"marker": str(peer.marker)})
+        outcome = await tooldeck.run_tool_call(snapshot, call, scope=scope)
+        with anyio.fail_after(30):
+            while not peer.completed:
+                await anyio.sleep(0.05)
+        return outcome
+
+    outcome = anyio.run(scenario)
+    assert outcome.content[0].text == "vault open"
+    assert peer.asked == [(*STEP_1, "talk.vault-1")]
+    assert peer.completed == ["talk.vault-1"]
+
+
 # -- the wait itself, on one connection's questions ------------------------------------------
 def complete(elicitation_id: str) -> mcp_types.ElicitCompleteNotification:
     params = mcp_types.ElicitCompleteNotificationParams(elicitation_id=elicitation_id)
@@ -235,17 +266,20 @@ def complete(elicitation_id: str) -> mcp_types.ElicitCompleteNotification:
 
 
 def test_a_completion_before_the_wait_counts_once_and_a_later_one_ends_it():
-    """Remembered, since it may come before the wait (for a 2026-07-28 client, in an
-    earlier round of the call); counted by one wait, since a server may name a later
-    page as it named an earlier one."""
+    """Remembered once expected, since it may come before the wait (for a 2026-07-28
+    client, in an earlier round of the call); counted by one wait, since a server may
+    name a later page as it named an earlier one."""
     urls = UrlQuestions("talk")
 
     async def scenario() -> bool:
+        urls.expect(["vault-1", "vault-2"])
         assert urls.completed(complete("vault-1"))
         with anyio.fail_after(30):
             await urls.done(["vault-1"])  # said already
+        urls.expect(["vault-1"])
         with anyio.move_on_after(0.2) as unsaid:
             await urls.done(["vault-1"])  # counted: waits for the next one
+        urls.expect(["vault-1"])
         async with anyio.create_task_group() as tasks:
             tasks.start_soon(urls.done, ["vault-1", "vault-2"])
             await anyio.sleep(0)
@@ -254,3 +288,28 @@ def test_a_completion_before_the_wait_counts_once_and_a_later_one_ends_it():
         return unsaid.cancelled_caught
 
     assert anyio.run(scenario)
+
+
+def test_a_completion_nobody_expects_lets_no_later_wait_through():
+    """Said after an earlier call's wait gave up (or of a page that call's user
+    declined): a later call naming the same page waits for the server to say it again."""
+    urls = UrlQuestions("talk")
+
+    async def scenario() -> tuple[bool, bool]:
+        urls.expect(["vault-1"])
+        with anyio.move_on_after(0.1):
+            await urls.done(["vault-1"])  # the earlier call's wait, given up
+        urls.completed(complete("vault-1"))  # late: expected no more
+        urls.expect(["vault-1"])
+        urls.forget(["vault-1"])  # asked, and declined
+        urls.completed(complete("vault-1"))
+        urls.expect(["vault-1"])  # the later call
+        with anyio.move_on_after(0.2) as unsaid:
+            await urls.done(["vault-1"])
+        urls.expect(["vault-1"])
+        urls.completed(complete("vault-1"))
+        with anyio.move_on_after(30) as said:
+            await urls.done(["vault-1"])
+        return unsaid.cancelled_caught, said.cancelled_caught
+
+    assert anyio.run(scenario) == (True, False)

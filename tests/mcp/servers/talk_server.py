@@ -91,12 +91,14 @@ _watched: set[str] = set()
 
 async def _watch(session: ServerSession, marker: Path, ids: list[str]) -> None:
     """Say each page is complete once the user has been there, out of band (related to
-    no request, as a real vault learns it from the browser, after the refusal)."""
+    no request, as a real vault learns it from the browser, after the refusal); then
+    create ``<marker>.said``, for a client that waits to have heard it."""
     with anyio.move_on_after(120):
         while not marker.exists():
             await anyio.sleep(0.05)
         for elicitation_id in ids:
             await session.send_elicit_complete(elicitation_id)
+        marker.with_name(marker.name + ".said").touch()
 
 
 @server.tool()

@@ -28,7 +28,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from tooldeck._tool import ToolFailure
+from tooldeck._tool import AwaitingInput, ToolFailure
 
 if TYPE_CHECKING:
     from tooldeck.mcp.client.deadlines import Deadlines
@@ -56,6 +56,12 @@ class UrlsRequired:
 
     pages: tuple[types.ElicitRequestURLParams, ...]
 
+    @property
+    def ids(self) -> list[str]:
+        """The server's ids of the pages, for those that have one (only those can be
+        waited for)."""
+        return [page.elicitation_id for page in self.pages if page.elicitation_id]
+
 
 def required(exc: Exception) -> UrlsRequired | None:
     """The pages ``exc`` asks for, when it is a well-formed ``-32042`` listing at least
@@ -77,13 +83,20 @@ async def visit(
     """Ask the call's client to send its user to each page, in order; returns once every
     one was accepted. Raises ``ToolFailure`` (see ``unvisited``) at the first that was
     not, and ``AwaitingInput`` when the call's client answers in its next round."""
-    for page in needed.pages:
-        answer = None if caller is None else await urls.asked(caller, page)
-        if answer is None:
-            raise ToolFailure(unvisited(urls.server, subject, needed, UNASKED))
-        if answer.action != "accept":
-            why = f"the user did not agree to open them ({answer.action})"
-            raise ToolFailure(unvisited(urls.server, subject, needed, why))
+    urls.expect(needed.ids)  # before asking: the server may say one is done at once
+    try:
+        for page in needed.pages:
+            answer = None if caller is None else await urls.asked(caller, page)
+            if answer is None:
+                raise ToolFailure(unvisited(urls.server, subject, needed, UNASKED))
+            if answer.action != "accept":
+                why = f"the user did not agree to open them ({answer.action})"
+                raise ToolFailure(unvisited(urls.server, subject, needed, why))
+    except AwaitingInput:  # the next round asks again, still expecting them
+        raise
+    except BaseException:  # no wait follows
+        urls.forget(needed.ids)
+        raise
 
 
 async def finished(
@@ -92,9 +105,8 @@ async def finished(
     """Return once the server has said every page of ``needed`` with an id is complete,
     or ``timeout`` seconds of the connection's clock have passed (the retry then tells
     whether the user is done)."""
-    ids = [page.elicitation_id for page in needed.pages if page.elicitation_id]
     with deadlines.move_on_after(timeout):
-        await urls.done(ids)
+        await urls.done(needed.ids)
 
 
 def unvisited(server: str, subject: str, needed: UrlsRequired, why: str) -> str:
