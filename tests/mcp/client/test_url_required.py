@@ -18,6 +18,7 @@ import anyio
 import pytest
 
 import tooldeck
+from mcp import MCPError
 from mcp import types as mcp_types
 from tooldeck import Host, ToolCall
 from tooldeck.mcp.client.url_questions import UrlQuestions
@@ -26,8 +27,11 @@ from ..conftest import stdio_server, trusted_project
 from ..serve.test_serve import served
 from .test_url_questions import UrlPeer
 
-ALLOW = '[[permission]]\naction = "talk_*"\neffect = "allow"\n'
-CONFIG = stdio_server("talk", "talk_server.py", extra="timeout_s = 60") + ALLOW
+ALLOW = (
+    '[[permission]]\naction = "talk_*"\neffect = "allow"\n'
+    '[[permission]]\naction = "resource"\neffect = "allow"\n'
+)
+CONFIG = stdio_server("talk", "talk_server.py", extra='timeout_s = 60\ncwd = "."') + ALLOW
 HASTY = stdio_server("talk", "talk_server.py", extra="timeout_s = 5") + ALLOW
 """A server whose completions are waited for only briefly (the user never comes)."""
 LATER = 0.5
@@ -160,6 +164,46 @@ def test_a_second_refusal_after_the_retry_lists_the_pages(hasty, tmp_path):
     assert len(user.asked) == 1  # retried once, not asked again
 
 
+def test_a_read_and_a_prompt_past_pages_are_handled_as_a_call_is(project, tmp_path):
+    """A resource read whose page the user opens is read again; a prompt whose page
+    the user declines fails with the pages listed (over one served session)."""
+    reader = User(project / f"read-{tmp_path.name}")  # the server reads it from there
+    decliner = User(tmp_path / "brief", "decline")
+    users = [reader]  # who answers now
+
+    async def elicit(context, params):
+        return await users[-1].elicit(context, params)
+
+    async def note(message):
+        await users[-1].note(message)
+
+    async def scenario():
+        async with served(
+            project,
+            "--no-codemode",
+            mode="legacy",
+            elicitation_callback=elicit,
+            message_handler=note,
+        ) as client:
+            read = await client.read_resource(f"vault://{reader.marker.name}")
+            with anyio.fail_after(30):  # delivery may trail the result a little
+                while not reader.completed:
+                    await anyio.sleep(0.05)
+            users.append(decliner)
+            with pytest.raises(MCPError) as refused:
+                await client.get_prompt("talk_vault_brief", {"marker": str(decliner.marker)})
+            return read, refused.value.error.message
+
+    read, refusal = anyio.run(scenario)
+    assert read.contents[0].text == "the note in the vault"
+    assert reader.pages() == [(*STEP_1, "talk.vault-1")]
+    assert reader.completed == ["talk.vault-1"]
+    assert "MCP server 'talk' requires the user to open these pages first, for prompt" in refusal
+    assert "(decline)" in refusal
+    assert listed(refusal, STEP_1)
+    assert len(decliner.asked) == 1
+
+
 def test_a_client_without_url_elicitation_gets_the_pages_in_the_failure(project, tmp_path):
     marker = tmp_path / "visited"
 
@@ -185,7 +229,7 @@ def test_a_plain_host_fails_the_call_with_the_pages_listed(host, tmp_path):
     with pytest.raises(tooldeck.ToolFailure) as failed:
         host.snapshot().execute_sync(ToolCall("c1", "talk_vault", arguments))
     text = str(failed.value)
-    assert "MCP server 'talk' requires the user to open these pages before tool 'vault'" in text
+    assert "MCP server 'talk' requires the user to open these pages first, for tool 'vault'" in text
     assert listed(text, STEP_1, STEP_2)
 
 

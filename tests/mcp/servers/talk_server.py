@@ -66,8 +66,30 @@ async def vault(marker: str, ctx: Context, steps: int = 1) -> str:
     """Open the vault: until the file ``marker`` exists (the user has been to the
     vault's pages), the call is refused with -32042, URL elicitation required, listing
     ``steps`` pages; the server says the pages are done once it exists (``_watch``)."""
+    _until_visited(marker, ctx, steps)
+    return "vault open"
+
+
+@server.resource("vault://{marker}")
+async def vault_note(marker: str, ctx: Context) -> str:
+    """The vault's note, read the way ``vault`` opens (``marker``: a file name in the
+    server's working directory)."""
+    _until_visited(marker, ctx, 1)
+    return "the note in the vault"
+
+
+@server.prompt()
+async def vault_brief(marker: str, ctx: Context) -> str:
+    """A brief on the vault's contents, got the way ``vault`` opens."""
+    _until_visited(marker, ctx, 1)
+    return "Summarise the vault."
+
+
+def _until_visited(marker: str, ctx: Context, steps: int) -> None:
+    """Refuse (-32042) until the file ``marker`` exists, listing ``steps`` pages; the
+    first refusal starts watching for it (``_watch``)."""
     if Path(marker).exists():
-        return "vault open"
+        return
     pages = [
         ElicitRequestURLParams(
             message=f"Unlock the vault (step {step})",

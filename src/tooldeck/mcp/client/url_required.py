@@ -1,9 +1,10 @@
 """A mounted server's refusal of a tool call until the user has opened some pages:
 the JSON-RPC error ``-32042`` (``URLElicitationRequiredError``, MCP 2025-11-25), whose
-``data.elicitations`` are URL-mode questions (message, url, elicitationId).
+``data.elicitations`` are URL-mode questions (message, url, elicitationId). A server
+may answer a resource read or a prompt with it as well; they are handled alike.
 
 Reported as a plain protocol error, neither the user nor the serving client could act
-on it. Instead ``calls.call_tool`` asks each listed question, in order, of the call's
+on it. Instead ``calls.request_past_pages`` asks each listed question, in order, of the call's
 own ``ctx.elicit_url`` (through ``UrlQuestions.asked``, so the serving client is asked
 under ``<server>.<id>`` and the server's completion notifications reach it as for a
 question asked mid-call), and retries the call once when every one was accepted.
@@ -52,7 +53,7 @@ AGAIN = (
 
 @dataclass(frozen=True, slots=True)
 class UrlsRequired:
-    """The pages a server's ``-32042`` says the user must open before the call can run."""
+    """The pages a server's ``-32042`` says the user must open before a request is answered."""
 
     pages: tuple[types.ElicitRequestURLParams, ...]
 
@@ -113,6 +114,6 @@ def unvisited(server: str, subject: str, needed: UrlsRequired, why: str) -> str:
     """The failure a model reads: who needs which pages opened, and why they were not."""
     pages = "\n".join(f"- {page.message}: {page.url}" for page in needed.pages)
     return (
-        f"MCP server {server!r} requires the user to open these pages before {subject} "
-        f"can run; {why}:\n{pages}\nShow them to the user, and call again once they are done."
+        f"MCP server {server!r} requires the user to open these pages first, for {subject}; "
+        f"{why}:\n{pages}\nShow them to the user, and ask again once they are done."
     )
