@@ -204,6 +204,26 @@ def test_a_read_and_a_prompt_past_pages_are_handled_as_a_call_is(project, tmp_pa
     assert len(decliner.asked) == 1
 
 
+def test_a_2026_client_reading_past_pages_gets_them_listed_with_the_reason(project, tmp_path):
+    """Reads have no ``input_required`` rounds here: the pages come back in the error."""
+    reader = User(project / f"read-{tmp_path.name}")
+
+    async def scenario():
+        async with served(
+            project, "--no-codemode", mode="auto", elicitation_callback=reader.elicit
+        ) as client:
+            with pytest.raises(MCPError) as refused:
+                await client.read_resource(f"vault://{reader.marker.name}")
+            return client.protocol_version, refused.value.error.message
+
+    version, refusal = anyio.run(scenario)
+    assert version == "2026-07-28"
+    assert "they could not be shown to the user: " in refusal
+    assert "this MCP client speaks MCP 2026-07-28" in refusal
+    assert listed(refusal, STEP_1)
+    assert reader.asked == []
+
+
 def test_a_client_without_url_elicitation_gets_the_pages_in_the_failure(project, tmp_path):
     marker = tmp_path / "visited"
 
@@ -213,7 +233,8 @@ def test_a_client_without_url_elicitation_gets_the_pages_in_the_failure(project,
 
     result = anyio.run(scenario)
     assert result.is_error
-    assert "no one could be asked to open them" in result.content[0].text
+    assert "they could not be shown to the user: " in result.content[0].text
+    assert "and this MCP client does not offer that:" in result.content[0].text
     assert listed(result.content[0].text, STEP_1)
 
 
@@ -230,6 +251,7 @@ def test_a_plain_host_fails_the_call_with_the_pages_listed(host, tmp_path):
         host.snapshot().execute_sync(ToolCall("c1", "talk_vault", arguments))
     text = str(failed.value)
     assert "MCP server 'talk' requires the user to open these pages first, for tool 'vault'" in text
+    assert "could not be shown to the user: this tool needed to send the user to a URL" in text
     assert listed(text, STEP_1, STEP_2)
 
 

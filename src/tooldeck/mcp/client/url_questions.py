@@ -78,12 +78,15 @@ class UrlQuestions:
         except AwaitingInput as stop:  # answered in the call's next round: stop this one
             caller.stop(stop)
             return types.ElicitResult(action="cancel")
-        return None if answer is None else types.ElicitResult(action=answer.action)
+        except ToolFailure:  # the call has no one who can be sent to a URL
+            return None
+        return types.ElicitResult(action=answer.action)
 
-    async def asked(self, caller: Caller, params: types.ElicitRequestURLParams) -> Elicited | None:
+    async def asked(self, caller: Caller, params: types.ElicitRequestURLParams) -> Elicited:
         """The answer of the call's client, the question's completion relayed once it
-        was accepted; ``None`` when it cannot be asked (``ctx.elicit_url`` raised
-        ``ToolFailure``). ``AwaitingInput``, and anything else it raised, propagate."""
+        was accepted. Raises what ``ctx.elicit_url`` raised: ``ToolFailure`` when the
+        call has no one who can be sent to a URL, ``AwaitingInput`` when its client
+        answers in the call's next round."""
         theirs = params.elicitation_id
         ours = f"{self.server}.{theirs}" if theirs else None
         ask = functools.partial(caller.ctx.elicit_url, elicitation_id=ours)
@@ -93,9 +96,6 @@ class UrlQuestions:
             answer = await caller.awaited(ask, params.message, params.url)
         except AwaitingInput:  # a ToolFailure too, but the call's client will answer
             raise
-        except ToolFailure:  # the call has no one who can be sent to a URL
-            self._open.pop(theirs or "", None)
-            return None
         except BaseException:
             self._open.pop(theirs or "", None)
             raise

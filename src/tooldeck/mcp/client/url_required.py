@@ -37,11 +37,8 @@ if TYPE_CHECKING:
     from tooldeck.mcp.client.url_questions import UrlQuestions
     from tooldeck.mcp.sdk import types
 
-UNASKED = (
-    "no one could be asked to open them (a client of `tooldeck mcp serve` that declares "
-    "URL elicitation can be, or a host's Peer with elicit_url)"
-)
-"""Why the pages could not be shown, when the call's ``ctx.elicit_url`` failed."""
+UNASKED = "they could not be shown to the user: {why}"
+"""Why the pages are listed, when the call's ``ctx.elicit_url`` could not ask."""
 
 AGAIN = (
     "it still required them after the user agreed to open them (the call is retried "
@@ -87,9 +84,16 @@ async def visit(
     urls.expect(needed.ids)  # before asking: the server may say one is done at once
     try:
         for page in needed.pages:
-            answer = None if caller is None else await urls.asked(caller, page)
-            if answer is None:
-                raise ToolFailure(unvisited(urls.server, subject, needed, UNASKED))
+            if caller is None:
+                why = UNASKED.format(why="nothing called it")
+                raise ToolFailure(unvisited(urls.server, subject, needed, why))
+            try:
+                answer = await urls.asked(caller, page)
+            except AwaitingInput:
+                raise
+            except ToolFailure as exc:
+                why = UNASKED.format(why=str(exc).rstrip("."))
+                raise ToolFailure(unvisited(urls.server, subject, needed, why)) from None
             if answer.action != "accept":
                 why = f"the user did not agree to open them ({answer.action})"
                 raise ToolFailure(unvisited(urls.server, subject, needed, why))
