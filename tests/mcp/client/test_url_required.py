@@ -275,25 +275,6 @@ class VisitingPeer(UrlPeer):
         return await super().elicit_url(message, url, elicitation_id)
 
 
-def test_a_hosts_peer_opens_the_page_and_hears_it_is_done(host, tmp_path):
-    peer = VisitingPeer(tmp_path / "visited")
-    snapshot = host.snapshot()
-
-    async def scenario():
-        scope = snapshot.scope("s", "m", peer=peer)
-        call = ToolCall("c1", "talk_vault", {"marker": str(peer.marker)})
-        outcome = await tooldeck.run_tool_call(snapshot, call, scope=scope)
-        with anyio.fail_after(30):  # the completion comes from the server's loop
-            while not peer.completed:
-                await anyio.sleep(0.05)
-        return outcome
-
-    outcome = anyio.run(scenario)
-    assert outcome.content[0].text == "vault open"
-    assert peer.asked == [(*STEP_1, "talk.vault-1")]
-    assert peer.completed == ["talk.vault-1"]
-
-
 class EarlyPeer(VisitingPeer):
     """A host's ``Peer`` whose user is done on the page before saying yes to it: it
     answers once the server has said the page is complete."""
@@ -306,15 +287,19 @@ class EarlyPeer(VisitingPeer):
         return await UrlPeer.elicit_url(self, message, url, elicitation_id)
 
 
-def test_a_page_said_done_before_it_was_accepted_is_relayed_once_it_is(host, tmp_path):
-    peer = EarlyPeer(tmp_path / "visited")
+@pytest.mark.parametrize(
+    "user", [VisitingPeer, EarlyPeer], ids=["went-then-said-yes", "done-first"]
+)
+def test_a_hosts_peer_opens_the_page_and_hears_it_is_done(host, tmp_path, user):
+    """Either way round, the server's completion reaches the peer once it accepted."""
+    peer = user(tmp_path / "visited")
     snapshot = host.snapshot()
 
     async def scenario():
         scope = snapshot.scope("s", "m", peer=peer)
         call = ToolCall("c1", "talk_vault", {"marker": str(peer.marker)})
         outcome = await tooldeck.run_tool_call(snapshot, call, scope=scope)
-        with anyio.fail_after(30):
+        with anyio.fail_after(30):  # the completion comes from the server's loop
             while not peer.completed:
                 await anyio.sleep(0.05)
         return outcome
