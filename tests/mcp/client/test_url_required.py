@@ -204,24 +204,20 @@ def test_a_read_and_a_prompt_past_pages_are_handled_as_a_call_is(project, tmp_pa
     assert len(decliner.asked) == 1
 
 
-def test_a_2026_client_reading_past_pages_gets_them_listed_with_the_reason(project, tmp_path):
-    """Reads have no ``input_required`` rounds here: the pages come back in the error."""
+def test_a_2026_client_reading_past_pages_opens_them_in_an_input_required_round(project, tmp_path):
     reader = User(project / f"read-{tmp_path.name}")
 
     async def scenario():
         async with served(
             project, "--no-codemode", mode="auto", elicitation_callback=reader.elicit
         ) as client:
-            with pytest.raises(MCPError) as refused:
-                await client.read_resource(f"vault://{reader.marker.name}")
-            return client.protocol_version, refused.value.error.message
+            read = await client.read_resource(f"vault://{reader.marker.name}")
+            return client.protocol_version, read
 
-    version, refusal = anyio.run(scenario)
+    version, read = anyio.run(scenario)
     assert version == "2026-07-28"
-    assert "they could not be shown to the user: " in refusal
-    assert "this MCP client speaks MCP 2026-07-28" in refusal
-    assert listed(refusal, STEP_1)
-    assert reader.asked == []
+    assert read.contents[0].text == "the note in the vault"
+    assert [(p.message, p.url) for p in reader.asked] == [STEP_1]
 
 
 def test_a_client_without_url_elicitation_gets_the_pages_in_the_failure(project, tmp_path):
