@@ -1,7 +1,7 @@
 """A resource read and a prompt that ask their user, served to a 2026-07-28 client: the
 question goes out as an ``input_required`` round, as a tool call's does, and the
 retry carrying the answer is read (or rendered) with it; answers sealed for one URI
-or prompt do not open another."""
+or prompt do not open another; a read's permission ask is asked in its round too."""
 
 from __future__ import annotations
 
@@ -15,6 +15,7 @@ from mcp import types as mcp_types
 from tooldeck import Prompt, PromptArgument, Resource, ResourceTemplate, hookimpl
 
 from ..conformance.serving import served
+from .test_resources import ASK_RESOURCES
 
 COLOUR = {
     "type": "object",
@@ -132,3 +133,21 @@ def test_a_round_answered_for_one_uri_or_prompt_opens_no_other(tooldeck_env):
     assert "Reading ask://rooms/2 failed" in other_room.error.message
     assert "belong to another call" in other_thing.error.message
     assert "Prompt paint failed" in other_thing.error.message
+
+
+def test_a_read_asks_a_2026_client_its_permission_in_a_round(tooldeck_env):
+    """Where a tool call defers its ask as a pending call, a read asks it in its round."""
+    asked = []
+
+    async def answer(context, params):
+        asked.append(params.message)
+        return mcp_types.ElicitResult(action="accept", content={"decision": "once"})
+
+    async def scenario(server):
+        async with modern(server, elicitation_callback=answer) as client:
+            return (await client.read_resource("test://static-text")).contents[0].text
+
+    with served(tooldeck_env / "p", ASK_RESOURCES) as server:
+        text = anyio.run(scenario, server)
+    assert text.startswith("This is the content")
+    assert asked == ["Allow 'resource' on test://static-text?"]

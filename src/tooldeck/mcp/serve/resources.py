@@ -75,7 +75,7 @@ class ResourceHandlers:
             raise MCPError(INTERNAL_ERROR, f"Reading {uri} failed: {round_}")
         peer = server.peer(ctx, key, f"resource {uri}", round_)
         scope = view.snapshot.scope(session_id, read_id, via="served", peer=peer)
-        with server.under(view.rules), current_request(ctx) as asked, current_peer(peer):
+        with server.under(view.rules), current_request(ctx, round_) as asked, current_peer(peer):
             try:
                 contents = await reading.read(view.snapshot, view.permissions, uri, scope, read_id)
             except reading.ResourceNotFound:
