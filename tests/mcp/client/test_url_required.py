@@ -7,8 +7,8 @@ Real processes: an SDK client → ``tooldeck mcp serve --http`` (one for the mod
 test's client a session of its own; over stdio for the one test whose project differs) →
 the mounted ``servers/talk_server.py`` (stdio, handshake era), whose ``vault`` tool
 answers -32042 until a marker file exists. The serving client's user "visits" a page by
-creating it. Each test's pages carry a label of its own: the mounted server is shared,
-and a completion said for another test's page must not end this test's wait.
+creating it. The mounted server is shared, so each test's ``vault`` calls give their
+pages a label of their own: no page of another test reaches this test's assertions.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ import anyio
 import pytest
 
 import tooldeck
-from mcp import Client
+from mcp import Client, MCPError
 from mcp import types as mcp_types
 from tooldeck import Host, ToolCall
 from tooldeck.mcp.client.url_questions import UrlQuestions
@@ -31,8 +31,11 @@ from ..conftest import stdio_server, trusted_project
 from ..serve.test_serve import http_serving, served
 from .test_url_questions import UrlPeer
 
-ALLOW = '[[permission]]\naction = "talk_*"\neffect = "allow"\n'
-CONFIG = stdio_server("talk", "talk_server.py", extra="timeout_s = 60") + ALLOW
+ALLOW = (
+    '[[permission]]\naction = "talk_*"\neffect = "allow"\n'
+    '[[permission]]\naction = "resource"\neffect = "allow"\n'
+)
+CONFIG = stdio_server("talk", "talk_server.py", extra='timeout_s = 60\ncwd = "."') + ALLOW
 HASTY = stdio_server("talk", "talk_server.py", extra="timeout_s = 5") + ALLOW
 """A server whose completions are waited for only briefly (the user never comes)."""
 LATER = 0.5
@@ -75,7 +78,7 @@ class User:
     def __init__(
         self,
         marker: Path,
-        label: str,
+        label: str = "vault",
         action: str = "accept",
         visits: str | None = "before",
     ):
@@ -183,6 +186,58 @@ def test_a_second_refusal_after_the_retry_lists_the_pages(hasty, tmp_path):
     assert len(user.asked) == 1  # retried once, not asked again
 
 
+def test_a_read_and_a_prompt_past_pages_are_handled_as_a_call_is(project, url, tmp_path):
+    """A resource read whose page the user opens is read again; a prompt whose page
+    the user declines fails with the pages listed (over one served session)."""
+    reader = User(project / f"read-{tmp_path.name}")  # the server reads it from there
+    decliner = User(tmp_path / "brief", action="decline")
+    users = [reader]  # who answers now
+
+    async def elicit(context, params):
+        return await users[-1].elicit(context, params)
+
+    async def note(message):
+        await users[-1].note(message)
+
+    async def scenario():
+        async with Client(
+            url, mode="legacy", elicitation_callback=elicit, message_handler=note
+        ) as client:
+            read = await client.read_resource(f"vault://{reader.marker.name}")
+            with anyio.fail_after(30):  # delivery may trail the result a little
+                while not reader.completed:
+                    await anyio.sleep(0.05)
+            users.append(decliner)
+            with pytest.raises(MCPError) as refused:
+                await client.get_prompt("talk_vault_brief", {"marker": str(decliner.marker)})
+            return read, refused.value.error.message
+
+    read, refusal = anyio.run(scenario)
+    assert read.contents[0].text == "the note in the vault"
+    assert reader.pages() == [(*STEP_1, "talk.vault-1")]
+    assert reader.completed == ["talk.vault-1"]
+    assert "MCP server 'talk' requires the user to open these pages first, for prompt" in refusal
+    assert "(decline)" in refusal
+    assert listed(refusal, STEP_1)
+    assert len(decliner.asked) == 1
+
+
+def test_a_2026_client_reading_past_pages_opens_them_in_an_input_required_round(
+    project, url, tmp_path
+):
+    reader = User(project / f"read-{tmp_path.name}")
+
+    async def scenario():
+        async with Client(url, mode="auto", elicitation_callback=reader.elicit) as client:
+            read = await client.read_resource(f"vault://{reader.marker.name}")
+            return client.protocol_version, read
+
+    version, read = anyio.run(scenario)
+    assert version == "2026-07-28"
+    assert read.contents[0].text == "the note in the vault"
+    assert [(p.message, p.url) for p in reader.asked] == [STEP_1]
+
+
 def test_a_client_without_url_elicitation_gets_the_pages_in_the_failure(url, tmp_path):
     arguments = {"marker": str(tmp_path / "visited"), "label": "unasked"}
 
@@ -192,7 +247,8 @@ def test_a_client_without_url_elicitation_gets_the_pages_in_the_failure(url, tmp
 
     result = anyio.run(scenario)
     assert result.is_error
-    assert "no one could be asked to open them" in result.content[0].text
+    assert "they could not be shown to the user: " in result.content[0].text
+    assert "and this MCP client does not offer that:" in result.content[0].text
     assert listed(result.content[0].text, STEP_1)
 
 
@@ -208,7 +264,8 @@ def test_a_plain_host_fails_the_call_with_the_pages_listed(host, tmp_path):
     with pytest.raises(tooldeck.ToolFailure) as failed:
         host.snapshot().execute_sync(ToolCall("c1", "talk_vault", arguments))
     text = str(failed.value)
-    assert "MCP server 'talk' requires the user to open these pages before tool 'vault'" in text
+    assert "MCP server 'talk' requires the user to open these pages first, for tool 'vault'" in text
+    assert "could not be shown to the user: this tool needed to send the user to a URL" in text
     assert listed(text, STEP_1, STEP_2)
 
 
@@ -232,8 +289,24 @@ class VisitingPeer(UrlPeer):
         return await super().elicit_url(message, url, elicitation_id)
 
 
-def test_a_hosts_peer_opens_the_page_and_hears_it_is_done(host, tmp_path):
-    peer = VisitingPeer(tmp_path / "visited")
+class EarlyPeer(VisitingPeer):
+    """A host's ``Peer`` whose user is done on the page before saying yes to it: it
+    answers once the server has said the page is complete."""
+
+    async def elicit_url(self, message, url, elicitation_id):
+        self.marker.touch()
+        with anyio.fail_after(30):
+            while not self.marker.with_name(self.marker.name + ".said").exists():
+                await anyio.sleep(0.02)
+        return await UrlPeer.elicit_url(self, message, url, elicitation_id)
+
+
+@pytest.mark.parametrize(
+    "user", [VisitingPeer, EarlyPeer], ids=["went-then-said-yes", "done-first"]
+)
+def test_a_hosts_peer_opens_the_page_and_hears_it_is_done(host, tmp_path, user):
+    """Either way round, the server's completion reaches the peer once it accepted."""
+    peer = user(tmp_path / "visited")
     snapshot = host.snapshot()
 
     async def scenario():
@@ -258,17 +331,20 @@ def complete(elicitation_id: str) -> mcp_types.ElicitCompleteNotification:
 
 
 def test_a_completion_before_the_wait_counts_once_and_a_later_one_ends_it():
-    """Remembered, since it may come before the wait (for a 2026-07-28 client, in an
-    earlier round of the call); counted by one wait, since a server may name a later
-    page as it named an earlier one."""
+    """Remembered once expected, since it may come before the wait (for a 2026-07-28
+    client, in an earlier round of the call); counted by one wait, since a server may
+    name a later page as it named an earlier one."""
     urls = UrlQuestions("talk")
 
     async def scenario() -> bool:
+        urls.expect(["vault-1", "vault-2"])
         assert urls.completed(complete("vault-1"))
         with anyio.fail_after(30):
             await urls.done(["vault-1"])  # said already
+        urls.expect(["vault-1"])
         with anyio.move_on_after(0.2) as unsaid:
             await urls.done(["vault-1"])  # counted: waits for the next one
+        urls.expect(["vault-1"])
         async with anyio.create_task_group() as tasks:
             tasks.start_soon(urls.done, ["vault-1", "vault-2"])
             await anyio.sleep(0)
@@ -277,3 +353,28 @@ def test_a_completion_before_the_wait_counts_once_and_a_later_one_ends_it():
         return unsaid.cancelled_caught
 
     assert anyio.run(scenario)
+
+
+def test_a_completion_nobody_expects_lets_no_later_wait_through():
+    """Said after an earlier call's wait gave up (or of a page that call's user
+    declined): a later call naming the same page waits for the server to say it again."""
+    urls = UrlQuestions("talk")
+
+    async def scenario() -> tuple[bool, bool]:
+        urls.expect(["vault-1"])
+        with anyio.move_on_after(0.1):
+            await urls.done(["vault-1"])  # the earlier call's wait, given up
+        urls.completed(complete("vault-1"))  # late: expected no more
+        urls.expect(["vault-1"])
+        urls.forget(["vault-1"])  # asked, and declined
+        urls.completed(complete("vault-1"))
+        urls.expect(["vault-1"])  # the later call
+        with anyio.move_on_after(0.2) as unsaid:
+            await urls.done(["vault-1"])
+        urls.expect(["vault-1"])
+        urls.completed(complete("vault-1"))
+        with anyio.move_on_after(30) as said:
+            await urls.done(["vault-1"])
+        return unsaid.cancelled_caught, said.cancelled_caught
+
+    assert anyio.run(scenario) == (True, False)

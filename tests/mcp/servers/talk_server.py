@@ -68,8 +68,30 @@ async def vault(marker: str, ctx: Context, steps: int = 1, label: str = "vault")
     ``steps`` pages (elicitation ids ``LABEL-1``, ``LABEL-2``, ...: calls that share this
     server keep their pages apart by label); the server says the pages are done once it
     exists (``_watch``)."""
+    _until_visited(marker, ctx, steps, label)
+    return "vault open"
+
+
+@server.resource("vault://{marker}")
+async def vault_note(marker: str, ctx: Context) -> str:
+    """The vault's note, read the way ``vault`` opens (``marker``: a file name in the
+    server's working directory)."""
+    _until_visited(marker, ctx, 1)
+    return "the note in the vault"
+
+
+@server.prompt()
+async def vault_brief(marker: str, ctx: Context) -> str:
+    """A brief on the vault's contents, got the way ``vault`` opens."""
+    _until_visited(marker, ctx, 1)
+    return "Summarise the vault."
+
+
+def _until_visited(marker: str, ctx: Context, steps: int, label: str = "vault") -> None:
+    """Refuse (-32042) until the file ``marker`` exists, listing ``steps`` pages; the
+    first refusal starts watching for it (``_watch``)."""
     if Path(marker).exists():
-        return "vault open"
+        return
     pages = [
         ElicitRequestURLParams(
             message=f"Unlock the vault (step {step})",
@@ -93,12 +115,14 @@ _watched: set[str] = set()
 
 async def _watch(session: ServerSession, marker: Path, ids: list[str]) -> None:
     """Say each page is complete once the user has been there, out of band (related to
-    no request, as a real vault learns it from the browser, after the refusal)."""
+    no request, as a real vault learns it from the browser, after the refusal); then
+    create ``<marker>.said``, for a client that waits to have heard it."""
     with anyio.move_on_after(120):
         while not marker.exists():
             await anyio.sleep(0.05)
         for elicitation_id in ids:
             await session.send_elicit_complete(elicitation_id)
+        marker.with_name(marker.name + ".said").touch()
 
 
 @server.tool()

@@ -27,14 +27,14 @@ from tooldeck._function_tool import NO_METADATA, FunctionExecutor, wrap_output
 from tooldeck._tool import ToolContext, ToolFailure, ToolResult, tuple_new
 from tooldeck.host.call.content import render_output
 from tooldeck.host.call.path import (
-    _backtracking_patterns,
-    _finish,
-    _finish_awaited,
-    _finish_function,
-    _output_problem,
-    _refused,
-    _slow_schemas,
-    _takes_function_path,
+    backtracking_patterns,
+    finish,
+    finish_awaited,
+    finish_function,
+    output_problem,
+    refused,
+    slow_schemas,
+    takes_function_path,
 )
 from tooldeck.host.call.values import CallScope, Done, ExecutedTool, ToolCall
 from tooldeck.host.schema.validators import SchemaIssues
@@ -56,8 +56,8 @@ def fused_call(record: ToolRecord, location: Location, scope: CallScope) -> Fuse
     ``call_path`` makes, in its order); ``None`` for any other tool."""
     tool = record.tool
     execute = tool.execute
-    if _backtracking_patterns(record) is None and not _slow_schemas(record):
-        if _takes_function_path(execute, record):
+    if backtracking_patterns(record) is None and not slow_schemas(record):
+        if takes_function_path(execute, record):
             if not execute.is_async and execute.wrap is wrap_output and tool.output is not None:
                 return _fused_function(record, execute, location)
         elif not inspect.iscoroutinefunction(execute):
@@ -66,7 +66,7 @@ def fused_call(record: ToolRecord, location: Location, scope: CallScope) -> Fuse
 
 
 def _fused_function(record: ToolRecord, execute: FunctionExecutor, location: Location) -> FusedCall:
-    """``_function_path`` and ``_finish_function`` in one frame, for a ``def`` with output."""
+    """``_function_path`` and ``finish_function`` in one frame, for a ``def`` with output."""
     function = execute.function
 
     def fused(call: ToolCall) -> Done:
@@ -74,14 +74,14 @@ def _fused_function(record: ToolRecord, execute: FunctionExecutor, location: Loc
         try:
             arguments = execute.arguments(raw)
         except (ValidationError, RecursionError) as exc:
-            raise _refused(record, raw, exc) from None
+            raise refused(record, raw, exc) from None
         value = function(**arguments)
         if isinstance(value, _OWN_CONTENT):
-            return _finish_function(record, wrap_output, value, location.config.images)
+            return finish_function(record, wrap_output, value, location.config.images)
         try:  # _finished with no content
             output = record.output_validator(value)
         except SchemaIssues as exc:
-            raise ToolFailure(_output_problem(record.effective, value, exc)) from None
+            raise ToolFailure(output_problem(record.effective, value, exc)) from None
         return tuple_new(ExecutedTool, (render_output(output), NO_METADATA, output))
 
     return fused
@@ -104,7 +104,7 @@ def _fused_executor(record: ToolRecord, location: Location, scope: CallScope) ->
         try:
             value = record.input_json(raw) if isinstance(raw, str) else record.input_python(raw)
         except (SchemaIssues, ValidationError, RecursionError) as exc:
-            raise _refused(record, raw, exc) from None
+            raise refused(record, raw, exc) from None
         context = (location, session_id, message_id, call.id, agent, None, peer)
         result: Any = execute(value, tuple_new(ToolContext, context))
         if result.__class__ is ToolResult and result.content is None and has_output:
@@ -112,11 +112,11 @@ def _fused_executor(record: ToolRecord, location: Location, scope: CallScope) ->
             try:  # _finished with no content
                 output = record.output_validator(output)
             except SchemaIssues as exc:
-                raise ToolFailure(_output_problem(record.effective, output, exc)) from None
+                raise ToolFailure(output_problem(record.effective, output, exc)) from None
             return tuple_new(ExecutedTool, (render_output(output), metadata, output))
         images = location.config.images
         if inspect.isawaitable(result):
-            return _finish_awaited(record, result, images)
-        return _finish(record, result, images)
+            return finish_awaited(record, result, images)
+        return finish(record, result, images)
 
     return fused

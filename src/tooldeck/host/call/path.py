@@ -4,7 +4,7 @@
 *call path*, chosen once per tool object (``call_path``) and kept on its ``ToolRecord``:
 
 * ``_executor_path``, the general one: validate the input, build a ``ToolContext``, call
-  the executor, check what it returned (``_finish``); ``_coroutine_path`` is the same
+  the executor, check what it returned (``finish``); ``_coroutine_path`` is the same
   for an ``async def`` executor, written as the one coroutine the boundary awaits.
 * ``_function_path``, for a ``tool(fn)`` tool whose function takes no ``ToolContext``
   and whose input is still the model ``tool(fn)`` derived: the call's JSON is validated
@@ -54,20 +54,20 @@ MAX_ISSUES = 5
 
 def call_path(record: ToolRecord) -> CallPath:
     """How every call of ``record``'s tool runs (the tool is frozen: decided once)."""
-    refused = _backtracking_patterns(record)
+    refused = backtracking_patterns(record)
     if refused is not None:
         return _refusing_path(refused)
     execute = record.tool.execute
-    if _slow_schemas(record):
+    if slow_schemas(record):
         return _threaded_path(record)
-    if _takes_function_path(execute, record):
+    if takes_function_path(execute, record):
         return _function_path(record, execute)
     if inspect.iscoroutinefunction(execute):
         return _coroutine_path(record)
     return _executor_path(record)
 
 
-def _backtracking_patterns(record: ToolRecord) -> str | None:
+def backtracking_patterns(record: ToolRecord) -> str | None:
     """Why a pydantic model of the tool would match a pattern with Python's backtracking
     ``re`` (``host/schema/pydantic_patterns.py``), else ``None``. Judged here, on the
     tool's first call, rather than when it is registered: walking every model's core
@@ -91,7 +91,7 @@ def _refusing_path(message: str) -> CallPath:
     return run
 
 
-def _takes_function_path(execute: object, record: ToolRecord) -> TypeGuard[FunctionExecutor]:
+def takes_function_path(execute: object, record: ToolRecord) -> TypeGuard[FunctionExecutor]:
     return (
         execute.__class__ is FunctionExecutor
         and execute.context_parameter is None
@@ -106,7 +106,7 @@ def finishes_in_place(record: ToolRecord) -> bool:
     nothing of it needs an event loop."""
     execute = record.tool.execute
     return (
-        _takes_function_path(execute, record) and not execute.is_async and not _slow_schemas(record)
+        takes_function_path(execute, record) and not execute.is_async and not slow_schemas(record)
     )
 
 
@@ -122,15 +122,15 @@ def _executor_path(record: ToolRecord) -> CallPath:
         try:
             value = record.input_json(raw) if isinstance(raw, str) else record.input_python(raw)
         except (SchemaIssues, ValidationError, RecursionError) as exc:
-            raise _refused(record, raw, exc) from None
+            raise refused(record, raw, exc) from None
         result = execute(value, _context(location, call, scope, progress))
         images = location.config.images
-        if isinstance(result, ToolResult):  # what _finish would do, without its frame
+        if isinstance(result, ToolResult):  # what finish would do, without its frame
             content, metadata, output = result
             return _finished(record, content, metadata, output, images)
         if inspect.isawaitable(result):
-            return _finish_awaited(record, result, images)
-        return _finish(record, result, images)
+            return finish_awaited(record, result, images)
+        return finish(record, result, images)
 
     return run
 
@@ -144,7 +144,7 @@ def _coroutine_path(record: ToolRecord) -> CallPath:
         location: Location, call: ToolCall, scope: CallScope, progress: ProgressCallback | None
     ) -> ExecutedTool:
         awaitable: Any = execute(*_executor_arguments(record, location, call, scope, progress))
-        return _finish(record, await awaitable, location.config.images)
+        return finish(record, await awaitable, location.config.images)
 
     return run
 
@@ -162,7 +162,7 @@ def _executor_arguments(
     try:
         value = record.input_json(raw) if isinstance(raw, str) else record.input_python(raw)
     except (SchemaIssues, ValidationError, RecursionError) as exc:
-        raise _refused(record, raw, exc) from None
+        raise refused(record, raw, exc) from None
     return value, _context(location, call, scope, progress)
 
 
@@ -182,7 +182,7 @@ def _context(
     return tuple_new(ToolContext, fields)
 
 
-def _slow_schemas(record: ToolRecord) -> bool:
+def slow_schemas(record: ToolRecord) -> bool:
     tool = record.tool
     return (isinstance(tool.input, Mapping) and has_slow_patterns(record.input_schema)) or (
         isinstance(tool.output, Mapping) and has_slow_patterns(record.output_schema)
@@ -204,19 +204,19 @@ def _threaded_path(record: ToolRecord) -> CallPath:
         try:
             value = await loop.run_in_executor(pattern_executor(), validate, raw)
         except (SchemaIssues, ValidationError, RecursionError) as exc:
-            raise _refused(record, raw, exc) from None
+            raise refused(record, raw, exc) from None
         result = execute(value, _context(location, call, scope, progress))
         if inspect.isawaitable(result):
             result = await result
         images = location.config.images
-        return await loop.run_in_executor(pattern_executor(), _finish, record, result, images)
+        return await loop.run_in_executor(pattern_executor(), finish, record, result, images)
 
     return run
 
 
 def _function_path(record: ToolRecord, execute: FunctionExecutor) -> CallPath:
     function, wrap = execute.function, execute.wrap
-    finish = _finish_function_later if execute.is_async else _finish_function
+    finish = _finish_function_later if execute.is_async else finish_function
 
     def run(
         location: Location, call: ToolCall, scope: CallScope, progress: ProgressCallback | None
@@ -225,17 +225,17 @@ def _function_path(record: ToolRecord, execute: FunctionExecutor) -> CallPath:
         try:
             arguments = execute.arguments(raw)
         except (ValidationError, RecursionError) as exc:
-            raise _refused(record, raw, exc) from None
+            raise refused(record, raw, exc) from None
         return finish(record, wrap, function(**arguments), location.config.images)
 
     return run
 
 
-def _finish_function(
+def finish_function(
     record: ToolRecord, wrap: Callable[[Any], ToolResult], value: Any, images: ImageBounds
 ) -> ExecutedTool:
     if wrap is not wrap_output or isinstance(value, ToolResult):
-        return _finish(record, wrap(value), images)
+        return finish(record, wrap(value), images)
     content = value if isinstance(value, str) else None
     return _finished(record, content, NO_METADATA, value, images)
 
@@ -246,16 +246,16 @@ async def _finish_function_later(
     awaitable: Awaitable[Any],
     images: ImageBounds,
 ) -> ExecutedTool:
-    return _finish_function(record, wrap, await awaitable, images)
+    return finish_function(record, wrap, await awaitable, images)
 
 
-async def _finish_awaited(
+async def finish_awaited(
     record: ToolRecord, awaitable: Awaitable[Any], images: ImageBounds
 ) -> ExecutedTool:
-    return _finish(record, await awaitable, images)
+    return finish(record, await awaitable, images)
 
 
-def _finish(record: ToolRecord, result: Any, images: ImageBounds) -> ExecutedTool:
+def finish(record: ToolRecord, result: Any, images: ImageBounds) -> ExecutedTool:
     """What the executor returned, checked: the output contract, then the content."""
     if not isinstance(result, ToolResult):
         raise ToolDefectError(
@@ -274,7 +274,7 @@ def _finished(
         try:
             output = record.output_validator(output)
         except SchemaIssues as exc:
-            raise ToolFailure(_output_problem(record.effective, output, exc)) from None
+            raise ToolFailure(output_problem(record.effective, output, exc)) from None
     elif output is not None:
         raise ToolDefectError(
             record.effective, "returned output but declares no output schema (set Tool.output)"
@@ -286,12 +286,12 @@ def _finished(
     return tuple_new(ExecutedTool, (parts, metadata, output))
 
 
-finish = _finish
-"""``_finish`` for the ``tool_call`` hooks (``hooks.py``): a result a hook returned is
+finish = finish
+"""``finish`` for the ``tool_call`` hooks (``hooks.py``): a result a hook returned is
 checked as an executor's is."""
 
 
-def _output_problem(name: str, output: Any, exc: SchemaIssues) -> str:
+def output_problem(name: str, output: Any, exc: SchemaIssues) -> str:
     if output is None:
         return f"Tool '{name}' declares an output schema but returned no output."
     path, message = exc.issues[0]
@@ -301,7 +301,7 @@ def _output_problem(name: str, output: Any, exc: SchemaIssues) -> str:
 
 
 # -- refused input ---------------------------------------------------------------------------
-def _refused(
+def refused(
     record: ToolRecord, raw: Any, exc: SchemaIssues | ValidationError | RecursionError
 ) -> ToolFailure:
     """The ``ToolFailure`` for input a validator refused (``RecursionError``: parsing or

@@ -39,36 +39,52 @@ async def call_tool(
     meta: dict[str, Any] | None = None,
     caller: Caller | None = None,
 ) -> types.CallToolResult:
-    """Call ``tool`` on ``connection``'s server, as ``request`` promises.
+    """Call ``tool`` on ``connection``'s server, as ``request_past_pages`` promises.
 
     ``meta``: the request's ``params._meta`` (the caller's trace context); ``caller``:
     the tooldeck call, which the server's progress, logs and questions reach while this
     call is in flight; a question the call's client answers in its next round stops the
-    call (``AwaitingInput``). A server that requires the user to open some pages first
-    (``-32042``) has them shown through the call's ``ctx.elicit_url``; when all were
-    accepted the call is retried once, after the server has said they are complete or
-    ``timeout_s`` has passed, whichever comes first (``url_required``).
+    call (``AwaitingInput``).
     """
+    progress = caller.progress if caller is not None else None
+
+    async def send(client: Client) -> types.CallToolResult:
+        return await client.call_tool(
+            tool,
+            arguments,
+            progress_callback=progress,
+            meta=meta,  # type: ignore[arg-type]
+        )
+
+    return await request_past_pages(
+        connection, f"tool {tool!r}", f"the call to {tool!r}", send, caller
+    )
+
+
+async def request_past_pages(
+    connection: Connection,
+    subject: str,
+    during: str,
+    send: Callable[[Client], Awaitable[T]],
+    caller: Caller | None = None,
+) -> T:
+    """``request``, where a server that requires the user to open some pages first
+    (``-32042``, on a call, a read or a prompt alike) has them shown through the
+    call's ``ctx.elicit_url``; when all were accepted it is sent again, once, after the
+    server has said they are complete or ``timeout_s`` has passed, whichever comes
+    first (``url_required``)."""
     from tooldeck.mcp.sdk import MCPError
 
-    progress = caller.progress if caller is not None else None
-    subject, during = f"tool {tool!r}", f"the call to {tool!r}"
-
-    async def send(client: Client) -> types.CallToolResult | UrlsRequired:
+    async def sent(client: Client) -> T | UrlsRequired:
         try:
-            return await client.call_tool(
-                tool,
-                arguments,
-                progress_callback=progress,
-                meta=meta,  # type: ignore[arg-type]
-            )
+            return await send(client)
         except MCPError as exc:
             needed = required(exc)
             if needed is None:
                 raise
             return needed
 
-    result = await request(connection, subject, during, send, caller)
+    result = await request(connection, subject, during, sent, caller)
     if not isinstance(result, UrlsRequired):
         return result
     urls = connection.side.requests.urls
@@ -76,7 +92,7 @@ async def call_tool(
     await finished(urls, result, connection.deadlines, connection.spec.config.timeout_s)
     # Once: a server that still refuses lists its pages for the model rather than
     # having the user asked again and again.
-    retried = await request(connection, subject, during, send, caller)
+    retried = await request(connection, subject, during, sent, caller)
     if isinstance(retried, UrlsRequired):
         raise ToolFailure(unvisited(connection.name, subject, retried, AGAIN))
     return retried

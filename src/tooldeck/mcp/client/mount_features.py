@@ -34,7 +34,7 @@ from tooldeck._tool import TextPart, ToolContext
 from tooldeck.host.features.reading import ResourceContents
 from tooldeck.host.registry.feature_checks import resource_problem, template_variables
 from tooldeck.host.registry.names import effective_name
-from tooldeck.mcp.client.calls import request
+from tooldeck.mcp.client.calls import request_past_pages
 from tooldeck.mcp.client.mount import local_name
 from tooldeck.mcp.client.results import content_part
 from tooldeck.mcp.client.server_requests import Caller
@@ -153,7 +153,7 @@ class RemoteRead:
     async def read(self, uri: str, ctx: ToolContext) -> ResourceContents:
         connection = self.connection
         result = await self.loop.run(
-            request,
+            request_past_pages,
             connection,
             f"resource {uri!r}",
             f"reading {uri!r}",
@@ -255,7 +255,7 @@ class RemotePrompt:
     async def __call__(self, arguments: Mapping[str, str], ctx: ToolContext) -> Any:
         name = self.remote_name
         result = await self.loop.run(
-            request,
+            request_past_pages,
             self.connection,
             f"prompt {name!r}",
             f"getting prompt {name!r}",
@@ -323,7 +323,7 @@ class RemoteCompletion:
         argument = {"name": self.argument, "value": typed}
         try:
             result = await self.loop.run(
-                request,
+                request_past_pages,
                 self.connection,
                 f"completion of {self.argument!r}",
                 f"completing {self.argument!r}",

@@ -13,15 +13,18 @@ Ids. The server names its question (``elicitationId``, unique within that server
 client is asked under ``<server>.<id>``, so two mounted servers' ids cannot meet in one
 client. When the server says the question is complete, the client that was asked is
 told under the same id, through the call's ``ctx.elicitation_complete`` (the call may
-have ended: the completion usually comes once the user is done on the page). The
-questions waiting for completion are remembered per connection, the latest
-``REMEMBERED`` of them.
+have ended: the completion usually comes once the user is done on the page). A
+completion that comes while the client is still deciding is relayed once it accepts.
 
 The pages a server lists when it refuses a call with ``-32042`` are asked the same way
-(``asked``), and their completion relayed alike (``url_required``); the retry of that
-call waits for those completions (``done``). A completion may come before that wait
-begins (for a 2026-07-28 client, in an earlier round of the call), so the latest
-``REMEMBERED`` completed ids are kept too, each counted by one wait.
+(``asked``), and their completion relayed alike; the retry of that call waits for those
+completions (``done``). Those ids are ``expect``-ed before they are asked, so a
+completion counts from then on, even before the wait begins (for a 2026-07-28 client,
+in an earlier round of the call), and one wait uses it up: a completion nobody expects,
+say one that comes after an earlier call's wait gave up, cannot let a later call with
+the same id through at once.
+
+Each kind of id is remembered per connection, the latest ``REMEMBERED`` of it.
 """
 
 from __future__ import annotations
@@ -29,7 +32,7 @@ from __future__ import annotations
 import functools
 from collections import OrderedDict
 from collections.abc import Iterable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import anyio
 
@@ -40,9 +43,11 @@ if TYPE_CHECKING:
     from tooldeck.mcp.client.server_requests import Caller
     from tooldeck.mcp.sdk import types
 
+T = TypeVar("T")
+
 REMEMBERED = 64
-"""URL questions per connection whose completion is still relayed (older ones are not),
-and completed ids per connection a wait still counts."""
+"""Ids of each kind a connection remembers (open questions, accepted ones whose
+completion is still relayed, expected ones, completed ones a wait still counts)."""
 
 
 class UrlQuestions:
@@ -50,7 +55,12 @@ class UrlQuestions:
 
     def __init__(self, server: str) -> None:
         self.server = server
+        self._open: OrderedDict[str, bool] = OrderedDict()
+        """Asked and not yet answered (across a 2026-07-28 client's rounds): whether the
+        server has already said it is complete."""
         self._waiting: OrderedDict[str, tuple[Caller, str]] = OrderedDict()
+        """Accepted: who to tell, under which id, when the server says it is complete."""
+        self._expected: OrderedDict[str, None] = OrderedDict()
         self._done: OrderedDict[str, None] = OrderedDict()
         self._changed: anyio.Event | None = None
         """Set at the next completion; created by the first wait (on the connection's
@@ -68,23 +78,33 @@ class UrlQuestions:
         except AwaitingInput as stop:  # answered in the call's next round: stop this one
             caller.stop(stop)
             return types.ElicitResult(action="cancel")
-        return None if answer is None else types.ElicitResult(action=answer.action)
+        except ToolFailure:  # the call has no one who can be sent to a URL
+            return None
+        return types.ElicitResult(action=answer.action)
 
-    async def asked(self, caller: Caller, params: types.ElicitRequestURLParams) -> Elicited | None:
+    async def asked(self, caller: Caller, params: types.ElicitRequestURLParams) -> Elicited:
         """The answer of the call's client, the question's completion relayed once it
-        was accepted; ``None`` when it cannot be asked (``ctx.elicit_url`` raised
-        ``ToolFailure``). ``AwaitingInput``, and anything else it raised, propagate."""
+        was accepted. Raises what ``ctx.elicit_url`` raised: ``ToolFailure`` when the
+        call has no one who can be sent to a URL, ``AwaitingInput`` when its client
+        answers in the call's next round."""
         theirs = params.elicitation_id
         ours = f"{self.server}.{theirs}" if theirs else None
         ask = functools.partial(caller.ctx.elicit_url, elicitation_id=ours)
+        if theirs:
+            _keep(self._open, theirs, self._open.get(theirs, False))
         try:
             answer = await caller.awaited(ask, params.message, params.url)
         except AwaitingInput:  # a ToolFailure too, but the call's client will answer
             raise
-        except ToolFailure:  # the call has no one who can be sent to a URL
-            return None
+        except BaseException:
+            self._open.pop(theirs or "", None)
+            raise
+        said = self._open.pop(theirs or "", False)
         if theirs and ours and answer.action == "accept":
-            self._remember(theirs, caller, ours)
+            if said:
+                caller.run(caller.ctx.elicitation_complete, ours)
+            else:
+                _keep(self._waiting, theirs, (caller, ours))
         return answer
 
     def completed(self, message: Any) -> bool:
@@ -99,29 +119,44 @@ class UrlQuestions:
         if waiting is not None:
             caller, ours = waiting
             caller.run(caller.ctx.elicitation_complete, ours)
-        self._done[theirs] = None
-        self._done.move_to_end(theirs)
-        while len(self._done) > REMEMBERED:
-            self._done.popitem(last=False)
-        if self._changed is not None:
-            self._changed.set()
-            self._changed = None
+        elif theirs in self._open:  # relayed once the client accepts (``asked``)
+            self._open[theirs] = True
+        if theirs in self._expected:
+            _keep(self._done, theirs, None)
+            if self._changed is not None:
+                self._changed.set()
+                self._changed = None
         return True
 
-    async def done(self, ids: Iterable[str]) -> None:
-        """Return once the server has said each of ``ids`` is complete, since the latest
-        wait that counted it (a server may name a later question as it named an earlier
-        one). Unbounded: the caller bounds it."""
-        missing = set(ids)
-        while not missing <= self._done.keys():
-            if self._changed is None:
-                self._changed = anyio.Event()
-            await self._changed.wait()
-        for theirs in missing:
-            self._done.pop(theirs, None)
+    def expect(self, ids: Iterable[str]) -> None:
+        """Count the server's completions of ``ids`` from now on, for a ``done``."""
+        for theirs in ids:
+            _keep(self._expected, theirs, None)
 
-    def _remember(self, theirs: str, caller: Caller, ours: str) -> None:
-        self._waiting[theirs] = (caller, ours)
-        self._waiting.move_to_end(theirs)
-        while len(self._waiting) > REMEMBERED:
-            self._waiting.popitem(last=False)
+    async def done(self, ids: Iterable[str]) -> None:
+        """Return once the server has said each of ``ids`` is complete since they were
+        ``expect``-ed. However the wait ends, they are then expected no more (a server
+        may name a later question as it named an earlier one). Unbounded: the caller
+        bounds it."""
+        missing = set(ids)
+        try:
+            while not missing <= self._done.keys():
+                if self._changed is None:
+                    self._changed = anyio.Event()
+                await self._changed.wait()
+        finally:
+            self.forget(missing)
+
+    def forget(self, ids: Iterable[str]) -> None:
+        """Expect ``ids`` no more, nor count what the server said of them."""
+        for theirs in ids:
+            self._done.pop(theirs, None)
+            self._expected.pop(theirs, None)
+
+
+def _keep(remembered: OrderedDict[str, T], key: str, value: T) -> None:
+    """``remembered[key] = value`` as the latest, forgetting the oldest past ``REMEMBERED``."""
+    remembered[key] = value
+    remembered.move_to_end(key)
+    while len(remembered) > REMEMBERED:
+        remembered.popitem(last=False)

@@ -1,9 +1,10 @@
 """A mounted server's refusal of a tool call until the user has opened some pages:
 the JSON-RPC error ``-32042`` (``URLElicitationRequiredError``, MCP 2025-11-25), whose
-``data.elicitations`` are URL-mode questions (message, url, elicitationId).
+``data.elicitations`` are URL-mode questions (message, url, elicitationId). A server
+may answer a resource read or a prompt with it as well; they are handled alike.
 
 Reported as a plain protocol error, neither the user nor the serving client could act
-on it. Instead ``calls.call_tool`` asks each listed question, in order, of the call's
+on it. Instead ``calls.request_past_pages`` asks each listed question, in order, of the call's
 own ``ctx.elicit_url`` (through ``UrlQuestions.asked``, so the serving client is asked
 under ``<server>.<id>`` and the server's completion notifications reach it as for a
 question asked mid-call), and retries the call once when every one was accepted.
@@ -28,7 +29,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from tooldeck._tool import ToolFailure
+from tooldeck._tool import AwaitingInput, ToolFailure
 
 if TYPE_CHECKING:
     from tooldeck.mcp.client.deadlines import Deadlines
@@ -36,11 +37,8 @@ if TYPE_CHECKING:
     from tooldeck.mcp.client.url_questions import UrlQuestions
     from tooldeck.mcp.sdk import types
 
-UNASKED = (
-    "no one could be asked to open them (a client of `tooldeck mcp serve` that declares "
-    "URL elicitation can be, or a host's Peer with elicit_url)"
-)
-"""Why the pages could not be shown, when the call's ``ctx.elicit_url`` failed."""
+UNASKED = "they could not be shown to the user: {why}"
+"""Why the pages are listed, when the call's ``ctx.elicit_url`` could not ask."""
 
 AGAIN = (
     "it still required them after the user agreed to open them (the call is retried "
@@ -52,9 +50,15 @@ AGAIN = (
 
 @dataclass(frozen=True, slots=True)
 class UrlsRequired:
-    """The pages a server's ``-32042`` says the user must open before the call can run."""
+    """The pages a server's ``-32042`` says the user must open before a request is answered."""
 
     pages: tuple[types.ElicitRequestURLParams, ...]
+
+    @property
+    def ids(self) -> list[str]:
+        """The server's ids of the pages, for those that have one (only those can be
+        waited for)."""
+        return [page.elicitation_id for page in self.pages if page.elicitation_id]
 
 
 def required(exc: Exception) -> UrlsRequired | None:
@@ -77,13 +81,27 @@ async def visit(
     """Ask the call's client to send its user to each page, in order; returns once every
     one was accepted. Raises ``ToolFailure`` (see ``unvisited``) at the first that was
     not, and ``AwaitingInput`` when the call's client answers in its next round."""
-    for page in needed.pages:
-        answer = None if caller is None else await urls.asked(caller, page)
-        if answer is None:
-            raise ToolFailure(unvisited(urls.server, subject, needed, UNASKED))
-        if answer.action != "accept":
-            why = f"the user did not agree to open them ({answer.action})"
-            raise ToolFailure(unvisited(urls.server, subject, needed, why))
+    urls.expect(needed.ids)  # before asking: the server may say one is done at once
+    try:
+        for page in needed.pages:
+            if caller is None:
+                why = UNASKED.format(why="nothing called it")
+                raise ToolFailure(unvisited(urls.server, subject, needed, why))
+            try:
+                answer = await urls.asked(caller, page)
+            except AwaitingInput:
+                raise
+            except ToolFailure as exc:
+                why = UNASKED.format(why=str(exc).rstrip("."))
+                raise ToolFailure(unvisited(urls.server, subject, needed, why)) from None
+            if answer.action != "accept":
+                why = f"the user did not agree to open them ({answer.action})"
+                raise ToolFailure(unvisited(urls.server, subject, needed, why))
+    except AwaitingInput:  # the next round asks again, still expecting them
+        raise
+    except BaseException:  # no wait follows
+        urls.forget(needed.ids)
+        raise
 
 
 async def finished(
@@ -92,15 +110,14 @@ async def finished(
     """Return once the server has said every page of ``needed`` with an id is complete,
     or ``timeout`` seconds of the connection's clock have passed (the retry then tells
     whether the user is done)."""
-    ids = [page.elicitation_id for page in needed.pages if page.elicitation_id]
     with deadlines.move_on_after(timeout):
-        await urls.done(ids)
+        await urls.done(needed.ids)
 
 
 def unvisited(server: str, subject: str, needed: UrlsRequired, why: str) -> str:
     """The failure a model reads: who needs which pages opened, and why they were not."""
     pages = "\n".join(f"- {page.message}: {page.url}" for page in needed.pages)
     return (
-        f"MCP server {server!r} requires the user to open these pages before {subject} "
-        f"can run; {why}:\n{pages}\nShow them to the user, and call again once they are done."
+        f"MCP server {server!r} requires the user to open these pages first, for {subject}; "
+        f"{why}:\n{pages}\nShow them to the user, and ask again once they are done."
     )

@@ -39,13 +39,17 @@ from tooldeck.mcp.sdk import types
 if TYPE_CHECKING:
     from tooldeck.host.boundary.pending import PendingCall
     from tooldeck.host.trust.project import TrustStatus
+    from tooldeck.mcp.serve.rounds import Round
 
 
 class Asked:
-    """The asks of one handshake-era call that no one could answer (they were declined)."""
+    """The asks of one served request: those no one could answer (they were declined),
+    and the 2026-07-28 round they are asked in, for a request that takes its asks there
+    (a resource read: ``rounds``) rather than deferring them (a tool call)."""
 
-    def __init__(self, ctx: Any) -> None:
+    def __init__(self, ctx: Any, round_: Round | None = None) -> None:
         self.ctx = ctx
+        self.round = round_
         self.unanswerable: list[PermissionRequest] = []
 
 
@@ -106,9 +110,10 @@ SCHEMA: types.ElicitRequestedSchema = {
 
 
 @contextlib.contextmanager
-def current_request(ctx: Any) -> Iterator[Asked]:
-    """Mark the MCP request whose tool call may ask (the asker runs in its task)."""
-    asked = Asked(ctx)
+def current_request(ctx: Any, round_: Round | None = None) -> Iterator[Asked]:
+    """Mark the MCP request whose tool call or read may ask (the asker runs in its
+    task); ``round_``: where a 2026-07-28 client answers them."""
+    asked = Asked(ctx, round_)
     token = _REQUEST.set(asked)
     try:
         yield asked
@@ -121,6 +126,10 @@ class ElicitingAsker:
 
     async def __call__(self, request: PermissionRequest) -> Reply:
         asked = _REQUEST.get()
+        if asked is not None and asked.round is not None and elicits_by_round_trip(asked.ctx):
+            form = types.ElicitRequestFormParams(message=_message(request), requested_schema=SCHEMA)
+            answer = asked.round.answer("elicit", types.ElicitRequest(params=form))
+            return _reply(types.ElicitResult.model_validate(answer))  # or AwaitingInput
         if asked is None or not _can_elicit(asked.ctx):
             if asked is not None:
                 asked.unanswerable.append(request)

@@ -40,13 +40,18 @@ class PromptHandlers:
             prompts=[_listed(e.name, e.prompt) for e in chosen], next_cursor=after
         )
 
-    async def get(self, ctx: Any, params: types.GetPromptRequestParams) -> types.GetPromptResult:
+    async def get(
+        self, ctx: Any, params: types.GetPromptRequestParams
+    ) -> types.GetPromptResult | types.InputRequiredResult:
         server = self._server
         view = self._view(ctx)
-        key = client_key(ctx.request)
+        key, principal = client_key(ctx.request), principal_of(ctx.request)
         session_id = key if key is not None else server.sessions.stateless_key()
         get_id = f"mcp-prompt-{next(self._gets)}"
-        peer = server.peer(ctx, key, f"prompt {params.name}")
+        round_ = server.round_of(ctx, params)
+        if isinstance(round_, str):
+            raise MCPError(INTERNAL_ERROR, f"Prompt {params.name} failed: {round_}")
+        peer = server.peer(ctx, key, f"prompt {params.name}", round_)
         scope = view.snapshot.scope(session_id, get_id, via="served", peer=peer)
         with current_peer(peer):
             try:
@@ -58,9 +63,13 @@ class PromptHandlers:
             except prompts.PromptArgumentsError as exc:
                 raise MCPError(INVALID_PARAMS, str(exc)) from None
             except ToolFailure as exc:
+                if round_ is not None and round_.needed is not None:  # asked in a round
+                    return server.rounds.input_required(round_, params, principal)
                 raise MCPError(INTERNAL_ERROR, f"Prompt {params.name} failed: {exc}") from None
             finally:
                 await peer.outbox.flush()
+        if round_ is not None and round_.needed is not None:
+            return server.rounds.input_required(round_, params, principal)
         return types.GetPromptResult(
             description=rendered.description,
             messages=[prompt_message(params.name, m) for m in rendered.messages],

@@ -66,12 +66,16 @@ class ResourceHandlers:
             if part is None:
                 raise MCPError(RESOURCE_NOT_FOUND, f"Resource not found: {uri} (no such file here)")
             return types.ReadResourceResult(contents=[file_contents(uri, part)])
-        view = server.sessions.view(key, principal_of(request))
+        principal = principal_of(request)
+        view = server.sessions.view(key, principal)
         session_id = key if key is not None else server.sessions.stateless_key()
         read_id = f"mcp-read-{next(self._reads)}"
-        peer = server.peer(ctx, key, f"resource {uri}")
+        round_ = server.round_of(ctx, params)
+        if isinstance(round_, str):
+            raise MCPError(INTERNAL_ERROR, f"Reading {uri} failed: {round_}")
+        peer = server.peer(ctx, key, f"resource {uri}", round_)
         scope = view.snapshot.scope(session_id, read_id, via="served", peer=peer)
-        with server.under(view.rules), current_request(ctx) as asked, current_peer(peer):
+        with server.under(view.rules), current_request(ctx, round_) as asked, current_peer(peer):
             try:
                 contents = await reading.read(view.snapshot, view.permissions, uri, scope, read_id)
             except reading.ResourceNotFound:
@@ -80,9 +84,13 @@ class ResourceHandlers:
                 why = server.declined_text(asked.unanswerable) if asked.unanswerable else None
                 raise MCPError(INTERNAL_ERROR, why or f"Reading {uri} was declined.") from None
             except (PermissionBlocked, PermissionCorrected, ToolFailure) as exc:
+                if round_ is not None and round_.needed is not None:  # asked in a round
+                    return server.rounds.input_required(round_, params, principal)
                 raise MCPError(INTERNAL_ERROR, f"Reading {uri} failed: {exc}") from None
             finally:
                 await peer.outbox.flush()
+        if round_ is not None and round_.needed is not None:
+            return server.rounds.input_required(round_, params, principal)
         every = (contents, *contents.more)
         return types.ReadResourceResult(contents=[resource_contents(each) for each in every])
 

@@ -27,6 +27,10 @@ Permission answers already in place when a question stops the call (a call resum
 after its permission ask, ``host.resume``) ride along, so the question that follows
 does not ask the user for the same permission twice; they are sealed like the rest.
 
+A resource read and a prompt take rounds the same way (their ``ctx.elicit``,
+``ctx.elicit_url`` and ``ctx.sample``), bound to the URI read or to the prompt and its
+arguments, as a tool call's are to its tool and arguments.
+
 No context variable here: the server gives each call's peer its ``Round``.
 """
 
@@ -47,6 +51,11 @@ from tooldeck._tool import AwaitingInput
 from tooldeck.host.boundary.pending import reply_from_json, reply_to_json
 from tooldeck.host.permissions.asks import Answer, answers_given, answers_in_place
 from tooldeck.mcp.sdk import types
+
+RoundParams = (
+    types.CallToolRequestParams | types.ReadResourceRequestParams | types.GetPromptRequestParams
+)
+"""The requests that take rounds: a tool call, a resource read, a prompt."""
 
 ROUND_TTL_S = 900.0
 """How long the answers of a call's earlier rounds stay good: the user may take their
@@ -146,9 +155,7 @@ class InputRounds:
     def first(self) -> Round:
         return Round()
 
-    def resumed(
-        self, params: types.CallToolRequestParams, principal: str | None
-    ) -> Round | str | None:
+    def resumed(self, params: RoundParams, principal: str | None) -> Round | str | None:
         """The round a retry of a call starts with: its earlier answers plus the answer
         to the question it was asked last. ``None``: the call carries no answers of ours;
         a string: why the answers it carries are refused."""
@@ -161,7 +168,7 @@ class InputRounds:
             return _REFUSED.format(why="were not sealed by this server")
         if not isinstance(claims.get("exp"), int | float) or claims["exp"] < time.time():
             return _REFUSED.format(why="are older than the call allows")
-        if claims.get("bind") != _binding(params.name, params.arguments, principal):
+        if claims.get("bind") != _binding(params, principal):
             return _REFUSED.format(why="belong to another call")
         try:
             answers = [Asked(a["kind"], a["digest"], a["answer"]) for a in claims["answers"]]
@@ -186,7 +193,7 @@ class InputRounds:
     def input_required(
         self,
         round_: Round,
-        params: types.CallToolRequestParams,
+        params: RoundParams,
         principal: str | None,
     ) -> types.InputRequiredResult:
         """The result asking the client the question that stopped ``round_``."""
@@ -194,7 +201,9 @@ class InputRounds:
         asked = round_.needed_asked
         key = f"{KEY_PREFIX}{len(round_.answers)}"
         asking = {"key": key, "kind": asked.kind, "digest": asked.digest}
-        state = {"tool": params.name, "inputs": self._sealed(round_, params, principal, asking)}
+        state = {"inputs": self._sealed(round_, params, principal, asking)}
+        if isinstance(params, types.CallToolRequestParams):  # a pending ask checks it
+            state["tool"] = params.name
         return types.InputRequiredResult(
             input_requests={key: round_.needed}, request_state=json.dumps(state)
         )
@@ -217,7 +226,7 @@ class InputRounds:
     def _sealed(
         self,
         round_: Round,
-        params: types.CallToolRequestParams,
+        params: RoundParams,
         principal: str | None,
         asking: dict[str, str] | None,
     ) -> str:
@@ -225,7 +234,7 @@ class InputRounds:
         claims = {
             "v": _VERSION,
             "exp": time.time() + ROUND_TTL_S,
-            "bind": _binding(params.name, params.arguments, principal),
+            "bind": _binding(params, principal),
             "answers": [
                 {"kind": a.kind, "digest": a.digest, "answer": a.answer} for a in round_.answers
             ],
@@ -261,7 +270,7 @@ class InputRounds:
 
 
 _REFUSED = (
-    "The answers this call carries {why}: it cannot be resumed. Call the tool again "
+    "The answers this request carries {why}: it cannot be resumed. Send it again "
     "from the start (its questions are asked again)."
 )
 
@@ -274,14 +283,22 @@ def _state(request_state: str | None) -> dict[str, Any] | None:
     return state if isinstance(state, dict) else None
 
 
-def carries_inputs(params: types.CallToolRequestParams) -> bool:
-    """Whether a call's request state holds a tool's answers (not a pending permission)."""
+def carries_inputs(params: RoundParams) -> bool:
+    """Whether a request's state holds answers of ours (not a pending permission)."""
     state = _state(params.request_state)
     return state is not None and "inputs" in state
 
 
-def _binding(name: str, arguments: Mapping[str, Any] | None, principal: str | None) -> str:
-    """The call a round belongs to: its tool, arguments and principal, as one digest."""
+def _binding(params: RoundParams, principal: str | None) -> str:
+    """The request a round belongs to, as one digest: a call's tool and arguments, a
+    read's URI or a prompt and its arguments (under names no tool has: they hold a
+    space), and the principal."""
+    if isinstance(params, types.ReadResourceRequestParams):
+        name, arguments = f"resources/read {params.uri}", None
+    elif isinstance(params, types.GetPromptRequestParams):
+        name, arguments = f"prompts/get {params.name}", params.arguments
+    else:
+        name, arguments = params.name, params.arguments
     text = json.dumps([name, arguments or {}, principal], sort_keys=True, default=str)
     return hashlib.sha256(text.encode()).hexdigest()
 

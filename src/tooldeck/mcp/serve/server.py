@@ -62,6 +62,7 @@ from tooldeck.mcp.serve.rounds import (
     STOPPED_BEFORE,
     InputRounds,
     Round,
+    RoundParams,
     carries_inputs,
     granted_in_place,
     stopped_for_input,
@@ -159,6 +160,15 @@ class CatalogServer:
         its questions answered from ``round_`` (a 2026-07-28 call's)."""
         return ServedPeer(ctx, lambda: self.levels.of(key), what, round_)
 
+    def round_of(self, ctx: Any, params: RoundParams) -> Round | str | None:
+        """The round a request of a 2026-07-28 client runs in (its earlier answers, if it
+        carries some; a string says why those are refused); ``None`` in older eras."""
+        if ctx.session.protocol_version != MODERN:
+            return None
+        if not carries_inputs(params):
+            return Round()
+        return self.rounds.resumed(params, principal_of(ctx.request)) or Round()
+
     def owner(self, request: Any) -> str:
         """Who a served call's files belong to: its session, or its principal if stateless."""
         key = client_key(request)
@@ -206,16 +216,9 @@ class CatalogServer:
     ) -> types.CallToolResult | types.InputRequiredResult:
         if named_record(view.snapshot, params.name) is None:  # the spec: a protocol error
             raise MCPError(INVALID_PARAMS, f"Unknown tool: {params.name}")
-        round_: Round | None = None
-        if ctx.session.protocol_version == MODERN:
-            opened = (
-                self.rounds.resumed(params, principal_of(ctx.request))
-                if carries_inputs(params)
-                else None
-            )
-            if isinstance(opened, str):
-                return _error(opened)
-            round_ = opened or Round()
+        round_ = self.round_of(ctx, params)
+        if isinstance(round_, str):
+            return _error(round_)
         call = ToolCall(f"mcp-{next(self._calls)}", params.name, params.arguments or {})
         peer = self.peer(ctx, client_key(ctx.request), params.name, round_)
         scope = view.snapshot.scope(session_id, call.id, via="served", peer=peer)
