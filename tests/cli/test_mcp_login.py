@@ -79,19 +79,23 @@ def signed_in(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SignedIn]:
         yield SignedIn(home, project, authority, tooldeck(home, project, "mcp", "login", "secure"))
 
 
-def tooldeck(
-    home: Path, project: Path, *args: str, trust: bool = True
-) -> subprocess.CompletedProcess[str]:
-    env = {
+def environment(home: Path, trust: bool = True) -> dict[str, str]:
+    """A user's environment with ``home``'s data and config dirs and browser."""
+    return {
         **{k: v for k, v in os.environ.items() if not k.startswith(("TOOLDECK_", "XDG_"))},
         "XDG_DATA_HOME": str(home / "data"),
         "XDG_CONFIG_HOME": str(home / "config"),
         "BROWSER": f"{sys.executable} {home / 'browser.py'}",
         **({"TOOLDECK_TRUST": "1"} if trust else {}),
     }
+
+
+def tooldeck(
+    home: Path, project: Path, *args: str, trust: bool = True
+) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-m", "tooldeck", "--location", str(project), *args],
-        env=env,
+        env=environment(home, trust),
         capture_output=True,
         text=True,
         stdin=subprocess.DEVNULL,
@@ -146,6 +150,28 @@ def test_login_refuses_what_it_cannot_sign_in_to(home, project):
     assert untrusted.returncode == 2
     assert "comes from this folder's config, which is not trusted" in untrusted.stderr
     assert "tooldeck trust" in untrusted.stderr
+
+
+REFUSED = """
+import sys
+from tooldeck.cli import main
+code = main(sys.argv[1:])
+print(code, "mcp" in sys.modules)
+"""
+
+
+@pytest.mark.parametrize("command", ["login", "logout"])
+def test_a_refused_name_is_refused_before_the_sdk_loads(home, project, command):
+    """The server is looked up first: a typo costs reading the config, not the SDK."""
+    done = subprocess.run(
+        [sys.executable, "-c", REFUSED, "--location", str(project), "mcp", command, "nope"],
+        env=environment(home),
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert "no MCP server 'nope' is configured" in done.stderr
+    assert done.stdout.split() == ["2", "False"]
 
 
 def test_tokens_are_never_written_into_the_project(signed_in):

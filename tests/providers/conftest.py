@@ -1,5 +1,9 @@
 """A catalog whose tools answer with text, an image, a PDF, a failure and a decline, and
-``accepted(type, value)``: does an SDK's own parameter type take ``value`` exactly?"""
+``accepted(type, value)``: does an SDK's own parameter type take ``value`` exactly?
+
+The tests here import the provider SDKs inside the tests that use them: imported at a
+module's top, they would load in every xdist worker as it collects, whichever tests it
+then runs (anthropic's and google-genai's types, about 2 s of CPU per worker)."""
 
 from __future__ import annotations
 

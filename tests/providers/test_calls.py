@@ -6,10 +6,6 @@ import asyncio
 
 import mcp.types as mcp_types
 import pytest
-from anthropic.types import Message
-from google.genai import types as genai
-from openai.types.chat import ChatCompletion, ChatCompletionMessage
-from openai.types.responses import Response
 
 from tooldeck import ToolCall, run_tool_call
 from tooldeck.providers import calls_from
@@ -40,18 +36,20 @@ def completion(message):
 
 
 @pytest.mark.parametrize(
-    "reply",
-    [
-        CHAT_MESSAGE,
-        ChatCompletionMessage.model_validate(CHAT_MESSAGE),
-        CHAT_MESSAGE["tool_calls"],
-        ChatCompletionMessage.model_validate(CHAT_MESSAGE).tool_calls,
-        ChatCompletion.model_validate(completion(CHAT_MESSAGE)),
-        completion(CHAT_MESSAGE),
-    ],
-    ids=["dict", "sdk", "dict-calls", "sdk-calls", "sdk-completion", "dict-completion"],
+    "shape", ["dict", "sdk", "dict-calls", "sdk-calls", "sdk-completion", "dict-completion"]
 )
-def test_openai_chat(reply):
+def test_openai_chat(shape):
+    from openai.types.chat import ChatCompletion, ChatCompletionMessage
+
+    sdk = ChatCompletionMessage.model_validate(CHAT_MESSAGE)
+    reply = {
+        "dict": CHAT_MESSAGE,
+        "sdk": sdk,
+        "dict-calls": CHAT_MESSAGE["tool_calls"],
+        "sdk-calls": sdk.tool_calls,
+        "sdk-completion": ChatCompletion.model_validate(completion(CHAT_MESSAGE)),
+        "dict-completion": completion(CHAT_MESSAGE),
+    }[shape]
     assert calls_from("openai", reply) == EXPECTED
 
 
@@ -61,6 +59,8 @@ def test_a_completion_without_choices_has_no_calls():
 
 
 def test_openai_chat_without_calls():
+    from openai.types.chat import ChatCompletionMessage
+
     assert calls_from("openai", {"role": "assistant", "content": "Done."}) == []
     text = ChatCompletionMessage.model_validate({"role": "assistant", "content": "Done."})
     assert calls_from("openai", text) == []
@@ -97,17 +97,17 @@ RESPONSE = {
 }
 
 
-@pytest.mark.parametrize(
-    "reply",
-    [
-        RESPONSE,
-        RESPONSE["output"],
-        Response.model_validate(RESPONSE),
-        Response.model_validate(RESPONSE).output,
-    ],
-    ids=["dict", "dict-output", "sdk", "sdk-output"],
-)
-def test_openai_responses(reply):
+@pytest.mark.parametrize("shape", ["dict", "dict-output", "sdk", "sdk-output"])
+def test_openai_responses(shape):
+    from openai.types.responses import Response
+
+    sdk = Response.model_validate(RESPONSE)
+    reply = {
+        "dict": RESPONSE,
+        "dict-output": RESPONSE["output"],
+        "sdk": sdk,
+        "sdk-output": sdk.output,
+    }[shape]
     assert calls_from("openai-responses", reply) == EXPECTED
 
 
@@ -127,17 +127,17 @@ MESSAGE = {
 }
 
 
-@pytest.mark.parametrize(
-    "reply",
-    [
-        MESSAGE,
-        MESSAGE["content"],
-        Message.model_validate(MESSAGE),
-        Message.model_validate(MESSAGE).content,
-    ],
-    ids=["dict", "dict-blocks", "sdk", "sdk-blocks"],
-)
-def test_anthropic(reply):
+@pytest.mark.parametrize("shape", ["dict", "dict-blocks", "sdk", "sdk-blocks"])
+def test_anthropic(shape):
+    from anthropic.types import Message
+
+    sdk = Message.model_validate(MESSAGE)
+    reply = {
+        "dict": MESSAGE,
+        "dict-blocks": MESSAGE["content"],
+        "sdk": sdk,
+        "sdk-blocks": sdk.content,
+    }[shape]
     assert calls_from("anthropic", reply) == [
         ToolCall("toolu_1", "weather", {"city": "Oslo"}),
         ToolCall("toolu_2", "photo", {}),
@@ -161,18 +161,20 @@ GEMINI = {
 
 
 @pytest.mark.parametrize(
-    "reply",
-    [
-        GEMINI,
-        GEMINI["candidates"][0]["content"],
-        GEMINI["candidates"][0]["content"]["parts"],
-        genai.GenerateContentResponse.model_validate(GEMINI),
-        genai.GenerateContentResponse.model_validate(GEMINI).candidates[0].content,
-        genai.GenerateContentResponse.model_validate(GEMINI).candidates[0].content.parts,
-    ],
-    ids=["dict", "dict-content", "dict-parts", "sdk", "sdk-content", "sdk-parts"],
+    "shape", ["dict", "dict-content", "dict-parts", "sdk", "sdk-content", "sdk-parts"]
 )
-def test_gemini(reply):
+def test_gemini(shape):
+    from google.genai import types as genai
+
+    sdk = genai.GenerateContentResponse.model_validate(GEMINI)
+    reply = {
+        "dict": GEMINI,
+        "dict-content": GEMINI["candidates"][0]["content"],
+        "dict-parts": GEMINI["candidates"][0]["content"]["parts"],
+        "sdk": sdk,
+        "sdk-content": sdk.candidates[0].content,
+        "sdk-parts": sdk.candidates[0].content.parts,
+    }[shape]
     first, second = calls_from("gemini", reply)
     assert first == ToolCall("g1", "weather", {"city": "Oslo"})
     assert (second.name, second.input) == ("photo", {})

@@ -5,10 +5,6 @@ from __future__ import annotations
 
 import mcp.types as mcp_types
 import pytest
-from anthropic.types import ToolParam
-from google.genai import types as genai
-from openai.types.chat import ChatCompletionFunctionToolParam
-from openai.types.responses import FunctionToolParam
 
 from tooldeck import Host, Tool, ToolResult
 
@@ -25,23 +21,31 @@ def catalog(request):
 
 
 def test_openai(catalog, accepted):
+    from openai.types.chat import ChatCompletionFunctionToolParam
+
     for strict in (False, True):
         for definition in catalog.definitions_for("openai", strict=strict):
             accepted(ChatCompletionFunctionToolParam, definition)
 
 
 def test_openai_responses(catalog, accepted):
+    from openai.types.responses import FunctionToolParam
+
     for strict in (False, True):
         for definition in catalog.definitions_for("openai-responses", strict=strict):
             accepted(FunctionToolParam, definition)
 
 
 def test_anthropic(catalog, accepted):
+    from anthropic.types import ToolParam
+
     for definition in catalog.definitions_for("anthropic"):
         accepted(ToolParam, definition)
 
 
 def test_gemini(catalog):
+    from google.genai import types as genai
+
     for definition in catalog.definitions_for("gemini"):
         genai.FunctionDeclaration.model_validate(definition)  # unknown keys are refused
 
@@ -116,6 +120,7 @@ def test_content_part_types_are_literals():
 
 
 def test_gemini_takes_refs_type_lists_and_const_in_its_own_spelling(service):
+    from google.genai import types as genai
     from pydantic import BaseModel
 
     class Node(BaseModel):

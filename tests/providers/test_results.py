@@ -7,10 +7,6 @@ import base64
 
 import mcp.types as mcp_types
 import pytest
-from anthropic.types import MessageParam
-from google.genai import types as genai
-from openai.types.chat import ChatCompletionMessageParam
-from openai.types.responses import ResponseInputItemParam
 
 from tooldeck import ToolCall
 from tooldeck.providers import calls_from, results_for, run_tool_calls
@@ -45,6 +41,8 @@ def pairs(snapshot):
 
 
 def test_openai_chat(pairs, accepted):
+    from openai.types.chat import ChatCompletionMessageParam
+
     messages = results_for("openai", pairs)
     for message in messages:
         accepted(ChatCompletionMessageParam, message)
@@ -80,6 +78,8 @@ def test_openai_chat_without_attachments_adds_no_user_message(pairs):
 
 
 def test_openai_responses(pairs, accepted):
+    from openai.types.responses import ResponseInputItemParam
+
     items = results_for("openai-responses", pairs)
     for item in items:
         accepted(ResponseInputItemParam, item)
@@ -95,6 +95,8 @@ def test_openai_responses(pairs, accepted):
 
 
 def test_anthropic(pairs, accepted):
+    from anthropic.types import MessageParam
+
     [message] = results_for("anthropic", pairs)
     accepted(MessageParam, message)
     blocks = message["content"]
@@ -119,6 +121,8 @@ def test_anthropic(pairs, accepted):
 
 
 def test_gemini(pairs):
+    from google.genai import types as genai
+
     [content] = results_for("gemini", pairs)
     parsed = genai.Content.model_validate(content)  # its models forbid unknown keys
     assert genai.Content.model_config["extra"] == "forbid"

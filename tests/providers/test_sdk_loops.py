@@ -8,23 +8,21 @@ import asyncio
 import importlib
 import json
 
-import anthropic
 import httpx
-import openai
 import pytest
-from anthropic.types import MessageParam, ToolParam
-from google import genai
-from google.genai import types as genai_types
-from openai.types.chat import ChatCompletionFunctionToolParam, ChatCompletionMessageParam
-from openai.types.responses import FunctionToolParam, ResponseInputItemParam
 
 from tooldeck.providers import calls_from, results_for, run_tool_calls
 
-# anthropic's SDK brings its own httpx fork: its client must come from that package.
-ANTHROPIC_HTTP = importlib.import_module(
-    anthropic.DefaultHttpxClient.__mro__[1].__module__.partition(".")[0]
-)
 ASK = "What is the weather in Oslo? Send a photo, and try the broken tool."
+
+
+def anthropic_http():
+    """The httpx fork anthropic's SDK brings: its client must come from that package."""
+    import anthropic
+
+    return importlib.import_module(
+        anthropic.DefaultHttpxClient.__mro__[1].__module__.partition(".")[0]
+    )
 
 
 class Server:
@@ -52,6 +50,9 @@ def turn(snapshot, fmt, reply):
 
 
 def test_openai_chat_completions(snapshot, accepted):
+    import openai
+    from openai.types.chat import ChatCompletionFunctionToolParam, ChatCompletionMessageParam
+
     calls = [
         {
             "id": f"call_{name}",
@@ -92,6 +93,9 @@ def test_openai_chat_completions(snapshot, accepted):
 
 
 def test_openai_responses(snapshot, accepted):
+    import openai
+    from openai.types.responses import FunctionToolParam, ResponseInputItemParam
+
     output = [
         {
             "type": "function_call",
@@ -133,6 +137,9 @@ def test_openai_responses(snapshot, accepted):
 
 
 def test_anthropic_messages(snapshot, accepted):
+    import anthropic
+    from anthropic.types import MessageParam, ToolParam
+
     blocks = [
         {"type": "tool_use", "id": f"toolu_{name}", "name": name, "input": arguments}
         for name, arguments in (("weather", {"city": "Oslo"}), ("photo", {}), ("broken", {}))
@@ -144,7 +151,7 @@ def test_anthropic_messages(snapshot, accepted):
     client = anthropic.Anthropic(
         api_key="test",
         base_url="http://anthropic.test",
-        http_client=server.client(http=ANTHROPIC_HTTP),
+        http_client=server.client(http=anthropic_http()),
     )
     tools = snapshot.definitions_for("anthropic")
     messages: list = [{"role": "user", "content": ASK}]
@@ -169,6 +176,9 @@ def test_anthropic_messages(snapshot, accepted):
 
 
 def test_gemini(snapshot):
+    from google import genai
+    from google.genai import types as genai_types
+
     parts = [
         {"functionCall": {"name": name, "args": args}}
         for name, args in (("weather", {"city": "Oslo"}), ("photo", {}), ("broken", {}))

@@ -4,9 +4,6 @@ from __future__ import annotations
 
 import asyncio
 
-from anthropic.types import ToolUnionParam
-from openai.types.responses import ResponseInputItemParam, ToolParam
-
 from tooldeck import Location, Tool, ToolResult, ToolService
 from tooldeck.providers import calls_from, results_for, run_tool_calls
 
@@ -37,6 +34,9 @@ def deferred_snapshot(tmp_path):
 
 
 def test_deferred_definitions_are_accepted_by_the_sdks(tmp_path, accepted):
+    from anthropic.types import ToolUnionParam
+    from openai.types.responses import ToolParam
+
     snap = deferred_snapshot(tmp_path)
     for search in ("bm25", "regex"):
         for definition in snap.definitions_for("anthropic", search=search):
@@ -73,6 +73,8 @@ def test_responses_server_tool_search_items_are_not_calls():
 
 
 def test_a_client_tool_search_call_is_answered_with_the_ranking(tmp_path, accepted):
+    from openai.types.responses import ResponseInputItemParam
+
     snap = deferred_snapshot(tmp_path)
     output = [
         {"type": "tool_search_call", "id": "ts_1", "call_id": "call_s", "execution": "client",

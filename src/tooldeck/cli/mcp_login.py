@@ -48,13 +48,15 @@ def add_parsers(actions: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 
 def run_login(args: argparse.Namespace) -> int:
-    _need_sdk("login")
-    from tooldeck.mcp.client.connection import Connection
-    from tooldeck.mcp.client.loop import location_loop
-    from tooldeck.mcp.client.oauth.build import token_file
-
+    # The server is looked up before the SDK loads (about a second): a name it refuses
+    # costs no more than reading the config.
     spec, location = _server(args, signing_in=True)
     try:
+        _need_sdk("login")
+        from tooldeck.mcp.client.connection import Connection
+        from tooldeck.mcp.client.loop import location_loop
+        from tooldeck.mcp.client.oauth.build import token_file
+
         tokens = token_file(spec)
         tokens.update(tokens=None, expires_at=None)  # a fresh sign-in; the client stays
         loop = location_loop(location)
@@ -73,12 +75,12 @@ def run_login(args: argparse.Namespace) -> int:
 
 
 def run_logout(args: argparse.Namespace) -> int:
+    spec, location = _server(args, signing_in=False)  # before the SDK, as for login
+    location.close()
     _need_sdk("logout")
     from tooldeck.mcp.client.oauth.build import token_file
     from tooldeck.mcp.client.oauth.revoke import sign_out
 
-    spec, location = _server(args, signing_in=False)
-    location.close()
     done = sign_out(spec, token_file(spec))
     for problem in done.problems:
         print(f"tooldeck: warning: revoking {problem}", file=sys.stderr)

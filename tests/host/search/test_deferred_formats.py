@@ -1,15 +1,9 @@
-"""Deferred definitions match the installed SDKs' own request types, key by key."""
+"""Deferred definitions match the installed SDKs' own request types, key by key (each
+test imports its SDK's types, as tests/providers/ does: not at collection)."""
 
 from __future__ import annotations
 
 import typing
-
-from anthropic.types import (
-    ToolParam,
-    ToolSearchToolBm25_20251119Param,
-    ToolSearchToolRegex20251119Param,
-)
-from openai.types.responses import FunctionToolParam, NamespaceToolParam, ToolSearchToolParam
 
 from tooldeck import Location, Tool, ToolResult, ToolService
 
@@ -47,6 +41,12 @@ def snapshot(tmp_path):
 
 
 def test_anthropic_deferred_tools_and_the_search_tools(tmp_path):
+    from anthropic.types import (
+        ToolParam,
+        ToolSearchToolBm25_20251119Param,
+        ToolSearchToolRegex20251119Param,
+    )
+
     snap = snapshot(tmp_path)
     ping, search, *deferred = snap.definitions_for("anthropic")
     assert fits(ToolParam, ping) and "defer_loading" not in ping
@@ -60,6 +60,8 @@ def test_anthropic_deferred_tools_and_the_search_tools(tmp_path):
 
 
 def test_openai_responses_groups_deferred_functions_by_namespace(tmp_path):
+    from openai.types.responses import FunctionToolParam, NamespaceToolParam, ToolSearchToolParam
+
     snap = snapshot(tmp_path)
     for strict in (False, True):
         ping, search, crm, weather = snap.definitions_for("openai-responses", strict=strict)

@@ -1,20 +1,25 @@
 """A mounted server's resources and prompts are served on by ``tooldeck mcp serve``, and
 its questions during a served call reach the client of that call.
 
-Real processes all the way: an SDK client → ``tooldeck mcp serve`` (stdio) → the
-mounted ``servers/features_server.py`` (stdio).
+Real processes all the way: an SDK client → ``tooldeck mcp serve --http`` (one per
+project, each test's client a session of its own) → the mounted
+``servers/features_server.py`` (stdio).
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from pathlib import Path
+
 import anyio
 import pytest
 
+from mcp import Client
 from mcp import types as mcp_types
-from tooldeck import grant_trust, trust_status
 
-from ..conftest import make_project, stdio_server, trusted_project
-from ..serve.test_serve import served
+from ...ports import free_port
+from ..conftest import stdio_server, trusted_project
+from ..serve.test_serve import http_serving
 
 CONFIG = (
     stdio_server("features", "features_server.py", extra="timeout_s = 60")
@@ -26,20 +31,25 @@ PROMPTS_CHANGED = "notifications/prompts/list_changed"
 
 
 @pytest.fixture(scope="module")
-def project(module_env):
-    root = make_project(module_env / "project", CONFIG)
-    grant_trust(trust_status(root))
-    return root
+def project(module_env: Path) -> Path:
+    return trusted_project(module_env / "project", CONFIG)
 
 
-def test_resources_and_prompts_are_served_on_and_their_changes_heard(project):
+@pytest.fixture(scope="module")
+def url(project: Path) -> Iterator[str]:
+    """The project served over HTTP, for the SDK clients of the tests that use it."""
+    with http_serving(project, free_port(), "--no-codemode") as address:
+        yield address
+
+
+def test_resources_and_prompts_are_served_on_and_their_changes_heard(url):
     heard: list[str] = []
 
     async def note(message):
         heard.append(getattr(message, "method", type(message).__name__))
 
     async def scenario():
-        async with served(project, "--no-codemode", mode="legacy", message_handler=note) as c:
+        async with Client(url, mode="legacy", message_handler=note) as c:
             resources = (await c.list_resources()).resources
             templates = (await c.list_resource_templates()).resource_templates
             prompts = (await c.list_prompts()).prompts
@@ -81,7 +91,7 @@ def test_resources_and_prompts_are_served_on_and_their_changes_heard(project):
     assert note_text == "milk"
 
 
-def test_a_mounted_servers_question_goes_to_the_client_of_the_served_call(project):
+def test_a_mounted_servers_question_goes_to_the_client_of_the_served_call(url):
     asked = []
 
     async def answer(context, params):
@@ -89,9 +99,7 @@ def test_a_mounted_servers_question_goes_to_the_client_of_the_served_call(projec
         return mcp_types.ElicitResult(action="accept", content={"colour": "red"})
 
     async def scenario():
-        async with served(
-            project, "--no-codemode", mode="legacy", elicitation_callback=answer
-        ) as c:
+        async with Client(url, mode="legacy", elicitation_callback=answer) as c:
             return await c.call_tool("features_ask", {})
 
     result = anyio.run(scenario)
@@ -101,9 +109,9 @@ def test_a_mounted_servers_question_goes_to_the_client_of_the_served_call(projec
     assert params.requested_schema["properties"]["colour"]["default"] == "teal"
 
 
-def test_a_client_that_cannot_be_asked_leaves_the_question_to_the_hosts_asker(project):
+def test_a_client_that_cannot_be_asked_leaves_the_question_to_the_hosts_asker(url):
     async def scenario():
-        async with served(project, "--no-codemode", mode="legacy") as c:
+        async with Client(url, mode="legacy") as c:
             return await c.call_tool("features_ask", {})
 
     # tooldeck mcp serve's asker asks only the client of a call; this one cannot be asked.
@@ -117,9 +125,12 @@ MODERN_CONFIG = (
 )
 
 
-def http_project(root, era: str):
-    """A served Location at ``root`` mounting the features server in ``era``."""
-    return trusted_project(root, CONFIG if era == "handshake" else MODERN_CONFIG)
+@pytest.fixture(scope="module")
+def modern_url(module_env: Path) -> Iterator[str]:
+    """A project mounting the features server in the 2026-07-28 era, served over HTTP."""
+    root = trusted_project(module_env / "modern", MODERN_CONFIG)
+    with http_serving(root, free_port(), "--no-codemode") as address:
+        yield address
 
 
 class Colours:
@@ -139,32 +150,18 @@ class Colours:
     [
         ("handshake", "legacy"),
         ("modern", "auto"),
-        # each era of either side is in the two above; the crossings run where every
-        # test does (tox, CI)
-        pytest.param("handshake", "auto", marks=pytest.mark.slow),
-        pytest.param("modern", "legacy", marks=pytest.mark.slow),
+        ("handshake", "auto"),
+        ("modern", "legacy"),
     ],
 )
 def test_a_mounted_servers_question_reaches_the_serving_client_of_either_era(
-    module_env, era, client_mode
+    request, era, client_mode
 ):
-    from mcp import Client
-
-    from ...ports import free_port
-    from ..serve.test_serve import http_served
-
-    port = free_port()
+    url = request.getfixturevalue("url" if era == "handshake" else "modern_url")
     colours = Colours()
 
     async def scenario():
-        async with (
-            http_served(http_project(module_env / f"http-{era}", era), port, "--no-codemode"),
-            Client(
-                f"http://127.0.0.1:{port}/mcp",
-                mode=client_mode,
-                elicitation_callback=colours.elicit,
-            ) as c,
-        ):
+        async with Client(url, mode=client_mode, elicitation_callback=colours.elicit) as c:
             return c.protocol_version, await c.call_tool("features_pick", {})
 
     version, result = anyio.run(scenario)

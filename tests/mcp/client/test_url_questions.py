@@ -3,9 +3,11 @@ client of a served call that declared URL elicitation, in either protocol era, a
 server's ``notifications/elicitation/complete`` follows it there; everywhere else it
 goes to the Location's asker, as before.
 
-Real processes: an SDK client (or a hand-written JSON-RPC one, for a client that offers
-forms only) → ``tooldeck mcp serve`` (stdio) → the mounted ``servers/talk_server.py``
-(stdio, handshake era), whose ``connect`` tool sends its user to a sign-in page.
+Real processes: an SDK client → ``tooldeck mcp serve --http`` (one for the module, each
+test's client a session of its own) → the mounted ``servers/talk_server.py`` (stdio,
+handshake era), whose ``connect`` tool sends its user to a sign-in page. A hand-written
+JSON-RPC client, for a client that declares only part of elicitation, speaks to a
+``tooldeck mcp serve`` over stdio of its own.
 """
 
 from __future__ import annotations
@@ -20,12 +22,14 @@ import anyio
 import pytest
 
 import tooldeck
+from mcp import Client
 from mcp import types as mcp_types
 from tooldeck import Host, ToolCall
 from tooldeck.testing import ScriptedAsker
 
+from ...ports import free_port
 from ..conftest import stdio_server, trusted_project
-from ..serve.test_serve import TOOLDECK, served
+from ..serve.test_serve import TOOLDECK, http_serving
 
 CONFIG = stdio_server("talk", "talk_server.py", extra="timeout_s = 60") + (
     '[[permission]]\naction = "talk_*"\neffect = "allow"\n'
@@ -38,6 +42,13 @@ OURS = "talk.signin-42"
 @pytest.fixture(scope="module")
 def project(module_env: Path) -> Path:
     return trusted_project(module_env / "project", CONFIG)
+
+
+@pytest.fixture(scope="module")
+def url(project: Path) -> Iterator[str]:
+    """The project served over HTTP, for the SDK clients of every test here."""
+    with http_serving(project, free_port(), "--no-codemode") as address:
+        yield address
 
 
 class User:
@@ -58,14 +69,10 @@ class User:
             self.completed.append(message.params.elicitation_id)
 
 
-def connect(project: Path, user: User, mode: str) -> tuple[str | None, object]:
+def connect(url: str, user: User, mode: str) -> tuple[str | None, object]:
     async def scenario():
-        async with served(
-            project,
-            "--no-codemode",
-            mode=mode,
-            elicitation_callback=user.elicit,
-            message_handler=user.note,
+        async with Client(
+            url, mode=mode, elicitation_callback=user.elicit, message_handler=user.note
         ) as client:
             result = await client.call_tool("talk_connect", {})
             if user.action == "accept" and mode == "legacy":
@@ -77,9 +84,9 @@ def connect(project: Path, user: User, mode: str) -> tuple[str | None, object]:
     return anyio.run(scenario)
 
 
-def test_a_handshake_era_client_is_sent_to_the_url_and_told_when_it_is_done(project):
+def test_a_handshake_era_client_is_sent_to_the_url_and_told_when_it_is_done(url):
     user = User()
-    version, result = connect(project, user, "legacy")
+    version, result = connect(url, user, "legacy")
     assert version != "2026-07-28"
     assert (result.is_error, result.content[0].text) == (False, "signed in")
     (asked,) = user.asked
@@ -87,9 +94,9 @@ def test_a_handshake_era_client_is_sent_to_the_url_and_told_when_it_is_done(proj
     assert user.completed == [OURS]
 
 
-def test_a_2026_client_answers_the_url_question_in_an_input_required_round(project):
+def test_a_2026_client_answers_the_url_question_in_an_input_required_round(url):
     user = User()
-    version, result = connect(project, user, "auto")
+    version, result = connect(url, user, "auto")
     assert version == "2026-07-28"
     assert (result.is_error, result.content[0].text) == (False, "signed in")
     (asked,) = user.asked  # asked once; the server's second asking got the answer
@@ -98,16 +105,16 @@ def test_a_2026_client_answers_the_url_question_in_an_input_required_round(proje
 
 
 @pytest.mark.parametrize("mode", ["legacy", "auto"])
-def test_a_declined_url_question_is_declined_at_the_server(project, mode):
+def test_a_declined_url_question_is_declined_at_the_server(url, mode):
     user = User("decline")
-    _, result = connect(project, user, mode)
+    _, result = connect(url, user, mode)
     assert result.content[0].text == "not signed in: decline"
     assert len(user.asked) == 1
 
 
-def test_a_client_without_elicitation_leaves_it_to_the_hosts_asker(project):
+def test_a_client_without_elicitation_leaves_it_to_the_hosts_asker(url):
     async def scenario():
-        async with served(project, "--no-codemode", mode="legacy") as client:
+        async with Client(url, mode="legacy") as client:
             return await client.call_tool("talk_connect", {})
 
     # tooldeck mcp serve's asker asks only a call's own permission questions: declined.

@@ -3,9 +3,12 @@ URL elicitation required, MCP 2025-11-25): each page goes to the call's own
 ``ctx.elicit_url``; once all were accepted the call is retried once; otherwise the call
 fails with a text naming the server and listing each page, for the model to show.
 
-Real processes: an SDK client → ``tooldeck mcp serve`` (stdio) → the mounted
-``servers/talk_server.py`` (stdio, handshake era), whose ``vault`` tool answers -32042
-until a marker file exists. The serving client's user "visits" a page by creating it.
+Real processes: an SDK client → ``tooldeck mcp serve --http`` (one for the module, each
+test's client a session of its own; over stdio for the one test whose project differs) →
+the mounted ``servers/talk_server.py`` (stdio, handshake era), whose ``vault`` tool
+answers -32042 until a marker file exists. The serving client's user "visits" a page by
+creating it. The mounted server is shared, so each test's ``vault`` calls give their
+pages a label of their own: no page of another test reaches this test's assertions.
 """
 
 from __future__ import annotations
@@ -18,13 +21,14 @@ import anyio
 import pytest
 
 import tooldeck
-from mcp import MCPError
+from mcp import Client, MCPError
 from mcp import types as mcp_types
 from tooldeck import Host, ToolCall
 from tooldeck.mcp.client.url_questions import UrlQuestions
 
+from ...ports import free_port
 from ..conftest import stdio_server, trusted_project
-from ..serve.test_serve import served
+from ..serve.test_serve import http_serving, served
 from .test_url_questions import UrlPeer
 
 ALLOW = (
@@ -46,18 +50,40 @@ def project(module_env: Path) -> Path:
 
 
 @pytest.fixture(scope="module")
+def url(project: Path) -> Iterator[str]:
+    """The project served over HTTP, for the SDK clients of the tests that use it."""
+    with http_serving(project, free_port(), "--no-codemode") as address:
+        yield address
+
+
+@pytest.fixture(scope="module")
 def hasty(module_env: Path) -> Path:
     return trusted_project(module_env / "hasty", HASTY)
 
 
-class User:
-    """A serving client's user: answers each page with ``action``, and goes there,
-    which the vault sees as its marker file: ``visits`` ``"before"`` answering,
-    ``"after"`` (``LATER`` seconds after accepting, as a real sign-in takes a while), or
-    never (``None``)."""
+def client(server: str | Path, **options: object) -> Client:
+    """An SDK client of the module's HTTP server (a URL), or of a ``tooldeck mcp serve``
+    over stdio of its own (a project folder)."""
+    if isinstance(server, Path):
+        return served(server, "--no-codemode", **options)
+    return Client(server, **options)
 
-    def __init__(self, marker: Path, action: str = "accept", visits: str | None = "before"):
+
+class User:
+    """A serving client's user: answers each page (the vault's pages labelled ``label``)
+    with ``action``, and goes there, which the vault sees as its marker file: ``visits``
+    ``"before"`` answering, ``"after"`` (``LATER`` seconds after accepting, as a real
+    sign-in takes a while), or never (``None``)."""
+
+    def __init__(
+        self,
+        marker: Path,
+        label: str = "vault",
+        action: str = "accept",
+        visits: str | None = "before",
+    ):
         self.marker = marker
+        self.label = label
         self.action = action
         self.visits = visits if action == "accept" else None
         self.asked: list[mcp_types.ElicitRequestURLParams] = []
@@ -80,22 +106,18 @@ class User:
         return [(p.message, p.url, p.elicitation_id) for p in self.asked]
 
 
-def open_vault(project: Path, user: User, mode: str, steps: int = 1) -> tuple[str, object]:
+def open_vault(server: str | Path, user: User, mode: str, steps: int = 1) -> tuple[str, object]:
     async def scenario():
-        async with served(
-            project,
-            "--no-codemode",
-            mode=mode,
-            elicitation_callback=user.elicit,
-            message_handler=user.note,
-        ) as client:
-            arguments = {"marker": str(user.marker), "steps": steps}
-            result = await client.call_tool("talk_vault", arguments)
+        async with client(
+            server, mode=mode, elicitation_callback=user.elicit, message_handler=user.note
+        ) as opened:
+            arguments = {"marker": str(user.marker), "steps": steps, "label": user.label}
+            result = await opened.call_tool("talk_vault", arguments)
             if not result.is_error and mode == "legacy":
                 with anyio.fail_after(30):  # delivery may trail the result a little
                     while len(user.completed) < steps:
                         await anyio.sleep(0.05)
-            return client.protocol_version, result
+            return opened.protocol_version, result
 
     return anyio.run(scenario)
 
@@ -104,45 +126,45 @@ def listed(text: str, *pages: tuple[str, str]) -> bool:
     return all(f"- {message}: {url}" in text for message, url in pages)
 
 
-def test_a_handshake_era_client_opens_the_pages_and_the_call_is_retried(project, tmp_path):
-    user = User(tmp_path / "visited")
-    version, result = open_vault(project, user, "legacy", steps=2)
+def test_a_handshake_era_client_opens_the_pages_and_the_call_is_retried(url, tmp_path):
+    user = User(tmp_path / "visited", "first")
+    version, result = open_vault(url, user, "legacy", steps=2)
     assert version != "2026-07-28"
     assert (result.is_error, result.content[0].text) == (False, "vault open")
-    assert user.pages() == [(*STEP_1, "talk.vault-1"), (*STEP_2, "talk.vault-2")]
-    assert user.completed == ["talk.vault-1", "talk.vault-2"]  # the server's, relayed
+    assert user.pages() == [(*STEP_1, "talk.first-1"), (*STEP_2, "talk.first-2")]
+    assert user.completed == ["talk.first-1", "talk.first-2"]  # the server's, relayed
 
 
-def test_the_retry_waits_until_the_server_says_the_pages_are_done(project, tmp_path):
+def test_the_retry_waits_until_the_server_says_the_pages_are_done(url, tmp_path):
     """The user finishes on the pages only after agreeing to go: retried at once, the
     call would be refused again."""
-    user = User(tmp_path / "visited", visits="after")
-    _, result = open_vault(project, user, "legacy", steps=2)
+    user = User(tmp_path / "visited", "later", visits="after")
+    _, result = open_vault(url, user, "legacy", steps=2)
     assert (result.is_error, result.content[0].text) == (False, "vault open")
-    assert user.pages() == [(*STEP_1, "talk.vault-1"), (*STEP_2, "talk.vault-2")]
-    assert user.completed == ["talk.vault-1", "talk.vault-2"]
+    assert user.pages() == [(*STEP_1, "talk.later-1"), (*STEP_2, "talk.later-2")]
+    assert user.completed == ["talk.later-1", "talk.later-2"]
 
 
-def test_a_2026_clients_retry_waits_for_the_page_answered_in_an_earlier_round(project, tmp_path):
-    user = User(tmp_path / "visited", visits="after")
-    version, result = open_vault(project, user, "auto")
+def test_a_2026_clients_retry_waits_for_the_page_answered_in_an_earlier_round(url, tmp_path):
+    user = User(tmp_path / "visited", "earlier-round", visits="after")
+    version, result = open_vault(url, user, "auto")
     assert version == "2026-07-28"
     assert (result.is_error, result.content[0].text) == (False, "vault open")
     assert [(p.message, p.url) for p in user.asked] == [STEP_1]
 
 
-def test_a_2026_client_opens_the_page_in_an_input_required_round(project, tmp_path):
-    user = User(tmp_path / "visited")
-    version, result = open_vault(project, user, "auto")
+def test_a_2026_client_opens_the_page_in_an_input_required_round(url, tmp_path):
+    user = User(tmp_path / "visited", "in-round")
+    version, result = open_vault(url, user, "auto")
     assert version == "2026-07-28"
     assert (result.is_error, result.content[0].text) == (False, "vault open")
     assert [(p.message, p.url) for p in user.asked] == [STEP_1]
 
 
 @pytest.mark.parametrize("mode", ["legacy", "auto"])
-def test_a_declined_page_fails_the_call_with_the_pages_listed(project, tmp_path, mode):
-    user = User(tmp_path / "visited", "decline")
-    _, result = open_vault(project, user, mode, steps=2)
+def test_a_declined_page_fails_the_call_with_the_pages_listed(url, tmp_path, mode):
+    user = User(tmp_path / "visited", f"declined-{mode}", "decline")
+    _, result = open_vault(url, user, mode, steps=2)
     text = result.content[0].text
     assert result.is_error
     assert "MCP server 'talk' requires the user to open these pages" in text
@@ -155,7 +177,7 @@ def test_a_declined_page_fails_the_call_with_the_pages_listed(project, tmp_path,
 def test_a_second_refusal_after_the_retry_lists_the_pages(hasty, tmp_path):
     """The user agreed to go but never got there: the server never says the page is
     done, and the one retry, once ``timeout_s`` has passed, is refused too."""
-    user = User(tmp_path / "visited", visits=None)
+    user = User(tmp_path / "visited", "never", visits=None)
     _, result = open_vault(hasty, user, "legacy")
     text = result.content[0].text
     assert result.is_error
@@ -164,11 +186,11 @@ def test_a_second_refusal_after_the_retry_lists_the_pages(hasty, tmp_path):
     assert len(user.asked) == 1  # retried once, not asked again
 
 
-def test_a_read_and_a_prompt_past_pages_are_handled_as_a_call_is(project, tmp_path):
+def test_a_read_and_a_prompt_past_pages_are_handled_as_a_call_is(project, url, tmp_path):
     """A resource read whose page the user opens is read again; a prompt whose page
     the user declines fails with the pages listed (over one served session)."""
     reader = User(project / f"read-{tmp_path.name}")  # the server reads it from there
-    decliner = User(tmp_path / "brief", "decline")
+    decliner = User(tmp_path / "brief", action="decline")
     users = [reader]  # who answers now
 
     async def elicit(context, params):
@@ -178,12 +200,8 @@ def test_a_read_and_a_prompt_past_pages_are_handled_as_a_call_is(project, tmp_pa
         await users[-1].note(message)
 
     async def scenario():
-        async with served(
-            project,
-            "--no-codemode",
-            mode="legacy",
-            elicitation_callback=elicit,
-            message_handler=note,
+        async with Client(
+            url, mode="legacy", elicitation_callback=elicit, message_handler=note
         ) as client:
             read = await client.read_resource(f"vault://{reader.marker.name}")
             with anyio.fail_after(30):  # delivery may trail the result a little
@@ -204,13 +222,13 @@ def test_a_read_and_a_prompt_past_pages_are_handled_as_a_call_is(project, tmp_pa
     assert len(decliner.asked) == 1
 
 
-def test_a_2026_client_reading_past_pages_opens_them_in_an_input_required_round(project, tmp_path):
+def test_a_2026_client_reading_past_pages_opens_them_in_an_input_required_round(
+    project, url, tmp_path
+):
     reader = User(project / f"read-{tmp_path.name}")
 
     async def scenario():
-        async with served(
-            project, "--no-codemode", mode="auto", elicitation_callback=reader.elicit
-        ) as client:
+        async with Client(url, mode="auto", elicitation_callback=reader.elicit) as client:
             read = await client.read_resource(f"vault://{reader.marker.name}")
             return client.protocol_version, read
 
@@ -220,12 +238,12 @@ def test_a_2026_client_reading_past_pages_opens_them_in_an_input_required_round(
     assert [(p.message, p.url) for p in reader.asked] == [STEP_1]
 
 
-def test_a_client_without_url_elicitation_gets_the_pages_in_the_failure(project, tmp_path):
-    marker = tmp_path / "visited"
+def test_a_client_without_url_elicitation_gets_the_pages_in_the_failure(url, tmp_path):
+    arguments = {"marker": str(tmp_path / "visited"), "label": "unasked"}
 
     async def scenario():
-        async with served(project, "--no-codemode", mode="legacy") as client:
-            return await client.call_tool("talk_vault", {"marker": str(marker)})
+        async with Client(url, mode="legacy") as opened:
+            return await opened.call_tool("talk_vault", arguments)
 
     result = anyio.run(scenario)
     assert result.is_error

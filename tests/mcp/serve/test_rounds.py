@@ -1,12 +1,18 @@
 """A tool's own questions and samples for a 2026-07-28 client: ``tooldeck mcp serve
 --http`` in a subprocess answers ``input_required``, and the SDK's own client of that era
-answers and retries; the tool runs again with every answer it asked for, in order."""
+answers and retries; the tool runs again with every answer it asked for, in order.
+
+The tests that need no server options of their own share one server (``shared``), each
+test's client a session of its own; a test counts only the runs after its start."""
 
 from __future__ import annotations
 
 import base64
 import hmac
 import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import NamedTuple
 
 import anyio
 import httpx2
@@ -18,7 +24,7 @@ from mcp import Client
 from tooldeck import grant_trust, trust_status
 
 from ...ports import free_port
-from .test_serve import http_served
+from .test_serve import http_served, http_serving
 
 PACK = """
 from tooldeck import TextPart, Tool, ToolResult, hookimpl
@@ -57,14 +63,31 @@ def tool_transform(editor):
 """
 
 
-@pytest.fixture
-def project(tooldeck_env):
-    root = tooldeck_env / "project"
+def make_project(root: Path) -> Path:
     (root / ".tooldeck" / "plugins").mkdir(parents=True)
     (root / ".tooldeck" / "plugins" / "asker.py").write_text(PACK)
     (root / "tooldeck.toml").write_text('[plugins]\nonly = ["local:asker"]\n')
     grant_trust(trust_status(root))
     return root
+
+
+@pytest.fixture
+def project(tooldeck_env):
+    """A project of this test's own, for a test that changes it or its server's options."""
+    return make_project(tooldeck_env / "project")
+
+
+class Shared(NamedTuple):
+    root: Path
+    url: str
+
+
+@pytest.fixture(scope="module")
+def shared(module_env: Path) -> Iterator[Shared]:
+    """The project served with no options, for the module's tests that need no others."""
+    root = make_project(module_env / "project")
+    with http_serving(root, free_port()) as url:
+        yield Shared(root, url)
 
 
 class Answers:
@@ -111,29 +134,28 @@ def bearer(token: str) -> httpx2.AsyncClient:
     return httpx2.AsyncClient(headers={"Authorization": f"Bearer {token}"})
 
 
-def test_a_tool_that_asks_twice_gets_both_answers_on_its_third_run(project):
-    port = free_port()
+def test_a_tool_that_asks_twice_gets_both_answers_on_its_third_run(shared):
     answers = Answers()
+    before = len(runs(shared.root))
 
     async def scenario():
-        async with http_served(project, port), client(f"http://127.0.0.1:{port}/mcp", answers) as c:
+        async with client(shared.url, answers) as c:
             return c.protocol_version, await c.call_tool("interview", {"title": "Dr"})
 
     version, result = anyio.run(scenario)
     assert version == "2026-07-28"
     assert (result.is_error, result.content[0].text) == (False, "accept Ada: Hello!")
     assert answers.asked == ["Your name, Dr?", "Greet Ada"]  # each asked once
-    assert runs(project) == ["interview"] * 3
+    assert runs(shared.root)[before:] == ["interview"] * 3
 
 
-def test_permission_and_questions_in_one_call_are_each_asked_once(project):
+def test_permission_and_questions_in_one_call_are_each_asked_once(shared):
     """The permission ask and the tool's own question share the round trip, whichever
     comes first; the permission holds on every run (a resumed run, then a rerun)."""
-    port = free_port()
     answers = Answers()
 
     async def scenario():
-        async with http_served(project, port), client(f"http://127.0.0.1:{port}/mcp", answers) as c:
+        async with client(shared.url, answers) as c:
             return [
                 await c.call_tool("guarded", {}),
                 await c.call_tool("ask_first", {}),
@@ -178,12 +200,9 @@ def tampered(state: str) -> str:
     return json.dumps(outer)
 
 
-def test_answers_are_bound_to_the_call_that_asked_them(project):
-    port = free_port()
-
+def test_answers_are_bound_to_the_call_that_asked_them(shared):
     async def scenario():
-        url = f"http://127.0.0.1:{port}/mcp"
-        async with http_served(project, port), client(url, Answers()) as c:
+        async with client(shared.url, Answers()) as c:
             first = await first_round(c, "interview", {"title": "Dr"})
             second = await answer(c, "interview", {"title": "Dr"}, first, {"name": "Ada"})
             assert isinstance(second, types.InputRequiredResult)  # now the sample
@@ -203,15 +222,14 @@ def test_answers_are_bound_to_the_call_that_asked_them(project):
     assert forged.is_error and "were not sealed by this server" in forged.content[0].text
 
 
-def test_a_permission_answer_sent_twice_points_at_the_question_that_followed(project):
+def test_a_permission_answer_sent_twice_points_at_the_question_that_followed(shared):
     """The first answer resumed the call, which stopped at its own question; the same
     answer again replays that record, and says where the call is instead of running."""
-    port = free_port()
     once = {"decision": "once"}
+    before = len(runs(shared.root))
 
     async def scenario():
-        url = f"http://127.0.0.1:{port}/mcp"
-        async with http_served(project, port), client(url, Answers()) as c:
+        async with client(shared.url, Answers()) as c:
             first = await first_round(c, "guarded", {})
             question = await answer(c, "guarded", {}, first, once)
             again = await answer(c, "guarded", {}, first, once)
@@ -222,7 +240,7 @@ def test_a_permission_answer_sent_twice_points_at_the_question_that_followed(pro
     [asked] = question.input_requests.values()
     assert asked.params.message == "Your name?"
     assert again.is_error and "answer that question" in again.content[0].text
-    assert runs(project) == ["guarded", "guarded"]  # the second answer ran nothing
+    assert runs(shared.root)[before:] == ["guarded", "guarded"]  # the second answer ran nothing
 
 
 def test_another_principal_cannot_answer_the_question(project):
@@ -352,11 +370,9 @@ def test_a_client_holding_the_token_cannot_seal_a_permission_answer(project, sec
     assert runs(project) == ["ask_first", "ask_first"]
 
 
-def test_a_2026_client_without_the_capability_is_told_so(project):
-    port = free_port()
-
+def test_a_2026_client_without_the_capability_is_told_so(shared):
     async def scenario():
-        async with http_served(project, port), client(f"http://127.0.0.1:{port}/mcp") as c:
+        async with client(shared.url) as c:
             return await c.call_tool("interview", {})
 
     result = anyio.run(scenario)

@@ -11,7 +11,7 @@ import os
 import subprocess
 import sys
 from collections.abc import Awaitable, Callable, Iterator
-from contextlib import ExitStack, asynccontextmanager
+from contextlib import ExitStack, asynccontextmanager, contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -376,8 +376,14 @@ def test_clients_hear_when_a_plugin_file_appears(tooldeck_env, monkeypatch, mode
     assert "later" in after
 
 
-@asynccontextmanager
-async def http_served(root, port, *extra, env=None):
+@contextmanager
+def http_serving(
+    root: Path, port: int, *extra: str, env: dict[str, str] | None = None
+) -> Iterator[str]:
+    """``tooldeck mcp serve --http`` of ``root`` on ``port`` while the block runs; yields
+    its URL. One such server takes any number of clients, each a session with callbacks
+    of its own: a module's tests that need only that share one (a server started per test
+    is an interpreter importing the MCP SDK each time)."""
     environment = {**os.environ, **(env or {})}
     process = subprocess.Popen(
         [*TOOLDECK, "mcp", "serve", "--location", str(root), "--http", f"127.0.0.1:{port}", *extra],
@@ -387,10 +393,16 @@ async def http_served(root, port, *extra, env=None):
     )
     try:
         wait_for(lambda: process.poll() is None and _listening(port))
-        yield
+        yield f"http://127.0.0.1:{port}/mcp"
     finally:
         process.terminate()
         process.wait(timeout=10)
+
+
+@asynccontextmanager
+async def http_served(root, port, *extra, env=None):
+    with http_serving(root, port, *extra, env=env):
+        yield
 
 
 def _listening(port):

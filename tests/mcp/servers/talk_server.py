@@ -62,11 +62,13 @@ VAULT = "https://acme.example/vault"
 
 
 @server.tool()
-async def vault(marker: str, ctx: Context, steps: int = 1) -> str:
+async def vault(marker: str, ctx: Context, steps: int = 1, label: str = "vault") -> str:
     """Open the vault: until the file ``marker`` exists (the user has been to the
     vault's pages), the call is refused with -32042, URL elicitation required, listing
-    ``steps`` pages; the server says the pages are done once it exists (``_watch``)."""
-    _until_visited(marker, ctx, steps)
+    ``steps`` pages (elicitation ids ``LABEL-1``, ``LABEL-2``, ...: calls that share this
+    server keep their pages apart by label); the server says the pages are done once it
+    exists (``_watch``)."""
+    _until_visited(marker, ctx, steps, label)
     return "vault open"
 
 
@@ -85,7 +87,7 @@ async def vault_brief(marker: str, ctx: Context) -> str:
     return "Summarise the vault."
 
 
-def _until_visited(marker: str, ctx: Context, steps: int) -> None:
+def _until_visited(marker: str, ctx: Context, steps: int, label: str = "vault") -> None:
     """Refuse (-32042) until the file ``marker`` exists, listing ``steps`` pages; the
     first refusal starts watching for it (``_watch``)."""
     if Path(marker).exists():
@@ -94,7 +96,7 @@ def _until_visited(marker: str, ctx: Context, steps: int) -> None:
         ElicitRequestURLParams(
             message=f"Unlock the vault (step {step})",
             url=f"{VAULT}?step={step}",
-            elicitation_id=f"vault-{step}",
+            elicitation_id=f"{label}-{step}",
         )
         for step in range(1, steps + 1)
     ]
