@@ -214,8 +214,8 @@ def test_a_read_and_a_prompt_past_pages_are_handled_as_a_call_is(project, url, t
 
     read, refusal = anyio.run(scenario)
     assert read.contents[0].text == "the note in the vault"
-    assert reader.pages() == [(*STEP_1, "talk.vault-1")]
-    assert reader.completed == ["talk.vault-1"]
+    assert reader.pages() == [(*STEP_1, f"talk.{reader.marker.name}-1")]
+    assert reader.completed == [f"talk.{reader.marker.name}-1"]
     assert "MCP server 'talk' requires the user to open these pages first, for prompt" in refusal
     assert "(decline)" in refusal
     assert listed(refusal, STEP_1)

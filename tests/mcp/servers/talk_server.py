@@ -75,8 +75,8 @@ async def vault(marker: str, ctx: Context, steps: int = 1, label: str = "vault")
 @server.resource("vault://{marker}")
 async def vault_note(marker: str, ctx: Context) -> str:
     """The vault's note, read the way ``vault`` opens (``marker``: a file name in the
-    server's working directory)."""
-    _until_visited(marker, ctx, 1)
+    server's working directory, and its pages' label)."""
+    _until_visited(marker, ctx, 1, marker)
     return "the note in the vault"
 
 
