@@ -47,7 +47,7 @@ T = TypeVar("T")
 
 REMEMBERED = 64
 """Ids of each kind a connection remembers (open questions, accepted ones whose
-completion is still relayed, expected ones, completed ones a wait still counts)."""
+completion is still relayed, expected ones)."""
 
 
 class UrlQuestions:
@@ -60,8 +60,8 @@ class UrlQuestions:
         server has already said it is complete."""
         self._waiting: OrderedDict[str, tuple[Caller, str]] = OrderedDict()
         """Accepted: who to tell, under which id, when the server says it is complete."""
-        self._expected: OrderedDict[str, None] = OrderedDict()
-        self._done: OrderedDict[str, None] = OrderedDict()
+        self._expected: OrderedDict[str, bool] = OrderedDict()
+        """Waited for (``expect``): whether the server has said it is complete since."""
         self._changed: anyio.Event | None = None
         """Set at the next completion; created by the first wait (on the connection's
         loop, where completions arrive too)."""
@@ -122,7 +122,7 @@ class UrlQuestions:
         elif theirs in self._open:  # relayed once the client accepts (``asked``)
             self._open[theirs] = True
         if theirs in self._expected:
-            _keep(self._done, theirs, None)
+            self._expected[theirs] = True
             if self._changed is not None:
                 self._changed.set()
                 self._changed = None
@@ -130,8 +130,8 @@ class UrlQuestions:
 
     def expect(self, ids: Iterable[str]) -> None:
         """Count the server's completions of ``ids`` from now on, for a ``done``."""
-        for theirs in ids:
-            _keep(self._expected, theirs, None)
+        for theirs in ids:  # one expected already (an earlier round) keeps what was said
+            _keep(self._expected, theirs, self._expected.get(theirs, False))
 
     async def done(self, ids: Iterable[str]) -> None:
         """Return once the server has said each of ``ids`` is complete since they were
@@ -140,7 +140,7 @@ class UrlQuestions:
         bounds it."""
         missing = set(ids)
         try:
-            while not missing <= self._done.keys():
+            while not all(self._expected.get(theirs) for theirs in missing):
                 if self._changed is None:
                     self._changed = anyio.Event()
                 await self._changed.wait()
@@ -150,7 +150,6 @@ class UrlQuestions:
     def forget(self, ids: Iterable[str]) -> None:
         """Expect ``ids`` no more, nor count what the server said of them."""
         for theirs in ids:
-            self._done.pop(theirs, None)
             self._expected.pop(theirs, None)
 
 

@@ -81,27 +81,36 @@ async def visit(
     """Ask the call's client to send its user to each page, in order; returns once every
     one was accepted. Raises ``ToolFailure`` (see ``unvisited``) at the first that was
     not, and ``AwaitingInput`` when the call's client answers in its next round."""
+    if caller is None:
+        unasked = UNASKED.format(why="nothing called it")
+        raise ToolFailure(unvisited(urls.server, subject, needed, unasked))
     urls.expect(needed.ids)  # before asking: the server may say one is done at once
     try:
         for page in needed.pages:
-            if caller is None:
-                why = UNASKED.format(why="nothing called it")
-                raise ToolFailure(unvisited(urls.server, subject, needed, why))
-            try:
-                answer = await urls.asked(caller, page)
-            except AwaitingInput:
-                raise
-            except ToolFailure as exc:
-                why = UNASKED.format(why=str(exc).rstrip("."))
-                raise ToolFailure(unvisited(urls.server, subject, needed, why)) from None
-            if answer.action != "accept":
-                why = f"the user did not agree to open them ({answer.action})"
+            why = await _refusal(urls, caller, page)
+            if why is not None:
                 raise ToolFailure(unvisited(urls.server, subject, needed, why))
     except AwaitingInput:  # the next round asks again, still expecting them
         raise
     except BaseException:  # no wait follows
         urls.forget(needed.ids)
         raise
+
+
+async def _refusal(
+    urls: UrlQuestions, caller: Caller, page: types.ElicitRequestURLParams
+) -> str | None:
+    """Why the user will not open ``page``: no one could be asked (the reason
+    ``ctx.elicit_url`` gave), or they did not agree; ``None`` once they agreed."""
+    try:
+        answer = await urls.asked(caller, page)
+    except AwaitingInput:  # a ToolFailure too, but the client answers next round
+        raise
+    except ToolFailure as exc:
+        return UNASKED.format(why=str(exc).rstrip("."))
+    if answer.action != "accept":
+        return f"the user did not agree to open them ({answer.action})"
+    return None
 
 
 async def finished(
