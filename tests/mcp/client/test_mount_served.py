@@ -35,13 +35,6 @@ def project(module_env: Path) -> Path:
     return trusted_project(module_env / "project", CONFIG)
 
 
-@pytest.fixture(scope="module")
-def url(project: Path) -> Iterator[str]:
-    """The project served over HTTP, for the SDK clients of the tests that use it."""
-    with http_serving(project, free_port(), "--no-codemode") as address:
-        yield address
-
-
 def test_resources_and_prompts_are_served_on_and_their_changes_heard(url):
     heard: list[str] = []
 

@@ -27,9 +27,8 @@ from mcp import types as mcp_types
 from tooldeck import Host, ToolCall
 from tooldeck.testing import ScriptedAsker
 
-from ...ports import free_port
 from ..conftest import stdio_server, trusted_project
-from ..serve.test_serve import TOOLDECK, http_serving
+from ..serve.test_serve import TOOLDECK
 
 CONFIG = stdio_server("talk", "talk_server.py", extra="timeout_s = 60") + (
     '[[permission]]\naction = "talk_*"\neffect = "allow"\n'
@@ -42,13 +41,6 @@ OURS = "talk.signin-42"
 @pytest.fixture(scope="module")
 def project(module_env: Path) -> Path:
     return trusted_project(module_env / "project", CONFIG)
-
-
-@pytest.fixture(scope="module")
-def url(project: Path) -> Iterator[str]:
-    """The project served over HTTP, for the SDK clients of every test here."""
-    with http_serving(project, free_port(), "--no-codemode") as address:
-        yield address
 
 
 class User:

@@ -26,9 +26,8 @@ from mcp import types as mcp_types
 from tooldeck import Host, ToolCall
 from tooldeck.mcp.client.url_questions import UrlQuestions
 
-from ...ports import free_port
 from ..conftest import stdio_server, trusted_project
-from ..serve.test_serve import http_serving, served
+from ..serve.test_serve import served
 from .test_url_questions import UrlPeer
 
 ALLOW = (
@@ -47,13 +46,6 @@ STEP_2 = ("Unlock the vault (step 2)", "https://acme.example/vault?step=2")
 @pytest.fixture(scope="module")
 def project(module_env: Path) -> Path:
     return trusted_project(module_env / "project", CONFIG)
-
-
-@pytest.fixture(scope="module")
-def url(project: Path) -> Iterator[str]:
-    """The project served over HTTP, for the SDK clients of the tests that use it."""
-    with http_serving(project, free_port(), "--no-codemode") as address:
-        yield address
 
 
 @pytest.fixture(scope="module")
