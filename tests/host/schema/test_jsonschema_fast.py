@@ -758,7 +758,9 @@ def from_schema_can_generate(schema):
 def instances(schema):
     body = {k: v for k, v in schema.items() if k not in ("$defs", "$schema")}
     strategies = [JSON, guided(schema, schema)]
-    if from_schema_can_generate(body):
+    # Without its $defs, a ref anywhere in the body (say under additionalProperties,
+    # which from_schema_can_generate does not walk) would not resolve.
+    if from_schema_can_generate(body) and '"$ref"' not in json.dumps(body):
         event("hypothesis-jsonschema used")
         strategies.append(from_schema(copy.deepcopy(body)))  # it mutates its argument
     return st.lists(st.one_of(strategies), min_size=3, max_size=10)
