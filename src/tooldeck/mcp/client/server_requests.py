@@ -47,6 +47,7 @@ import anyio
 
 from tooldeck._tool import AwaitingInput, ToolFailure
 from tooldeck.errors import PermissionDeclined, QuestionDismissed
+from tooldeck.mcp.client.pages import REFUSED, plain, url_problem
 from tooldeck.mcp.client.url_questions import UrlQuestions
 
 if TYPE_CHECKING:
@@ -181,6 +182,9 @@ class ServerRequests:
         """The SDK's ``elicitation_callback``."""
         from tooldeck.mcp.sdk import types
 
+        unshown = self._unshown(params)
+        if unshown is not None:
+            return unshown
         in_call = await self._in_call(params)
         if in_call is not None:
             return in_call
@@ -198,6 +202,18 @@ class ServerRequests:
         except Exception as exc:
             return _unanswered(exc, "the host's asker failed")
         return _result(reply, params)
+
+    def _unshown(self, params: types.ElicitRequestParams) -> types.ErrorData | None:
+        """The server's error when its URL-mode question names a page no one should be
+        sent to (``pages``): neither the call's client nor the asker is asked."""
+        from tooldeck.mcp.sdk import types
+
+        url = getattr(params, "url", None)
+        why = url_problem(url) if isinstance(url, str) else None
+        if why is None:
+            return None
+        self.logger.warning("MCP server %r asked to send the user to a page; %s", self.server, why)
+        return types.ErrorData(code=types.INVALID_PARAMS, message=REFUSED.format(why=why))
 
     async def _in_call(
         self, params: types.ElicitRequestParams
@@ -250,7 +266,7 @@ class ServerRequests:
 
         metadata: dict[str, Any] = {
             "server": self.server,
-            "message": params.message,
+            "message": plain(params.message),
             "mode": params.mode,
         }
         schema = getattr(params, "requested_schema", None)

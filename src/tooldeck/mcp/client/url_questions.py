@@ -37,6 +37,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import anyio
 
 from tooldeck._tool import AwaitingInput, ToolFailure
+from tooldeck.mcp.client.pages import plain
 
 if TYPE_CHECKING:
     from tooldeck._peer import Elicited
@@ -93,7 +94,7 @@ class UrlQuestions:
         if theirs:
             _keep(self._open, theirs, self._open.get(theirs, False))
         try:
-            answer = await caller.awaited(ask, params.message, params.url)
+            answer = await caller.awaited(ask, plain(params.message), params.url)
         except AwaitingInput:  # a ToolFailure too, but the call's client will answer
             raise
         except BaseException:
