@@ -363,3 +363,26 @@ def test_the_hosts_asker_is_not_asked_to_open_such_a_page(host):
         host.location.asker = None
     assert asker.requests == []
     assert "'file'" in out.content[0].text
+
+
+class BrokenPeer(UrlPeer):
+    """A host's ``Peer`` whose ``elicit_url`` fails with a text meant for the host alone."""
+
+    async def elicit_url(self, message, url, elicitation_id):
+        raise RuntimeError("cannot reach the browser bridge at 10.0.0.7 (token s3cr3t)")
+
+
+def test_a_peer_that_fails_tells_the_server_nothing_of_why(host, caplog):
+    """The server hears that no one answered; why stays in the host's own log."""
+    snapshot = host.snapshot()
+
+    async def scenario():
+        scope = snapshot.scope("s", "m", peer=BrokenPeer())
+        call = ToolCall("c1", "talk_go", {"url": SIGN_IN})
+        return await tooldeck.run_tool_call(snapshot, call, scope=scope)
+
+    with caplog.at_level("WARNING", logger="tooldeck.mcp.talk"):
+        outcome = anyio.run(scenario)
+    text = outcome.content[0].text
+    assert text == "not sent: the question was not answered", text
+    assert "s3cr3t" in caplog.text and "'talk'" in caplog.text
