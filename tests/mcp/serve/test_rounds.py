@@ -279,8 +279,8 @@ def test_replicas_given_the_same_secret_accept_each_others_rounds(project):
     one is answered on the other; a replica with another secret refuses the answers."""
     ports = free_port(), free_port()
     third = free_port()
-    shared = {"TOOLDECK_MCP_TOKEN": "t0ken", "TOOLDECK_MCP_STATE_SECRET": "shared-s3cret"}
-    other = {**shared, "TOOLDECK_MCP_STATE_SECRET": "other-s3cret"}
+    shared = {"TOOLDECK_MCP_TOKEN": "t0ken", "TOOLDECK_MCP_STATE_SECRET": "shared-" + "s" * 32}
+    other = {**shared, "TOOLDECK_MCP_STATE_SECRET": "other-" + "o" * 32}
 
     async def scenario():
         async with (
@@ -325,7 +325,7 @@ def resealed_with_a_permission(state: str, key: bytes) -> str:
     return json.dumps(outer)
 
 
-@pytest.mark.parametrize("secret", [None, "operator-s3cret"])
+@pytest.mark.parametrize("secret", [None, "operator-s3cret-" + "x" * 32])
 def test_a_client_holding_the_token_cannot_seal_a_permission_answer(project, secret):
     """The seal's key is no function of the bearer token: a client that derives a key
     from its token and seals a permission answer into the state is refused, and the

@@ -61,8 +61,6 @@ ROUND_TTL_S = 900.0
 """How long the answers of a call's earlier rounds stay good: the user may take their
 time over a question, and a retry later than this starts the call again."""
 
-STATE_SECRET_ENV = "TOOLDECK_MCP_STATE_SECRET"
-"""The secret replicas share to seal a call's answers between its rounds."""
 KEY_PREFIX = "tooldeck-input-"
 """The ``input_requests`` key of a tool's own question (a permission ask has its own)."""
 
@@ -147,7 +145,7 @@ class InputRounds:
 
     @classmethod
     def keyed_by(cls, secret: str) -> InputRounds:
-        """Rounds whose key is derived from ``secret`` (``STATE_SECRET_ENV``, the same on
+        """Rounds whose key is derived from ``secret`` (``options.STATE_SECRET_ENV``, the same on
         every replica given it)."""
         material = secret.encode()
         return cls(hmac.new(material, b"tooldeck mcp serve: input rounds", "sha256").digest())
