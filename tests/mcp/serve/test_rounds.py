@@ -381,3 +381,31 @@ def test_a_2026_client_without_the_capability_is_told_so(shared):
         "interview needed to ask its user (elicitation), and this MCP client does not "
         "offer that." in result.content[0].text
     )
+
+
+class OffForm(Answers):
+    """A client whose answer to a form does not fill it in as the form says."""
+
+    async def elicit(self, context, params):
+        self.asked.append(params.message)
+        return types.ElicitResult(action="accept", content={"name": 7, "admin": True})
+
+
+@pytest.mark.parametrize("mode", ["auto", "legacy"])
+def test_an_answer_that_does_not_fill_in_the_form_fails_the_call(shared, mode):
+    """The tool is given only what its form asked for: an answer of another shape (a
+    number for a string) fails the call, naming the question and what was wrong."""
+    off = OffForm()
+
+    async def scenario():
+        async with Client(
+            shared.url, mode=mode, elicitation_callback=off.elicit, sampling_callback=off.sample
+        ) as c:
+            return await c.call_tool("interview", {"title": "Dr"})
+
+    result = anyio.run(scenario)
+    text = result.content[0].text
+    assert result.is_error, text
+    assert "The MCP client's answer to 'Your name, Dr?' does not fill in its form" in text
+    assert "name" in text
+    assert off.asked == ["Your name, Dr?"]  # nothing after it: the call stopped there
