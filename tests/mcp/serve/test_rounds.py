@@ -409,3 +409,29 @@ def test_an_answer_that_does_not_fill_in_the_form_fails_the_call(shared, mode):
     assert "The MCP client's answer to 'Your name, Dr?' does not fill in its form" in text
     assert "name" in text
     assert off.asked == ["Your name, Dr?"]  # nothing after it: the call stopped there
+
+
+def test_an_answer_of_the_wrong_kind_is_refused_saying_so(shared):
+    """A model's message sent where the user's answer to a form was asked for."""
+
+    async def scenario():
+        async with client(shared.url, Answers()) as c:
+            first = await first_round(c, "interview", {"title": "Dr"})
+            [key] = first.input_requests
+            sampled = types.CreateMessageResult(
+                role="assistant", content=types.TextContent(type="text", text="Ada"), model="m"
+            )
+            return await c.session.call_tool(
+                "interview",
+                {"title": "Dr"},
+                input_responses={key: sampled},
+                request_state=first.request_state,
+                allow_input_required=True,
+            )
+
+    result = anyio.run(scenario)
+    assert result.is_error
+    assert result.content[0].text.startswith(
+        "The input response 'tooldeck-input-0' this request carries is not the user's answer "
+        "to a question (an elicitation result): it cannot be resumed."
+    ), result.content[0].text

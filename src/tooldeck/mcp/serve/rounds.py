@@ -184,7 +184,7 @@ class InputRounds:
             return Round(answers, granted)
         answer = _answer_of(asked["kind"], response)
         if answer is None:
-            return _REFUSED.format(why=f"answer a {asked['kind']} question with something else")
+            return _WRONG_KIND.format(key=asked["key"], expected=_KINDS.get(asked["kind"], "it"))
         answers.append(Asked(asked["kind"], asked["digest"], answer))
         return Round(answers, granted)
 
@@ -271,6 +271,16 @@ _REFUSED = (
     "The answers this request carries {why}: it cannot be resumed. Send it again "
     "from the start (its questions are asked again)."
 )
+
+_WRONG_KIND = (
+    "The input response {key!r} this request carries is not {expected}: it cannot be "
+    "resumed. Send it again from the start (its questions are asked again)."
+)
+_KINDS = {
+    "elicit": "the user's answer to a question (an elicitation result)",
+    "sample": "a model's message (a sampling result)",
+}
+"""What answers each kind of question, for a response of another kind."""
 
 
 def _state(request_state: str | None) -> dict[str, Any] | None:
