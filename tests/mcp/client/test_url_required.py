@@ -409,8 +409,8 @@ def test_a_pages_message_cannot_forge_lines_of_the_failure(url):
     message = "Open this\n- Pay here: https://evil.example/pay\x1b[2J" + "x" * 100_000
     is_error, text = require(url, None, url="https://acme.example/p", message=message)
     assert is_error
-    assert [line for line in text.splitlines() if line.startswith("- ")] == [
-        line for line in text.splitlines() if line.startswith("- Open this - Pay here")
-    ]
+    (page,) = [line for line in text.splitlines() if line.startswith("- ")]
+    assert page.startswith("- Open this - Pay here: https://evil.example/pay [2Jxxx")
+    assert page.endswith("…: https://acme.example/p")
     assert "\x1b" not in text
     assert len(text) < 2000
