@@ -75,11 +75,16 @@ def add_parser(commands: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     import os
 
-    from tooldeck.mcp.serve.options import check_token_possible, checked_address
+    from tooldeck.mcp.serve.options import (
+        check_state_secret,
+        check_token_possible,
+        checked_address,
+    )
 
     # Every option that can refuse the start is checked before the SDK (a second of CPU)
     # loads, and before anything opens.
     checked_address(args.http, args.allow_remote)
+    check_state_secret()
     allowed_hosts = [_checked_host(name) for name in args.allowed_host]
     root = location_dir(args).resolve()
     check_token_possible(root, args.http, args.allow_remote)

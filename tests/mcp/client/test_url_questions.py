@@ -295,3 +295,94 @@ def test_a_hosts_peer_without_elicit_url_leaves_it_to_the_asker(host):
         host.location.asker = None
     assert outcome.content[0].text == "signed in"
     assert [r.metadata["mode"] for r in asker.requests] == ["url"]
+
+
+# -- a hostile server's pages ------------------------------------------------------------------
+HOSTILE = {
+    "javascript": ("javascript:alert(document.cookie)", "'javascript'"),
+    "file": ("file:///etc/passwd", "'file'"),
+    "data": ("data:text/html,<script>alert(1)</script>", "'data'"),
+    "credentials": ("https://admin:hunter2@acme.example/signin", "credentials"),
+    "plain-http": ("http://acme.example/signin", "'http'"),
+    "control": ("https://acme.example/sign\x1b[2Jin", "control"),
+    "no-host": ("https:///signin", "no host"),
+}
+"""Pages no user should be sent to, and what the refusal says of each."""
+
+
+def go(served: str, user: User, mode: str, **arguments: str) -> str:
+    async def scenario():
+        async with Client(served, mode=mode, elicitation_callback=user.elicit) as client:
+            result = await client.call_tool("talk_go", arguments)
+            return result.content[0].text
+
+    return anyio.run(scenario)
+
+
+@pytest.mark.parametrize("page, why", HOSTILE.values(), ids=HOSTILE)
+def test_a_page_no_user_should_open_is_refused_to_its_server_unasked(url, page, why):
+    user = User()
+    text = go(url, user, "legacy", url=page)
+    assert user.asked == []
+    assert text.startswith("not sent: tooldeck did not send the user to this page: "), text
+    assert why in text
+    assert "hunter2" not in text and "\x1b" not in text
+
+
+def test_a_2026_client_is_not_asked_to_open_such_a_page_either(url):
+    user = User()
+    text = go(url, user, "auto", url=HOSTILE["javascript"][0])
+    assert user.asked == []
+    assert "'javascript'" in text
+
+
+def test_http_to_this_machine_is_a_page_like_any_other(url):
+    user = User()
+    text = go(url, user, "legacy", url="http://127.0.0.1:8080/signin")
+    assert text == "went: accept"
+    assert [a.url for a in user.asked] == ["http://127.0.0.1:8080/signin"]
+
+
+def test_a_pages_message_reaches_the_client_without_control_characters_and_bounded(url):
+    user = User()
+    message = "Sign in\x1b[2J\u202egnp.exe\n" + "x" * 100_000
+    go(url, user, "legacy", url=SIGN_IN, message=message)
+    (asked,) = user.asked
+    assert asked.message.startswith("Sign in [2J gnp.exe ")
+    assert len(asked.message) <= 1000
+
+
+def test_the_hosts_asker_is_not_asked_to_open_such_a_page(host):
+    asker = ScriptedAsker()
+    host.location.asker = asker
+    try:
+        out = host.snapshot().execute_sync(
+            ToolCall("c1", "talk_go", {"url": HOSTILE["file"][0], "message": "Look\x1b[31m"})
+        )
+    finally:
+        host.location.asker = None
+    assert asker.requests == []
+    assert "'file'" in out.content[0].text
+
+
+class BrokenPeer(UrlPeer):
+    """A host's ``Peer`` whose ``elicit_url`` fails with a text meant for the host alone."""
+
+    async def elicit_url(self, message, url, elicitation_id):
+        raise RuntimeError("cannot reach the browser bridge at 10.0.0.7 (token s3cr3t)")
+
+
+def test_a_peer_that_fails_tells_the_server_nothing_of_why(host, caplog):
+    """The server hears that no one answered; why stays in the host's own log."""
+    snapshot = host.snapshot()
+
+    async def scenario():
+        scope = snapshot.scope("s", "m", peer=BrokenPeer())
+        call = ToolCall("c1", "talk_go", {"url": SIGN_IN})
+        return await tooldeck.run_tool_call(snapshot, call, scope=scope)
+
+    with caplog.at_level("WARNING", logger="tooldeck.mcp.talk"):
+        outcome = anyio.run(scenario)
+    text = outcome.content[0].text
+    assert text == "not sent: the question was not answered", text
+    assert "s3cr3t" in caplog.text and "'talk'" in caplog.text

@@ -29,6 +29,7 @@ from tooldeck.mcp.client.url_questions import UrlQuestions
 from ..conftest import stdio_server, trusted_project
 from ..serve.test_serve import served
 from .test_url_questions import UrlPeer
+from .test_url_questions import User as UrlUser
 
 ALLOW = (
     '[[permission]]\naction = "talk_*"\neffect = "allow"\n'
@@ -374,3 +375,46 @@ def test_a_completion_nobody_expects_lets_no_later_wait_through():
         return unsaid.cancelled_caught, said.cancelled_caught
 
     assert anyio.run(scenario) == (True, False)
+
+
+# -- a hostile server's pages ------------------------------------------------------------------
+def require(server: str, user: object | None, **arguments: object) -> tuple[bool, str]:
+    async def scenario():
+        options = {"elicitation_callback": user.elicit} if user is not None else {}
+        async with Client(server, mode="legacy", **options) as opened:
+            result = await opened.call_tool("talk_require", arguments)
+            return result.is_error, result.content[0].text
+
+    return anyio.run(scenario)
+
+
+def test_pages_no_user_should_open_fail_the_call_unasked_saying_which(url):
+    user = UrlUser()
+    is_error, text = require(url, user, url="javascript:alert(document.cookie)", pages=2)
+    assert user.asked == []
+    assert is_error
+    assert text.startswith(
+        "MCP server 'talk' requires the user to open pages first, for tool 'require', "
+        "and tooldeck will not show them: page 1: its scheme is 'javascript'"
+    ), text
+    assert "javascript:" not in text  # not for the model to show either
+
+
+def test_thousands_of_pages_fail_the_call_unasked(url):
+    user = UrlUser()
+    is_error, text = require(url, user, url="https://acme.example/p", pages=5000)
+    assert user.asked == []
+    assert is_error
+    assert "it listed 5000 pages (at most 8 are shown)" in text
+    assert len(text) < 2000
+
+
+def test_a_pages_message_cannot_forge_lines_of_the_failure(url):
+    message = "Open this\n- Pay here: https://evil.example/pay\x1b[2J" + "x" * 100_000
+    is_error, text = require(url, None, url="https://acme.example/p", message=message)
+    assert is_error
+    (page,) = [line for line in text.splitlines() if line.startswith("- ")]
+    assert page.startswith("- Open this - Pay here: https://evil.example/pay [2Jxxx")
+    assert page.endswith("…: https://acme.example/p")
+    assert "\x1b" not in text
+    assert len(text) < 2000

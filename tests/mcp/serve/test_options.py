@@ -11,7 +11,12 @@ import sys
 import pytest
 
 from tooldeck.errors import UsageError
-from tooldeck.mcp.serve.options import HttpAddress, check_token_possible, checked_address
+from tooldeck.mcp.serve.options import (
+    HttpAddress,
+    check_state_secret,
+    check_token_possible,
+    checked_address,
+)
 
 PROBE = """
 import json, sys
@@ -45,6 +50,26 @@ def test_a_refused_start_never_loads_the_sdk(tmp_path, args, message):
     )
     assert json.loads(done.stdout) == {"code": 2, "loaded": []}
     assert message in done.stderr
+
+
+def test_a_state_secret_short_enough_to_guess_refuses_the_start(tmp_path):
+    """A client can test guesses at it offline, against the sealed rounds it holds."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("TOOLDECK_")}
+    env["XDG_CONFIG_HOME"] = str(tmp_path / "xdg-config")
+    env["TOOLDECK_MCP_STATE_SECRET"] = "changeme"
+    done = subprocess.run(
+        [sys.executable, "-c", PROBE, str(tmp_path), "--http", "8765"],
+        capture_output=True,
+        text=True,
+        env=env,
+        check=True,
+        timeout=120,
+    )
+    assert json.loads(done.stdout) == {"code": 2, "loaded": []}
+    assert "TOOLDECK_MCP_STATE_SECRET is 8 characters long; it needs at least 32" in done.stderr
+    assert "changeme" not in done.stderr
+    check_state_secret({"TOOLDECK_MCP_STATE_SECRET": "s" * 32})  # long enough
+    check_state_secret({})  # unset: the process's own key
 
 
 def test_addresses_parse_and_only_loopback_is_allowed_without_allow_remote():

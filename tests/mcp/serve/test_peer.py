@@ -106,7 +106,9 @@ def test_elicitation_with_custom_fields_defaults_and_enums(tooldeck_env):
 
     async def answer(context, params):
         asked.append((params.message, params.requested_schema))
-        return mcp_types.ElicitResult(action="accept", content={"username": "ann"})
+        return mcp_types.ElicitResult(
+            action="accept", content={"username": "ann", "email": "ann@example.com"}
+        )
 
     async def scenario(server):
         async with legacy(server, elicitation_callback=answer) as client:
@@ -121,7 +123,10 @@ def test_elicitation_with_custom_fields_defaults_and_enums(tooldeck_env):
 
     with served(tooldeck_env / "p") as server:
         texts = anyio.run(scenario, server)
-    assert texts[0] == 'User response: action=accept, content={"username": "ann"}'
+    assert (
+        texts[0]
+        == 'User response: action=accept, content={"username": "ann", "email": "ann@example.com"}'
+    )
     assert [message for message, _ in asked] == ["Who are you?", "Defaults", "Enums"]
     assert asked[1][1] == json.loads(json.dumps(DEFAULTS))
     assert asked[2][1]["properties"]["titledSingle"] == ENUMS["properties"]["titledSingle"]
@@ -175,7 +180,9 @@ def test_a_2026_client_is_asked_through_an_input_required_round_trip(tooldeck_en
 
     async def answer(context, params):
         asked.append(params.message)
-        return mcp_types.ElicitResult(action="accept", content={"username": "ada"})
+        return mcp_types.ElicitResult(
+            action="accept", content={"username": "ada", "email": "ada@example.com"}
+        )
 
     async def scenario(server):
         async with Client(server.server, elicitation_callback=answer) as client:
@@ -184,4 +191,6 @@ def test_a_2026_client_is_asked_through_an_input_required_round_trip(tooldeck_en
     with served(tooldeck_env / "p") as server:
         result = anyio.run(scenario, server)
     assert asked == ["hi"]
-    assert result.content[0].text == ('User response: action=accept, content={"username": "ada"}')
+    assert result.content[0].text == (
+        'User response: action=accept, content={"username": "ada", "email": "ada@example.com"}'
+    )

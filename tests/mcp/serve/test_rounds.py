@@ -279,8 +279,8 @@ def test_replicas_given_the_same_secret_accept_each_others_rounds(project):
     one is answered on the other; a replica with another secret refuses the answers."""
     ports = free_port(), free_port()
     third = free_port()
-    shared = {"TOOLDECK_MCP_TOKEN": "t0ken", "TOOLDECK_MCP_STATE_SECRET": "shared-s3cret"}
-    other = {**shared, "TOOLDECK_MCP_STATE_SECRET": "other-s3cret"}
+    shared = {"TOOLDECK_MCP_TOKEN": "t0ken", "TOOLDECK_MCP_STATE_SECRET": "shared-" + "s" * 32}
+    other = {**shared, "TOOLDECK_MCP_STATE_SECRET": "other-" + "o" * 32}
 
     async def scenario():
         async with (
@@ -325,7 +325,7 @@ def resealed_with_a_permission(state: str, key: bytes) -> str:
     return json.dumps(outer)
 
 
-@pytest.mark.parametrize("secret", [None, "operator-s3cret"])
+@pytest.mark.parametrize("secret", [None, "operator-s3cret-" + "x" * 32])
 def test_a_client_holding_the_token_cannot_seal_a_permission_answer(project, secret):
     """The seal's key is no function of the bearer token: a client that derives a key
     from its token and seals a permission answer into the state is refused, and the
@@ -381,3 +381,57 @@ def test_a_2026_client_without_the_capability_is_told_so(shared):
         "interview needed to ask its user (elicitation), and this MCP client does not "
         "offer that." in result.content[0].text
     )
+
+
+class OffForm(Answers):
+    """A client whose answer to a form does not fill it in as the form says."""
+
+    async def elicit(self, context, params):
+        self.asked.append(params.message)
+        return types.ElicitResult(action="accept", content={"name": 7, "admin": True})
+
+
+@pytest.mark.parametrize("mode", ["auto", "legacy"])
+def test_an_answer_that_does_not_fill_in_the_form_fails_the_call(shared, mode):
+    """The tool is given only what its form asked for: an answer of another shape (a
+    number for a string) fails the call, naming the question and what was wrong."""
+    off = OffForm()
+
+    async def scenario():
+        async with Client(
+            shared.url, mode=mode, elicitation_callback=off.elicit, sampling_callback=off.sample
+        ) as c:
+            return await c.call_tool("interview", {"title": "Dr"})
+
+    result = anyio.run(scenario)
+    text = result.content[0].text
+    assert result.is_error, text
+    assert "The MCP client's answer to 'Your name, Dr?' does not fill in its form" in text
+    assert "name" in text
+    assert off.asked == ["Your name, Dr?"]  # nothing after it: the call stopped there
+
+
+def test_an_answer_of_the_wrong_kind_is_refused_saying_so(shared):
+    """A model's message sent where the user's answer to a form was asked for."""
+
+    async def scenario():
+        async with client(shared.url, Answers()) as c:
+            first = await first_round(c, "interview", {"title": "Dr"})
+            [key] = first.input_requests
+            sampled = types.CreateMessageResult(
+                role="assistant", content=types.TextContent(type="text", text="Ada"), model="m"
+            )
+            return await c.session.call_tool(
+                "interview",
+                {"title": "Dr"},
+                input_responses={key: sampled},
+                request_state=first.request_state,
+                allow_input_required=True,
+            )
+
+    result = anyio.run(scenario)
+    assert result.is_error
+    assert result.content[0].text.startswith(
+        "The input response 'tooldeck-input-0' this request carries is not the user's answer "
+        "to a question (an elicitation result): it cannot be resumed."
+    ), result.content[0].text

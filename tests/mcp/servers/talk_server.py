@@ -126,6 +126,28 @@ async def _watch(session: ServerSession, marker: Path, ids: list[str]) -> None:
 
 
 @server.tool()
+async def go(url: str, ctx: Context, message: str = "Go there") -> str:
+    """Send the user to ``url`` with ``message``, whatever they are (a hostile server's
+    page); says what the client answered, or the error it sent back."""
+    try:
+        answer = await ctx.elicit_url(message, url, "go-1")
+    except MCPError as exc:
+        return f"not sent: {exc.error.message}"
+    return f"went: {answer.action}"
+
+
+@server.tool()
+def require(url: str, pages: int = 1, message: str = "Open this") -> str:
+    """Refuse with -32042 listing ``pages`` pages at ``url`` with ``message``, whatever
+    they are (a hostile server's pages)."""
+    listed = [
+        ElicitRequestURLParams(message=message, url=url, elicitation_id=f"require-{n}")
+        for n in range(1, pages + 1)
+    ]
+    raise UrlElicitationRequiredError(listed)
+
+
+@server.tool()
 def refuse() -> str:
     """Refuse with -32042 whose data lists no pages the way the spec says."""
     raise MCPError(-32042, "URL elicitation required", {"elicitations": "somewhere"})

@@ -20,6 +20,7 @@ from tooldeck.mcp.client.url_required import (
     UrlsRequired,
     finished,
     required,
+    shown,
     unvisited,
     visit,
 )
@@ -87,14 +88,16 @@ async def request_past_pages(
     result = await request(connection, subject, during, sent, caller)
     if not isinstance(result, UrlsRequired):
         return result
+    needed = shown(connection.name, subject, result)
     urls = connection.side.requests.urls
-    await visit(urls, result, caller, subject)
-    await finished(urls, result, connection.deadlines, connection.spec.config.timeout_s)
+    await visit(urls, needed, caller, subject)
+    await finished(urls, needed, connection.deadlines, connection.spec.config.timeout_s)
     # Once: a server that still refuses lists its pages for the model rather than
     # having the user asked again and again.
     retried = await request(connection, subject, during, sent, caller)
     if isinstance(retried, UrlsRequired):
-        raise ToolFailure(unvisited(connection.name, subject, retried, AGAIN))
+        again = shown(connection.name, subject, retried)
+        raise ToolFailure(unvisited(connection.name, subject, again, AGAIN))
     return retried
 
 

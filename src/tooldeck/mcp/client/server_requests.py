@@ -47,6 +47,7 @@ import anyio
 
 from tooldeck._tool import AwaitingInput, ToolFailure
 from tooldeck.errors import PermissionDeclined, QuestionDismissed
+from tooldeck.mcp.client.pages import REFUSED, plain, url_problem
 from tooldeck.mcp.client.url_questions import UrlQuestions
 
 if TYPE_CHECKING:
@@ -181,6 +182,9 @@ class ServerRequests:
         """The SDK's ``elicitation_callback``."""
         from tooldeck.mcp.sdk import types
 
+        unshown = self._unshown(params)
+        if unshown is not None:
+            return unshown
         in_call = await self._in_call(params)
         if in_call is not None:
             return in_call
@@ -196,8 +200,20 @@ class ServerRequests:
         try:
             reply = await self._ask(asker, request)
         except Exception as exc:
-            return _unanswered(exc, "the host's asker failed")
+            return self._unanswered(exc, "the host's asker failed")
         return _result(reply, params)
+
+    def _unshown(self, params: types.ElicitRequestParams) -> types.ErrorData | None:
+        """The server's error when its URL-mode question names a page no one should be
+        sent to (``pages``): neither the call's client nor the asker is asked."""
+        from tooldeck.mcp.sdk import types
+
+        url = getattr(params, "url", None)
+        why = url_problem(url) if isinstance(url, str) else None
+        if why is None:
+            return None
+        self.logger.warning("MCP server %r asked to send the user to a page; %s", self.server, why)
+        return types.ErrorData(code=types.INVALID_PARAMS, message=REFUSED.format(why=why))
 
     async def _in_call(
         self, params: types.ElicitRequestParams
@@ -214,7 +230,7 @@ class ServerRequests:
             try:
                 return await self.urls.ask(caller, params)
             except Exception as exc:
-                return _unanswered(exc, "the question was not answered")
+                return self._unanswered(exc, "the question was not answered")
         schema = getattr(params, "requested_schema", None)
         if schema is None:
             return None
@@ -226,9 +242,22 @@ class ServerRequests:
         except ToolFailure:  # the call has no one who can answer: the asker decides
             return None
         except Exception as exc:
-            return _unanswered(exc, "the question was not answered")
+            return self._unanswered(exc, "the question was not answered")
         content = dict(answer.content) if answer.content is not None else None
         return types.ElicitResult(action=answer.action, content=content)
+
+    def _unanswered(self, exc: Exception, failed: str) -> types.ElicitResult | types.ErrorData:
+        """What the server hears when its question got no answer: the user declined or
+        dismissed it, or whoever was asked failed (``failed``: who, the error's whole
+        text; why it failed is the host's to know, so it goes to the log alone)."""
+        from tooldeck.mcp.sdk import types
+
+        if isinstance(exc, PermissionDeclined):
+            return types.ElicitResult(action="decline")
+        if isinstance(exc, QuestionDismissed):
+            return types.ElicitResult(action="cancel")
+        self.logger.warning("MCP server %r asked the user; %s: %s", self.server, failed, exc)
+        return types.ErrorData(code=types.INTERNAL_ERROR, message=failed)
 
     async def _ask(self, asker: Asker, request: Any) -> object:
         """The asker's reply, asked where the host's own asks are: in the calling
@@ -250,7 +279,7 @@ class ServerRequests:
 
         metadata: dict[str, Any] = {
             "server": self.server,
-            "message": params.message,
+            "message": plain(params.message),
             "mode": params.mode,
         }
         schema = getattr(params, "requested_schema", None)
@@ -290,18 +319,6 @@ class ServerRequests:
 async def _reply(asker: Asker, request: Any) -> object:
     reply = asker(request)
     return await reply if inspect.isawaitable(reply) else reply
-
-
-def _unanswered(exc: Exception, failed: str) -> types.ElicitResult | types.ErrorData:
-    """What the server hears when its question got no answer: the user declined or
-    dismissed it, or whoever was asked failed (``failed``: who, for the error text)."""
-    from tooldeck.mcp.sdk import types
-
-    if isinstance(exc, PermissionDeclined):
-        return types.ElicitResult(action="decline")
-    if isinstance(exc, QuestionDismissed):
-        return types.ElicitResult(action="cancel")
-    return types.ErrorData(code=types.INTERNAL_ERROR, message=f"{failed}: {exc}")
 
 
 def _result(reply: object, params: types.ElicitRequestParams) -> types.ElicitResult:

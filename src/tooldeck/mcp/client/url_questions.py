@@ -39,6 +39,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import anyio
 
 from tooldeck._tool import AwaitingInput, ToolFailure
+from tooldeck.mcp.client.pages import plain
 
 if TYPE_CHECKING:
     from tooldeck._peer import Elicited
@@ -96,7 +97,7 @@ class UrlQuestions:
             said = self._open.get(theirs, False) or self._expected.get(theirs, False)
             _keep(self._open, theirs, said)
         try:
-            answer = await caller.awaited(ask, params.message, params.url)
+            answer = await caller.awaited(ask, plain(params.message), params.url)
         except AwaitingInput:  # a ToolFailure too, but the call's client will answer
             raise
         except BaseException:

@@ -30,6 +30,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from tooldeck._tool import AwaitingInput, ToolFailure
+from tooldeck.mcp.client.pages import MAX_PAGES, plain, url_problem
 
 if TYPE_CHECKING:
     from tooldeck.mcp.client.deadlines import Deadlines
@@ -123,9 +124,27 @@ async def finished(
         await urls.done(needed.ids)
 
 
+def shown(server: str, subject: str, needed: UrlsRequired) -> UrlsRequired:
+    """``needed``, when its pages may be shown to anyone (``pages``: at most
+    ``MAX_PAGES``, each a web page the user can judge); otherwise raises the
+    ``ToolFailure`` that says which page and why, without its URL."""
+    count = len(needed.pages)
+    why = f"it listed {count} pages (at most {MAX_PAGES} are shown)" if count > MAX_PAGES else None
+    for number, page in enumerate(needed.pages, start=1):
+        problem = url_problem(page.url) if why is None else None
+        if problem is not None:
+            why = f"page {number}: {problem}"
+    if why is None:
+        return needed
+    raise ToolFailure(
+        f"MCP server {server!r} requires the user to open pages first, for {subject}, "
+        f"and tooldeck will not show them: {why}. Nothing was shown to the user."
+    )
+
+
 def unvisited(server: str, subject: str, needed: UrlsRequired, why: str) -> str:
     """The failure a model reads: who needs which pages opened, and why they were not."""
-    pages = "\n".join(f"- {page.message}: {page.url}" for page in needed.pages)
+    pages = "\n".join(f"- {plain(page.message)}: {page.url}" for page in needed.pages)
     return (
         f"MCP server {server!r} requires the user to open these pages first, for {subject}; "
         f"{why}:\n{pages}\nShow them to the user, and ask again once they are done."

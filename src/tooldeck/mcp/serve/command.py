@@ -24,7 +24,13 @@ import anyio
 from tooldeck.errors import UsageError
 from tooldeck.host.config.mcp_keys import LOOPBACK_HOSTS
 from tooldeck.mcp.serve.auth import TOKEN_ENV, BearerCheck
-from tooldeck.mcp.serve.options import NO_TOKEN, HttpAddress, checked_address
+from tooldeck.mcp.serve.options import (
+    NO_TOKEN,
+    STATE_SECRET_ENV,
+    HttpAddress,
+    check_state_secret,
+    checked_address,
+)
 
 if TYPE_CHECKING:
     from tooldeck.host.store.base import Store
@@ -51,6 +57,7 @@ def serve(
     serving uses it; the caller closes it.
     """
     address = checked_address(http, allow_remote)
+    check_state_secret()
     if address is not None:
         print(f"tooldeck: serving MCP at {address.url}", file=sys.stderr, flush=True)
     anyio.run(_serve, root, address, allow_remote, codemode, store, tuple(allowed_hosts))
@@ -106,7 +113,7 @@ async def _serve(
         max_calls=limits.max_calls_per_session,
     )
     server = CatalogServer(serving, asker, sessions)
-    from tooldeck.mcp.serve.rounds import STATE_SECRET_ENV, InputRounds
+    from tooldeck.mcp.serve.rounds import InputRounds
 
     if secret := os.environ.get(STATE_SECRET_ENV):  # replicas accept each other's rounds
         server.rounds = InputRounds.keyed_by(secret)

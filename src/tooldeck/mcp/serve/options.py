@@ -23,6 +23,27 @@ NO_TOKEN = (
 )
 
 
+STATE_SECRET_ENV = "TOOLDECK_MCP_STATE_SECRET"
+"""The secret replicas share to seal a call's answers between its rounds (``rounds``)."""
+MIN_STATE_SECRET = 32
+"""Characters that secret must have at least. Every client holds sealed rounds it can
+test guesses against, offline: a guessed secret seals any answer, a permission too."""
+
+
+def check_state_secret(environ: Mapping[str, str] = os.environ) -> None:
+    """Refuse a ``STATE_SECRET_ENV`` too short to resist guessing (unset is fine: the
+    process then keys its rounds with a random key of its own)."""
+    secret = environ.get(STATE_SECRET_ENV)
+    if secret is None or len(secret) >= MIN_STATE_SECRET:
+        return
+    raise UsageError(
+        f"{STATE_SECRET_ENV} is {len(secret)} characters long; it needs at least "
+        f"{MIN_STATE_SECRET} random ones, since a client that guesses it can seal answers "
+        "(a permission too) the server never gave. Make one with: python -c "
+        '"import secrets; print(secrets.token_urlsafe(32))"'
+    )
+
+
 class HttpAddress(NamedTuple):
     host: str
     port: int

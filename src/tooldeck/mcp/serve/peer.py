@@ -160,7 +160,7 @@ class ServedPeer:
                 )
             )
             answer = types.ElicitResult.model_validate(self.round.answer("elicit", request))
-            return Elicited(answer.action, answer.content)
+            return _filled_in(message, schema, Elicited(answer.action, answer.content))
         await self.outbox.flush()
         try:
             result = await self._session.elicit_form(
@@ -168,7 +168,7 @@ class ServedPeer:
             )
         except MCPError as exc:
             raise ToolFailure(f"The MCP client did not ask its user: {exc.message}") from exc
-        return Elicited(result.action, result.content)
+        return _filled_in(message, schema, Elicited(result.action, result.content))
 
     async def elicit_url(self, message: str, url: str, elicitation_id: str | None) -> Elicited:
         """``ctx.elicit_url``: a URL-mode ``elicitation/create`` to a client that
@@ -253,6 +253,25 @@ class ServedPeer:
 
 def _rank(level: str) -> int:
     return LOG_LEVELS.index(level) if level in LOG_LEVELS else 0
+
+
+def _filled_in(message: str, schema: Mapping[str, Any], answer: Elicited) -> Elicited:
+    """``answer``, once its content fills in the form as ``schema`` says (fields the
+    form did not ask for dropped): a client answers for its user, and the tool relies
+    on what it asked for. Raises ``ToolFailure`` naming the question otherwise."""
+    if answer.action != "accept":
+        return answer
+    from tooldeck.host.schema.jsonschema_fast import SchemaValidationError, SchemaValidator
+    from tooldeck.host.schema.validators import format_path
+
+    try:
+        content = SchemaValidator(schema, drop_undeclared=True).validate(answer.content or {})
+    except SchemaValidationError as exc:
+        problems = "; ".join(f"{format_path(i.path)}: {i.message}" for i in exc.issues)
+        raise ToolFailure(
+            f"The MCP client's answer to {str(message)!r} does not fill in its form: {problems}"
+        ) from None
+    return Elicited(answer.action, content)
 
 
 def _plain(schema: Mapping[str, Any]) -> Any:

@@ -61,8 +61,6 @@ ROUND_TTL_S = 900.0
 """How long the answers of a call's earlier rounds stay good: the user may take their
 time over a question, and a retry later than this starts the call again."""
 
-STATE_SECRET_ENV = "TOOLDECK_MCP_STATE_SECRET"
-"""The secret replicas share to seal a call's answers between its rounds."""
 KEY_PREFIX = "tooldeck-input-"
 """The ``input_requests`` key of a tool's own question (a permission ask has its own)."""
 
@@ -147,7 +145,7 @@ class InputRounds:
 
     @classmethod
     def keyed_by(cls, secret: str) -> InputRounds:
-        """Rounds whose key is derived from ``secret`` (``STATE_SECRET_ENV``, the same on
+        """Rounds whose key is derived from ``secret`` (``options.STATE_SECRET_ENV``, the same on
         every replica given it)."""
         material = secret.encode()
         return cls(hmac.new(material, b"tooldeck mcp serve: input rounds", "sha256").digest())
@@ -186,7 +184,7 @@ class InputRounds:
             return Round(answers, granted)
         answer = _answer_of(asked["kind"], response)
         if answer is None:
-            return _REFUSED.format(why=f"answer a {asked['kind']} question with something else")
+            return _WRONG_KIND.format(key=asked["key"], expected=_KINDS.get(asked["kind"], "it"))
         answers.append(Asked(asked["kind"], asked["digest"], answer))
         return Round(answers, granted)
 
@@ -273,6 +271,16 @@ _REFUSED = (
     "The answers this request carries {why}: it cannot be resumed. Send it again "
     "from the start (its questions are asked again)."
 )
+
+_WRONG_KIND = (
+    "The input response {key!r} this request carries is not {expected}: it cannot be "
+    "resumed. Send it again from the start (its questions are asked again)."
+)
+_KINDS = {
+    "elicit": "the user's answer to a question (an elicitation result)",
+    "sample": "a model's message (a sampling result)",
+}
+"""What answers each kind of question, for a response of another kind."""
 
 
 def _state(request_state: str | None) -> dict[str, Any] | None:

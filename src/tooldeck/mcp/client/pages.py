@@ -1,0 +1,71 @@
+"""Which pages a mounted server may have the user sent to, and how its words are shown.
+
+A mounted server is not trusted the way the host is: the page it names in a URL-mode
+question or a ``-32042`` reaches a client that may open it, the host's asker (a
+terminal), or the model. So a page is shown only when it is a web page the user can
+judge: ``https``, or ``http`` to this machine (a development server), with a host, no
+credentials in it (MCP: a server must not put them there; anyone shown the URL would
+hold them), no control or space characters, at most ``MAX_URL`` characters. A
+``javascript:``, ``file:`` or ``data:`` URL runs or reads something where it is opened,
+so it is never shown. A ``-32042`` lists at most ``MAX_PAGES`` pages.
+
+A server's message is shown as one line of plain text: control and format characters
+(escape sequences, a right-to-left override that turns ``exe.png`` into ``gnp.exe``, a
+newline that would forge another line of a failure's list) become spaces, and it is cut
+at ``MAX_MESSAGE`` characters.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+
+from tooldeck.host.config.mcp_keys import LOOPBACK_HOSTS
+
+MAX_PAGES = 8
+"""Pages one ``-32042`` may list; past that none is shown (a user asked in turn)."""
+MAX_URL = 4096
+"""Characters of a page's URL (a sign-in URL with its state is well under this)."""
+MAX_MESSAGE = 500
+"""Characters of a server's message shown with a page."""
+
+REFUSED = "tooldeck did not send the user to this page: {why}"
+"""What a server hears when its URL-mode question names a page that is not shown."""
+
+
+def url_problem(url: str) -> str | None:
+    """Why the user must not be sent to ``url``; ``None`` when it may be shown. The
+    reason never repeats the URL (it may hold credentials)."""
+    from urllib.parse import urlsplit
+
+    if len(url) > MAX_URL:
+        return f"its URL is {len(url)} characters long (at most {MAX_URL})"
+    if any(_unprintable(char) or char.isspace() for char in url):
+        return "its URL holds control or space characters"
+    try:
+        parts = urlsplit(url)
+        host = parts.hostname
+        credentials = parts.username is not None or parts.password is not None
+    except ValueError:
+        return "its URL is not well formed"
+    scheme = parts.scheme.lower()
+    if scheme != "https" and not (scheme == "http" and host in LOOPBACK_HOSTS):
+        return (
+            f"its scheme is {scheme!r}; only https is shown (http only to "
+            f"{', '.join(LOOPBACK_HOSTS)})"
+        )
+    if not host:
+        return "its URL names no host"
+    if credentials:
+        return "its URL carries credentials (user:password@)"
+    return None
+
+
+def plain(message: str) -> str:
+    """A server's ``message`` as one line of plain text, at most ``MAX_MESSAGE`` long."""
+    text = "".join(" " if _unprintable(char) else char for char in message)
+    return text if len(text) <= MAX_MESSAGE else text[: MAX_MESSAGE - 1] + "…"
+
+
+def _unprintable(char: str) -> bool:
+    """A control or format character (``Cc``, ``Cf``), or a line or paragraph separator."""
+    return unicodedata.category(char) in ("Cc", "Cf", "Zl", "Zp")
