@@ -170,3 +170,17 @@ def test_a_plugin_that_failed_to_load_is_named_on_stderr(tooldeck, project, monk
         "tooldeck: 1 plugin failed to load: local:d_broken (executing d_broken.py raised "
         "ModuleNotFoundError: No module named 'no_such_module_x') — tooldeck plugins\n"
     )
+
+
+@pytest.mark.parametrize("command", ["call", "run-code"])
+def test_help_states_the_exit_codes(tooldeck, monkeypatch, command):
+    """Scripts branch on them, and the docs send readers here for them."""
+    monkeypatch.setenv("COLUMNS", "2000")  # one line per paragraph
+    code, out, _ = tooldeck(command, "--help")
+    assert code == 0
+    assert (
+        "Exit status: 0 when the call completed; 1 when it failed, was declined or was "
+        "interrupted (an ask no one could answer included); 2 when the command could not "
+        "make the call (input that is not a JSON object, a config or store error, no "
+        "code-mode tools for run-code)." in out
+    )
