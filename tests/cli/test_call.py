@@ -152,7 +152,13 @@ def test_prompt_metadata_is_shown_short(monkeypatch, capsys):
     from tooldeck import PermissionRequest
     from tooldeck.cli.call import ask_on_terminal
 
-    metadata = {"note": "Ship on Friday", "files": ["a", "b"], "big": "x" * 500, "n": 3}
+    metadata = {
+        "path": "/p/NOTES.md",  # the question names it already: not repeated
+        "note": "Ship on Friday",
+        "files": ["a", "b"],
+        "big": "x" * 500,
+        "n": 3,
+    }
     request = PermissionRequest(
         "edit", ("/p/NOTES.md",), (), MappingProxyType(metadata), MappingProxyType({})
     )

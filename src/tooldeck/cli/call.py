@@ -21,7 +21,7 @@ from tooldeck.cli._errors import CommandError
 from tooldeck.cli._unasked import NoOneToAsk
 
 if TYPE_CHECKING:
-    from collections.abc import Mapping, Sequence
+    from collections.abc import Sequence
 
     from tooldeck._tool import ContentPart
     from tooldeck.host.boundary.outcome import ToolCallOutcome
@@ -135,7 +135,9 @@ def ask_on_terminal(request: PermissionRequest) -> Reply:
         sys.stderr.write(_elicitation(request))
     else:
         sys.stderr.write(f"tooldeck: permission requested: {request.action} on {shown}\n")
-        sys.stderr.write(_attached(request.metadata))
+        from tooldeck.host.permissions.shown import attached_lines
+
+        sys.stderr.write(attached_lines(request.metadata, request.resources))
     while True:
         answer = _prompt("[o]nce, [a]lways, [r]eject, reject with [f]eedback? ")
         if answer is None:
@@ -144,28 +146,6 @@ def ask_on_terminal(request: PermissionRequest) -> Reply:
             return Reject(_prompt("feedback for the model: ") or "")
         if answer in _CHOICES:
             return _CHOICES[answer]  # type: ignore[return-value]
-
-
-SHOWN_CHARS = 200
-"""How much of one metadata value the prompt shows; a diff is shown whole."""
-
-
-def _attached(metadata: Mapping[str, Any]) -> str:
-    """What the tool attached to its ask (the note, the command's description, the
-    diff), so the user approves what they have seen: one short line per value, then the
-    diff as it is."""
-    lines = []
-    for key, value in metadata.items():
-        if key == "diff" and isinstance(value, str):
-            continue
-        text = value if isinstance(value, str) else json.dumps(value, default=str)
-        if len(text) > SHOWN_CHARS:
-            text = text[: SHOWN_CHARS - 3] + "..."
-        lines.append(f"  {key}: {text}\n")
-    diff = metadata.get("diff")
-    if isinstance(diff, str) and diff:
-        lines.append(diff if diff.endswith("\n") else diff + "\n")
-    return "".join(lines)
 
 
 def _elicitation(request: PermissionRequest) -> str:
