@@ -128,12 +128,25 @@ def tool_rows(snapshot: Snapshot, servers: Mapping[str, str] | None = None) -> l
     catalog = snapshot.catalog
     visible = sorted(code | {name for name in snapshot.names if name in catalog.tools})
     servers = servers or {}
-    deferred = set(snapshot.deferred)
+    deferred = _deferred(snapshot)
     rows = []
     for name in visible:
         row = _row(catalog, catalog.tools[name], "code" if name in code else "native", servers)
         rows.append({**row, "deferred": name in deferred})
     return rows
+
+
+def _deferred(snapshot: Snapshot) -> set[str]:
+    """``snapshot.deferred``, asked only when something could defer a tool: deciding it
+    plans code mode, which listing the usual catalog must not load (``test_startup``)."""
+    catalog = snapshot.catalog
+    if not (
+        any(option.defer_loading for option in snapshot.location.config.tools.values())
+        or any(space.defer_loading for space in catalog.namespaces.values())
+        or any(entry.tool.defer_loading for entry in catalog.tools.values())
+    ):
+        return set()
+    return set(snapshot.deferred)
 
 
 def _row(
