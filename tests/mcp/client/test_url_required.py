@@ -296,24 +296,28 @@ class EarlyPeer(VisitingPeer):
 @pytest.mark.parametrize(
     "user", [VisitingPeer, EarlyPeer], ids=["went-then-said-yes", "done-first"]
 )
-def test_a_hosts_peer_opens_the_page_and_hears_it_is_done(host, tmp_path, user):
-    """Either way round, the server's completion reaches the peer once it accepted."""
+def test_a_hosts_peer_opens_the_pages_and_hears_they_are_done(host, tmp_path, user):
+    """Either way round, the server's completions reach the peer once it accepted: with
+    ``done-first`` the server says both pages are complete while the peer still decides
+    on the first, before the second is asked at all."""
     peer = user(tmp_path / "visited")
     snapshot = host.snapshot()
 
     async def scenario():
         scope = snapshot.scope("s", "m", peer=peer)
-        call = ToolCall("c1", "talk_vault", {"marker": str(peer.marker)})
-        outcome = await tooldeck.run_tool_call(snapshot, call, scope=scope)
-        with anyio.fail_after(30):  # the completion comes from the server's loop
-            while not peer.completed:
+        arguments = {"marker": str(peer.marker), "steps": 2}
+        outcome = await tooldeck.run_tool_call(
+            snapshot, ToolCall("c1", "talk_vault", arguments), scope=scope
+        )
+        with anyio.fail_after(30):  # the completions come from the server's loop
+            while len(peer.completed) < 2:
                 await anyio.sleep(0.05)
         return outcome
 
     outcome = anyio.run(scenario)
     assert outcome.content[0].text == "vault open"
-    assert peer.asked == [(*STEP_1, "talk.vault-1")]
-    assert peer.completed == ["talk.vault-1"]
+    assert peer.asked == [(*STEP_1, "talk.vault-1"), (*STEP_2, "talk.vault-2")]
+    assert peer.completed == ["talk.vault-1", "talk.vault-2"]
 
 
 # -- the wait itself, on one connection's questions ------------------------------------------

@@ -14,7 +14,9 @@ client is asked under ``<server>.<id>``, so two mounted servers' ids cannot meet
 client. When the server says the question is complete, the client that was asked is
 told under the same id, through the call's ``ctx.elicitation_complete`` (the call may
 have ended: the completion usually comes once the user is done on the page). A
-completion that comes while the client is still deciding is relayed once it accepts.
+completion that comes while the client is still deciding, or before it is asked (a
+page of a ``-32042`` whose earlier page the user is still on), is relayed once it
+accepts.
 
 The pages a server lists when it refuses a call with ``-32042`` are asked the same way
 (``asked``), and their completion relayed alike; the retry of that call waits for those
@@ -90,8 +92,9 @@ class UrlQuestions:
         theirs = params.elicitation_id
         ours = f"{self.server}.{theirs}" if theirs else None
         ask = functools.partial(caller.ctx.elicit_url, elicitation_id=ours)
-        if theirs:
-            _keep(self._open, theirs, self._open.get(theirs, False))
+        if theirs:  # said complete already: a page of a -32042 the user finished early
+            said = self._open.get(theirs, False) or self._expected.get(theirs, False)
+            _keep(self._open, theirs, said)
         try:
             answer = await caller.awaited(ask, params.message, params.url)
         except AwaitingInput:  # a ToolFailure too, but the call's client will answer
