@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import ast
 import configparser
+import importlib
 import importlib.util
 import inspect
 import os
@@ -405,3 +406,33 @@ def test_the_matrix_script_parses_and_runs_tox_in_parallel(tmp_path):
     assert done.returncode == 0, done.stderr
     assert script.code.rstrip().endswith('.venv/bin/tox p "$@"')
     assert 'export PIP_FIND_LINKS="$PWD/../wheels"' in script.code
+
+
+@pytest.mark.parametrize(
+    ("shown_as", "function"),
+    [
+        ("Host.open", Host.open),
+        ("run_tool_call", "tooldeck:run_tool_call"),
+        ("run_tool_calls", "tooldeck.providers:run_tool_calls"),
+    ],
+)
+def test_the_signatures_host_embedding_spells_out_are_the_real_ones(shown_as, function):
+    """The guide writes these three out in prose; a keyword added later (``on_ask``,
+    ``store``, ``telemetry``) is missing for a reader unless the page grows with it."""
+    if isinstance(function, str):
+        module, name = function.split(":")
+        function = getattr(importlib.import_module(module), name)
+    text = page("host-embedding.md").text
+    spelt = re.search(rf"`{re.escape(shown_as)}\(([^`]*?\*[^`]*?)\)`", text, re.S)
+    assert spelt is not None, f"host-embedding.md spells out no {shown_as}(...) signature"
+    shown = ast.parse(f"def f({spelt[1]}): pass").body[0].args
+    shown_defaults = [None] * (len(shown.args) - len(shown.defaults)) + shown.defaults
+    pairs = [
+        *zip(shown.args, shown_defaults, strict=True),
+        *zip(shown.kwonlyargs, shown.kw_defaults, strict=True),
+    ]
+    written = [
+        (a.arg, ast.literal_eval(d) if d is not None else inspect.Parameter.empty) for a, d in pairs
+    ]
+    real = [(p.name, p.default) for p in inspect.signature(function).parameters.values()]
+    assert written == real

@@ -129,6 +129,51 @@ def test_a_mounted_servers_question_is_shown_with_what_accepting_sends(monkeypat
     assert "colour: 'teal'" in shown and "name: (no default)" in shown
 
 
+def test_the_terminal_prompt_shows_what_the_tool_attached(clean_env, monkeypatch, capsys):
+    """The user approves what they see: an edit's diff, a command's description."""
+    from tooldeck.cli import main
+
+    root = clean_env / "project"
+    root.mkdir()
+    (root / "a.txt").write_text("one\n")
+    monkeypatch.setenv("TOOLDECK_LOAD_PLUGINS", "")  # the built-ins only
+    monkeypatch.setattr("sys.stdin", Terminal("o\n"))
+    edit = '{"path": "a.txt", "old_string": "one", "new_string": "two"}'
+    assert main(["--location", str(root), "call", "edit", edit]) == 0
+    err = capsys.readouterr().err
+    assert f"permission requested: edit on {root / 'a.txt'}\n" in err
+    assert "\n-one\n+two\n" in err  # the diff, as the tool attached it
+    assert (root / "a.txt").read_text() == "two\n"
+
+
+def test_prompt_metadata_is_shown_short(monkeypatch, capsys):
+    from types import MappingProxyType
+
+    from tooldeck import PermissionRequest
+    from tooldeck.cli.call import ask_on_terminal
+
+    metadata = {
+        "path": "/p/NOTES.md",  # the question names it already: not repeated
+        "note": "Ship on Friday",
+        "files": ["a", "b"],
+        "big": "x" * 500,
+        "n": 3,
+    }
+    request = PermissionRequest(
+        "edit", ("/p/NOTES.md",), (), MappingProxyType(metadata), MappingProxyType({})
+    )
+    monkeypatch.setattr("sys.stdin", io.StringIO("r\n"))
+    assert ask_on_terminal(request) == "reject"
+    shown = capsys.readouterr().err.splitlines()
+    assert shown[:5] == [
+        "tooldeck: permission requested: edit on /p/NOTES.md",
+        "  note: Ship on Friday",
+        '  files: ["a", "b"]',
+        f"  big: {'x' * 197}...",
+        "  n: 3",
+    ]
+
+
 # -- --json -----------------------------------------------------------------------------------
 def test_json_prints_the_whole_outcome(tooldeck):
     code, out, err = tooldeck("call", "greet", '{"name": "Ada"}', "--json")
@@ -169,4 +214,18 @@ def test_a_plugin_that_failed_to_load_is_named_on_stderr(tooldeck, project, monk
     assert err == (
         "tooldeck: 1 plugin failed to load: local:d_broken (executing d_broken.py raised "
         "ModuleNotFoundError: No module named 'no_such_module_x') — tooldeck plugins\n"
+    )
+
+
+@pytest.mark.parametrize("command", ["call", "run-code"])
+def test_help_states_the_exit_codes(tooldeck, monkeypatch, command):
+    """Scripts branch on them, and the docs send readers here for them."""
+    monkeypatch.setenv("COLUMNS", "2000")  # one line per paragraph
+    code, out, _ = tooldeck(command, "--help")
+    assert code == 0
+    assert (
+        "Exit status: 0 when the call completed; 1 when it failed, was declined or was "
+        "interrupted (an ask no one could answer included); 2 when the command could not "
+        "make the call (input that is not a JSON object, a config or store error, no "
+        "code-mode tools for run-code)." in out
     )

@@ -50,6 +50,14 @@ def test_no_command_is_a_usage_error(capsys):
     assert "a command is required" in capsys.readouterr().err
 
 
+def test_no_command_names_every_command(capsys):
+    """The list was five of the eleven: pending, resume, trust and new-pack were missing."""
+    from tooldeck.cli import COMMANDS
+
+    assert main([]) == 2
+    assert f"a command is required: {', '.join(COMMANDS)}" in capsys.readouterr().err
+
+
 def test_unknown_command_is_a_usage_error(capsys):
     assert main(["frobnicate"]) == 2
     assert "invalid choice" in capsys.readouterr().err

@@ -99,6 +99,43 @@ def test_the_next_steps_from_an_installed_tooldeck_name_no_checkout(tmp_path, ca
     assert "site-packages" not in "\n".join(lines[2:])
 
 
+def test_installed_from_a_checkout_the_next_steps_name_that_checkout(tmp_path, capsys, monkeypatch):
+    """The guide's step 1 is ``pip install ../tooldeck`` (not editable): a second pack
+    started from that venv is told the checkout pip recorded, not an index that has no
+    tooldeck yet."""
+    checkout = tmp_path / "tooldeck"
+    a_checkout(checkout)
+    package = tmp_path / "site-packages" / "tooldeck"
+    package.mkdir(parents=True)
+    monkeypatch.setattr(new_pack, "running_tooldeck", lambda: package)
+    monkeypatch.setattr(new_pack, "direct_url", lambda package: f'{{"url": "{checkout.as_uri()}"}}')
+    assert main(["new-pack", "memo", "--parent", str(tmp_path)]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[1] == f"this tooldeck: {package} (installed from the checkout {checkout})"
+    assert f"    .venv/bin/pip install {checkout}   # tooldeck, from that checkout" in "\n".join(
+        lines
+    )
+    assert f"    TOOLDECK_NEXT={checkout} bash matrix.sh" in lines
+
+
+@pytest.mark.parametrize(
+    "recorded",
+    [None, "", "not json", '{"url": "https://example.com/t.whl"}', '{"url": "file:///nowhere"}'],
+)
+def test_no_usable_origin_is_no_origin(recorded):
+    assert new_pack.origin_checkout(recorded) is None
+
+
+def test_a_wheel_or_another_project_is_no_checkout(tmp_path):
+    other = tmp_path / "other"
+    other.mkdir()
+    (other / "pyproject.toml").write_text('[project]\nname = "other"\n')
+    assert new_pack.origin_checkout(f'{{"url": "{other.as_uri()}"}}') is None
+    checkout = tmp_path / "tooldeck"
+    a_checkout(checkout)
+    assert new_pack.origin_checkout(f'{{"url": "{checkout.as_uri()}"}}') == checkout
+
+
 def test_the_running_tooldeck_is_the_imported_package():
     assert new_pack.running_tooldeck() == Path(tooldeck.__file__).resolve().parent
 

@@ -33,6 +33,7 @@ def test_json(tooldeck):
         "permission": "greet",
         "namespace": None,
         "description": "Greet someone.\nSecond line.",
+        "deferred": False,
     }
     assert rows["fun_joke"]["namespace"] == "fun"
 
@@ -88,6 +89,19 @@ def test_code_mode_off_says_why(tooldeck, project):
     )
     code, _, err = tooldeck("tools", "--codemode")
     assert code == 1 and "code mode is off ([codemode] enabled = false)" in err
+
+
+def test_a_deferred_tool_says_so(tooldeck, project):
+    """A tool behind search_tools is still native, but the model does not see it up
+    front: the table says ``deferred`` and the JSON keeps ``mode`` with ``deferred``."""
+    (project / "tooldeck.toml").write_text('[tools."greet"]\ndefer_loading = true\n')
+    code, out, _ = tooldeck("tools")
+    modes = {line.split()[0]: line.split()[1] for line in out.splitlines()[1:]}
+    assert code == 0 and modes == {"fun_joke": "code", "greet": "deferred", "secret": "native"}
+    _, out, _ = tooldeck("tools", "--json")
+    rows = {row["name"]: row for row in json.loads(out)}
+    assert (rows["greet"]["mode"], rows["greet"]["deferred"]) == ("native", True)
+    assert rows["secret"]["deferred"] is False
 
 
 def test_help_says_what_the_permission_column_means(tooldeck, monkeypatch):

@@ -51,6 +51,7 @@ PAGE = page("mcp.md")
 PIP = PAGE.take("bash", "pip install")
 SERVERS_TOML = PAGE.take("toml", "[mcp.servers.calc]")
 CALC_RULE = PAGE.take("toml", 'action = "calc_*"')
+VENV_SERVER = PAGE.take("toml", '".venv/bin/python"')
 PRINCIPALS = PAGE.take("toml", "[mcp.serve.principals.ci]")
 SYNOPSIS = PAGE.take("bash", "tooldeck mcp serve [--location DIR]")
 STDIO_CLIENT = PAGE.take("python", "StdioServerParameters")
@@ -120,7 +121,7 @@ def test_the_install_extra_brings_the_sdk_range_the_page_states():
     assert metadata.version("mcp") in SpecifierSet(stated)
 
 
-@pytest.mark.parametrize("block", [SERVERS_TOML, CALC_RULE, PRINCIPALS], ids=str)
+@pytest.mark.parametrize("block", [SERVERS_TOML, CALC_RULE, VENV_SERVER, PRINCIPALS], ids=str)
 def test_each_toml_block_loads_as_a_project_file(block, tmp_path):
     (tmp_path / "tooldeck.toml").write_text(block.code)
     load_config(tmp_path)  # strict: an unknown key or a wrong type raises ConfigError
@@ -169,6 +170,24 @@ def test_the_servers_mount_and_the_rule_trusts_their_tools(tmp_path, monkeypatch
         key = asyncio.run(call("calc_env", {"name": "CALC_API_KEY"}))
     assert (added.status, added.content[0].text) == ("completed", "5")
     assert (key.status, key.content[0].text) == ("completed", "...")
+
+
+def test_a_venvs_interpreter_by_relative_path_mounts_from_anywhere(tmp_path, monkeypatch):
+    """The venv block as written: the program and the script are both the Location
+    root's, even when the host process runs in another directory."""
+    root, elsewhere = tmp_path / "project", tmp_path / "elsewhere"
+    (root / ".venv" / "bin").mkdir(parents=True)
+    elsewhere.mkdir()
+    python = root / ".venv" / "bin" / "python"  # stands for the project's venv: this one
+    python.write_text(f'#!/bin/sh\nexec "{sys.executable}" "$@"\n')
+    python.chmod(0o755)
+    shutil.copy(SERVERS / "calc_server.py", root / "my_server.py")
+    (root / "tooldeck.toml").write_text(VENV_SERVER.code)
+    monkeypatch.chdir(elsewhere)
+    with Host.open(root, trust=True) as host:
+        row = next(p for p in host.plugins if p.name == "mcp:mine")
+        assert (row.status, row.reason) == ("active", None)
+        assert "mine_add" in host.snapshot().catalog.tools
 
 
 # -- serving ----------------------------------------------------------------------------------

@@ -93,7 +93,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return exc.code if isinstance(exc.code, int) else 2
     if args.command is None:
         parser.print_usage(sys.stderr)
-        return error("a command is required (tools, plugins, call, run-code, check)", 2)
+        return error(f"a command is required: {', '.join(COMMANDS)}", 2)
     try:
         with _WarningsOnStderr():
             code: int = args.handler(args)

@@ -28,6 +28,12 @@ if TYPE_CHECKING:
     from tooldeck.host.permissions.request import Asker, PermissionRequest, Reply
 
 CALL_ID = "cli-call"
+EXIT_HELP = (
+    "Exit status: 0 when the call completed; 1 when it failed, was declined or was "
+    "interrupted (an ask no one could answer included); 2 when the command could not make "
+    "the call (input that is not a JSON object, a config or store error, no code-mode "
+    "tools for run-code)."
+)
 
 
 def add_parser(commands: Any) -> None:
@@ -36,6 +42,7 @@ def add_parser(commands: Any) -> None:
         help="run one tool call",
         description="Run one tool call through the session boundary and print its text. "
         "INPUT is JSON text, @FILE with JSON, or - to read stdin (default {}).",
+        epilog=EXIT_HELP,
     )
     parser.add_argument("name", metavar="NAME", help="the tool's effective name")
     parser.add_argument("input", nargs="?", default="{}", metavar="JSON | @file | -")
@@ -128,6 +135,9 @@ def ask_on_terminal(request: PermissionRequest) -> Reply:
         sys.stderr.write(_elicitation(request))
     else:
         sys.stderr.write(f"tooldeck: permission requested: {request.action} on {shown}\n")
+        from tooldeck.host.permissions.shown import attached_lines
+
+        sys.stderr.write(attached_lines(request.metadata, request.resources))
     while True:
         answer = _prompt("[o]nce, [a]lways, [r]eject, reject with [f]eedback? ")
         if answer is None:

@@ -10,7 +10,8 @@ NAME is the namespace (``memo``, ``weather_log``) or the distribution name every
 example pack uses (``tooldeck-memo``, ``tooldeck-weather-log``): the same pack.
 
 Until tooldeck is on an index, the next steps it prints install tooldeck the way the
-running one was installed: from its checkout when it runs from one, which it names.
+running one was installed: from its checkout when it runs from one, or from the checkout
+pip recorded installing it (``direct_url.json``), which it names.
 """
 
 from __future__ import annotations
@@ -73,7 +74,12 @@ def run(args: argparse.Namespace) -> int:
     here = running_tooldeck()
     checkout = checkout_of(here)
     print(f"created {folder}")
-    if checkout is None:
+    origin = origin_checkout(direct_url(here)) if checkout is None else None
+    if origin is not None:
+        print(f"this tooldeck: {here} (installed from the checkout {origin})\n")
+        install = f"{origin}   # tooldeck, from that checkout (on no index yet)"
+        source = str(origin)
+    elif checkout is None:
         print(f"this tooldeck: {here} (installed, not a checkout)\n")
         install = "tooldeck   # once released; until then the wheel this one came from"
         source = "/path/to/a/tooldeck/checkout"
@@ -101,6 +107,37 @@ def checkout_of(package: Path) -> Path | None:
         return None
     text = pyproject.read_text(encoding="utf-8")
     return root if re.search(r'^name = "tooldeck"$', text, flags=re.M) else None
+
+
+def direct_url(package: Path) -> str | None:
+    """The ``direct_url.json`` pip wrote for the distribution that installed ``package``
+    (PEP 610: where it was installed from), or ``None`` for another copy or none."""
+    from importlib.metadata import PackageNotFoundError, distribution
+
+    try:
+        found = distribution("tooldeck")
+    except PackageNotFoundError:
+        return None
+    if Path(str(found.locate_file("tooldeck"))).resolve() != package:
+        return None  # the metadata of another copy than the one running
+    return found.read_text("direct_url.json")
+
+
+def origin_checkout(recorded: str | None) -> Path | None:
+    """The checkout a ``direct_url.json`` names (``pip install ../tooldeck``) while it is
+    still there, else ``None`` (an index, a wheel, a URL, a folder that moved)."""
+    import json
+    from urllib.parse import unquote, urlparse
+
+    try:
+        url = json.loads(recorded or "")["url"]
+    except (ValueError, KeyError, TypeError):
+        return None
+    parsed = urlparse(url) if isinstance(url, str) else None
+    if parsed is None or parsed.scheme != "file":
+        return None
+    folder = Path(unquote(parsed.path))
+    return folder if checkout_of(folder / "src" / "tooldeck") == folder else None
 
 
 def write_pack(name: str, parent: Path) -> Path:

@@ -16,7 +16,7 @@ from typing import Any
 
 from tooldeck.cli._common import open_host, warn_failures
 from tooldeck.cli._errors import CommandError
-from tooldeck.cli.call import add_json_option, choose_asker, report
+from tooldeck.cli.call import EXIT_HELP, add_json_option, choose_asker, report
 
 CALL_ID = "cli-run-code"
 
@@ -28,6 +28,7 @@ def add_parser(commands: Any) -> None:
         description="Run a Python program against the code-mode tools, as the execute tool "
         "would for a model. CODE is the program, @FILE a file holding it, or - "
         "to read stdin.",
+        epilog=EXIT_HELP,
     )
     parser.add_argument("code", metavar="CODE | @file | -")
     parser.add_argument("--yes", action="store_true", help='answer "once" to every permission ask')

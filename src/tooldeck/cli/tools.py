@@ -35,8 +35,9 @@ def add_parser(commands: Any) -> None:
     parser = commands.add_parser(
         "tools",
         help="list the effective tool catalog",
-        description="List the effective tools: name, mode (native / code), the plugin "
-        "providing it, the plugins it overrides, its permission action.",
+        description="List the effective tools: name, mode (native / deferred / code), the "
+        "plugin providing it, the plugins it overrides, its permission action. A deferred "
+        "tool is native but found through search_tools instead of being advertised.",
         epilog=PERMISSION_HELP,
     )
     output = parser.add_mutually_exclusive_group()
@@ -127,10 +128,25 @@ def tool_rows(snapshot: Snapshot, servers: Mapping[str, str] | None = None) -> l
     catalog = snapshot.catalog
     visible = sorted(code | {name for name in snapshot.names if name in catalog.tools})
     servers = servers or {}
-    return [
-        _row(catalog, catalog.tools[name], "code" if name in code else "native", servers)
-        for name in visible
-    ]
+    deferred = _deferred(snapshot)
+    rows = []
+    for name in visible:
+        row = _row(catalog, catalog.tools[name], "code" if name in code else "native", servers)
+        rows.append({**row, "deferred": name in deferred})
+    return rows
+
+
+def _deferred(snapshot: Snapshot) -> set[str]:
+    """``snapshot.deferred``, asked only when something could defer a tool: deciding it
+    plans code mode, which listing the usual catalog must not load (``test_startup``)."""
+    catalog = snapshot.catalog
+    if not (
+        any(option.defer_loading for option in snapshot.location.config.tools.values())
+        or any(space.defer_loading for space in catalog.namespaces.values())
+        or any(entry.tool.defer_loading for entry in catalog.tools.values())
+    ):
+        return set()
+    return set(snapshot.deferred)
 
 
 def _row(
@@ -165,7 +181,7 @@ def _plugin(source: str, tool: str, servers: Mapping[str, str]) -> str:
 def _cells(row: dict[str, Any]) -> list[str]:
     return [
         row["name"],
-        row["mode"],
+        "deferred" if row["deferred"] else row["mode"],
         row["plugin"],
         ", ".join(row["overrides"]) or "-",
         row["permission"],

@@ -261,6 +261,19 @@ def test_a_signature_mismatch_names_plugin_and_hook(wiring):
     assert "tool_transform" in raised.value.message and "extra" in raised.value.message
 
 
+def test_a_signature_mismatch_says_what_the_hook_takes(wiring):
+    """A misspelt argument (``editr``) is fixed by reading the names the hook offers."""
+
+    class Plugin:
+        @hookimpl
+        def namespace_descriptions(self, editr):
+            pass
+
+    with pytest.raises(PluginError) as raised:
+        wiring.register("bad-pack", Plugin())
+    assert raised.value.message.endswith("; namespace_descriptions takes any of: editor, location")
+
+
 def test_an_unknown_hook_is_refused_and_leaves_nothing_registered(wiring):
     class Plugin:
         @hookimpl

@@ -54,6 +54,58 @@ def test_a_server_named_by_its_console_script_mounts_without_an_activated_venv(
         assert "td_read" in host.snapshot().catalog.tools
 
 
+def _script_server(root: Path, command: list[str]) -> None:
+    """A project whose server is a script next to its tooldeck.toml, named relatively."""
+    server = Path(__file__).parent.parent / "servers" / "calc_server.py"
+    (root / "calc_server.py").write_text(server.read_text())
+    (root / "tooldeck.toml").write_text(
+        f"[mcp.servers.calc]\ncommand = {json.dumps(command)}\ncodemode = false\n"
+    )
+
+
+def test_a_server_without_cwd_runs_in_the_location_root(tooldeck_env, tmp_path, monkeypatch):
+    """``python server.py`` in a project's tooldeck.toml mounts whatever directory the
+    host process runs in (``tooldeck --location``, a desktop client, an app serving
+    several projects): the server's cwd is the Location root unless ``cwd`` says."""
+    root, elsewhere = tmp_path / "project", tmp_path / "elsewhere"
+    root.mkdir()
+    elsewhere.mkdir()
+    _script_server(root, [sys.executable, "calc_server.py"])
+    monkeypatch.chdir(elsewhere)
+    with Host.open(root, plugins=[], trust=True) as host:
+        row = next(p for p in host.plugins if p.name == "mcp:calc")
+        assert (row.status, row.reason) == ("active", None)
+        assert "calc_add" in host.snapshot().names
+
+
+def test_a_relative_program_path_is_the_servers_cwds(tooldeck_env, tmp_path, monkeypatch):
+    """``.venv/bin/python`` (a project's own interpreter, which bare ``python`` on PATH is
+    not) is found from the server's cwd, as its script argument is."""
+    root, elsewhere = tmp_path / "project", tmp_path / "elsewhere"
+    (root / ".venv" / "bin").mkdir(parents=True)
+    elsewhere.mkdir()
+    python = root / ".venv" / "bin" / "python"  # stands for a venv's: runs this one's
+    python.write_text(f'#!/bin/sh\nexec "{sys.executable}" "$@"\n')
+    python.chmod(0o755)
+    _script_server(root, [".venv/bin/python", "calc_server.py"])
+    monkeypatch.chdir(elsewhere)
+    with Host.open(root, plugins=[], trust=True) as host:
+        row = next(p for p in host.plugins if p.name == "mcp:calc")
+        assert (row.status, row.reason) == ("active", None)
+
+
+def test_a_missing_relative_program_is_reported_with_the_directory_it_was_looked_in(
+    tooldeck_env, tmp_path
+):
+    root = tmp_path / "project"
+    root.mkdir()
+    _script_server(root, ["bin/nothing-here", "calc_server.py"])
+    with Host.open(root, plugins=[], trust=True) as host:
+        row = next(p for p in host.plugins if p.name == "mcp:calc")
+    assert row.status == "failed"
+    assert f"command 'bin/nothing-here' not found in {root}" in row.reason
+
+
 CLOSE_AND_EXIT = """
 import asyncio, sys
 from tooldeck import Host, ToolCall, run_tool_call

@@ -41,6 +41,11 @@ async def guarded(input, ctx):
     await ctx.permission.assert_("guarded", [])
     return ToolResult("ran")
 
+async def noted(input, ctx):
+    metadata = {"note": "Ship it", "diff": "-old\\n+new\\n"}
+    await ctx.permission.assert_("noted", ["NOTES.md"], metadata=metadata)
+    return ToolResult("noted")
+
 async def twice(input, ctx):
     await ctx.permission.assert_("twice", ["first"])
     await ctx.permission.assert_("twice", ["second"])
@@ -61,6 +66,8 @@ def coded() -> str:
 def tool_transform(editor):
     editor.add(add.replace(codemode=False))
     editor.add(Tool(name="guarded", description="Ask first.", execute=guarded, codemode=False))
+    editor.add(Tool(name="noted", description="Ask, showing what.", execute=noted,
+                    codemode=False))
     editor.add(Tool(name="twice", description="Ask two questions.", execute=twice,
                     codemode=False))
     editor.add(Tool(name="counted", description="Ask, then count.", execute=counted,
@@ -238,6 +245,25 @@ def test_an_ask_becomes_an_elicitation(shared, decision, expected):
     assert result.is_error is (expected is None)
     if expected:
         assert result.content[0].text == expected
+
+
+@pytest.mark.parametrize("mode", ["legacy", "modern"])
+def test_the_question_shows_what_the_tool_attached(shared, mode):
+    """The client's user answers having seen the tool's metadata (an edit's diff, a
+    note), as at the terminal, in either protocol era."""
+    asked = []
+
+    async def elicit(ctx, params):
+        asked.append(params.message)
+        return types.ElicitResult(action="accept", content={"decision": "once"})
+
+    async def scenario(client):
+        return await client.call_tool("noted", {})
+
+    kwargs = {"mode": "legacy"} if mode == "legacy" else {}
+    result = shared.run(scenario, answer=elicit, **kwargs)
+    assert asked == ["Allow 'noted' on NOTES.md?\n  note: Ship it\n-old\n+new"]
+    assert result.content[0].text == "noted"
 
 
 @pytest.mark.parametrize(("decision", "expected"), [("once", "ran"), ("reject", None)])

@@ -73,7 +73,8 @@ class PluginWiring:
         try:
             self._pm.register(plugin, name=name)
         except pluggy.PluginValidationError as exc:
-            raise PluginError(name, "invalid hookimpl: " + _flat(exc)) from exc
+            message = "invalid hookimpl: " + _flat(exc) + self._accepted(plugin)
+            raise PluginError(name, message) from exc
         except (Exception, SystemExit) as exc:
             raise PluginError(name, f"cannot register: {_flat(exc)}") from exc
         try:
@@ -91,6 +92,23 @@ class PluginWiring:
             else None,
             wrapper,
         )
+
+    def _accepted(self, plugin: object) -> str:
+        """For a refused signature: the arguments each hook the plugin implements with an
+        unknown one would take, so a misspelt name is fixed without opening the docs."""
+        said = []
+        for hook in HOOKS:
+            function = getattr(plugin, hook, None)
+            spec = getattr(self._pm.hook, hook).spec
+            if not callable(function) or spec is None:
+                continue
+            try:
+                taken = [p for p in inspect.signature(function).parameters if p != "self"]
+            except (TypeError, ValueError):  # a callable without a readable signature
+                continue
+            if not set(taken) <= set(spec.argnames):
+                said.append(f"; {hook} takes any of: {', '.join(spec.argnames)}")
+        return "".join(said)
 
     def unregister(self, name: str) -> None:
         """Forget ``name`` (idempotent)."""

@@ -185,7 +185,7 @@ def listing_key(spec: ServerSpec) -> str:
     config = spec.config.model_dump(mode="json")
     parts = {
         "config": {k: config[k] for k in sorted(config) if k not in ("enabled", "timeout_s")},
-        "cwd": str(spec.cwd) if spec.cwd is not None else None,
+        "cwd": str(spec.cwd),
         "files": _files(spec),
     }
     return hashlib.sha256(json.dumps(parts, sort_keys=True).encode()).hexdigest()
@@ -203,7 +203,7 @@ def _files(spec: ServerSpec) -> list[list[Any]]:
 
     env = {"PATH": os.environ.get("PATH", ""), **spec.config.env}
     resolved = resolved_command(command, env)
-    base = spec.cwd or Path.cwd()
+    base = spec.cwd
     found: list[list[Any]] = []
     for index, part in enumerate(resolved):
         path = base / part

@@ -6,7 +6,9 @@ timed out, a protocol error, a malformed or refused result, a closed connection.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
+from pathlib import Path
 
 import anyio
 
@@ -21,6 +23,18 @@ def closed_connection(exc: BaseException) -> bool:
     return isinstance(exc, MCPError) and exc.code == CONNECTION_CLOSED
 
 
+def _not_found(program: str, spec: ServerSpec) -> str:
+    """Where a program that did not start was looked for: a bare name on PATH and beside
+    the interpreter (``stdio.resolved_command``), a relative path in the server's cwd."""
+    if not spec.cwd.is_dir():
+        return f"the server's cwd {str(spec.cwd)!r} is not a directory"
+    if os.sep not in program:
+        return f"command {program!r} not found on PATH or next to the running interpreter"
+    if Path(program).is_absolute():
+        return f"command {program!r} not found"
+    return f"command {program!r} not found in {spec.cwd}, the server's cwd"
+
+
 def describe(exc: BaseException, spec: ServerSpec) -> str:
     """One line saying how talking to ``spec``'s server failed."""
     from pydantic import ValidationError
@@ -30,10 +44,7 @@ def describe(exc: BaseException, spec: ServerSpec) -> str:
     exc = _leaf(exc)
     command = spec.config.command
     if isinstance(exc, FileNotFoundError) and command is not None:
-        return (
-            f"command {command[0]!r} not found on PATH or next to the running interpreter "
-            f"(configured command: {spec.origin})"
-        )
+        return f"{_not_found(command[0], spec)} (configured command: {spec.origin})"
     if isinstance(exc, PermissionError) and command is not None:
         return f"command {command[0]!r} cannot be executed: {exc.strerror}"
     if isinstance(exc, TimeoutError):

@@ -22,8 +22,10 @@ class ServerSpec(NamedTuple):
     namespace: str
     """The server name as a provider-safe identifier: tools become ``<namespace>_<tool>``."""
     config: McpServerConfig
-    cwd: Path | None
-    """The command's working directory, resolved against the Location root."""
+    cwd: Path
+    """The command's working directory: the Location root, or ``cwd`` resolved against it.
+    Never the host process's own directory, which says nothing about the project (a
+    ``tooldeck --location`` run, a desktop client, one process serving several)."""
     key_file: Path | None = None
     """``private_key_file``, ``~`` expanded and resolved against the Location root."""
 
@@ -45,7 +47,7 @@ def server_specs(servers: Mapping[str, McpServerConfig], root: Path) -> list[Ser
 
 
 def _spec(name: str, config: McpServerConfig, root: Path) -> ServerSpec:
-    cwd = (root / config.cwd) if config.cwd is not None else None
+    cwd = (root / config.cwd) if config.cwd is not None else root
     key = config.private_key_file
     key_file = (root / Path(key).expanduser()) if key is not None else None
     return ServerSpec(name, normalize(name), config, cwd, key_file)

@@ -34,6 +34,7 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 from tooldeck.host.permissions.request import PermissionRequest, Reject, Reply
+from tooldeck.host.permissions.shown import attached_lines
 from tooldeck.mcp.sdk import types
 
 if TYPE_CHECKING:
@@ -219,9 +220,19 @@ def _key(request: PermissionRequest) -> str:
     return "permission " + json.dumps([request.action, list(request.resources)])
 
 
+DIFF_CHARS = 8000
+"""How much of an attached diff a question carries; the rest is counted, not sent."""
+
+
 def _message(request: PermissionRequest) -> str:
+    """The question, then what the tool attached to it (its note, its diff), so the
+    client's user approves what they have read."""
     resources = ", ".join(request.resources)
-    return f"Allow {request.action!r} on {resources}?"
+    attached = attached_lines(request.metadata, request.resources, diff_chars=DIFF_CHARS).rstrip(
+        "\n"
+    )
+    question = f"Allow {request.action!r} on {resources}?"
+    return f"{question}\n{attached}" if attached else question
 
 
 def _reply(result: types.ElicitResult) -> Reply:
