@@ -174,6 +174,34 @@ def test_prompt_metadata_is_shown_short(monkeypatch, capsys):
     ]
 
 
+def test_a_question_is_printed_not_obeyed(monkeypatch, capsys):
+    """A repository's file name or a mounted server's form may hold an escape sequence
+    that would redraw the terminal; it is shown as an escape instead."""
+    from types import MappingProxyType
+
+    from tooldeck import PermissionRequest
+    from tooldeck.cli.call import ask_on_terminal
+
+    edit = PermissionRequest(
+        "edit", ("/p/\x1b[2Ka.txt",), (), MappingProxyType({}), MappingProxyType({})
+    )
+    form = {"properties": {"ok\x1b]0;owned\x07": {}, "x\nallow": {"default": "y"}}}
+    question = PermissionRequest(
+        "elicitation",
+        ("talk",),
+        (),
+        MappingProxyType({"server": "talk", "message": "Sure?", "schema": form}),
+        MappingProxyType({"type": "mcp", "server": "talk"}),
+    )
+    monkeypatch.setattr("sys.stdin", io.StringIO("r\nr\n"))
+    assert ask_on_terminal(edit) == ask_on_terminal(question) == "reject"
+    shown = capsys.readouterr().err
+    assert "\x1b" not in shown and "\x07" not in shown
+    assert "edit on /p/\\x1b[2Ka.txt\n" in shown
+    assert "  ok\\x1b]0;owned\\x07: (no default)\n" in shown
+    assert "  x\\x0aallow: 'y'\n" in shown
+
+
 # -- --json -----------------------------------------------------------------------------------
 def test_json_prints_the_whole_outcome(tooldeck):
     code, out, err = tooldeck("call", "greet", '{"name": "Ada"}', "--json")

@@ -129,14 +129,14 @@ _CHOICES = {
 def ask_on_terminal(request: PermissionRequest) -> Reply:
     """Prompt on stderr/stdin until the user picks once, always, reject or feedback."""
     from tooldeck.host.permissions.request import Reject
+    from tooldeck.host.permissions.shown import attached_lines, visible
 
     shown = ", ".join(request.resources) or "*"
     if request.action == "elicitation":  # a mounted MCP server asks the user
         sys.stderr.write(_elicitation(request))
     else:
-        sys.stderr.write(f"tooldeck: permission requested: {request.action} on {shown}\n")
-        from tooldeck.host.permissions.shown import attached_lines
-
+        asked = f"tooldeck: permission requested: {request.action} on {shown}"
+        sys.stderr.write(visible(asked) + "\n")
         sys.stderr.write(attached_lines(request.metadata, request.resources))
     while True:
         answer = _prompt("[o]nce, [a]lways, [r]eject, reject with [f]eedback? ")
@@ -160,7 +160,9 @@ def _elicitation(request: PermissionRequest) -> str:
         lines.append(f"  {name}: {default!r}" if default is not None else f"  {name}: (no default)")
     if fields:
         lines.append("  (accepting once or always sends these defaults)")
-    return "\n".join(lines) + "\n"
+    from tooldeck.host.permissions.shown import visible
+
+    return "".join(visible(line) + "\n" for line in lines)  # a server's words, not commands
 
 
 def _prompt(text: str) -> str | None:
