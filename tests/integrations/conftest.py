@@ -36,7 +36,8 @@ def png() -> bytes:
 
 async def launch(args, ctx):
     try:
-        await ctx.permission.assert_("launch", [args["target"]])
+        fuel = {"stages": 2, "note": f"one way to {args['target']}", "crew": {"pilots": 1}}
+        await ctx.permission.assert_("launch", [args["target"]], metadata=fuel)
     except PermissionCorrected as exc:
         raise ToolFailure(f"not launched: {exc.feedback}") from exc
     LAUNCHED.append(args["target"])

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from pydantic_ai import Agent, BinaryContent, DeferredToolRequests, DeferredToolResults
 from pydantic_ai.exceptions import UnexpectedModelBehavior
@@ -200,7 +202,12 @@ async def test_an_approved_call_resumes_its_pending_call_and_runs_exactly_once(h
     script = Script(calls(("c1", "launch", {"target": "moon"})), DONE, DONE)
     agent, result = await paused(host, script)
     [waiting] = host.pending()
-    assert result.output.metadata["c1"][METADATA_KEY]["pending_id"] == waiting.id
+    asked = result.output.metadata["c1"][METADATA_KEY]
+    assert asked["pending_id"] == waiting.id
+    assert asked["message"] == "Allow 'launch' on moon?"
+    attached = {"stages": 2, "note": "one way to moon", "crew": {"pilots": 1}}
+    assert asked["attached"] == attached  # what the user sees before answering
+    json.dumps(asked)  # the framework keeps it as JSON
     results = answer(result.output, {"c1": "once"})
     await agent.run(message_history=result.all_messages(), deferred_tool_results=results)
     assert (LAUNCHED, host.pending()) == (["moon"], [])
