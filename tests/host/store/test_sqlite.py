@@ -149,3 +149,23 @@ def test_a_failing_disk_is_reported_and_the_database_kept_whole(tmp_path, limit,
     assert "the disk under it is full, read-only or failing" in done.stdout
     assert not path.with_name(path.name + ".corrupt").exists()
     assert _saved(path) == ["a.py"]
+
+
+_WRITER = """
+import sys
+from tooldeck import PermissionRule, SqliteStore
+store = SqliteStore(sys.argv[1])
+for i in range(50):
+    rule = PermissionRule(action="edit", resource=f"{sys.argv[2]}{i}", effect="allow")
+    store.add_approvals([rule])
+"""
+
+
+def test_processes_creating_and_writing_one_database_at_once_lose_nothing(tmp_path):
+    import subprocess
+    import sys
+
+    path = tmp_path / "tooldeck.sqlite3"  # not there yet: all three create it at once
+    writers = [subprocess.Popen([sys.executable, "-c", _WRITER, str(path), name]) for name in "abc"]
+    assert [writer.wait(timeout=120) for writer in writers] == [0, 0, 0]
+    assert sorted(_saved(path)) == sorted(f"{name}{i}" for name in "abc" for i in range(50))

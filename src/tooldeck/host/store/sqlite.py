@@ -4,7 +4,9 @@ WAL mode lets readers run beside a writer; every change is one ``BEGIN IMMEDIATE
 transaction, so two processes approving at once both land (no read-merge-write of a
 file, no file lock). A database SQLite cannot open or that fails its quick check is
 set aside as ``<name>.corrupt`` with one warning and a new one is created: losing saved
-approvals and pending calls costs asks, never the host. Setting aside happens under an
+approvals and pending calls costs asks, never the host. A disk failing under a database
+(full, read-only, I/O errors) is not a broken database: it raises ``StoreUnavailable``
+naming the file and leaves it in place. Setting aside happens under an
 exclusive lock on a sidecar file, after checking again, so a healthy database another
 process just created is never taken for the broken one it replaced.
 
