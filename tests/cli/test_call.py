@@ -108,20 +108,26 @@ def test_terminal_prompt_rejections(tooldeck, monkeypatch, typed, expected):
     assert expected in err
 
 
-def test_a_mounted_servers_question_is_shown_with_what_accepting_sends(monkeypatch, capsys):
+def server_question(message: str, schema: dict):
+    """The request a mounted server ``talk``'s form question becomes for the asker."""
     from types import MappingProxyType
 
     from tooldeck import PermissionRequest
-    from tooldeck.cli.call import ask_on_terminal
 
-    schema = {"properties": {"colour": {"type": "string", "default": "teal"}, "name": {}}}
-    request = PermissionRequest(
+    return PermissionRequest(
         "elicitation",
         ("talk",),
         (),
-        MappingProxyType({"server": "talk", "message": "Which colour?", "schema": schema}),
+        MappingProxyType({"server": "talk", "message": message, "schema": schema}),
         MappingProxyType({"type": "mcp", "server": "talk"}),
     )
+
+
+def test_a_mounted_servers_question_is_shown_with_what_accepting_sends(monkeypatch, capsys):
+    from tooldeck.cli.call import ask_on_terminal
+
+    schema = {"properties": {"colour": {"type": "string", "default": "teal"}, "name": {}}}
+    request = server_question("Which colour?", schema)
     monkeypatch.setattr("sys.stdin", io.StringIO("o\n"))
     assert ask_on_terminal(request) == "once"
     shown = capsys.readouterr().err
@@ -186,13 +192,7 @@ def test_a_question_is_printed_not_obeyed(monkeypatch, capsys):
         "edit", ("/p/\x1b[2Ka.txt",), (), MappingProxyType({}), MappingProxyType({})
     )
     form = {"properties": {"ok\x1b]0;owned\x07": {}, "x\nallow": {"default": "y"}}}
-    question = PermissionRequest(
-        "elicitation",
-        ("talk",),
-        (),
-        MappingProxyType({"server": "talk", "message": "Sure?", "schema": form}),
-        MappingProxyType({"type": "mcp", "server": "talk"}),
-    )
+    question = server_question("Sure?", form)
     monkeypatch.setattr("sys.stdin", io.StringIO("r\nr\n"))
     assert ask_on_terminal(edit) == ask_on_terminal(question) == "reject"
     shown = capsys.readouterr().err

@@ -28,6 +28,23 @@ print(json.dumps({"code": code, "loaded": heavy}))
 """
 
 
+def refused_start(tmp_path, *args: str, **variables: str) -> str:
+    """``tooldeck mcp serve ARGS`` in a clean environment plus ``variables``: its stderr,
+    once it is checked that the start was refused (exit 2) before the SDK loaded."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("TOOLDECK_")}
+    env["XDG_CONFIG_HOME"] = str(tmp_path / "xdg-config")
+    done = subprocess.run(
+        [sys.executable, "-c", PROBE, str(tmp_path), *args],
+        capture_output=True,
+        text=True,
+        env={**env, **variables},
+        check=True,
+        timeout=120,
+    )
+    assert json.loads(done.stdout) == {"code": 2, "loaded": []}
+    return done.stderr
+
+
 @pytest.mark.parametrize(
     ("args", "message"),
     [
@@ -38,36 +55,14 @@ print(json.dumps({"code": code, "loaded": heavy}))
     ],
 )
 def test_a_refused_start_never_loads_the_sdk(tmp_path, args, message):
-    env = {k: v for k, v in os.environ.items() if not k.startswith("TOOLDECK_")}
-    env["XDG_CONFIG_HOME"] = str(tmp_path / "xdg-config")
-    done = subprocess.run(
-        [sys.executable, "-c", PROBE, str(tmp_path), *args],
-        capture_output=True,
-        text=True,
-        env=env,
-        check=True,
-        timeout=120,
-    )
-    assert json.loads(done.stdout) == {"code": 2, "loaded": []}
-    assert message in done.stderr
+    assert message in refused_start(tmp_path, *args)
 
 
 def test_a_state_secret_short_enough_to_guess_refuses_the_start(tmp_path):
     """A client can test guesses at it offline, against the sealed rounds it holds."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith("TOOLDECK_")}
-    env["XDG_CONFIG_HOME"] = str(tmp_path / "xdg-config")
-    env["TOOLDECK_MCP_STATE_SECRET"] = "changeme"
-    done = subprocess.run(
-        [sys.executable, "-c", PROBE, str(tmp_path), "--http", "8765"],
-        capture_output=True,
-        text=True,
-        env=env,
-        check=True,
-        timeout=120,
-    )
-    assert json.loads(done.stdout) == {"code": 2, "loaded": []}
-    assert "TOOLDECK_MCP_STATE_SECRET is 8 characters long; it needs at least 32" in done.stderr
-    assert "changeme" not in done.stderr
+    said = refused_start(tmp_path, "--http", "8765", TOOLDECK_MCP_STATE_SECRET="changeme")
+    assert "TOOLDECK_MCP_STATE_SECRET is 8 characters long; it needs at least 32" in said
+    assert "changeme" not in said
     check_state_secret({"TOOLDECK_MCP_STATE_SECRET": "s" * 32})  # long enough
     check_state_secret({})  # unset: the process's own key
 
