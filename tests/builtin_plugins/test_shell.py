@@ -122,6 +122,18 @@ async def test_one_huge_line_is_cut_to_the_byte_limit(builtins, root, tmp_path, 
     assert Path(outcome.output["output_path"]).read_text() == "é" * 5000
 
 
+async def test_a_data_dir_that_is_a_file_says_where_and_runs_nothing(builtins, root, tmp_path):
+    (tmp_path / "data").write_text("a file where the data dir should be")
+    location = Location(root, data_dir=tmp_path / "data", asker=lambda request: "once")
+    outcome = await type(builtins)(location).load("shell").call("shell", command="touch ran")
+    assert outcome.status == "failed"
+    assert outcome.error.message == (
+        f"Could not create the output file under {tmp_path / 'data' / 'shell'}: "
+        "Not a directory. The command was not run."
+    )
+    assert not (root / "ran").exists()
+
+
 # -- killing ----------------------------------------------------------------------------------
 async def test_a_timeout_kills_the_whole_process_group(shell, root):
     outcome = await shell("echo $$ > pid; echo started; sleep 30 & sleep 30; wait", timeout=600)

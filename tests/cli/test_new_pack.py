@@ -194,6 +194,32 @@ def test_an_existing_folder_is_left_alone(tmp_path, capsys):
     assert list((tmp_path / "tooldeck-weather").iterdir()) == []
 
 
+_LIMITED = """
+import resource, signal, sys
+from tooldeck.cli import main
+signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # writes past the limit fail with EFBIG
+resource.setrlimit(resource.RLIMIT_FSIZE, (1000, 1000))
+sys.exit(main(["new-pack", "weather", "--parent", sys.argv[1]]))
+"""
+
+
+def test_a_full_disk_leaves_no_half_pack_and_names_the_file(tmp_path):
+    """A write failing part-way (a file-size limit, as a full disk) creates nothing, so
+    the same command simply works once there is room."""
+    done = subprocess.run(
+        [sys.executable, "-c", _LIMITED, str(tmp_path)], capture_output=True, text=True, timeout=60
+    )
+    assert done.returncode == 2, done.stderr
+    assert re.fullmatch(
+        rf"tooldeck: error: cannot write {re.escape(str(tmp_path))}/tooldeck-weather/\S+: "
+        r"File too large; nothing was created\n",
+        done.stderr,
+    )
+    assert list(tmp_path.iterdir()) == []
+    assert main(["new-pack", "weather", "--parent", str(tmp_path)]) == 0
+    assert [p.name for p in tmp_path.iterdir()] == ["tooldeck-weather"]
+
+
 @pytest.mark.slow
 def test_the_new_pack_passes_tooldeck_check_and_its_tests(tmp_path):
     assert main(["new-pack", "weather_log", "--parent", str(tmp_path)]) == 0

@@ -18,6 +18,8 @@ from __future__ import annotations
 
 import argparse
 import re
+import secrets
+import shutil
 from pathlib import Path
 from typing import Any
 
@@ -148,12 +150,25 @@ def write_pack(name: str, parent: Path) -> Path:
     folder = parent / f"tooldeck-{namespace(name).replace('_', '-')}"
     if folder.exists():
         raise CommandError(f"{folder} already exists; pick another NAME or --parent")
-    for path, text in files.items():
-        target = folder / path
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_text(text, encoding="utf-8")
-        if target.suffix == ".sh":
-            target.chmod(EXECUTABLE)
+    # Written aside and renamed into place: a disk that fails part-way leaves no half
+    # pack that a second try would refuse as already existing.
+    aside = parent / f".{folder.name}.partial-{secrets.token_hex(4)}"
+    path = ""
+    try:
+        aside.mkdir()
+        for path, text in files.items():
+            target = aside / path
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_text(text, encoding="utf-8")
+            if target.suffix == ".sh":
+                target.chmod(EXECUTABLE)
+        path = ""
+        aside.rename(folder)
+    except OSError as exc:
+        shutil.rmtree(aside, ignore_errors=True)
+        raise CommandError(
+            f"cannot write {folder / path}: {exc.strerror or exc}; nothing was created"
+        ) from exc
     return folder
 
 

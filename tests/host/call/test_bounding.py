@@ -4,6 +4,8 @@ import asyncio
 import logging
 import os
 import re
+import subprocess
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -63,7 +65,9 @@ def test_the_saved_outputs_are_capped_oldest_first(tmp_path):
     huge = [TextPart("y" * (2 << 20) + "\n" + numbered(5))]
     result = bound(huge, tmp_path, call_id="d", max_lines=2, max_saved_mb=1)
     assert saved_path(result) is None  # larger than the cap: not saved, the head is shown
-    assert "the full output could not be saved" in result.content[0].text
+    assert result.content[0].text.endswith(
+        "the full output could not be saved: it is larger than [output] max_saved_mb.]"
+    )
 
 
 def saved_path(result):
@@ -204,7 +208,8 @@ def test_a_failed_save_still_bounds_and_says_so(tmp_path, caplog):
         result = bound((TextPart(numbered(10)),), tmp_path, max_lines=2)
     text = result.content[0].text
     assert text.startswith("line 0\nline 1\n\n[output truncated: 8 more lines")
-    assert text.endswith("the full output could not be saved.]")
+    where = (tmp_path / "data" / "tool-output").absolute()
+    assert text.endswith(f"the full output could not be saved to {where}: Not a directory.]")
     assert saved_path(result) is None and result.metadata == {"truncated": True}
     assert "could not save truncated tool output" in caplog.text
 
@@ -329,3 +334,35 @@ def test_run_tool_call_bounds_one_text_part_exactly_when_within_limits_says_so(
     assert ("truncated" in outcome.metadata) == (bool(text) and not fits)
     if fits:
         assert outcome.content == (TextPart(text),)
+
+
+_LIMITED = """
+import resource, signal, sys
+from tooldeck._tool import TextPart
+from tooldeck.host.call.bounding import bound_output
+from tooldeck.host.config.config import OutputConfig
+signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # writes past the limit fail with EFBIG
+resource.setrlimit(resource.RLIMIT_FSIZE, (1000, 1000))
+text = "".join(f"line {i}\\n" for i in range(1000))
+limits = OutputConfig(max_lines=2)
+bounded = bound_output((TextPart(text),), {}, limits=limits, data_dir=sys.argv[1])
+print(bounded.content[0].text)
+"""
+
+
+def test_a_full_disk_still_bounds_and_says_where_and_why(tmp_path):
+    """The save fails part-way (a file-size limit, as a full disk): no torn file is left
+    for the model to find, and the marker says which folder and what went wrong."""
+    done = subprocess.run(
+        [sys.executable, "-c", _LIMITED, str(tmp_path / "data")],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stderr
+    where = tmp_path / "data" / "tool-output"
+    assert done.stdout.startswith("line 0\nline 1\n\n[output truncated: 998 more lines")
+    assert done.stdout.endswith(
+        f"the full output could not be saved to {where}: File too large.]\n"
+    )
+    assert list(where.iterdir()) == []

@@ -1,4 +1,5 @@
-"""The SQLite store: WAL, a corrupt database set aside once, several processes at once."""
+"""The SQLite store: WAL, a corrupt database set aside once, a failing disk reported, several
+processes at once."""
 
 from __future__ import annotations
 
@@ -100,3 +101,71 @@ def test_a_database_another_process_holds_locked_is_reported_not_set_aside(tmp_p
         holder.communicate("", timeout=60)
     assert not path.with_name(path.name + ".corrupt").exists()
     assert SqliteStore(path).approvals() == ()
+
+
+# -- a failing disk ----------------------------------------------------------------------------
+_LIMITED = """
+import resource, signal, sys
+from tooldeck import PermissionRule, SqliteStore, StoreUnavailable
+
+signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # writes past the limit fail with EFBIG
+path, limit, size = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
+try:
+    store = SqliteStore(path)
+    store.add_approvals([PermissionRule(action="edit", resource="x" * size, effect="allow")])
+except StoreUnavailable as exc:
+    print(exc)
+"""
+
+
+def _saved(path) -> list[str]:
+    with contextlib.closing(sqlite3.connect(path)) as db:
+        return [resource for (resource,) in db.execute("SELECT resource FROM approvals")]
+
+
+@pytest.mark.parametrize(
+    ("limit", "size", "failed"),
+    [(0, 1, "cannot be opened"), (40_000, 60_000, "cannot be written")],
+)
+def test_a_failing_disk_is_reported_and_the_database_kept_whole(tmp_path, limit, size, failed):
+    """A file-size limit (as a full disk) is the disk's trouble, not a corrupt file: the
+    database with its approvals stays where it is and the error names it."""
+    import subprocess
+    import sys
+
+    path = tmp_path / "tooldeck.sqlite3"
+    store = SqliteStore(path)
+    store.add_approvals([PermissionRule(action="edit", resource="a.py", effect="allow")])
+    store.close()
+    done = subprocess.run(
+        [sys.executable, "-c", _LIMITED, str(path), str(limit), str(size)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith(f"the tooldeck database {path} {failed}: disk I/O error")
+    assert "the disk under it is full, read-only or failing" in done.stdout
+    assert not path.with_name(path.name + ".corrupt").exists()
+    assert _saved(path) == ["a.py"]
+
+
+_WRITER = """
+import sys
+from tooldeck import PermissionRule, SqliteStore
+store = SqliteStore(sys.argv[1])
+for i in range(50):
+    rule = PermissionRule(action="edit", resource=f"{sys.argv[2]}{i}", effect="allow")
+    store.add_approvals([rule])
+"""
+
+
+def test_processes_creating_and_writing_one_database_at_once_lose_nothing(tmp_path):
+    import subprocess
+    import sys
+
+    path = tmp_path / "tooldeck.sqlite3"  # not there yet: all three create it at once
+    writers = [subprocess.Popen([sys.executable, "-c", _WRITER, str(path), name]) for name in "abc"]
+    assert [writer.wait(timeout=120) for writer in writers] == [0, 0, 0]
+    assert sorted(_saved(path)) == sorted(f"{name}{i}" for name in "abc" for i in range(50))

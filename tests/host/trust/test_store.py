@@ -10,6 +10,7 @@ import threading
 
 import pytest
 
+from tooldeck.errors import ConfigError
 from tooldeck.host.trust.items import TrustItem, fingerprint
 from tooldeck.host.trust.project import project_items
 from tooldeck.host.trust.store import TrustStore, evaluate, trust_store_path
@@ -130,3 +131,54 @@ def test_what_is_shown_for_review_hides_nothing_behind_control_characters(tmp_pa
     described = decide(root, project_items(root, project), environ={}).describe()
     assert "\x1b" not in described
     assert "s: 'true\\n    (nothing else)' '\\x1b[8mrm -rf ~'" in described
+
+
+LIMITED_GRANT = """
+import resource, signal, sys
+from pathlib import Path
+from tooldeck.errors import ConfigError
+from tooldeck.host.trust.project import project_items
+from tooldeck.host.trust.store import TrustStore, evaluate
+signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # writes past the limit fail with EFBIG
+resource.setrlimit(resource.RLIMIT_FSIZE, (int(sys.argv[2]), int(sys.argv[2])))
+root = Path(sys.argv[1])
+try:
+    TrustStore().grant(evaluate(root, project_items(root, None), environ={}))
+except ConfigError as exc:
+    print(exc)
+"""
+
+
+def test_a_full_disk_leaves_the_store_whole_and_says_which_file(tmp_path):
+    first, second = folder(tmp_path, "first"), folder(tmp_path, "second")
+    TrustStore().grant(evaluate(first, project_items(first, None), environ={}))
+    path = trust_store_path()
+    before = path.read_text()
+    env = {**os.environ, "XDG_DATA_HOME": str(path.parent.parent)}
+    limit = str(len(before) + 10)  # the old store fits, the new one does not
+    done = subprocess.run(
+        [sys.executable, "-c", LIMITED_GRANT, str(second), limit],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == (
+        f"{path}: trust store: cannot be written: File too large; it was left as it was\n"
+    )
+    assert path.read_text() == before
+    assert [p.name for p in path.parent.iterdir() if p.name.startswith(".")] == []
+
+
+def test_a_file_where_the_data_folder_should_be_is_named(tmp_path):
+    root = folder(tmp_path, "p")
+    path = trust_store_path()
+    path.parent.parent.mkdir(parents=True, exist_ok=True)
+    path.parent.write_text("not a folder")
+    with pytest.raises(ConfigError) as failed:
+        TrustStore().grant(evaluate(root, project_items(root, None), environ={}))
+    assert str(failed.value) == (
+        f"{path}: trust store: cannot be written: File exists ({path.parent}); "
+        "it was left as it was"
+    )

@@ -212,6 +212,41 @@ def test_an_unwritable_cache_never_fails_the_listing(module_env, tmp_path, no_re
         assert entry is None and "cannot be read" in (problem or "")
 
 
+_LIMITED = """
+import logging, resource, signal, sys
+from tests.mcp.client.test_listing_cache import spec_of, counted
+from pathlib import Path
+from tooldeck.mcp.client.cache import ListingCache
+logging.basicConfig(format="%(message)s")
+signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # writes past the limit fail with EFBIG
+tmp = Path(sys.argv[1])
+spec = spec_of(tmp, counted("s", tmp / "starts"))
+resource.setrlimit(resource.RLIMIT_FSIZE, (5000, 5000))
+ListingCache(tmp / "data").store(spec, [{"name": "x" * 6000}], [], None)
+"""
+
+
+def test_a_full_disk_keeps_the_old_entry_and_the_warning_names_the_file(tmp_path):
+    spec = spec_of(tmp_path, counted("s", tmp_path / "starts"))
+    cache = ListingCache(tmp_path / "data")
+    cache.store(spec, [{"name": "echo"}], [], None)
+    before = cache.path(spec).read_text()
+    done = subprocess.run(
+        [sys.executable, "-c", _LIMITED, str(tmp_path)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=Path(__file__).parents[3],
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stderr == (
+        f"cannot keep the tool listing of MCP server 's' in {cache.path(spec)}: File too "
+        "large (the old entry, if any, is unchanged)\n"
+    )
+    assert cache.path(spec).read_text() == before
+    assert [p.name for p in cache.folder.iterdir()] == ["s.json"]
+
+
 def _specs(host: Host):
     from tooldeck.mcp.client.specs import server_specs
 

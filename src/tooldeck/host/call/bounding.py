@@ -5,7 +5,8 @@ session runner checks the text parts of a call against ``[output] max_lines`` an
 ``max_bytes`` (one budget for the whole call, text parts counted in order). Text beyond
 either limit is cut at a line boundary, keeping the *first* lines; the full text is saved
 to ``<data_dir>/tool-output/tool_<call id>`` and the kept text ends with a marker naming
-that file by its absolute path, so the model can ``read``/``grep`` the rest. A result
+that file by its absolute path, so the model can ``read``/``grep`` the rest (or, when the
+save failed, saying where and why: a full disk is not a failed call). A result
 whose metadata has the key ``truncated`` (``True`` or ``False``) is left alone: its tool
 pages its own output.
 
@@ -102,9 +103,9 @@ def bound_output(
         return Bounded(content, metadata)
     cut = _cut(content, limits.max_lines, limits.max_bytes)
     full = join_texts(p.text for p in content if isinstance(p, TextPart))
-    path = save_output(full, data_dir, call_id, max_saved_bytes=limits.max_saved_mb << 20)
+    path, problem = _save(full, data_dir, call_id, max_saved_bytes=limits.max_saved_mb << 20)
     parts = list(cut.parts)
-    parts[cut.at] = TextPart(_with_marker(cut, full, path))
+    parts[cut.at] = TextPart(_with_marker(cut, full, path, problem))
     extra: dict[str, Any] = {"truncated": True}
     if path is not None:
         extra["output_path"] = str(path)
@@ -198,13 +199,13 @@ def join_texts(texts: Iterable[str]) -> str:
 
 
 # -- the marker -------------------------------------------------------------------------------
-def _with_marker(cut: _Cut, full: str, path: Path | None) -> str:
+def _with_marker(cut: _Cut, full: str, path: Path | None, problem: str) -> str:
     omitted_lines = count_lines(full) - cut.shown_lines
     omitted_bytes = max(utf8_size(full) - cut.shown_bytes, 0)
     where = (
         f"full output saved to {path}. Use read with offset or grep on that file to see the rest."
         if path is not None
-        else "the full output could not be saved."
+        else f"the full output could not be saved{problem}."
     )
     marker = (
         f"[output truncated: {omitted_lines:,} more line{'' if omitted_lines == 1 else 's'} "
@@ -228,23 +229,32 @@ def save_output(
 
     A failed save must not fail the call: the model still gets the head of the output.
     """
+    return _save(text, data_dir, call_id, max_saved_bytes=max_saved_bytes)[0]
+
+
+def _save(
+    text: str, data_dir: str | os.PathLike[str], call_id: str, *, max_saved_bytes: int | None
+) -> tuple[Path | None, str]:
+    """``save_output``, with why nothing was saved for the marker (``""`` when saved):
+    ``": <reason>"`` or ``" to <path>: <reason>"``."""
     directory = Path(data_dir).absolute() / OUTPUT_DIR
     if max_saved_bytes is not None and utf8_size(text) > max_saved_bytes:
         log.warning("tool output not saved: larger than [output] max_saved_mb")
-        return None
+        return None, ": it is larger than [output] max_saved_mb"
     try:
         directory.mkdir(parents=True, exist_ok=True)
         cleanup_once(directory)
         path = _write_new(directory, file_stem(call_id), text)
     except OSError as exc:
         log.warning("could not save truncated tool output under %s: %s", directory, exc)
-        return None
+        where = exc.filename if exc.filename else directory
+        return None, f" to {where}: {exc.strerror or exc}"
     if max_saved_bytes is not None:
         try:
             remove_oldest_outputs(directory, max_saved_bytes, keep=path)
         except OSError as exc:
             log.warning("could not cap the saved tool outputs in %s: %s", directory, exc)
-    return path
+    return path, ""
 
 
 def remove_oldest_outputs(directory: Path, max_bytes: int, *, keep: Path) -> int:

@@ -4,7 +4,9 @@ WAL mode lets readers run beside a writer; every change is one ``BEGIN IMMEDIATE
 transaction, so two processes approving at once both land (no read-merge-write of a
 file, no file lock). A database SQLite cannot open or that fails its quick check is
 set aside as ``<name>.corrupt`` with one warning and a new one is created: losing saved
-approvals and pending calls costs asks, never the host. Setting aside happens under an
+approvals and pending calls costs asks, never the host. A disk failing under a database
+(full, read-only, I/O errors) is not a broken database: it raises ``StoreUnavailable``
+naming the file and leaves it in place. Setting aside happens under an
 exclusive lock on a sidecar file, after checking again, so a healthy database another
 process just created is never taken for the broken one it replaced.
 
@@ -177,13 +179,17 @@ class SqliteStore:
         upgrade a read lock (which SQLite would refuse with ``SQLITE_BUSY``)."""
         with self._locked():
             db = self._db
-            db.execute("BEGIN IMMEDIATE")
             try:
-                yield db
-            except BaseException:
-                db.execute("ROLLBACK")
+                db.execute("BEGIN IMMEDIATE")
+                try:
+                    yield db
+                    db.execute("COMMIT")
+                finally:
+                    if db.in_transaction:  # failed, or a COMMIT SQLite did not undo
+                        db.execute("ROLLBACK")
+            except sqlite3.DatabaseError as exc:
+                _refuse_on_disk_trouble(self.path, exc, "cannot be written")
                 raise
-            db.execute("COMMIT")
 
     def __repr__(self) -> str:
         return f"SqliteStore({str(self.path)!r})"
@@ -197,12 +203,14 @@ def _open(path: Path) -> sqlite3.Connection:
     except sqlite3.DatabaseError as exc:
         if _busy(exc):
             raise
+        _refuse_on_disk_trouble(path, exc)
         with _exclusive(path.with_name(path.name + ".lock")):
             try:
                 return _connect(path)  # another process may have replaced it already
             except sqlite3.DatabaseError as exc:
                 if _busy(exc):
                     raise
+                _refuse_on_disk_trouble(path, exc)
                 _set_aside(path, exc)
                 return _connect(path)
 
@@ -212,6 +220,35 @@ def _busy(exc: sqlite3.DatabaseError) -> bool:
     so it is reported, never set aside."""
     code = getattr(exc, "sqlite_errorcode", 0) & 0xFF
     return code in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED)
+
+
+# The disk failing under the file (full, a file-size limit, read-only, I/O errors): the
+# database itself may be whole, so it is reported and left in place, never set aside.
+_DISK_TROUBLE = frozenset(
+    (
+        sqlite3.SQLITE_PERM,
+        sqlite3.SQLITE_READONLY,
+        sqlite3.SQLITE_IOERR,
+        sqlite3.SQLITE_FULL,
+        sqlite3.SQLITE_CANTOPEN,
+        sqlite3.SQLITE_NOLFS,
+    )
+)
+
+
+def _refuse_on_disk_trouble(
+    path: Path, exc: sqlite3.DatabaseError, failed: str = "cannot be opened"
+) -> None:
+    """Raise ``StoreUnavailable`` naming ``path`` when ``exc`` is the disk's, not the file's."""
+    code = getattr(exc, "sqlite_errorcode", None)
+    if code is None or code & 0xFF not in _DISK_TROUBLE:
+        return
+    name = getattr(exc, "sqlite_errorname", "")
+    raise StoreUnavailable(
+        f"the tooldeck database {path} {failed}: {exc} ({name}); the disk under it is "
+        "full, read-only or failing. The database was left as it was: free space or fix "
+        "the disk, then try again"
+    ) from exc
 
 
 def _connect(path: Path) -> sqlite3.Connection:

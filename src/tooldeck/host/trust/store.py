@@ -86,6 +86,20 @@ class TrustStore:
         return found[0]
 
     def _update(self, change: Callable[[dict[str, Entry]], object]) -> None:
+        """Change the store under its lock; a disk that refuses the write (full, a size
+        limit, a file where a folder should be) leaves the old store whole and raises
+        ``ConfigError`` naming the store and why."""
+        try:
+            self._update_locked(change)
+        except OSError as exc:
+            where = f" ({exc.filename})" if exc.filename and exc.filename != str(self.path) else ""
+            raise ConfigError(
+                str(self.path),
+                "trust store",
+                f"cannot be written: {exc.strerror or exc}{where}; it was left as it was",
+            ) from exc
+
+    def _update_locked(self, change: Callable[[dict[str, Entry]], object]) -> None:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         with _locked(self.path.with_name(self.path.name + ".lock")):
             try:

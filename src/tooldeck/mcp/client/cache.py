@@ -163,7 +163,14 @@ class ListingCache:
             self.folder.mkdir(parents=True, exist_ok=True)
             write_atomically(self.path(spec), json.dumps(data, ensure_ascii=False))
         except (OSError, TypeError, ValueError) as exc:
-            log.warning("cannot keep the tool listing of MCP server %r: %s", spec.name, exc)
+            reason = exc.strerror or exc if isinstance(exc, OSError) else exc
+            log.warning(
+                "cannot keep the tool listing of MCP server %r in %s: %s (the old entry, if "
+                "any, is unchanged)",
+                spec.name,
+                self.path(spec),
+                reason,
+            )
 
 
 def write_atomically(path: Path, text: str) -> None:

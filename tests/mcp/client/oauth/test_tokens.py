@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import json
 import stat
+import subprocess
+import sys
 
 import pytest
 
@@ -41,12 +43,66 @@ def test_written_atomically_and_privately(user_dirs):
     tokens.update(wanted_scope="admin")
     assert stat.S_IMODE(tokens.path.stat().st_mode) == 0o600
     assert stat.S_IMODE(tokens.path.parent.stat().st_mode) == 0o700
-    assert [p.name for p in tokens.path.parent.iterdir()] == [tokens.path.name]  # no temp left
+    names = sorted(p.name for p in tokens.path.parent.iterdir())  # no temporary file left
+    assert names == [tokens.path.name, f"{tokens.path.name}.lock"]
     assert tokens.tokens() == OAuthToken(access_token="a", expires_in=60, refresh_token="r")
     assert tokens.wanted_scope() == "admin"
     tokens.set_tokens(OAuthToken(access_token="b"))  # a new sign-in got what was wanted
     assert tokens.wanted_scope() is None and tokens.expires_at() is None
     assert tokens.remove() and not tokens.remove()
+
+
+_UPDATES = """
+import sys
+from pathlib import Path
+from tooldeck.mcp.client.oauth.tokens import TokenFile
+tokens = TokenFile(Path(sys.argv[1]), "https://mcp.example.com/mcp")
+for i in range(100):
+    tokens.update(**{f"{sys.argv[2]}{i}": i})
+"""
+
+
+def test_two_processes_updating_at_once_lose_nothing(user_dirs):
+    """``tooldeck mcp login`` beside a host refreshing: every update of both lands."""
+    path = token_path(config())
+    writers = [subprocess.Popen([sys.executable, "-c", _UPDATES, str(path), name]) for name in "ab"]
+    assert [writer.wait(timeout=120) for writer in writers] == [0, 0]
+    data = TokenFile(path, "https://mcp.example.com/mcp").read()
+    assert sorted(k for k in data if k[0] in "ab") == sorted(
+        f"{name}{i}" for name in "ab" for i in range(100)
+    )
+
+
+_LIMITED = """
+import resource, signal, sys
+from pathlib import Path
+from tooldeck.errors import ConfigError
+from tooldeck.mcp.client.oauth.tokens import TokenFile
+signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # writes past the limit fail with EFBIG
+resource.setrlimit(resource.RLIMIT_FSIZE, (1000, 1000))
+try:
+    TokenFile(Path(sys.argv[1]), "https://mcp.example.com/mcp").update(client={"id": "x" * 2000})
+except ConfigError as exc:
+    print(exc)
+"""
+
+
+def test_a_full_disk_leaves_the_tokens_whole_and_says_which_file(user_dirs):
+    tokens = TokenFile(token_path(config()), "https://mcp.example.com/mcp")
+    tokens.set_tokens(OAuthToken(access_token="a", refresh_token="r"))
+    before = tokens.path.read_text()
+    done = subprocess.run(
+        [sys.executable, "-c", _LIMITED, str(tokens.path)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == (
+        f"{tokens.path}: OAuth tokens: cannot be written: File too large; it was left as it was\n"
+    )
+    assert tokens.path.read_text() == before
+    assert not [p for p in tokens.path.parent.iterdir() if p.name.startswith(".")]
 
 
 def test_a_file_that_is_not_a_token_file_is_named(user_dirs):

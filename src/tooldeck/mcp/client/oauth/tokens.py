@@ -5,7 +5,8 @@ unset), never inside a project: tokens are the user's, and a project folder is s
 committed and synced. The digest covers what the state belongs to — the server's URL,
 the grant and the configured client — so two projects mounting the same server share
 one sign-in, and a changed client starts afresh. The file is written atomically (a
-temporary file renamed over it) with mode 0600 in a 0700 directory.
+temporary file renamed over it) with mode 0600 in a 0700 directory, each read-change-write
+under an exclusive lock on ``<file>.lock`` so concurrent writers lose nothing.
 
 It holds the tokens with the time they expire (the SDK keeps only ``expires_in``, which
 means nothing after a restart), the registered client (bound to the issuer that
@@ -17,10 +18,13 @@ server asked for while no one could sign in (``login`` asks for it).
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import hashlib
 import json
 import os
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
@@ -129,16 +133,35 @@ class TokenFile:
 
     # -- writing ---------------------------------------------------------------------------
     def update(self, **changes: Any) -> None:
-        """Set (or, with ``None``, remove) entries and write the file atomically."""
-        data = self.read()
-        for key, value in changes.items():
-            if value is None:
-                data.pop(key, None)
-            else:
-                data[key] = value
-        data["version"] = FORMAT_VERSION
-        data["server"] = self.server_url
-        self._write(data)
+        """Set (or, with ``None``, remove) entries and write the file atomically.
+
+        The read and the write hold an exclusive lock on ``<file>.lock``, so two processes
+        changing one server's state at once (``tooldeck mcp login`` beside a host
+        refreshing its token) both land. A disk that refuses the write (full, a size
+        limit, a file where a folder should be) leaves the old file whole and raises
+        ``ConfigError`` naming it.
+        """
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+            with _locked(self.path.with_name(self.path.name + ".lock")):
+                data = self.read()
+                for key, value in changes.items():
+                    if value is None:
+                        data.pop(key, None)
+                    else:
+                        data[key] = value
+                data["version"] = FORMAT_VERSION
+                data["server"] = self.server_url
+                # mkstemp makes the file 0600: only its owner reads the tokens, from the
+                # first byte.
+                write_atomically(self.path, json.dumps(data, indent=2, sort_keys=True))
+        except OSError as exc:
+            where = f" ({exc.filename})" if exc.filename and exc.filename != str(self.path) else ""
+            raise ConfigError(
+                str(self.path),
+                "OAuth tokens",
+                f"cannot be written: {exc.strerror or exc}{where}; it was left as it was",
+            ) from exc
 
     def set_tokens(self, tokens: OAuthToken) -> None:
         expires_at = time.time() + tokens.expires_in if tokens.expires_in is not None else None
@@ -159,8 +182,13 @@ class TokenFile:
             return False
         return True
 
-    def _write(self, data: dict[str, Any]) -> None:
-        folder = self.path.parent
-        folder.mkdir(parents=True, exist_ok=True, mode=0o700)
-        # mkstemp makes the file 0600: only its owner reads the tokens, from the first byte.
-        write_atomically(self.path, json.dumps(data, indent=2, sort_keys=True))
+
+@contextlib.contextmanager
+def _locked(path: Path) -> Iterator[None]:
+    """An exclusive ``flock`` on the sidecar file ``path`` (released when it is closed)."""
+    fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)
