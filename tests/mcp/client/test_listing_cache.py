@@ -20,7 +20,7 @@ import pytest
 from tooldeck import Host, ToolCall, run_tool_call
 from tooldeck.cli import main
 from tooldeck.mcp.client import layer
-from tooldeck.mcp.client.cache import FOLDER, ListingCache, write_atomically
+from tooldeck.mcp.client.cache import FOLDER, ListingCache
 
 from ..conftest import SERVERS, make_project, toml_list, wait_for
 
@@ -190,14 +190,6 @@ def test_a_host_that_stays_open_revalidates_in_the_background(module_env, tmp_pa
 def test_a_bad_listings_choice_is_refused(tmp_path):
     with pytest.raises(ValueError, match="mcp_listings must be 'cached' or 'fresh', got 'x'"):
         Host.open(tmp_path, mcp_listings="x")  # type: ignore[arg-type]
-
-
-def test_an_entry_is_replaced_whole(tmp_path):
-    path = tmp_path / "entry.json"
-    write_atomically(path, "first")
-    write_atomically(path, "second")
-    assert path.read_text() == "second"
-    assert [p.name for p in tmp_path.iterdir()] == ["entry.json"]  # no temporary left
 
 
 def test_an_unwritable_cache_never_fails_the_listing(module_env, tmp_path, no_revalidation):

@@ -20,7 +20,6 @@ instead of queueing behind it.
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import logging
 import os
 import sqlite3
@@ -32,6 +31,7 @@ from pathlib import Path
 from tooldeck._public import public
 from tooldeck.errors import StoreUnavailable
 from tooldeck.host.config.config import PermissionRule
+from tooldeck.host.config.files import locked
 from tooldeck.host.store.base import (
     PENDING_COLUMNS,
     PendingChange,
@@ -204,7 +204,7 @@ def _open(path: Path) -> sqlite3.Connection:
         if _busy(exc):
             raise
         _refuse_on_disk_trouble(path, exc)
-        with _exclusive(path.with_name(path.name + ".lock")):
+        with locked(path.with_name(path.name + ".lock")):
             try:
                 return _connect(path)  # another process may have replaced it already
             except sqlite3.DatabaseError as exc:
@@ -283,14 +283,3 @@ def _set_aside(path: Path, problem: sqlite3.DatabaseError) -> None:
         problem,
         aside,
     )
-
-
-@contextlib.contextmanager
-def _exclusive(lock_path: Path) -> Iterator[None]:
-    """Hold an exclusive ``flock`` on a sidecar file while a broken database is replaced."""
-    fd = os.open(lock_path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX)
-        yield
-    finally:
-        os.close(fd)  # closing the descriptor releases the lock

@@ -18,13 +18,14 @@ from __future__ import annotations
 import contextlib
 import os
 import time
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
 from tooldeck._public import public
 from tooldeck.errors import ConfigError
 from tooldeck.host.config.config_files import ConfigSource, config_sources
+from tooldeck.host.config.files import locked, unwritten, write_atomically
 from tooldeck.host.trust.items import TrustItem, changes_between, fingerprint
 from tooldeck.host.trust.project import TrustStatus, explicit_trust, project_items
 
@@ -92,16 +93,11 @@ class TrustStore:
         try:
             self._update_locked(change)
         except OSError as exc:
-            where = f" ({exc.filename})" if exc.filename and exc.filename != str(self.path) else ""
-            raise ConfigError(
-                str(self.path),
-                "trust store",
-                f"cannot be written: {exc.strerror or exc}{where}; it was left as it was",
-            ) from exc
+            raise unwritten(self.path, "trust store", exc) from exc
 
     def _update_locked(self, change: Callable[[dict[str, Entry]], object]) -> None:
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        with _locked(self.path.with_name(self.path.name + ".lock")):
+        with locked(self.path.with_name(self.path.name + ".lock")):
             try:
                 folders = self.folders()
             except ConfigError as exc:  # keep the broken file for the user to inspect
@@ -114,44 +110,14 @@ class TrustStore:
                 )
                 folders = {}
             change(folders)
-            _write_atomic(self.path, {"version": STORE_VERSION, "folders": folders})
+            import json  # writers only: opening a folder never writes the store
+
+            data = {"version": STORE_VERSION, "folders": folders}
+            write_atomically(self.path, json.dumps(data, indent=1, sort_keys=True))
 
 
 def _key(root: Path) -> str:
     return os.path.realpath(root)
-
-
-@contextlib.contextmanager
-def _locked(path: Path) -> Iterator[None]:
-    """An exclusive advisory lock on ``path`` (POSIX ``flock``; elsewhere none)."""
-    with open(path, "a+b") as handle:
-        try:
-            import fcntl
-        except ImportError:  # no flock here: the atomic rename still prevents torn files
-            yield
-            return
-        fcntl.flock(handle.fileno(), fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
-
-
-def _write_atomic(path: Path, data: Mapping[str, Any]) -> None:
-    import json
-    import tempfile  # writers only: opening a folder never writes the store
-
-    fd, temporary = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as file:
-            json.dump(data, file, indent=1, sort_keys=True)
-            file.flush()
-            os.fsync(file.fileno())
-        os.replace(temporary, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(temporary)
-        raise
 
 
 # -- the decision ------------------------------------------------------------------------------

@@ -28,12 +28,12 @@ import hashlib
 import json
 import logging
 import os
-import tempfile
 import time
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, NamedTuple
 
+from tooldeck.host.config.files import write_atomically
 from tooldeck.mcp.client.specs import ServerSpec
 
 log = logging.getLogger("tooldeck.mcp")
@@ -171,20 +171,6 @@ class ListingCache:
                 self.path(spec),
                 reason,
             )
-
-
-def write_atomically(path: Path, text: str) -> None:
-    """Write ``text`` to ``path`` so that a reader sees the old file or the whole new one."""
-    handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8") as file:
-            file.write(text)
-            file.flush()
-            os.fsync(file.fileno())
-        os.replace(temporary, path)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
 
 
 def listing_key(spec: ServerSpec) -> str:

@@ -18,19 +18,16 @@ server asked for while no one could sign in (``login`` asks for it).
 
 from __future__ import annotations
 
-import contextlib
-import fcntl
 import hashlib
 import json
 import os
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from tooldeck.errors import ConfigError
-from tooldeck.mcp.client.cache import write_atomically
+from tooldeck.host.config.files import locked, unwritten, write_atomically
 
 if TYPE_CHECKING:
     from tooldeck.host.config.config import McpServerConfig
@@ -143,7 +140,7 @@ class TokenFile:
         """
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-            with _locked(self.path.with_name(self.path.name + ".lock")):
+            with locked(self.path.with_name(self.path.name + ".lock")):
                 data = self.read()
                 for key, value in changes.items():
                     if value is None:
@@ -156,12 +153,7 @@ class TokenFile:
                 # first byte.
                 write_atomically(self.path, json.dumps(data, indent=2, sort_keys=True))
         except OSError as exc:
-            where = f" ({exc.filename})" if exc.filename and exc.filename != str(self.path) else ""
-            raise ConfigError(
-                str(self.path),
-                "OAuth tokens",
-                f"cannot be written: {exc.strerror or exc}{where}; it was left as it was",
-            ) from exc
+            raise unwritten(self.path, "OAuth tokens", exc) from exc
 
     def set_tokens(self, tokens: OAuthToken) -> None:
         expires_at = time.time() + tokens.expires_in if tokens.expires_in is not None else None
@@ -181,14 +173,3 @@ class TokenFile:
         except FileNotFoundError:
             return False
         return True
-
-
-@contextlib.contextmanager
-def _locked(path: Path) -> Iterator[None]:
-    """An exclusive ``flock`` on the sidecar file ``path`` (released when it is closed)."""
-    fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX)
-        yield
-    finally:
-        os.close(fd)
