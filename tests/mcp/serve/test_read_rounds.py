@@ -133,6 +133,8 @@ def test_a_round_answered_for_one_uri_or_prompt_opens_no_other(tooldeck_env):
     assert "Reading ask://rooms/2 failed" in other_room.error.message
     assert "belong to another call" in other_thing.error.message
     assert "Prompt paint failed" in other_thing.error.message
+    # the client sent a state that is not this request's: its params are at fault
+    assert other_room.error.code == other_thing.error.code == mcp_types.INVALID_PARAMS
 
 
 def test_a_read_asks_a_2026_client_its_permission_in_a_round(tooldeck_env):

@@ -49,8 +49,8 @@ class PromptHandlers:
         session_id = key if key is not None else server.sessions.stateless_key()
         get_id = f"mcp-prompt-{next(self._gets)}"
         round_ = server.round_of(ctx, params)
-        if isinstance(round_, str):
-            raise MCPError(INTERNAL_ERROR, f"Prompt {params.name} failed: {round_}")
+        if isinstance(round_, str):  # the client's state is not this request's
+            raise MCPError(INVALID_PARAMS, f"Prompt {params.name} failed: {round_}")
         peer = server.peer(ctx, key, f"prompt {params.name}", round_)
         scope = view.snapshot.scope(session_id, get_id, via="served", peer=peer)
         with current_peer(peer):

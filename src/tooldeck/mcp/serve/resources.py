@@ -21,7 +21,7 @@ from tooldeck._tool import ToolFailure
 from tooldeck.errors import PermissionBlocked, PermissionCorrected, PermissionDeclined
 from tooldeck.host.features import reading
 from tooldeck.host.registry.features import ResourceEntry
-from tooldeck.mcp.sdk import INTERNAL_ERROR, RESOURCE_NOT_FOUND, MCPError, types
+from tooldeck.mcp.sdk import INTERNAL_ERROR, INVALID_PARAMS, RESOURCE_NOT_FOUND, MCPError, types
 from tooldeck.mcp.serve.asking import current_request
 from tooldeck.mcp.serve.content import file_contents, resource_contents
 from tooldeck.mcp.serve.files import SCHEME
@@ -71,8 +71,8 @@ class ResourceHandlers:
         session_id = key if key is not None else server.sessions.stateless_key()
         read_id = f"mcp-read-{next(self._reads)}"
         round_ = server.round_of(ctx, params)
-        if isinstance(round_, str):
-            raise MCPError(INTERNAL_ERROR, f"Reading {uri} failed: {round_}")
+        if isinstance(round_, str):  # the client's state is not this request's
+            raise MCPError(INVALID_PARAMS, f"Reading {uri} failed: {round_}")
         peer = server.peer(ctx, key, f"resource {uri}", round_)
         scope = view.snapshot.scope(session_id, read_id, via="served", peer=peer)
         with server.under(view.rules), current_request(ctx, round_) as asked, current_peer(peer):
