@@ -7,7 +7,7 @@ from agents import Agent, RunConfig, Runner, RunState
 from agents.testing import ScriptedModel, assistant_message, function_call
 
 from tooldeck import Reject, Tool, ToolResult
-from tooldeck.integrations.openai_agents import answer, function_tools
+from tooldeck.integrations.openai_agents import answer, function_tools, pending_call
 
 from .conftest import LAUNCHED
 
@@ -95,6 +95,9 @@ async def paused(host):
 async def test_an_ask_interrupts_the_run_and_approving_resumes_it_through_tooldeck(host):
     agent, model, state = await paused(host)
     assert LAUNCHED == []
+    waiting = pending_call(host, state.get_interruptions()[0])  # what the user is shown
+    assert waiting is not None and waiting.request.resources == ("moon",)
+    assert dict(waiting.request.metadata)["note"] == "one way to moon"
     answer(state, state.get_interruptions()[0], "once")
     result = await run(agent, state)
     assert result.final_output == "done"
@@ -113,6 +116,7 @@ async def test_approving_resumes_the_pending_call_exactly_once_from_a_saved_stat
     saved = state.to_string()  # the approved run, as another process would load it
     await run(agent, state)
     assert (LAUNCHED, host.pending()) == (["moon"], [])
+    assert pending_call(host, result.interruptions[0]) is None  # answered: waits no more
     await run(agent, await RunState.from_string(agent, saved))  # delivered twice
     assert LAUNCHED == ["moon"]  # the second resume returned the recorded outcome
     assert outputs(model) == {"c1": "launched moon"}

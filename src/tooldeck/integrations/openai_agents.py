@@ -39,13 +39,13 @@ from agents import FunctionTool, RunContextWrapper, RunState, ToolApprovalItem
 from agents.tool import ToolOutputFileContent, ToolOutputImage, ToolOutputText
 from agents.tool_context import ToolContext
 
-from tooldeck import Host, Reject, Reply, Snapshot, ToolCall, ToolCallOutcome
+from tooldeck import Host, PendingCall, Reject, Reply, Snapshot, ToolCall, ToolCallOutcome
 from tooldeck.host.boundary.outcome import DECLINED_TEXT
 from tooldeck.host.schema.strict import drop_null_optionals
 from tooldeck.integrations._calls import Asked, pending_of, resume_call, run_call, text_of
 from tooldeck.providers import results_for
 
-__all__ = ["answer", "function_tools"]
+__all__ = ["answer", "function_tools", "pending_call"]
 
 
 class _Calls:
@@ -251,6 +251,21 @@ def answer(state: RunState[Any], item: ToolApprovalItem, reply: Reply) -> None:
         )
     if reply not in ("once", "always"):
         _note_rejection(item, reply)
+
+
+def pending_call(
+    host: Host, item: ToolApprovalItem, *, session: str | None = None
+) -> PendingCall | None:
+    """The pending call an interruption stopped at, for showing the user what they
+    approve: its ``request`` holds tooldeck's question (``action``, ``resources``) and
+    what the tool attached to it (``metadata``: an edit's diff, a command's
+    description, a note). ``session``: the one ``function_tools`` was given (``None``:
+    any). ``None`` when the call waits no more (answered, or expired). Reads the store."""
+    call_id = getattr(item.raw_item, "call_id", None)
+    waiting = [
+        p for p in host.pending(session) if p.call.id == call_id and p.call.name == item.tool_name
+    ]
+    return waiting[-1] if waiting else None
 
 
 _DECLINED = f"Error: {DECLINED_TEXT}"
