@@ -55,10 +55,14 @@ def test_the_nav_lists_every_page_once():
     assert len(pages) == len(set(pages))
 
 
-def test_the_site_is_built_strictly_with_both_hooks():
+def test_the_site_is_built_strictly_with_its_hooks():
     config = site_config()
     assert config["strict"] is True
-    assert config["hooks"] == ["docs_site/source_links.py", "docs_site/reference.py"]
+    assert config["hooks"] == [
+        "docs_site/source_links.py",
+        "docs_site/reference.py",
+        "docs_site/cli_reference.py",
+    ]
     assert set(config["validation"].values()) == {"warn"}  # and strict makes a warning fail
 
 
@@ -137,3 +141,19 @@ def test_the_site_builds_strictly(tmp_path):
         assert f'id="{anchor}"' in reference
     assert (site / "source" / "tox.ini" / "index.html").is_file()
     assert (site / "images" / "call-path.svg").is_file()
+
+
+def test_the_command_line_page_is_every_commands_help():
+    """One section per command and per subcommand, each exactly what ``--help`` prints:
+    a command added to the CLI appears by itself."""
+    from tooldeck.cli import COMMANDS
+
+    cli = hook("cli_reference.py")
+    assert cli.MARKER in (DOCS / "cli.md").read_text(encoding="utf-8")
+    lines = [" ".join(argv) for argv in cli.command_lines()]
+    assert set(COMMANDS) <= set(lines) and {"mcp serve", "mcp login"} <= set(lines)
+    page = cli.sections()
+    for line in lines:
+        title = " ".join(["tooldeck", line]).strip()
+        assert f"## `{title}`\n\n```text\nusage: {title}" in page, title
+    assert "--json" in page.split("## `tooldeck call`")[1].split("## ")[0]
