@@ -59,15 +59,13 @@ class Asked(NamedTuple):
     def metadata(self) -> dict[str, Any]:
         """JSON the framework keeps with the paused call: the ask, what the tool attached
         for the user to see before answering (an edit's diff, a note), its pending id."""
-        import json
-
-        request = self.pending.request
+        request = self.pending.to_dict()["request"]  # its record: plain JSON already
         return {
             "pending_id": self.pending.id,
-            "action": request.action,
-            "resources": list(request.resources),
-            "message": f"Allow {request.action!r} on {', '.join(request.resources)}?",
-            "attached": json.loads(json.dumps(dict(request.metadata), default=_as_json)),
+            "action": request["action"],
+            "resources": request["resources"],
+            "message": f"Allow {request['action']!r} on {', '.join(request['resources'])}?",
+            "attached": request["metadata"],
         }
 
 
@@ -114,10 +112,3 @@ def _asked(outcome: ToolCallOutcome) -> ToolCallOutcome | Asked:
 def text_of(outcome: ToolCallOutcome) -> str:
     """The outcome's text parts, joined as tooldeck's provider adapters join them."""
     return "\n".join(part.text for part in outcome.content if part.type == "text")
-
-
-def _as_json(value: object) -> object:
-    """A value ``json`` cannot write as it is: a frozen mapping as a dict, else its text."""
-    from collections.abc import Mapping
-
-    return dict(value) if isinstance(value, Mapping) else str(value)
