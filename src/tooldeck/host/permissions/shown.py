@@ -55,11 +55,13 @@ def visible(text: str, keep: str = "") -> str:
     its escape, so a terminal prints it rather than obeying it."""
     return "".join(
         char
-        if char in keep or unicodedata.category(char) not in _UNSHOWN
+        if char in keep or not unprintable(char)
         else (f"\\x{ord(char):02x}" if ord(char) < 0x100 else f"\\u{ord(char):04x}")
         for char in text
     )
 
 
-_UNSHOWN = frozenset({"Cc", "Cf", "Zl", "Zp"})
-"""Control and format characters, and the line and paragraph separators."""
+def unprintable(char: str) -> bool:
+    """A control or format character (``Cc``, ``Cf``: escape sequences, a right-to-left
+    override), or a line or paragraph separator: what a reader must not be handed as is."""
+    return unicodedata.category(char) in ("Cc", "Cf", "Zl", "Zp")

@@ -17,9 +17,8 @@ at ``MAX_MESSAGE`` characters.
 
 from __future__ import annotations
 
-import unicodedata
-
 from tooldeck.host.config.mcp_keys import LOOPBACK_HOSTS
+from tooldeck.host.permissions.shown import unprintable
 
 MAX_PAGES = 8
 """Pages one ``-32042`` may list; past that none is shown (a user asked in turn)."""
@@ -39,7 +38,7 @@ def url_problem(url: str) -> str | None:
 
     if len(url) > MAX_URL:
         return f"its URL is {len(url)} characters long (at most {MAX_URL})"
-    if any(_unprintable(char) or char.isspace() for char in url):
+    if any(unprintable(char) or char.isspace() for char in url):
         return "its URL holds control or space characters"
     try:
         parts = urlsplit(url)
@@ -62,10 +61,5 @@ def url_problem(url: str) -> str | None:
 
 def plain(message: str) -> str:
     """A server's ``message`` as one line of plain text, at most ``MAX_MESSAGE`` long."""
-    text = "".join(" " if _unprintable(char) else char for char in message)
+    text = "".join(" " if unprintable(char) else char for char in message)
     return text if len(text) <= MAX_MESSAGE else text[: MAX_MESSAGE - 1] + "…"
-
-
-def _unprintable(char: str) -> bool:
-    """A control or format character (``Cc``, ``Cf``), or a line or paragraph separator."""
-    return unicodedata.category(char) in ("Cc", "Cf", "Zl", "Zp")

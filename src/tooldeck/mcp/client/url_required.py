@@ -129,11 +129,11 @@ def shown(server: str, subject: str, needed: UrlsRequired) -> UrlsRequired:
     ``MAX_PAGES``, each a web page the user can judge); otherwise raises the
     ``ToolFailure`` that says which page and why, without its URL."""
     count = len(needed.pages)
-    why = f"it listed {count} pages (at most {MAX_PAGES} are shown)" if count > MAX_PAGES else None
-    for number, page in enumerate(needed.pages, start=1):
-        problem = url_problem(page.url) if why is None else None
-        if problem is not None:
-            why = f"page {number}: {problem}"
+    if count > MAX_PAGES:
+        why: str | None = f"it listed {count} pages (at most {MAX_PAGES} are shown)"
+    else:
+        problems = ((n, url_problem(page.url)) for n, page in enumerate(needed.pages, start=1))
+        why = next((f"page {n}: {problem}" for n, problem in problems if problem), None)
     if why is None:
         return needed
     raise ToolFailure(
