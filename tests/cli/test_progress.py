@@ -46,7 +46,7 @@ HANGS = [sys.executable, "-c", "import time; time.sleep(120)"]  # never answers:
 
 def slow_counted(starts: Path) -> list[str]:
     """The counted fixture server, started two seconds late (as a slow real one is)."""
-    script = server_command("counted_server.py")[1]
+    script = server_command("counted_server.py", plain=True)[1]
     late = (
         "import runpy, sys, time; time.sleep(2); "
         f"sys.argv = [{script!r}, {str(starts)!r}]; runpy.run_path({script!r}, run_name='__main__')"

@@ -19,13 +19,16 @@ from pathlib import Path
 import pytest
 
 from ..ports import free_port
+from ..warm import warm
 
 SERVERS = Path(__file__).parent / "servers"
 
 
-def server_command(script: str, *args: str) -> list[str]:
-    """The argv of a fixture server under ``servers/`` run by this interpreter."""
-    return [sys.executable, str(SERVERS / script), *args]
+def server_command(script: str, *args: str, plain: bool = False) -> list[str]:
+    """The argv of a fixture server under ``servers/`` run by this interpreter: started
+    warm (``tests/warm``) unless ``plain``, for a test about the server's process."""
+    argv = [sys.executable, str(SERVERS / script), *args]
+    return argv if plain else warm(argv)
 
 
 def toml_list(argv: list[str]) -> str:
@@ -33,9 +36,10 @@ def toml_list(argv: list[str]) -> str:
     return "[" + ", ".join(json.dumps(a) for a in argv) + "]"
 
 
-def stdio_server(name: str, script: str, *args: str, extra: str = "") -> str:
+def stdio_server(name: str, script: str, *args: str, extra: str = "", plain: bool = False) -> str:
     """A ``[mcp.servers.NAME]`` table running a fixture server over stdio."""
-    return f"[mcp.servers.{name}]\ncommand = {toml_list(server_command(script, *args))}\n{extra}\n"
+    command = server_command(script, *args, plain=plain)
+    return f"[mcp.servers.{name}]\ncommand = {toml_list(command)}\n{extra}\n"
 
 
 def make_project(root: Path, config: str, plugins: dict[str, str] | None = None) -> Path:

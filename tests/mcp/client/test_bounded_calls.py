@@ -92,7 +92,7 @@ def test_a_tool_the_sdk_refuses_is_skipped_and_the_rest_mounted(host):
 
 def test_closing_ends_the_servers_whole_process_group(paths, module_env):
     pidfile = paths / "helper.pid"
-    config = stdio_server("helper", "odd_server.py", "--helper", str(pidfile))
+    config = stdio_server("helper", "odd_server.py", "--helper", str(pidfile), plain=True)
     with Host.open(make_project(paths / "helper-project", config), plugins=[]) as opened:
         assert row(opened, "mcp:helper").status == "active"
         helper = int(wait_for(lambda: pidfile.exists() and pidfile.read_text()))

@@ -28,7 +28,8 @@ def row(host, name):
 def test_a_crash_is_reported_the_host_keeps_serving_and_the_next_call_reconnects(
     module_env, tmp_path
 ):
-    root = make_project(tmp_path / "p", stdio_server("calc", "calc_server.py") + ALLOW)
+    config = stdio_server("calc", "calc_server.py", plain=True) + ALLOW  # its pid is asked
+    root = make_project(tmp_path / "p", config)
     with Host.open(root, plugins=[]) as host:
         first = call(host, "calc_pid").output["result"]
         crashed = call(host, "calc_crash")
@@ -49,8 +50,8 @@ def test_a_crash_is_reported_the_host_keeps_serving_and_the_next_call_reconnects
 
 def test_close_ends_every_stdio_child(module_env, tmp_path):
     config = (
-        stdio_server("a", "calc_server.py")
-        + stdio_server("b", "calc_server.py", "--handshake-only")
+        stdio_server("a", "calc_server.py", plain=True)
+        + stdio_server("b", "calc_server.py", "--handshake-only", plain=True)
         + ALLOW
     )
     host = Host.open(make_project(tmp_path / "p", config), plugins=[])

@@ -15,6 +15,8 @@ from tooldeck.testing import ScriptedAsker
 
 from ..conftest import make_project, stdio_server, wait_for
 
+ALLOW_ALL = '[[permission]]\naction = "*_*"\neffect = "allow"\n'
+
 OVERRIDE = """
 from tooldeck import hookimpl
 
@@ -246,3 +248,24 @@ def test_tools_and_plugins_commands_show_mounted_tools(host):
     text = render(host.plugins)
     assert "mcp:calc" in text and "mcp:legacy" in text
     assert json.dumps([p.to_json() for p in host.plugins])
+
+
+def test_a_fixture_server_started_warm_serves_what_its_plain_start_serves(module_env, tmp_path):
+    """Pins ``tests/warm`` (how most servers here start) to the plain start."""
+    config = stdio_server("plain", "calc_server.py", plain=True)
+    config += stdio_server("warm", "calc_server.py") + ALLOW_ALL
+    with Host.open(make_project(tmp_path / "p", config), plugins=[]) as host:
+        snapshot = host.snapshot()
+
+        def served(server):
+            names = sorted(
+                n.removeprefix(server) for n in snapshot.catalog.tools if n.startswith(server)
+            )
+            sum_ = asyncio.run(
+                run_tool_call(snapshot, ToolCall("c", f"{server}add", {"a": 2, "b": 3}))
+            )
+            return names, sum_.output
+
+        plain, warm = served("plain_"), served("warm_")
+    assert "add" in plain[0]
+    assert warm == plain

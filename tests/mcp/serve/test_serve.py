@@ -25,6 +25,7 @@ from mcp import Client, StdioServerParameters
 from tooldeck import Host, grant_trust, trust_status
 
 from ...ports import free_port
+from ...warm import warm
 from ..conftest import wait_for
 
 TOOLDECK = [sys.executable, "-c", "import sys; from tooldeck.cli import main; sys.exit(main())"]
@@ -108,9 +109,10 @@ def served(root: Path, *extra: str, **options) -> Client:
         **{k: v for k, v in os.environ.items() if k.startswith(("XDG_", "TOOLDECK_TRUST"))},
         "PYTHONPATH": os.pathsep.join(sys.path),
     }
+    command = warm([*TOOLDECK, "mcp", "serve", "--location", str(root), *extra])
     params = StdioServerParameters(
-        command=TOOLDECK[0],
-        args=[*TOOLDECK[1:], "mcp", "serve", "--location", str(root), *extra],
+        command=command[0],
+        args=command[1:],
         env=env,
     )
     return Client(params, **options)
@@ -412,7 +414,18 @@ def http_serving(
     is an interpreter importing the MCP SDK each time)."""
     environment = {**os.environ, **(env or {})}
     process = subprocess.Popen(
-        [*TOOLDECK, "mcp", "serve", "--location", str(root), "--http", f"127.0.0.1:{port}", *extra],
+        warm(
+            [
+                *TOOLDECK,
+                "mcp",
+                "serve",
+                "--location",
+                str(root),
+                "--http",
+                f"127.0.0.1:{port}",
+                *extra,
+            ]
+        ),
         env=environment,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
