@@ -17,6 +17,8 @@ from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanE
 
 from tooldeck import Telemetry
 
+from ..warm import warm
+
 SERVERS = Path(__file__).parent / "servers"
 
 
@@ -80,5 +82,5 @@ def traced_serve(where: Path, plugin: str, source: str) -> TracedServe:
         "PYTHONPATH": os.pathsep.join(sys.path),
         "TRACED_SPANS": str(spans_file),
     }
-    command = [sys.executable, str(SERVERS / "traced_serve.py"), "--location", str(root)]
+    command = warm([sys.executable, str(SERVERS / "traced_serve.py"), "--location", str(root)])
     return TracedServe(command, env, spans_file)

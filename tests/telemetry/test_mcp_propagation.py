@@ -20,6 +20,7 @@ from mcp import Client, StdioServerParameters
 from tooldeck import Host, ToolCall, run_tool_call
 
 from ..ports import free_port
+from ..warm import warm
 from .conftest import traced_serve
 
 SERVERS = Path(__file__).parent / "servers"
@@ -30,7 +31,7 @@ pytestmark = pytest.mark.usefixtures("clean_env")
 
 
 def test_a_mounted_call_sends_its_span_as_traceparent(tmp_path, otel):
-    command = json.dumps([sys.executable, str(SERVERS / "meta_server.py")])
+    command = json.dumps(warm([sys.executable, str(SERVERS / "meta_server.py")]))
     (tmp_path / "tooldeck.toml").write_text(
         f'[mcp.servers.probe]\ncommand = {command}\n\n[[permission]]\naction = "*"\n'
         'resource = "*"\neffect = "allow"\n'
@@ -98,7 +99,7 @@ def test_a_served_call_continues_the_clients_trace(tmp_path, tooldeck_env):
 
 
 def test_a_mounted_call_nested_in_a_program_sends_the_nested_span(tmp_path, otel):
-    command = json.dumps([sys.executable, str(SERVERS / "meta_server.py")])
+    command = json.dumps(warm([sys.executable, str(SERVERS / "meta_server.py")]))
     (tmp_path / "tooldeck.toml").write_text(
         f'[mcp.servers.probe]\ncommand = {command}\n\n[[permission]]\naction = "*"\n'
         'resource = "*"\neffect = "allow"\n'
@@ -156,7 +157,7 @@ def test_a_mounted_call_over_http_records_the_session_the_server_gave(tmp_path, 
 
 
 def test_a_mounted_call_over_stdio_has_no_session(tmp_path, otel):
-    command = json.dumps([sys.executable, str(SERVERS / "meta_server.py")])
+    command = json.dumps(warm([sys.executable, str(SERVERS / "meta_server.py")]))
     (tmp_path / "tooldeck.toml").write_text(
         f'[mcp.servers.probe]\ncommand = {command}\n\n[[permission]]\naction = "*"\n'
         'resource = "*"\neffect = "allow"\n'

@@ -22,13 +22,14 @@ from tooldeck.cli import main
 from tooldeck.mcp.client import layer
 from tooldeck.mcp.client.cache import FOLDER, ListingCache
 
+from ...warm import warm
 from ..conftest import SERVERS, make_project, toml_list, wait_for
 
 ALLOW = '[[permission]]\naction = "*_*"\neffect = "allow"\n'
 
 
 def counted(name: str, starts: Path, *args: str, script: Path | None = None) -> str:
-    argv = [sys.executable, str(script or SERVERS / "counted_server.py"), str(starts), *args]
+    argv = warm([sys.executable, str(script or SERVERS / "counted_server.py"), str(starts), *args])
     return f"[mcp.servers.{name}]\ncommand = {toml_list(argv)}\n"
 
 

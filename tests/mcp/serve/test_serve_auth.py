@@ -23,6 +23,7 @@ import pytest
 from mcp import Client
 
 from ...ports import free_port
+from ...warm import warm
 from ..conftest import wait_for
 
 TOOLDECK = [sys.executable, "-c", "import sys; from tooldeck.cli import main; sys.exit(main())"]
@@ -62,16 +63,18 @@ def start(root: Path, host: str, *extra: str, token: str | None) -> Served:
     stderr = root.parent / f"stderr-{host}-{port}.txt"
     with open(stderr, "wb") as sink:
         process = subprocess.Popen(
-            [
-                *TOOLDECK,
-                "mcp",
-                "serve",
-                "--location",
-                str(root),
-                "--http",
-                f"{host}:{port}",
-                *extra,
-            ],
+            warm(
+                [
+                    *TOOLDECK,
+                    "mcp",
+                    "serve",
+                    "--location",
+                    str(root),
+                    "--http",
+                    f"{host}:{port}",
+                    *extra,
+                ]
+            ),
             env=env,
             stdout=subprocess.DEVNULL,
             stderr=sink,
