@@ -98,3 +98,17 @@ def test_a_command_killed_outright_takes_its_program_along(tmp_path):
 def test_only_this_interpreter_s_programs_start_warm():
     with pytest.raises(ValueError, match="only this interpreter"):
         warm(["python3", "-c", "pass"])
+
+
+def test_a_zygote_that_ended_is_reported_with_what_it_printed(tmp_path):
+    ended = subprocess.Popen([sys.executable, "-c", "pass"])  # a zombie until waited for
+    wait_for(lambda: process_gone(ended.pid))
+    log = tmp_path / "zygote.log"
+    log.write_text("ModuleNotFoundError: No module named 'mcp'\n")
+    launch = warm([sys.executable, "-c", "pass"])[:4]
+    argv = [*launch, str(tmp_path / "no-socket"), str(ended.pid), str(log), "-c", "pass"]
+    done = subprocess.run(argv, capture_output=True, text=True, timeout=60)
+    ended.wait()
+    assert done.returncode == 1
+    assert f"the zygote (pid {ended.pid}) exited" in done.stderr
+    assert "No module named 'mcp'" in done.stderr

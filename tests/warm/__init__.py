@@ -18,6 +18,7 @@ modules are loaded before the program runs.
 from __future__ import annotations
 
 import atexit
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -26,34 +27,39 @@ from pathlib import Path
 __all__ = ["warm"]
 
 HERE = Path(__file__).parent
-_socket: str | None = None
+_zygote_args: list[str] = []
+"""The launcher's first arguments once this process's zygote runs: its socket, its pid
+and its log (what it printed, for when it could not start)."""
 
 
 def warm(argv: list[str]) -> list[str]:
     """``argv`` (``[sys.executable, script or -c CODE or -m MODULE, *args]``) started warm."""
     if argv[0] != sys.executable:
         raise ValueError(f"only this interpreter's programs start warm, not {argv[0]!r}")
-    return [sys.executable, "-I", "-S", str(HERE / "launch.py"), _zygote(), *argv[1:]]
+    return [sys.executable, "-I", "-S", str(HERE / "launch.py"), *_zygote(), *argv[1:]]
 
 
-def _zygote() -> str:
-    """The socket of this process's zygote, started at the first warm command. Its stdin
-    is a pipe from this process: when this process ends, the zygote does too."""
-    global _socket
-    if _socket is None:
-        path = str(Path(tempfile.mkdtemp(prefix="tdwarm-")) / "zygote")
-        zygote = subprocess.Popen(
-            [sys.executable, str(HERE / "zygote.py"), path],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-        )
-        atexit.register(_stop, zygote)
-        _socket = path
-    return _socket
+def _zygote() -> list[str]:
+    """This process's zygote, started at the first warm command (it listens once it
+    imported the SDK; launchers wait for it). Its stdin is a pipe from this process: when
+    this process ends, the zygote does too."""
+    if not _zygote_args:
+        folder = Path(tempfile.mkdtemp(prefix="tdwarm-"))
+        log = folder / "zygote.log"
+        with open(log, "wb") as sink:
+            zygote = subprocess.Popen(
+                [sys.executable, str(HERE / "zygote.py"), str(folder / "zygote")],
+                stdin=subprocess.PIPE,
+                stdout=sink,
+                stderr=sink,
+            )
+        atexit.register(_stop, zygote, folder)
+        _zygote_args.extend([str(folder / "zygote"), str(zygote.pid), str(log)])
+    return _zygote_args
 
 
-def _stop(zygote: subprocess.Popen[bytes]) -> None:
+def _stop(zygote: subprocess.Popen[bytes], folder: Path) -> None:
     assert zygote.stdin is not None
     zygote.stdin.close()
     zygote.wait(timeout=30)
+    shutil.rmtree(folder, ignore_errors=True)

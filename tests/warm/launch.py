@@ -1,4 +1,4 @@
-"""The command's process of a warm start: ``python -I -S launch.py SOCKET PROGRAM...``.
+"""The command's process of a warm start: ``python -I -S launch.py SOCKET PID LOG PROGRAM...``.
 
 It hands its stdin, stdout and stderr, working directory, environment and the program's
 arguments to the zygote, which forks the program's process; then it forwards the
@@ -18,7 +18,8 @@ import time
 CONNECT_FOR_S = 120.0  # the zygote imports the SDK before it listens; a loaded box is slow
 
 
-def connected(path: str) -> socket.socket:
+def connected(path: str, zygote: int, log: str) -> socket.socket:
+    """A connection to the zygote, waiting while it imports; refused if it exited."""
     deadline = time.monotonic() + CONNECT_FOR_S
     while True:
         sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
@@ -27,9 +28,30 @@ def connected(path: str) -> socket.socket:
             return sock
         except (FileNotFoundError, ConnectionRefusedError):
             sock.close()
+            if not running(zygote):
+                sys.exit(f"warm start: the zygote (pid {zygote}) exited; it printed:\n" + tail(log))
             if time.monotonic() > deadline:
-                raise
+                sys.exit(
+                    f"warm start: the zygote (pid {zygote}) not listening after {CONNECT_FOR_S} s"
+                )
             time.sleep(0.02)
+
+
+def running(pid: int) -> bool:
+    """Whether ``pid`` runs: exited and unreaped (a zombie) counts as ended."""
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            return stat.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+def tail(log: str) -> str:
+    try:
+        with open(log, errors="replace") as text:
+            return text.read()[-2000:]
+    except OSError as error:
+        return f"(its log {log} cannot be read: {error})"
 
 
 def received(sock: socket.socket, size: int) -> bytes:
@@ -43,10 +65,10 @@ def received(sock: socket.socket, size: int) -> bytes:
 
 
 def main() -> None:
-    path, program = sys.argv[1], sys.argv[2:]
+    path, zygote, log, program = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4:]
     request = json.dumps({"argv": program, "cwd": os.getcwd(), "env": dict(os.environ)})
     payload = request.encode("utf-8", "surrogateescape")
-    sock = connected(path)
+    sock = connected(path, zygote, log)
     socket.send_fds(sock, [struct.pack("!Q", len(payload))], [0, 1, 2])
     sock.sendall(payload)
     (pid,) = struct.unpack("!i", received(sock, 4))

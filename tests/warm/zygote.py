@@ -158,7 +158,10 @@ def run(fds: list[int], request: dict) -> None:
 
 def main() -> None:
     for name in PRELOADED:
-        importlib.import_module(name)
+        try:
+            importlib.import_module(name)
+        except ImportError as error:  # not installed here: a program importing it fails alike
+            print(f"warm start: not preloaded: {error}", file=sys.stderr)
     gc.freeze()  # the children share these objects' pages instead of each copying them
     child = serve(sys.argv[1])
     if child is not None:
