@@ -11,6 +11,7 @@ import os
 import signal
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -71,25 +72,25 @@ def test_an_uncaught_exception_ends_it_with_status_1_and_its_traceback():
     assert warmed.stderr.splitlines()[-1] == plain.stderr.splitlines()[-1] == "KeyError: 'boom'"
 
 
-def test_a_signal_to_the_command_ends_the_program_as_it_would_end_a_plain_one(tmp_path):
+def sleeping(tmp_path: Path) -> tuple[subprocess.Popen[bytes], int]:
+    """A warm command whose program sleeps, and the program's own pid."""
     pidfile = tmp_path / "pid"
     program = (
         f"import os, time; open({str(pidfile)!r}, 'w').write(str(os.getpid())); time.sleep(60)"
     )
     command = subprocess.Popen(warm([sys.executable, "-c", program]))
-    pid = int(wait_for(lambda: pidfile.exists() and pidfile.read_text()))
+    return command, int(wait_for(lambda: pidfile.exists() and pidfile.read_text()))
+
+
+def test_a_signal_to_the_command_ends_the_program_as_it_would_end_a_plain_one(tmp_path):
+    command, pid = sleeping(tmp_path)
     command.send_signal(signal.SIGTERM)
     assert command.wait(timeout=30) == -signal.SIGTERM
     wait_for(lambda: process_gone(pid), timeout=30)
 
 
 def test_a_command_killed_outright_takes_its_program_along(tmp_path):
-    pidfile = tmp_path / "pid"
-    program = (
-        f"import os, time; open({str(pidfile)!r}, 'w').write(str(os.getpid())); time.sleep(60)"
-    )
-    command = subprocess.Popen(warm([sys.executable, "-c", program]))
-    pid = int(wait_for(lambda: pidfile.exists() and pidfile.read_text()))
+    command, pid = sleeping(tmp_path)
     command.kill()
     command.wait(timeout=30)
     wait_for(lambda: process_gone(pid), timeout=30)

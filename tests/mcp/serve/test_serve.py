@@ -404,6 +404,11 @@ def test_clients_hear_when_a_plugin_file_appears(tooldeck_env, monkeypatch, mode
     assert "later" in after
 
 
+def http_command(root: Path, address: str, *extra: str) -> list[str]:
+    """``tooldeck mcp serve --http ADDRESS`` of ``root``, started warm (``tests/warm``)."""
+    return warm([*TOOLDECK, "mcp", "serve", "--location", str(root), "--http", address, *extra])
+
+
 @contextmanager
 def http_serving(
     root: Path, port: int, *extra: str, env: dict[str, str] | None = None
@@ -414,18 +419,7 @@ def http_serving(
     is an interpreter importing the MCP SDK each time)."""
     environment = {**os.environ, **(env or {})}
     process = subprocess.Popen(
-        warm(
-            [
-                *TOOLDECK,
-                "mcp",
-                "serve",
-                "--location",
-                str(root),
-                "--http",
-                f"127.0.0.1:{port}",
-                *extra,
-            ]
-        ),
+        http_command(root, f"127.0.0.1:{port}", *extra),
         env=environment,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,

@@ -23,10 +23,9 @@ import pytest
 from mcp import Client
 
 from ...ports import free_port
-from ...warm import warm
 from ..conftest import wait_for
+from .test_serve import TOOLDECK, http_command
 
-TOOLDECK = [sys.executable, "-c", "import sys; from tooldeck.cli import main; sys.exit(main())"]
 TOKEN = "s3cret-token"
 
 PLUGIN = """
@@ -63,18 +62,7 @@ def start(root: Path, host: str, *extra: str, token: str | None) -> Served:
     stderr = root.parent / f"stderr-{host}-{port}.txt"
     with open(stderr, "wb") as sink:
         process = subprocess.Popen(
-            warm(
-                [
-                    *TOOLDECK,
-                    "mcp",
-                    "serve",
-                    "--location",
-                    str(root),
-                    "--http",
-                    f"{host}:{port}",
-                    *extra,
-                ]
-            ),
+            http_command(root, f"{host}:{port}", *extra),
             env=env,
             stdout=subprocess.DEVNULL,
             stderr=sink,
