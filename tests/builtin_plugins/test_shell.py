@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import re
 import time
@@ -8,7 +9,12 @@ from pathlib import Path
 
 import pytest
 
-from tooldeck.builtin_plugins._run.process import KILL_GRACE_SECONDS, read_tail, run_in_group
+from tooldeck.builtin_plugins._run.process import (
+    KILL_GRACE_SECONDS,
+    _running,
+    read_tail,
+    run_in_group,
+)
 from tooldeck.builtin_plugins._run.shell import command_resources
 from tooldeck.host.config.config import Config, OutputConfig, PermissionRule
 from tooldeck.host.location.location import Location
@@ -34,6 +40,17 @@ def live_members(pgid: int) -> list[int]:
         if int(fields[2]) == pgid and fields[0] != b"Z":
             alive.append(int(name))
     return alive
+
+
+def children_of(pid: int) -> set[int]:
+    """The processes whose parent is ``pid``."""
+    found = set()
+    for name in os.listdir("/proc"):
+        with contextlib.suppress(OSError):
+            fields = Path(f"/proc/{name}/stat").read_bytes().rpartition(b")")[2].split()
+            if name.isdigit() and int(fields[1]) == pid:
+                found.add(int(name))
+    return found
 
 
 async def pid_from(path: Path) -> int:
@@ -169,6 +186,34 @@ async def test_cancellation_kills_the_group_and_propagates(builtins, root, tmp_p
         await task
     assert live_members(pgid) == []
     assert list((tmp_path / "data" / "shell").iterdir()) == []
+
+
+def test_a_call_cancelled_while_its_process_is_being_set_up_leaves_nothing_running(tmp_path):
+    """asyncio forks the command first, then finishes setting it up; cancelled in between,
+    it would kill the command alone. The command's own child must not outlive it."""
+    child = tmp_path / "child"
+
+    async def scenario() -> None:
+        script = f"sleep 30 & echo $! > {child}; wait"
+        others = children_of(os.getpid())
+        with open(tmp_path / "out", "wb") as out:
+            task = asyncio.create_task(
+                run_in_group(["sh", "-c", script], cwd=tmp_path, output=out.fileno(), timeout=60)
+            )
+            deadline = time.monotonic() + 30  # a bound on a start, generous for a loaded box
+            while not children_of(os.getpid()) - others:  # one loop step at a time, to the fork
+                assert time.monotonic() < deadline, "the command was never forked"
+                await asyncio.sleep(0)
+            # Held here (no await), asyncio's setup of the process cannot finish.
+            while not (child.exists() and child.read_text().strip()):
+                assert time.monotonic() < deadline, "the command never started its child"
+                time.sleep(0.01)
+            task.cancel()
+            with pytest.raises(asyncio.CancelledError):
+                await task
+
+    asyncio.run(scenario())
+    assert not _running(int(child.read_text()))
 
 
 async def test_what_ignores_sigterm_is_killed_after_the_grace(tmp_path):

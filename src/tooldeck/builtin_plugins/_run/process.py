@@ -28,7 +28,10 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import BinaryIO
+from typing import TYPE_CHECKING, BinaryIO
+
+if TYPE_CHECKING:
+    from asyncio.subprocess import Process
 
 _KILL_SETTLE_SECONDS = 2.0  # SIGKILL cannot be ignored; this only bounds a stuck D state
 KILL_GRACE_SECONDS = 2.0
@@ -108,17 +111,25 @@ async def run_in_group(
     is stopped too, unless ``keep_background``. ``OSError`` means it could not start.
     """
     token = secrets.token_hex(8)
+    marker = f"{MARKER}={token}".encode()
     started = time.monotonic()
-    process = await asyncio.create_subprocess_exec(
-        *argv,
-        cwd=cwd,
-        stdin=asyncio.subprocess.DEVNULL,
-        stdout=output,
-        stderr=asyncio.subprocess.STDOUT,
-        start_new_session=True,
-        env={**os.environ, MARKER: token},
+    creating = asyncio.ensure_future(
+        asyncio.create_subprocess_exec(
+            *argv,
+            cwd=cwd,
+            stdin=asyncio.subprocess.DEVNULL,
+            stdout=output,
+            stderr=asyncio.subprocess.STDOUT,
+            start_new_session=True,
+            env={**os.environ, MARKER: token},
+        )
     )
-    run = Run(process.pid, f"{MARKER}={token}".encode())
+    try:
+        process = await asyncio.shield(creating)
+    except asyncio.CancelledError:
+        await _stop_created(creating, marker, grace)
+        raise
+    run = Run(process.pid, marker)
     try:
         await asyncio.wait_for(process.wait(), timeout)
     except TimeoutError:
@@ -133,6 +144,19 @@ async def run_in_group(
     if not keep_background and run.alive():
         forced = await stop(run, grace)
     return Finished(process.returncode, False, time.monotonic() - started, forced)
+
+
+async def _stop_created(creating: asyncio.Future[Process], marker: bytes, grace: float) -> None:
+    """A call cancelled while asyncio was still setting up its process: the command runs
+    already (it was forked first) and may have started others. Cancelled there, asyncio
+    would kill the command alone and leave those running, so the setup is shielded and
+    finished here, and the whole run stopped as any cancelled run is."""
+    try:
+        process = await creating
+    except OSError:
+        return  # it never started
+    await stop(Run(process.pid, marker), grace)
+    await process.wait()
 
 
 async def stop(run: Run, grace: float) -> bool:
