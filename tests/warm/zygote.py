@@ -68,9 +68,10 @@ def serve(path: str) -> tuple[list[int], dict] | None:
     listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     listener.bind(path)
     listener.listen(64)
-    running: dict[int, socket.socket] = {}  # program pid -> its launcher's connection
+    running: dict[int, socket.socket | None] = {}  # program pid -> its launcher's connection
     while True:
-        readable, _, _ = select.select([sys.stdin, listener, wakeup_r, *running.values()], [], [])
+        launchers = [conn for conn in running.values() if conn is not None]
+        readable, _, _ = select.select([sys.stdin, listener, wakeup_r, *launchers], [], [])
         if sys.stdin in readable and not os.read(sys.stdin.fileno(), 1024):
             for pid in running:
                 _kill(pid)
@@ -79,7 +80,9 @@ def serve(path: str) -> tuple[list[int], dict] | None:
             os.read(wakeup_r, 1024)
             _reap(running)
         for pid, conn in list(running.items()):
-            if conn in readable and not conn.recv(1):  # the launcher is gone
+            if conn in readable and _gone(conn):  # its program goes too; reaped as it ends
+                conn.close()
+                running[pid] = None
                 _kill(pid)
         if listener in readable:
             try:
@@ -88,11 +91,11 @@ def serve(path: str) -> tuple[list[int], dict] | None:
                 print(f"warm start refused: {error}", file=sys.stderr)
                 continue
             pid = os.fork()
-            if pid == 0:
-                for fd in (listener.fileno(), conn.fileno(), wakeup_r, wakeup_w):
-                    os.close(fd)
-                for other in running.values():
-                    os.close(other.fileno())
+            if pid == 0:  # the program's process: the zygote's descriptors are not its
+                for sock in (listener, conn, *launchers):
+                    sock.close()
+                os.close(wakeup_r)
+                os.close(wakeup_w)
                 return fds, request
             for fd in fds:
                 os.close(fd)
@@ -100,7 +103,15 @@ def serve(path: str) -> tuple[list[int], dict] | None:
             running[pid] = conn
 
 
-def _reap(running: dict[int, socket.socket]) -> None:
+def _gone(conn: socket.socket) -> bool:
+    """A launcher never writes after its request: readable means it closed or failed."""
+    try:
+        return not conn.recv(1)
+    except OSError:
+        return True
+
+
+def _reap(running: dict[int, socket.socket | None]) -> None:
     while running:
         pid, status = os.waitpid(-1, os.WNOHANG)
         if pid == 0:
