@@ -1,7 +1,6 @@
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import os
 import re
 import time
@@ -9,16 +8,13 @@ from pathlib import Path
 
 import pytest
 
-from tooldeck.builtin_plugins._run.process import (
-    KILL_GRACE_SECONDS,
-    _running,
-    read_tail,
-    run_in_group,
-)
+from tooldeck.builtin_plugins._run.process import KILL_GRACE_SECONDS, read_tail, run_in_group
 from tooldeck.builtin_plugins._run.shell import command_resources
 from tooldeck.host.config.config import Config, OutputConfig, PermissionRule
 from tooldeck.host.location.location import Location
 from tooldeck.host.permissions.request import Reject
+
+from ..processes import children_of, hold_after_fork, running
 
 
 def text_of(outcome) -> str:
@@ -40,17 +36,6 @@ def live_members(pgid: int) -> list[int]:
         if int(fields[2]) == pgid and fields[0] != b"Z":
             alive.append(int(name))
     return alive
-
-
-def children_of(pid: int) -> set[int]:
-    """The processes whose parent is ``pid``."""
-    found = set()
-    for name in os.listdir("/proc"):
-        with contextlib.suppress(OSError):
-            fields = Path(f"/proc/{name}/stat").read_bytes().rpartition(b")")[2].split()
-            if name.isdigit() and int(fields[1]) == pid:
-                found.add(int(name))
-    return found
 
 
 async def pid_from(path: Path) -> int:
@@ -200,20 +185,13 @@ def test_a_call_cancelled_while_its_process_is_being_set_up_leaves_nothing_runni
             task = asyncio.create_task(
                 run_in_group(["sh", "-c", script], cwd=tmp_path, output=out.fileno(), timeout=60)
             )
-            deadline = time.monotonic() + 30  # a bound on a start, generous for a loaded box
-            while not children_of(os.getpid()) - others:  # one loop step at a time, to the fork
-                assert time.monotonic() < deadline, "the command was never forked"
-                await asyncio.sleep(0)
-            # Held here (no await), asyncio's setup of the process cannot finish.
-            while not (child.exists() and child.read_text().strip()):
-                assert time.monotonic() < deadline, "the command never started its child"
-                time.sleep(0.01)
+            await hold_after_fork(others, child)
             task.cancel()
             with pytest.raises(asyncio.CancelledError):
                 await task
 
     asyncio.run(scenario())
-    assert not _running(int(child.read_text()))
+    assert not running(int(child.read_text()))
 
 
 async def test_what_ignores_sigterm_is_killed_after_the_grace(tmp_path):
@@ -264,14 +242,6 @@ async def test_a_per_tool_timeout_that_took_longer_to_stop_says_when_it_ended(
     stated = float(STATED.search(message).group(1))
     assert 0.5 + KILL_GRACE_SECONDS - 0.1 <= stated <= took + 0.1
     assert live_members(int((root / "pid").read_text())) == []
-
-
-def running(pid: int) -> bool:
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_bytes()
-    except OSError:
-        return False
-    return stat.rpartition(b")")[2].split()[0] != b"Z"
 
 
 async def test_background_processes_are_stopped_when_the_command_exits(shell, root):

@@ -4,6 +4,7 @@ leaves nothing for the interpreter's exit."""
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import json
 import os
@@ -12,8 +13,14 @@ import subprocess
 import sys
 from pathlib import Path
 
+import anyio
+
 from tooldeck import Host
-from tooldeck.mcp.client.stdio import resolved_command
+from tooldeck.host.config.config import McpServerConfig
+from tooldeck.mcp.client.specs import ServerSpec
+from tooldeck.mcp.client.stdio import resolved_command, stdio_transport
+
+from ...processes import children_of, hold_after_fork, running
 
 BESIDE = Path(sys.executable).parent
 
@@ -145,3 +152,28 @@ def test_close_leaves_nothing_for_exit_when_a_helper_holds_the_servers_stdout(
     assert (done.returncode, done.stdout) == (0, "completed\n"), done.stderr
     assert "Event loop is closed" not in done.stderr
     assert "unclosed transport" not in done.stderr
+
+
+def test_a_server_cancelled_while_its_process_is_being_set_up_leaves_nothing_running(tmp_path):
+    """asyncio forks the command first, then finishes setting it up; cancelled in between,
+    it would kill the server alone. What the server started must not outlive it."""
+    child = tmp_path / "child"
+    command = ["sh", "-c", f"sleep 30 & echo $! > {child}; wait"]
+    spec = ServerSpec("s", "s", McpServerConfig.model_validate({"command": command}), tmp_path)
+
+    async def connect(scope: anyio.CancelScope, errlog) -> None:
+        with scope:
+            async with stdio_transport(spec, errlog, lambda process: None):
+                await anyio.sleep(60)
+
+    async def scenario() -> None:
+        others = children_of(os.getpid())
+        scope = anyio.CancelScope()
+        with open(tmp_path / "errlog", "w") as errlog:
+            task = asyncio.create_task(connect(scope, errlog))
+            await hold_after_fork(others, child)
+            scope.cancel()
+            await task
+
+    asyncio.run(scenario())
+    assert not running(int(child.read_text()))

@@ -66,15 +66,19 @@ async def stdio_transport(
 
     env = get_default_environment() | dict(spec.config.env)
     command = resolved_command(spec.config.command or ("",), env)
-    process = await anyio.open_process(
-        list(command),
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=errlog,
-        env=env,
-        cwd=spec.cwd,
-        start_new_session=True,
-    )
+    # Shielded: cancelled while asyncio still sets the process up (it forks first), it
+    # would kill the server alone and leave what the server started; a cancellation
+    # arrives just after, where the process is stopped like any other.
+    with anyio.CancelScope(shield=True):
+        process = await anyio.open_process(
+            list(command),
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=errlog,
+            env=env,
+            cwd=spec.cwd,
+            start_new_session=True,
+        )
     on_start(StdioProcess(process))
     incoming, read_stream = anyio.create_memory_object_stream[Any](0)
     write_stream, outgoing = anyio.create_memory_object_stream[Any](0)
