@@ -15,6 +15,8 @@ import tooldeck
 from tooldeck.cli import main, new_pack
 from tooldeck.cli.new_pack import checkout_of, render
 
+from ..full_disk import on_a_full_disk
+
 ROOT = Path(__file__).resolve().parents[2]
 _FENCE = re.compile(
     r"^<!--\s*file:\s*(?P<path>[^>]*?)\s*-->\n^```[\w-]*\n(?P<code>.*?)^```$", re.S | re.M
@@ -195,10 +197,8 @@ def test_an_existing_folder_is_left_alone(tmp_path, capsys):
 
 
 _LIMITED = """
-import resource, signal, sys
+import sys
 from tooldeck.cli import main
-signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # writes past the limit fail with EFBIG
-resource.setrlimit(resource.RLIMIT_FSIZE, (1000, 1000))
 sys.exit(main(["new-pack", "weather", "--parent", sys.argv[1]]))
 """
 
@@ -206,9 +206,7 @@ sys.exit(main(["new-pack", "weather", "--parent", sys.argv[1]]))
 def test_a_full_disk_leaves_no_half_pack_and_names_the_file(tmp_path):
     """A write failing part-way (a file-size limit, as a full disk) creates nothing, so
     the same command simply works once there is room."""
-    done = subprocess.run(
-        [sys.executable, "-c", _LIMITED, str(tmp_path)], capture_output=True, text=True, timeout=60
-    )
+    done = on_a_full_disk(_LIMITED, str(tmp_path))
     assert done.returncode == 2, done.stderr
     assert re.fullmatch(
         rf"tooldeck: error: cannot write {re.escape(str(tmp_path))}/tooldeck-weather/\S+: "

@@ -4,8 +4,6 @@ import asyncio
 import logging
 import os
 import re
-import subprocess
-import sys
 import tempfile
 import time
 from pathlib import Path
@@ -26,6 +24,7 @@ from tooldeck.host.call.sizes import count_lines, format_size, utf8_size
 from tooldeck.host.config.config import Config, OutputConfig
 
 from ...examples import examples
+from ...full_disk import on_a_full_disk
 
 PNG = (
     b"\x89PNG\r\n\x1a\n"
@@ -337,12 +336,10 @@ def test_run_tool_call_bounds_one_text_part_exactly_when_within_limits_says_so(
 
 
 _LIMITED = """
-import resource, signal, sys
+import sys
 from tooldeck._tool import TextPart
 from tooldeck.host.call.bounding import bound_output
 from tooldeck.host.config.config import OutputConfig
-signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # writes past the limit fail with EFBIG
-resource.setrlimit(resource.RLIMIT_FSIZE, (1000, 1000))
 text = "".join(f"line {i}\\n" for i in range(1000))
 limits = OutputConfig(max_lines=2)
 bounded = bound_output((TextPart(text),), {}, limits=limits, data_dir=sys.argv[1])
@@ -353,12 +350,7 @@ print(bounded.content[0].text)
 def test_a_full_disk_still_bounds_and_says_where_and_why(tmp_path):
     """The save fails part-way (a file-size limit, as a full disk): no torn file is left
     for the model to find, and the marker says which folder and what went wrong."""
-    done = subprocess.run(
-        [sys.executable, "-c", _LIMITED, str(tmp_path / "data")],
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    done = on_a_full_disk(_LIMITED, str(tmp_path / "data"))
     assert done.returncode == 0, done.stderr
     where = tmp_path / "data" / "tool-output"
     assert done.stdout.startswith("line 0\nline 1\n\n[output truncated: 998 more lines")

@@ -15,6 +15,8 @@ from tooldeck.host.trust.items import TrustItem, fingerprint
 from tooldeck.host.trust.project import project_items
 from tooldeck.host.trust.store import TrustStore, evaluate, trust_store_path
 
+from ...full_disk import on_a_full_disk
+
 pytestmark = pytest.mark.usefixtures("clean_env")
 
 PLUGIN = TrustItem("plugin", ".tooldeck/plugins/x.py", "a" * 64, "")
@@ -134,13 +136,11 @@ def test_what_is_shown_for_review_hides_nothing_behind_control_characters(tmp_pa
 
 
 LIMITED_GRANT = """
-import resource, signal, sys
+import sys
 from pathlib import Path
 from tooldeck.errors import ConfigError
 from tooldeck.host.trust.project import project_items
 from tooldeck.host.trust.store import TrustStore, evaluate
-signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # writes past the limit fail with EFBIG
-resource.setrlimit(resource.RLIMIT_FSIZE, (int(sys.argv[2]), int(sys.argv[2])))
 root = Path(sys.argv[1])
 try:
     TrustStore().grant(evaluate(root, project_items(root, None), environ={}))
@@ -155,14 +155,8 @@ def test_a_full_disk_leaves_the_store_whole_and_says_which_file(tmp_path):
     path = trust_store_path()
     before = path.read_text()
     env = {**os.environ, "XDG_DATA_HOME": str(path.parent.parent)}
-    limit = str(len(before) + 10)  # the old store fits, the new one does not
-    done = subprocess.run(
-        [sys.executable, "-c", LIMITED_GRANT, str(second), limit],
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    limit = len(before) + 10  # the old store fits, the new one does not
+    done = on_a_full_disk(LIMITED_GRANT, str(second), limit=limit, env=env)
     assert done.returncode == 0, done.stderr
     assert done.stdout == (
         f"{path}: trust store: cannot be written: File too large; it was left as it was\n"

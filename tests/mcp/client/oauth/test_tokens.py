@@ -15,6 +15,7 @@ from tooldeck.host.config.config import McpServerConfig
 from tooldeck.mcp.client.oauth.tokens import TokenFile, oauth_dir, token_path
 from tooldeck.mcp.sdk import OAuthToken
 
+from ....full_disk import on_a_full_disk
 from .conftest import open_host, project, row
 
 
@@ -74,12 +75,10 @@ def test_two_processes_updating_at_once_lose_nothing(user_dirs):
 
 
 _LIMITED = """
-import resource, signal, sys
+import sys
 from pathlib import Path
 from tooldeck.errors import ConfigError
 from tooldeck.mcp.client.oauth.tokens import TokenFile
-signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # writes past the limit fail with EFBIG
-resource.setrlimit(resource.RLIMIT_FSIZE, (1000, 1000))
 try:
     TokenFile(Path(sys.argv[1]), "https://mcp.example.com/mcp").update(client={"id": "x" * 2000})
 except ConfigError as exc:
@@ -91,12 +90,7 @@ def test_a_full_disk_leaves_the_tokens_whole_and_says_which_file(user_dirs):
     tokens = TokenFile(token_path(config()), "https://mcp.example.com/mcp")
     tokens.set_tokens(OAuthToken(access_token="a", refresh_token="r"))
     before = tokens.path.read_text()
-    done = subprocess.run(
-        [sys.executable, "-c", _LIMITED, str(tokens.path)],
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    done = on_a_full_disk(_LIMITED, str(tokens.path))
     assert done.returncode == 0, done.stderr
     assert done.stdout == (
         f"{tokens.path}: OAuth tokens: cannot be written: File too large; it was left as it was\n"
