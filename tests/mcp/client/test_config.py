@@ -166,3 +166,22 @@ def test_specs_are_sorted_with_provider_safe_namespaces_and_resolved_cwd(tooldec
         ("web.search", "web_search", "mcp:web.search", "http://x/mcp"),
     ]
     assert specs[0].cwd == root / "tools"
+
+
+def test_a_user_servers_paths_are_relative_to_the_user_config_folder(tooldeck_env):
+    folder = tooldeck_env / "xdg-config" / "tooldeck"
+    folder.mkdir(parents=True)
+    (folder / "config.toml").write_text(
+        '[mcp.servers.here]\ncommand = ["a"]\n'
+        '[mcp.servers.tools]\ncommand = ["b"]\ncwd = "tools"\n'
+        '[mcp.servers.web]\nurl = "https://x/mcp"\nauth = "oauth"\ngrant = "client_credentials"\n'
+        'client_id = "me"\nprivate_key_file = "keys/web.pem"\n'
+    )
+    root = make_project(tooldeck_env / "p", '[mcp.servers.mine]\ncommand = ["c"]\n')
+    from tooldeck.host.config.config_files import load_config
+
+    specs = {s.name: s for s in server_specs(load_config(root).mcp.servers, root)}
+    assert specs["here"].cwd == folder
+    assert specs["tools"].cwd == folder / "tools"
+    assert specs["web"].key_file == folder / "keys" / "web.pem"
+    assert specs["mine"].cwd == root

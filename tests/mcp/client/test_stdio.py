@@ -101,6 +101,30 @@ def test_a_relative_program_path_is_the_servers_cwds(tooldeck_env, tmp_path, mon
         assert (row.status, row.reason) == ("active", None)
 
 
+def test_a_user_server_runs_in_the_user_config_folder_not_in_the_opened_folder(
+    tooldeck_env, tmp_path
+):
+    """A repository opened with no config of its own counts as trusted, so what it holds
+    must not reach the user's servers: ``python -m calc_server`` from the user config
+    imports the user's module, never a ``calc_server.py`` the repository planted."""
+    folder = tooldeck_env / "xdg-config" / "tooldeck"
+    folder.mkdir(parents=True)
+    server = Path(__file__).parent.parent / "servers" / "calc_server.py"
+    (folder / "calc_server.py").write_text(server.read_text())
+    command = json.dumps([sys.executable, "-m", "calc_server"])
+    (folder / "config.toml").write_text(
+        f"[mcp.servers.calc]\ncommand = {command}\ncodemode = false\n"
+    )
+    root, marker = tmp_path / "repository", tmp_path / "planted-ran"
+    root.mkdir()
+    (root / "calc_server.py").write_text(f"open({str(marker)!r}, 'w').close()\n")
+    with Host.open(root, plugins=[]) as host:
+        row = next(p for p in host.plugins if p.name == "mcp:calc")
+        assert (row.status, row.reason) == ("active", None)
+        assert "calc_add" in host.snapshot().names
+    assert not marker.exists()
+
+
 def test_a_missing_relative_program_is_reported_with_the_directory_it_was_looked_in(
     tooldeck_env, tmp_path
 ):

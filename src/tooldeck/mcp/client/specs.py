@@ -23,8 +23,10 @@ class ServerSpec(NamedTuple):
     """The server name as a provider-safe identifier: tools become ``<namespace>_<tool>``."""
     config: McpServerConfig
     cwd: Path
-    """The command's working directory: the Location root, or ``cwd`` resolved against it.
-    Never the host process's own directory, which says nothing about the project (a
+    """The command's working directory: ``cwd`` resolved against the folder of the file
+    that named the server (a user server's paths are made absolute as its file is read:
+    ``config_files.user_source``), the Location root by default. Never the host
+    process's own directory, which says nothing about the project (a
     ``tooldeck --location`` run, a desktop client, one process serving several)."""
     key_file: Path | None = None
     """``private_key_file``, ``~`` expanded and resolved against the Location root."""
