@@ -9,6 +9,9 @@
 * **The long description** (``README.md``, ``text/markdown``) renders as PyPI renders
   it; the slow test builds the sdist and the wheel and runs ``twine check --strict``
   on them, as ``.ci/run`` does.
+* **A testable sdist.** The sdist holds the whole source tree, the suite and everything
+  it reads (the docs, the examples, the example packs, ``bench/``, ``.ci/run``), so a
+  packager can run the tests from it.
 * **Install lines.** Until a release exists, every ``pip install tooldeck`` /
   ``'tooldeck[EXTRA]'`` in the README and ``docs/`` says how to install from a checkout
   or a wheel, and the wheel file names they give carry this version.
@@ -21,6 +24,7 @@ import re
 import shutil
 import subprocess
 import sys
+import tarfile
 import tomllib
 import zipfile
 from email.parser import Parser
@@ -139,3 +143,34 @@ def test_the_built_sdist_and_wheel_pass_twine_check(tmp_path):
     check = [sys.executable, "-m", "twine", "check", "--strict", str(wheel), str(sdist)]
     done = subprocess.run(check, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stdout + done.stderr
+
+
+SOURCE_TREE = (
+    *(".ci", "bench", "docs", "docs_site", "example_plugins", "examples", "src", "tests"),
+    *("tests_packs", ".gitignore", "CHANGELOG.md", "LICENSE", "MANIFEST.in", "README.md"),
+    *("mkdocs.yml", "pyproject.toml", "tox.ini"),
+)
+"""What the suite and the build read: the checkout without its caches and builds."""
+
+BUILT = shutil.ignore_patterns("__pycache__", "*.py[cod]", "*.egg-info", "build", "dist")
+
+
+def test_the_sdist_holds_the_source_tree_the_suite_runs_from(tmp_path):
+    tree, out = tmp_path / "tree", tmp_path / "dist"
+    for name in SOURCE_TREE:
+        if (ROOT / name).is_dir():
+            shutil.copytree(ROOT / name, tree / name, ignore=BUILT)
+        else:
+            shutil.copy(ROOT / name, tree / name)
+    build = [sys.executable, "-m", "build", "--sdist", "--no-isolation", "--outdir", str(out)]
+    done = subprocess.run([*build, "."], cwd=tree, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stdout + done.stderr
+    top = f"tooldeck-{tooldeck.__version__}"
+    with tarfile.open(out / f"{top}.tar.gz") as archive:
+        shipped = {name.removeprefix(f"{top}/") for name in archive.getnames()}
+    wanted = {
+        path.relative_to(tree).as_posix()
+        for path in tree.rglob("*")
+        if path.is_file() and "egg-info" not in path.as_posix()
+    }
+    assert sorted(wanted - shipped) == []

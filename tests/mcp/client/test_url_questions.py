@@ -25,6 +25,7 @@ import tooldeck
 from mcp import Client
 from mcp import types as mcp_types
 from tooldeck import Host, ToolCall
+from tooldeck.mcp.client.url_questions import asked_id
 from tooldeck.testing import ScriptedAsker
 
 from ..conftest import stdio_server, trusted_project
@@ -386,3 +387,10 @@ def test_a_peer_that_fails_tells_the_server_nothing_of_why(host, caplog):
     text = outcome.content[0].text
     assert text == "not sent: the question was not answered", text
     assert "s3cr3t" in caplog.text and "'talk'" in caplog.text
+
+
+def test_two_servers_ids_never_meet_in_the_id_a_client_is_asked_under():
+    pairs = [("a.b", "c"), ("a", "b.c"), ("a%2Eb", "c"), ("talk", "signin-42"), ("a.", ".c")]
+    asked = [asked_id(server, theirs) for server, theirs in pairs]
+    assert len(set(asked)) == len(pairs), asked
+    assert asked_id("talk", "signin-42") == OURS  # a plain name reads as it is written

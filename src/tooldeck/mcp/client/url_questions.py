@@ -10,13 +10,14 @@ call has no one who can be sent to a URL, ``ctx.elicit_url`` fails and the quest
 goes to the Location's asker, as before.
 
 Ids. The server names its question (``elicitationId``, unique within that server); the
-client is asked under ``<server>.<id>``, so two mounted servers' ids cannot meet in one
-client. When the server says the question is complete, the client that was asked is
-told under the same id, through the call's ``ctx.elicitation_complete`` (the call may
-have ended: the completion usually comes once the user is done on the page). A
-completion that comes while the client is still deciding, or before it is asked (a
-page of a ``-32042`` whose earlier page the user is still on), is relayed once it
-accepts.
+client is asked under ``<server>.<id>`` (``asked_id``: a dot or ``%`` in the server's
+name is escaped, so the first dot ends it), so two mounted servers' ids cannot meet in
+one client, whatever dots their names and ids hold. When the server says the question
+is complete, the client that was asked is told under the same id, through the call's
+``ctx.elicitation_complete`` (the call may have ended: the completion usually comes once
+the user is done on the page). A completion that comes while the client is still
+deciding, or before it is asked (a page of a ``-32042`` whose earlier page the user is
+still on), is relayed once it accepts.
 
 The pages a server lists when it refuses a call with ``-32042`` are asked the same way
 (``asked``), and their completion relayed alike; the retry of that call waits for those
@@ -91,7 +92,7 @@ class UrlQuestions:
         call has no one who can be sent to a URL, ``AwaitingInput`` when its client
         answers in the call's next round."""
         theirs = params.elicitation_id
-        ours = f"{self.server}.{theirs}" if theirs else None
+        ours = asked_id(self.server, theirs) if theirs else None
         ask = functools.partial(caller.ctx.elicit_url, elicitation_id=ours)
         if theirs:  # said complete already: a page of a -32042 the user finished early
             said = self._open.get(theirs, False) or self._expected.get(theirs, False)
@@ -155,6 +156,12 @@ class UrlQuestions:
         """Expect ``ids`` no more, nor count what the server said of them."""
         for theirs in ids:
             self._expected.pop(theirs, None)
+
+
+def asked_id(server: str, theirs: str) -> str:
+    """The id a call's client is asked under for ``server``'s question ``theirs``: one
+    per pair (``a.b`` asking ``c`` is ``a%2Eb.c``, ``a`` asking ``b.c`` is ``a.b.c``)."""
+    return f"{server.replace('%', '%25').replace('.', '%2E')}.{theirs}"
 
 
 def _keep(remembered: OrderedDict[str, T], key: str, value: T) -> None:
