@@ -135,6 +135,21 @@ def test_a_mounted_servers_question_is_shown_with_what_accepting_sends(monkeypat
     assert "colour: 'teal'" in shown and "name: (no default)" in shown
 
 
+def test_a_page_on_a_look_alike_host_is_flagged_on_the_terminal(monkeypatch, capsys):
+    from dataclasses import replace
+    from types import MappingProxyType
+
+    from tooldeck.cli.call import ask_on_terminal
+
+    question = server_question("Sign in", {})
+    metadata = {**question.metadata, "url": "https://\u0430pple.com/signin"}
+    monkeypatch.setattr("sys.stdin", io.StringIO("r\n"))
+    assert ask_on_terminal(replace(question, metadata=MappingProxyType(metadata))) == "reject"
+    shown = capsys.readouterr().err
+    assert "  it wants you to open: https://\u0430pple.com/signin\n" in shown
+    assert "  careful: the page's host 'xn--pple-43d.com' is written with non-ASCII" in shown
+
+
 def test_the_terminal_prompt_shows_what_the_tool_attached(clean_env, monkeypatch, capsys):
     """The user approves what they see: an edit's diff, a command's description."""
     from tooldeck.cli import main

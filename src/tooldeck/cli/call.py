@@ -153,7 +153,12 @@ def _elicitation(request: PermissionRequest) -> str:
     metadata = request.metadata
     lines = [f"tooldeck: MCP server {metadata.get('server')!r} asks: {metadata.get('message')}"]
     if metadata.get("url"):
+        from tooldeck.mcp.client.pages import look_alike
+
         lines.append(f"  it wants you to open: {metadata['url']}")
+        warning = look_alike(str(metadata["url"]))
+        if warning:
+            lines.append(f"  {warning}")
     fields = (metadata.get("schema") or {}).get("properties") or {}
     for name, field in fields.items():
         default = field.get("default") if isinstance(field, dict) else None

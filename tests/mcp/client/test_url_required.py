@@ -400,6 +400,16 @@ def test_pages_no_user_should_open_fail_the_call_unasked_saying_which(url):
     assert "javascript:" not in text  # not for the model to show either
 
 
+def test_a_look_alike_host_is_flagged_where_the_model_reads_the_page(url):
+    is_error, text = require(url, None, url="https://xn--pple-43d.com/signin")
+    assert is_error
+    (page,) = [line for line in text.splitlines() if line.startswith("- ")]
+    assert page.endswith(
+        ": https://xn--pple-43d.com/signin (careful: the page's host 'xn--pple-43d.com' is "
+        "written with non-ASCII letters ('\u0430pple.com'), which can imitate a familiar name)"
+    ), page
+
+
 def test_thousands_of_pages_fail_the_call_unasked(url):
     user = UrlUser()
     is_error, text = require(url, user, url="https://acme.example/p", pages=5000)

@@ -9,6 +9,12 @@ hold them), no control or space characters, at most ``MAX_URL`` characters. A
 ``javascript:``, ``file:`` or ``data:`` URL runs or reads something where it is opened,
 so it is never shown. A ``-32042`` lists at most ``MAX_PAGES`` pages.
 
+A page that is shown may still not be the site it looks like: a host written with
+letters of another alphabet (``apple.com`` with a Cyrillic first letter) or its ASCII
+``xn--`` form reads as a familiar name. ``look_alike`` says so, with both spellings,
+wherever tooldeck shows a page to a person or to the model (MCP asks clients to flag
+such hosts).
+
 A server's message is shown as one line of plain text: control and format characters
 (escape sequences, a right-to-left override that turns ``exe.png`` into ``gnp.exe``, a
 newline that would forge another line of a failure's list) become spaces, and it is cut
@@ -57,6 +63,43 @@ def url_problem(url: str) -> str | None:
     if credentials:
         return "its URL carries credentials (user:password@)"
     return None
+
+
+def look_alike(url: str) -> str | None:
+    """A warning when ``url``'s host is internationalized (non-ASCII letters, or an
+    ``xn--`` label): it may imitate another name. ``None`` for a plain ASCII host."""
+    from urllib.parse import urlsplit
+
+    try:
+        host = urlsplit(url).hostname or ""
+    except ValueError:
+        return None
+    labels = host.split(".")
+    if host.isascii() and not any(label.startswith("xn--") for label in labels):
+        return None
+    ascii_form, unicode_form = _spellings(host)
+    return (
+        f"careful: the page's host {ascii_form!r} is written with non-ASCII letters "
+        f"({unicode_form!r}), which can imitate a familiar name"
+    )
+
+
+def _spellings(host: str) -> tuple[str, str]:
+    """``host`` in ASCII (punycode) and in Unicode; a label that does not convert is
+    kept as written, so the warning never fails."""
+    ascii_labels, unicode_labels = [], []
+    for label in host.split("."):
+        try:
+            if label.isascii():
+                unicode_labels.append(label.encode("ascii").decode("idna"))
+                ascii_labels.append(label)
+            else:
+                ascii_labels.append(label.encode("idna").decode("ascii"))
+                unicode_labels.append(label)
+        except UnicodeError:
+            ascii_labels.append(label)
+            unicode_labels.append(label)
+    return plain(".".join(ascii_labels)), plain(".".join(unicode_labels))
 
 
 def plain(message: str) -> str:

@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from tooldeck._tool import AwaitingInput, ToolFailure
-from tooldeck.mcp.client.pages import MAX_PAGES, plain, url_problem
+from tooldeck.mcp.client.pages import MAX_PAGES, look_alike, plain, url_problem
 
 if TYPE_CHECKING:
     from tooldeck.mcp.client.deadlines import Deadlines
@@ -142,9 +142,16 @@ def shown(server: str, subject: str, needed: UrlsRequired) -> UrlsRequired:
     )
 
 
+def _listed(message: str, url: str) -> str:
+    """One page of the failure's list: its message and URL, and a look-alike host's
+    warning after them."""
+    warning = look_alike(url)
+    return f"- {plain(message)}: {url}" + (f" ({warning})" if warning else "")
+
+
 def unvisited(server: str, subject: str, needed: UrlsRequired, why: str) -> str:
     """The failure a model reads: who needs which pages opened, and why they were not."""
-    pages = "\n".join(f"- {plain(page.message)}: {page.url}" for page in needed.pages)
+    pages = "\n".join(_listed(page.message, page.url) for page in needed.pages)
     return (
         f"MCP server {server!r} requires the user to open these pages first, for {subject}; "
         f"{why}:\n{pages}\nShow them to the user, and ask again once they are done."
