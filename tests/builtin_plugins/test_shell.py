@@ -194,6 +194,31 @@ def test_a_call_cancelled_while_its_process_is_being_set_up_leaves_nothing_runni
     assert not running(int(child.read_text()))
 
 
+def test_a_call_cancelled_twice_while_its_process_is_being_set_up_leaves_nothing_running(
+    tmp_path,
+):
+    """The second cancellation lands while the first one waits for the setup to finish
+    (one loop round later): the setup stays shielded, and the whole run is still stopped."""
+    child = tmp_path / "child"
+
+    async def scenario() -> None:
+        script = f"sleep 30 & echo $! > {child}; wait"
+        others = children_of(os.getpid())
+        with open(tmp_path / "out", "wb") as out:
+            task = asyncio.create_task(
+                run_in_group(["sh", "-c", script], cwd=tmp_path, output=out.fileno(), timeout=60)
+            )
+            await hold_after_fork(others, child)
+            task.cancel()
+            await asyncio.sleep(0)  # the task takes the first and waits for the setup
+            task.cancel()
+            with pytest.raises(asyncio.CancelledError):
+                await task
+
+    asyncio.run(scenario())
+    assert not running(int(child.read_text()))
+
+
 async def test_what_ignores_sigterm_is_killed_after_the_grace(tmp_path):
     pidfile = tmp_path / "pid"
     fd = os.open(tmp_path / "out", os.O_WRONLY | os.O_CREAT)

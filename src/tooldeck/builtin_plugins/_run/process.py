@@ -150,11 +150,18 @@ async def _stop_created(creating: asyncio.Future[Process], marker: bytes, grace:
     """A call cancelled while asyncio was still setting up its process: the command runs
     already (it was forked first) and may have started others. Cancelled there, asyncio
     would kill the command alone and leave those running, so the setup is shielded and
-    finished here, and the whole run stopped as any cancelled run is."""
-    try:
-        process = await creating
-    except OSError:
-        return  # it never started
+    finished here, and the whole run stopped as any cancelled run is. The setup stays
+    shielded from a further cancellation too (it takes a few loop rounds); ``stop``
+    ends the run whatever comes after."""
+    while True:
+        try:
+            process = await asyncio.shield(creating)
+            break
+        except asyncio.CancelledError:
+            if creating.cancelled():
+                return  # cancelled before it forked: nothing runs
+        except OSError:
+            return  # it never started
     await stop(Run(process.pid, marker), grace)
     await process.wait()
 
