@@ -105,7 +105,7 @@ def test_the_guide_from_an_empty_folder(folder: Path, env: dict[str, str]) -> No
     files = write_files("pack-author-guide.md", folder) + write_files("compat-matrix.md", folder)
     assert "tooldeck-notes/tox.ini" in files and "tooldeck-notes/tests/test_neighbours.py" in files
     output = run(second, folder / "tooldeck-notes", env)
-    assert re.search(r"\b10 passed in ", output), output[-3000:]
+    assert re.search(r"\b11 passed in ", output), output[-3000:]
     assert "tooldeck-notes: ok (notes_add, notes_search)\nno problems found" in output
 
 

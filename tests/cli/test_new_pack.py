@@ -250,7 +250,7 @@ def test_the_new_pack_passes_tooldeck_check_and_its_tests(tmp_path):
         text=True,
         timeout=300,
     )
-    assert re.search(r"^9 passed", done.stdout, flags=re.M), done.stdout + done.stderr
+    assert re.search(r"^10 passed", done.stdout, flags=re.M), done.stdout + done.stderr
 
 
 @pytest.mark.slow
@@ -278,4 +278,4 @@ def test_installed_in_a_venv_the_new_pack_passes_all_its_tests(tmp_path):
             step, cwd=folder, env=env, capture_output=True, text=True, timeout=600
         )
         assert done.returncode == 0, done.stdout + done.stderr
-    assert re.search(r"^10 passed", done.stdout, flags=re.M), done.stdout
+    assert re.search(r"^11 passed", done.stdout, flags=re.M), done.stdout

@@ -103,7 +103,7 @@ def add_tool(path: Path) -> Tool[AddInput, AddOutput]:
         except PermissionCorrected as exc:
             raise ToolFailure(f"The user rejected this note: {exc.feedback}") from exc
         notes = [*read_notes(path), data.text]
-        path.write_text("".join(f"- {note}\n" for note in notes), encoding="utf-8")
+        append_note(path, data.text)
         ctx.resource_updated("{{scheme}}://all")  # MCP clients subscribed to it read it again
         return ToolResult(
             content=f"Added note {len(notes)} to {NOTES}.",
@@ -170,6 +170,18 @@ def review_prompt(path: Path) -> Prompt:
     )
 
 
+def append_note(path: Path, note: str) -> None:
+    """Add ``note`` as the file's last line. Appended, not rewritten: what else the file
+    holds (a heading, prose) stays as it is, and a failed write loses this note only."""
+    try:
+        with path.open("a+", encoding="utf-8") as file:
+            file.seek(0)
+            text = file.read()
+            file.write(("\n" if text and not text.endswith("\n") else "") + f"- {note}\n")
+    except OSError as exc:
+        raise ToolFailure(f"{NOTES} cannot be written ({exc}). Ask the user to fix it.") from exc
+
+
 def read_notes(path: Path) -> list[str]:
     try:
         text = path.read_text(encoding="utf-8")
@@ -196,6 +208,14 @@ async def test_add_asks_for_edit_then_writes(tooldeck_host, tooldeck_asker):
     [request] = tooldeck_asker.asked("edit")
     assert request.resources == (str(host.root / "NOTES.md"),)
     assert request.metadata["note"] == "Ship on Friday"
+
+
+async def test_a_note_keeps_what_the_file_already_says(tooldeck_host):
+    host = tooldeck_host(plugins=[{{module}}])
+    (host.root / "NOTES.md").write_text("# Notes\n\nKept by hand.\n- First")
+    outcome = await host.call("{{ns}}_add", text="Second")
+    assert outcome.output == {"count": 2}
+    assert (host.root / "NOTES.md").read_text() == "# Notes\n\nKept by hand.\n- First\n- Second\n"
 
 
 async def test_feedback_becomes_a_tool_failure(tooldeck_host, tooldeck_asker):
