@@ -50,7 +50,7 @@ def call_rows() -> list[tuple[str, str, str]]:
     from pydantic import TypeAdapter
 
     from tooldeck import Location, ToolCall, ToolService, run_tool_call, tool
-    from tooldeck._function_tool import _model_arguments
+    from tooldeck.host.call.arguments import _model_arguments, arguments_of
     from tooldeck.host.call.content import normalize_content, render_output
     from tooldeck.host.call.path import _executor_path
     from tooldeck.host.registry.record import record_of
@@ -109,9 +109,9 @@ def call_rows() -> list[tuple[str, str, str]]:
             "the general executor path",
         ),
         row(
-            "`_function_tool.py` `arguments`: the call's JSON into keyword arguments",
-            per_call(lambda: execute.arguments(args)),
-            per_call(lambda: _model_arguments(core, args)),
+            "`host/call/arguments.py`: the call's JSON into keyword arguments",
+            per_call(lambda: arguments_of(execute)(args)),
+            per_call(lambda: _model_arguments(core.validate_json, core.validate_python, args)),
             "a model instance, fields copied out",
         ),
         row(

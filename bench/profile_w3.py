@@ -24,6 +24,7 @@ from typing import Any
 from w3_inprocess import ARGS, SCHEMA, add, snapshot  # the same fixture as the A/B timings
 
 from tooldeck import Tool, ToolCall, ToolResult, run_tool_call, tool
+from tooldeck.host.call.arguments import arguments_of
 from tooldeck.host.registry.record import record_of
 
 CALLS = 50_000
@@ -78,7 +79,7 @@ def steps() -> list[tuple[str, Callable[[], Any]]]:
     record, schema_record = record_of(fn_tool), record_of(by_schema)
     snap.execute_sync(call), snap.execute_sync(schema_call)
     model = record.input_json(ARGS)
-    arguments = fn_tool.execute.arguments  # type: ignore[attr-defined]
+    arguments = arguments_of(fn_tool.execute)  # type: ignore[arg-type]
     fields = (snap.location, "", "", "c1", None, None, None)
     ctx = tuple_new(ToolContext, fields)
     images = snap.location.config.images

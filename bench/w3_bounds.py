@@ -39,6 +39,7 @@ from w3_inprocess import (
 from tooldeck import Tool, ToolCall, ToolContext, ToolResult, run_tool_call, tool
 from tooldeck._tool import TextPart, tuple_new
 from tooldeck.host.boundary.outcome import ToolCallOutcome
+from tooldeck.host.call.arguments import arguments_of
 from tooldeck.host.call.values import ExecutedTool
 from tooldeck.host.registry.record import record_of
 from tooldeck.host.schema.jsonschema_fast import SchemaValidator as CompiledSchema
@@ -141,7 +142,7 @@ def function_rows() -> dict[str, Any]:
     """``tool(add)`` through ``execute`` and through ``run_tool_call``."""
     add_tool = tool(add)
     snap, record = warmed(add_tool)
-    arguments, function = add_tool.execute.arguments, add_tool.execute.function
+    arguments, function = arguments_of(add_tool.execute), add_tool.execute.function
     output_check, budget = record.output_validator, snap.text_budget
 
     def executed(call: ToolCall) -> ExecutedTool:

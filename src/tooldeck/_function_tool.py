@@ -13,11 +13,9 @@ import inspect
 import re
 import typing
 from collections.abc import Awaitable, Callable
-from typing import Annotated, Any, NotRequired, Required, overload
+from typing import Annotated, Any, overload
 
-from pydantic import BaseModel, Field, ValidationError, create_model
-from pydantic.fields import FieldInfo
-from typing_extensions import TypedDict  # pydantic needs this one on Python 3.11
+from pydantic import BaseModel, ConfigDict, Field, create_model
 
 from tooldeck._public import public
 from tooldeck._tool import AnyTool, Tool, ToolContext, ToolResult, tuple_new
@@ -163,7 +161,8 @@ def _input_model(
         annotation = _described(hints.get(param.name, Any), arg_docs.get(param.name))
         fields[param.name] = (annotation, ... if param.default is param.empty else param.default)
     model_name = "".join(part.capitalize() for part in func.__name__.split("_")) + "Input"
-    return create_model(model_name, **fields)
+    # Closed as its schema is: a misspelt argument is refused, not dropped.
+    return create_model(model_name, __config__=ConfigDict(extra="forbid"), **fields)
 
 
 def _described(annotation: Any, doc: str | None) -> Any:
@@ -215,9 +214,10 @@ class FunctionExecutor:
         self.context_parameter = context_parameter
         self.is_async = inspect.iscoroutinefunction(function)
         self.wrap: Callable[[Any], ToolResult] = wrap_output if has_output else _wrap_content
-        # JSON text or a mapping -> the keyword arguments validating into ``model`` gives;
-        # built on first use, when it replaces itself (see ``_arguments_validator``).
-        self.arguments: Callable[[Any], dict[str, Any]] = self._first_arguments
+        # JSON text or a mapping -> the keyword arguments validating into ``model`` gives:
+        # the execution boundary's fast path, built at the first call
+        # (``host/call/arguments.py``).
+        self.arguments: Callable[[Any], dict[str, Any]] | None = None
 
     def __call__(self, inp: Any, ctx: ToolContext) -> ToolResult | Awaitable[ToolResult]:
         if self.context_parameter is None:
@@ -233,80 +233,8 @@ class FunctionExecutor:
     async def _call_async(self, arguments: dict[str, Any]) -> ToolResult:
         return self.wrap(await self.function(**arguments))
 
-    def _first_arguments(self, raw: Any) -> dict[str, Any]:
-        self.arguments = _arguments_validator(self.model, self.function)
-        return self.arguments(raw)
-
     def __repr__(self) -> str:
         return f"FunctionExecutor({self.function.__qualname__})"
-
-
-def _arguments_validator(
-    model: type[BaseModel], function: Callable[..., Any]
-) -> Callable[[Any], dict[str, Any]]:
-    """JSON text or a mapping -> the keyword arguments that validating into ``model`` gives.
-
-    The fast path of ``tool(fn)`` input (``bench/PROFILE-W3.md``): one pydantic-core call
-    into a dict, for a ``TypedDict`` of the model's own fields, instead of building a model
-    instance and copying its fields out. Valid input gives ``function`` the same arguments
-    (the differential test in ``tests/host/call/test_function_fast_path.py``): a field
-    left out is left to ``function``'s own default where that is the model's, and filled
-    in by pydantic-core where it is not (a ``Field(...)`` default is a spec, not a value).
-    Input the ``TypedDict`` refuses is validated by the model again, so a failure is the
-    model's. Fields that do more than a type and its constraints (aliases, discriminators,
-    default factories, mutable defaults) keep the model's own way.
-    """
-    core = model.__pydantic_validator__
-    fields = model.model_fields
-    if not all(_plain(field) for field in fields.values()):
-        return lambda raw: _model_arguments(core, raw)
-    own = inspect.signature(function).parameters
-    # TypedDict's functional form, which mypy checks for literal names: these are not.
-    typed_dict: Any = TypedDict
-    typed = typed_dict(
-        f"{model.__name__}Arguments",
-        {name: _typed_field(field, own[name].default) for name, field in fields.items()},
-    )
-    from pydantic import TypeAdapter  # deferred: the execution boundary imports this module
-
-    validator = TypeAdapter(typed).validator  # pydantic-core's own, without the wrapper call
-    from_json: Callable[[Any], dict[str, Any]] = validator.validate_json
-    from_python: Callable[[Any], dict[str, Any]] = validator.validate_python
-
-    def arguments(raw: Any) -> dict[str, Any]:
-        try:
-            return from_json(raw) if isinstance(raw, str) else from_python(raw)
-        except ValidationError:
-            return _model_arguments(core, raw)
-
-    return arguments
-
-
-_IMMUTABLE_DEFAULTS = (type(None), bool, int, float, str, bytes)
-
-
-def _plain(field: FieldInfo) -> bool:
-    return (
-        field.alias is None
-        and field.validation_alias is None
-        and field.discriminator is None
-        and field.default_factory is None
-        and not field.validate_default
-        and (field.is_required() or type(field.default) in _IMMUTABLE_DEFAULTS)
-    )
-
-
-def _typed_field(field: FieldInfo, own_default: Any) -> Any:
-    metadata = list(field.metadata)
-    if not field.is_required() and own_default is not field.default:
-        metadata.append(Field(field.default))
-    annotated: Any = Annotated[(field.annotation, *metadata)] if metadata else field.annotation
-    return Required[annotated] if field.is_required() else NotRequired[annotated]
-
-
-def _model_arguments(core: Any, raw: Any) -> dict[str, Any]:
-    instance = core.validate_json(raw) if isinstance(raw, str) else core.validate_python(raw)
-    return dict(instance.__dict__)
 
 
 NO_METADATA = ToolResult().metadata

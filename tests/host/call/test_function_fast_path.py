@@ -1,7 +1,7 @@
 """The fast path of ``tool(fn)`` tools, pinned to the general path over generated tools.
 
 The fast path (the call path ``host/call/path.py`` chooses for such a tool, and
-``FunctionExecutor.arguments``) validates the call's JSON text straight into the
+``host/call/arguments.py``) validates the call's JSON text straight into the
 function's keyword arguments and takes its return value straight to the output contract
 and the content. The general path is what
 any executor gets: validate into the input model, build a ``ToolContext``, call
@@ -19,7 +19,7 @@ from typing import Annotated, Any, Literal
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, ValidationError
 from pydantic.fields import FieldInfo
 
 from tooldeck import (
@@ -32,6 +32,7 @@ from tooldeck import (
     tool,
 )
 from tooldeck.errors import ToolDefectError
+from tooldeck.host.call.arguments import arguments_of
 
 
 class Point(BaseModel):
@@ -173,9 +174,11 @@ def test_the_fast_path_validates_into_the_arguments_without_a_model(monkeypatch)
         """Add."""
         return a + b
 
-    arguments = add.execute.arguments  # type: ignore[attr-defined]
+    arguments = arguments_of(add.execute)  # type: ignore[arg-type]
     assert arguments('{"a": 1}') == {"a": 1}
-    assert arguments({"a": "3", "b": 4, "other": 0}) == {"a": 3, "b": 4}
+    assert arguments({"a": "3", "b": 4}) == {"a": 3, "b": 4}
+    with pytest.raises(ValidationError, match="other\n  Extra inputs are not permitted"):
+        arguments({"a": 1, "other": 0})  # refused as the closed schema says, never dropped
     service = ToolService(Location(".", data_dir="/nonexistent/tooldeck-test"))
     service.transform(lambda editor: editor.add(add), source="test")
     monkeypatch.setattr(add.input, "__pydantic_validator__", None)  # the model is not used
@@ -187,9 +190,40 @@ def test_the_fast_path_fills_in_a_default_the_function_has_only_as_a_field_spec(
         """Take."""
         return a + b
 
-    arguments = tool(take).execute.arguments  # type: ignore[attr-defined]
+    arguments = arguments_of(tool(take).execute)  # type: ignore[arg-type]
     assert arguments("{}") == {"b": 2}  # a's own default is the model's: left to the function
     assert arguments({"a": 3, "b": 4}) == {"a": 3, "b": 4}
+
+
+class Point(BaseModel):
+    x: int
+
+
+def move(to: Point, speed: int = 1) -> int:
+    """Move."""
+    return to.x * speed
+
+
+async def move_async(to: Point, speed: int = 1) -> int:
+    """Move."""
+    return to.x * speed
+
+
+@pytest.mark.parametrize("function", [move, move_async])
+@pytest.mark.parametrize(
+    ("args", "where"),
+    [({"to": {"x": 1}, "sped": 2}, "sped"), ({"to": {"x": 1, "y": 2}}, "to.y")],
+)
+def test_a_misspelt_argument_is_refused_not_dropped(function, args, where):
+    """The schema the model is shown is closed, at the top and in the nested model; the
+    call is judged by it, in the fast path of a ``def`` and the path of an ``async def``."""
+    fn = tool(function)
+    service = ToolService(Location(".", data_dir="/nonexistent/tooldeck-test"))
+    service.transform(lambda editor: editor.add(fn), source="test")
+    snapshot = service.snapshot()
+    with pytest.raises(ToolFailure, match=f"- {where}: Extra inputs are not permitted"):
+        snapshot.execute_sync(ToolCall("c1", fn.name, json.dumps(args)))
+    assert snapshot.execute_sync(ToolCall("c2", fn.name, {"to": {"x": 2}, "speed": 3})).output == 6
 
 
 def test_a_tool_whose_input_was_replaced_takes_the_general_path():
@@ -224,7 +258,7 @@ def mutable(items: list[int] = [1]) -> int:  # noqa: B006  (what the fast path m
     [(aliased, '{"values": [1, 2]}', {"items": [1, 2]}), (mutable, "{}", {"items": [1]})],
 )
 def test_fields_with_aliases_or_mutable_defaults_keep_the_model_way(function, text, expected):
-    arguments = tool(function).execute.arguments  # type: ignore[attr-defined]
+    arguments = arguments_of(tool(function).execute)  # type: ignore[arg-type]
     assert arguments(text) == expected
 
 

@@ -7,7 +7,7 @@ import json
 import threading
 
 import pytest
-from pydantic import BaseModel
+from pydantic import BaseModel, ConfigDict
 
 from tooldeck import (
     Location,
@@ -254,6 +254,62 @@ def test_an_extra_key_is_refused_as_the_advertised_closed_schema_says(tmp_path, 
         message
     )
     assert recorder.received == []
+
+
+class Where(BaseModel):
+    city: str
+
+
+class Trip(BaseModel):
+    to: Where
+    days: int = 1
+
+
+class Anything(BaseModel):
+    model_config = ConfigDict(extra="allow")
+    note: str = ""
+
+
+class Bag(BaseModel):
+    label: str
+    contents: Anything
+
+
+@pytest.mark.parametrize(
+    ("args", "where"),
+    [
+        ({"to": {"city": "Oslo"}, "dyas": 3}, "dyas"),
+        ('{"to": {"city": "Oslo"}, "dyas": 3}', "dyas"),
+        ({"to": {"city": "Oslo", "country": "NO"}}, "to.country"),
+    ],
+)
+def test_a_pydantic_input_refuses_a_key_its_closed_schema_does_not_declare(tmp_path, args, where):
+    """The model is told ``additionalProperties: false``; pydantic alone would drop the
+    misspelt key and run the call without the argument the model meant to give."""
+    recorder = Recorder()
+    snapshot = snapshot_of(tmp_path, native("trip", recorder, input=Trip))
+    advertised = snapshot.definitions[0].input_schema
+    assert advertised["additionalProperties"] is False
+    assert advertised["properties"]["to"]["additionalProperties"] is False
+    message = failure_of(snapshot, "trip", args).message
+    assert f"- {where}: Extra inputs are not permitted" in message
+    assert recorder.received == []
+    execute(snapshot, "trip", {"to": {"city": "Oslo"}, "days": 3})
+    assert recorder.received == [Trip(to=Where(city="Oslo"), days=3)]
+    assert type(recorder.received[0]) is Trip  # the tool's own class, not a stand-in
+
+
+def test_a_pydantic_input_with_a_model_open_to_extra_keys_keeps_its_own_settings(tmp_path):
+    recorder = Recorder()
+    snapshot = snapshot_of(tmp_path, native("bag", recorder, input=Bag))
+    assert (
+        snapshot.definitions[0].input_schema["properties"]["contents"]["additionalProperties"]
+        is True
+    )
+    execute(snapshot, "bag", {"label": "a", "contents": {"note": "n", "size": 3}, "stray": 1})
+    [bag] = recorder.received
+    assert bag.contents.model_extra == {"size": 3}  # open where its schema is open
+    assert not hasattr(bag, "stray")  # the rest as pydantic's own settings say
 
 
 OPEN = {  # "inner" cannot be closed: it requires a name it does not declare

@@ -25,6 +25,7 @@ from pydantic import ValidationError
 
 from tooldeck._function_tool import NO_METADATA, FunctionExecutor, wrap_output
 from tooldeck._tool import ToolContext, ToolFailure, ToolResult, tuple_new
+from tooldeck.host.call.arguments import arguments_of
 from tooldeck.host.call.content import render_output
 from tooldeck.host.call.path import (
     backtracking_patterns,
@@ -67,12 +68,12 @@ def fused_call(record: ToolRecord, location: Location, scope: CallScope) -> Fuse
 
 def _fused_function(record: ToolRecord, execute: FunctionExecutor, location: Location) -> FusedCall:
     """``_function_path`` and ``finish_function`` in one frame, for a ``def`` with output."""
-    function = execute.function
+    function, to_arguments = execute.function, arguments_of(execute)
 
     def fused(call: ToolCall) -> Done:
         raw = call.input
         try:
-            arguments = execute.arguments(raw)
+            arguments = to_arguments(raw)
         except (ValidationError, RecursionError) as exc:
             raise refused(record, raw, exc) from None
         value = function(**arguments)

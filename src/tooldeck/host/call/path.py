@@ -38,6 +38,7 @@ from tooldeck._tool import (
     tuple_new,
 )
 from tooldeck.errors import ToolDefectError
+from tooldeck.host.call.arguments import arguments_of
 from tooldeck.host.call.content import normalize_content, render_output
 from tooldeck.host.call.images import ImageBounds
 from tooldeck.host.call.values import CallPath, CallScope, Done, ExecutedTool, ToolCall
@@ -215,7 +216,7 @@ def _threaded_path(record: ToolRecord) -> CallPath:
 
 
 def _function_path(record: ToolRecord, execute: FunctionExecutor) -> CallPath:
-    function, wrap = execute.function, execute.wrap
+    function, wrap, to_arguments = execute.function, execute.wrap, arguments_of(execute)
     finish = _finish_function_later if execute.is_async else finish_function
 
     def run(
@@ -223,7 +224,7 @@ def _function_path(record: ToolRecord, execute: FunctionExecutor) -> CallPath:
     ) -> Done:
         raw = call.input
         try:
-            arguments = execute.arguments(raw)
+            arguments = to_arguments(raw)
         except (ValidationError, RecursionError) as exc:
             raise refused(record, raw, exc) from None
         return finish(record, wrap, function(**arguments), location.config.images)

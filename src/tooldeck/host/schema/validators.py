@@ -78,13 +78,18 @@ def input_validators(source: Any) -> InputValidators:
     ``source`` is a pydantic model class, a ``TypeAdapter``, ``None``, or for a JSON
     Schema input the schema as advertised (``ToolRecord.input_schema``): derivation
     closes open objects (``additionalProperties: false``), and a call is judged by what
-    the model was told, so an extra key is refused, not accepted and silently dropped.
+    the model was told, so an extra key is refused, not accepted and silently dropped
+    (a pydantic model's own keys too: ``closed.py``).
     """
     if is_model_class(source) or is_type_adapter(source):
         # pydantic-core parses and validates JSON in one pass; its errors are translated
         # by the boundary, so the bound methods are used as they are (no wrapper call).
-        core = source.__pydantic_validator__ if is_model_class(source) else source.validator
-        return InputValidators(core.validate_json, core.validate_python)
+        # A model refuses the extra keys its closed schema refuses (``closed.py``).
+        if is_model_class(source):
+            from tooldeck.host.schema.closed import closed_validators
+
+            return InputValidators(*closed_validators(source))
+        return InputValidators(source.validator.validate_json, source.validator.validate_python)
     if source is None:
         return InputValidators(_empty_input, _empty_input)
     checker = _schema_input(source)
