@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 from typing import Literal
 
 import pydantic
@@ -147,6 +148,29 @@ def test_unusual_schemas_fall_back_to_any_or_functional_typed_dicts(deck):
         "anything: Any = ..., pairs: dict[str, float] = ..."
     ) in stubs
     assert 'OddOdd = TypedDict("OddOdd", {"my-key": NotRequired[str]})' in stubs
+
+
+def test_the_stubs_are_python_whatever_the_schemas_allow(deck):
+    """A tool with no properties but open to any (an MCP SDK server's tool without
+    arguments) takes ``**kwargs`` alone: a bare ``*`` before it is not Python."""
+    schemas = {
+        "where": {"type": "object", "properties": {}, "additionalProperties": True},
+        "tagged": {
+            "type": "object",
+            "properties": {"name": {"type": "string"}},
+            "additionalProperties": {"type": "string"},
+        },
+        "nothing": {"type": "object", "properties": {}},
+    }
+    tools = [
+        Tool(name=name, description=f"{name}.", input=schema, execute=lambda i, c: ToolResult(""))
+        for name, schema in schemas.items()
+    ]
+    stubs = stub_text(deck.snapshot(*tools))
+    ast.parse(stubs)  # raises SyntaxError on a stub that is not Python
+    assert "async def where(self, **kwargs: Any) -> str:" in stubs
+    assert "async def tagged(self, *, name: str = ..., **kwargs: str) -> str:" in stubs
+    assert "async def nothing(self) -> str:" in stubs
 
 
 async def test_the_guides_parallel_recipe_type_checks_and_runs_as_written(deck):

@@ -217,22 +217,23 @@ def _tool_stub(
         text = sub.get("description") if isinstance(sub, Mapping) else None
         if isinstance(text, str) and text.strip():
             described.append(f"{name}: {' '.join(text.split())}")
+    keywords = ["*", *params] if params else []  # a bare * needs a named parameter after it
     extra = schema.get("additionalProperties", False)
     if extra is not False and extra is not None:
         annotation = book.annotation(extra if isinstance(extra, Mapping) else {}, schema, hint)
         uses += annotation.uses
-        params.append(f"**kwargs: {annotation.text}")
+        keywords.append(f"**kwargs: {annotation.text}")
     returns = "str"
     if record.output_schema is not None:
         annotation = book.annotation(record.output_schema, record.output_schema, f"{hint}Result")
         uses += annotation.uses
         returns = annotation.text
-    arguments = ", ".join(["self", *(["*", *params] if params else [])])
+    arguments = ", ".join(["self", *keywords])
     head = f"    async def {method}({arguments}) -> {returns}:"
     doc = entry.tool.description.strip()
     if described:
         doc += "\n\nArgs:\n" + "\n".join(f"    {d}" for d in described)
-    signature = f"{paths[entry.name]}({', '.join(['*', *params] if params else [])}) -> {returns}"
+    signature = f"{paths[entry.name]}({', '.join(keywords)}) -> {returns}"
     return ToolStub(
         entry,
         f"{head}\n{_docstring(doc, '        ')}",
