@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import sys
 import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -38,6 +39,33 @@ def test_a_start_still_running_after_the_delay_prints_one_line_on_stderr(capsys)
     done()
     assert "".join(out for out, _ in printed) == ""
     assert "".join(err for _, err in printed) == STARTING + "\n"
+
+
+class Slow:
+    """A stderr whose every write lets the other threads run before it returns."""
+
+    def __init__(self) -> None:
+        self.written: list[str] = []
+
+    def write(self, text: str) -> int:
+        self.written.append(text)
+        time.sleep(0.01)
+        return len(text)
+
+    def flush(self) -> None:
+        pass
+
+
+def test_servers_slow_together_print_whole_lines(monkeypatch):
+    stderr = Slow()
+    monkeypatch.setattr(sys, "stderr", stderr)
+    names = [f"s{n}" for n in range(6)]
+    stops = [slow_start_line(name, after=0) for name in names]
+    wait_for(lambda: "".join(stderr.written).count("\n") == len(names))
+    for stop in stops:
+        stop()
+    lines = "".join(stderr.written).splitlines()
+    assert sorted(lines) == [f"tooldeck: starting MCP server '{name}'…" for name in names]
 
 
 # -- real servers --------------------------------------------------------------------------------

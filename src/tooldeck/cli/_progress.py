@@ -26,5 +26,12 @@ def slow_start_line(server: str, after: float = SLOW_AFTER_S) -> Callable[[], No
     return timer.cancel
 
 
+_WRITING = threading.Lock()
+"""Servers start together, each line from its own timer's thread: one line at a time
+(``print`` writes the text and its newline apart, so two lines could merge)."""
+
+
 def _say_starting(server: str) -> None:
-    print(f"tooldeck: starting MCP server {server!r}…", file=sys.stderr, flush=True)
+    with _WRITING:
+        sys.stderr.write(f"tooldeck: starting MCP server {server!r}…\n")
+        sys.stderr.flush()
