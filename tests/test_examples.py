@@ -24,6 +24,7 @@ import configparser
 import importlib
 import importlib.util
 import inspect
+import json
 import os
 import re
 import subprocess
@@ -298,7 +299,7 @@ def test_the_guide_pack_tests_pass(guide_pack, tmp_path):
         timeout=300,
     )
     assert done.returncode == 0, done.stdout + done.stderr
-    assert re.search(r"^9 passed", done.stdout, flags=re.M), done.stdout
+    assert re.search(r"^10 passed", done.stdout, flags=re.M), done.stdout
 
 
 def test_the_guides_location_plugin_works_from_dot_tooldeck_plugins(env, capsys):
@@ -317,6 +318,10 @@ def test_the_guides_location_plugin_works_from_dot_tooldeck_plugins(env, capsys)
     assert re.search(r"^word_count +native +local:words ", capsys.readouterr().out, re.M)
     assert main(["call", "word_count", '{"path": "README.md"}']) == 0
     assert capsys.readouterr().out == "3\n"
+    outside = json.dumps({"path": str(env / "secret.txt")})
+    (env / "secret.txt").write_text("not the project's\n")
+    assert main(["call", "word_count", outside]) == 1  # asked first; no terminal: refused
+    assert f"external_directory on {env}/*" in capsys.readouterr().err
 
 
 def test_the_guide_tree_shows_the_guides_files():

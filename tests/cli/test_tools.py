@@ -88,7 +88,7 @@ def test_code_mode_off_says_why(tooldeck, project):
         "listed as native\n"
     )
     code, _, err = tooldeck("tools", "--codemode")
-    assert code == 1 and "code mode is off ([codemode] enabled = false)" in err
+    assert code == 2 and "code mode is off ([codemode] enabled = false)" in err
 
 
 def test_a_deferred_tool_says_so(tooldeck, project):

@@ -99,7 +99,7 @@ def _print_codemode(snapshot: Snapshot) -> int:
     execute = snapshot.get("execute") if snapshot.codemode_catalog else None
     if execute is None:
         reason = codemode_note(snapshot) or "no tool of this catalog is a code-mode tool"
-        raise CommandError(f"no execute tool: {reason}", 1)
+        raise CommandError(f"no execute tool: {reason}")  # a config matter, as run-code says
     print(execute.description)
     return 0
 
