@@ -68,6 +68,22 @@ def test_a_missing_location_is_a_usage_error(tmp_path, capsys):
     assert "not a directory" in capsys.readouterr().err
 
 
+def test_the_location_may_follow_the_command_and_wins_there(tmp_path, capsys, monkeypatch):
+    monkeypatch.setenv("TOOLDECK_LOAD_PLUGINS", "")  # the built-ins only
+    first, second = tmp_path / "first", tmp_path / "second"
+    first.mkdir()
+    second.mkdir()
+    (second / "tooldeck.toml").write_text('[tools."read"]\ndefer_loading = true\n')
+    for argv, expected in (
+        (["tools", "--location", str(second)], True),
+        (["--location", str(first), "tools"], False),
+        (["--location", str(first), "tools", "--location", str(second)], True),
+    ):
+        assert main([*argv, "--json"]) == 0
+        rows = {row["name"]: row for row in json.loads(capsys.readouterr().out)}
+        assert rows["read"]["deferred"] is expected, argv
+
+
 def test_a_config_error_exits_2_with_the_message_and_no_traceback(project, tooldeck):
     (project / "tooldeck.toml").write_text('[plugins]\ndisable = "x"\n')
     code, _, err = tooldeck("tools")

@@ -58,6 +58,12 @@ def build_parser(argv: Sequence[str] = ()) -> argparse.ArgumentParser:
     for name, summary in COMMANDS.items():
         if name == chosen:
             importlib.import_module(f"tooldeck.cli.{name.replace('-', '_')}").add_parser(commands)
+            if name != "mcp":  # its actions take --location themselves (mcp serve --location)
+                # After the command too (`tooldeck tools --location DIR`); given there, it
+                # wins, and otherwise the one before the command (or ".") stands.
+                commands.choices[name].add_argument(
+                    "--location", metavar="DIR", default=argparse.SUPPRESS, help=LOCATION_HELP
+                )
         else:
             commands.add_parser(name, help=summary)
     return parser
