@@ -173,32 +173,14 @@ async def test_cancellation_kills_the_group_and_propagates(builtins, root, tmp_p
     assert list((tmp_path / "data" / "shell").iterdir()) == []
 
 
-def test_a_call_cancelled_while_its_process_is_being_set_up_leaves_nothing_running(tmp_path):
-    """asyncio forks the command first, then finishes setting it up; cancelled in between,
-    it would kill the command alone. The command's own child must not outlive it."""
-    child = tmp_path / "child"
-
-    async def scenario() -> None:
-        script = f"sleep 30 & echo $! > {child}; wait"
-        others = children_of(os.getpid())
-        with open(tmp_path / "out", "wb") as out:
-            task = asyncio.create_task(
-                run_in_group(["sh", "-c", script], cwd=tmp_path, output=out.fileno(), timeout=60)
-            )
-            await hold_after_fork(others, child)
-            task.cancel()
-            with pytest.raises(asyncio.CancelledError):
-                await task
-
-    asyncio.run(scenario())
-    assert not running(int(child.read_text()))
-
-
-def test_a_call_cancelled_twice_while_its_process_is_being_set_up_leaves_nothing_running(
-    tmp_path,
+@pytest.mark.parametrize("cancellations", [1, 2])
+def test_a_call_cancelled_while_its_process_is_being_set_up_leaves_nothing_running(
+    tmp_path, cancellations
 ):
-    """The second cancellation lands while the first one waits for the setup to finish
-    (one loop round later): the setup stays shielded, and the whole run is still stopped."""
+    """asyncio forks the command first, then finishes setting it up; cancelled in between,
+    it would kill the command alone. The command's own child must not outlive it, nor
+    when a second cancellation lands while the first waits for the setup to finish (one
+    loop round later): the setup stays shielded, and the whole run is still stopped."""
     child = tmp_path / "child"
 
     async def scenario() -> None:
@@ -209,9 +191,9 @@ def test_a_call_cancelled_twice_while_its_process_is_being_set_up_leaves_nothing
                 run_in_group(["sh", "-c", script], cwd=tmp_path, output=out.fileno(), timeout=60)
             )
             await hold_after_fork(others, child)
-            task.cancel()
-            await asyncio.sleep(0)  # the task takes the first and waits for the setup
-            task.cancel()
+            for _ in range(cancellations):
+                task.cancel()
+                await asyncio.sleep(0)  # the task takes it and waits for the setup
             with pytest.raises(asyncio.CancelledError):
                 await task
 
