@@ -67,3 +67,18 @@ def test_no_project_no_layer():
     config, layer = layered_config(USER, None, trusted=True)
     assert layer is NO_PROJECT and layer.empty
     assert config.plugins.disable == ("u",)
+
+
+def test_the_servers_only_the_user_names_are_the_users():
+    def source(label, *names):
+        servers = {name: {"command": [name]} for name in names}
+        return ConfigSource(label, "", {"mcp": {"servers": servers}})
+
+    user = source("config.toml", "a", "b")
+    _, layer = layered_config(user, source("tooldeck.toml", "b", "c"), trusted=True)
+    assert layer.user_servers == {"a"}  # "b" the project names too: the project's now
+    _, layer = layered_config(user, ConfigSource("tooldeck.toml", "", {}), trusted=False)
+    assert layer.user_servers == {"a", "b"}  # what narrowing left out is not the project's
+    config, layer = layered_config(user, None, trusted=True)
+    assert layer.user_servers == {"a", "b"} and layer.empty  # no project rules, still
+    assert set(config.mcp.servers) == {"a", "b"}

@@ -77,6 +77,36 @@ def test_a_cached_open_answers_without_starting_and_a_call_starts_only_its_serve
     assert (starts(a), starts(b)) == (3, 2)
 
 
+def test_a_user_servers_listing_is_kept_once_for_every_folder(
+    tmp_path, no_revalidation, monkeypatch
+):
+    """A server only the user config names runs the same in every folder (in the user
+    config's folder), so a folder opened for the first time mounts it from the listing
+    another folder kept; a project's server of the same name keeps its own."""
+    config, data = tmp_path / "config", tmp_path / "data"
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(config))
+    monkeypatch.setenv("XDG_DATA_HOME", str(data))
+    monkeypatch.setenv("TOOLDECK_TRUST", "1")
+    (config / "tooldeck").mkdir(parents=True)
+    mine, theirs = tmp_path / "mine.starts", tmp_path / "theirs.starts"
+    (config / "tooldeck" / "config.toml").write_text(counted("s", mine) + ALLOW)
+    first, second = tmp_path / "first", tmp_path / "second"
+    first.mkdir()
+    second.mkdir()
+    with Host.open(first, plugins=[], mcp_listings="cached") as host:
+        assert names(host) == {"s_echo"}
+    assert starts(mine) == 1
+    assert (data / "tooldeck" / FOLDER / "s.json").is_file()
+    with Host.open(second, plugins=[], mcp_listings="cached") as host:
+        assert names(host) == {"s_echo"}
+        assert starts(mine) == 1  # listed in the first folder: not started in the second
+    project = make_project(tmp_path / "project", counted("s", theirs))
+    with Host.open(project, plugins=[], mcp_listings="cached") as host:
+        assert names(host) == {"s_echo"}
+        assert cache_file(host, "s").is_file()  # the project's own server, kept apart
+    assert (starts(mine), starts(theirs)) == (1, 1)
+
+
 def test_a_changed_config_or_program_is_listed_afresh(module_env, tmp_path, no_revalidation):
     script = tmp_path / "server.py"
     shutil.copy(SERVERS / "counted_server.py", script)

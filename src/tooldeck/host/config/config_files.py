@@ -87,6 +87,14 @@ def user_config_path() -> Path:
     return Path(base) / "tooldeck" / "config.toml"
 
 
+def user_data_dir() -> Path:
+    """``$XDG_DATA_HOME/tooldeck`` (``~/.local/share/tooldeck`` when unset): what tooldeck
+    keeps for the user (trust, sign-ins, each Location's data, shared listings), never
+    inside a project."""
+    base = os.environ.get("XDG_DATA_HOME") or Path.home() / ".local" / "share"
+    return Path(base) / "tooldeck"
+
+
 def user_source() -> ConfigSource | None:
     """The user layer, or ``None`` when the file does not exist."""
     path = user_config_path()

@@ -42,6 +42,10 @@ class ProjectLayer:
     principals: PrincipalRules = ()
     plugins: PluginsConfig = field(default_factory=PluginsConfig.model_construct)
     trusted: bool = True
+    user_servers: frozenset[str] = frozenset()
+    """The ``[mcp.servers]`` only the user file names, the project's (as narrowed) not at
+    all: each is the same server in every folder, so its kept listing is shared
+    (``mcp/client/cache.py``)."""
 
     def principal_rules(self, name: str) -> tuple[PermissionRule, ...]:
         """The project's own rules for the served principal ``name`` (often none)."""
@@ -65,8 +69,10 @@ def layered_config(
     """The merged config and the project layer of a folder whose user and project
     config layers are ``user`` and ``project`` (the project already narrowed when the
     folder is untrusted); ``trusted``: whether the project's ``allow`` rules count."""
+    user_servers = _servers(user) - _servers(project)
     if project is None:
-        return merged_config(user, None), NO_PROJECT
+        layer = ProjectLayer(user_servers=user_servers) if user_servers else NO_PROJECT
+        return merged_config(user, None), layer
     own = validate(project)
     rest = project._replace(data=_without_layered(project.data))
     principals = tuple(
@@ -74,8 +80,14 @@ def layered_config(
         for name, principal in sorted(own.mcp.serve.principals.items())
         if principal.permission
     )
-    layer = ProjectLayer(own.permission, principals, own.plugins, trusted)
+    layer = ProjectLayer(own.permission, principals, own.plugins, trusted, user_servers)
     return merged_config(user, rest), layer
+
+
+def _servers(source: ConfigSource | None) -> frozenset[str]:
+    """The server names a config layer's ``[mcp.servers]`` holds (validated already)."""
+    servers = source.data.get("mcp", {}).get("servers", {}) if source is not None else {}
+    return frozenset(servers)
 
 
 def _without_layered(table: Mapping[str, Any]) -> dict[str, Any]:

@@ -36,9 +36,10 @@ if TYPE_CHECKING:
 
 def default_data_dir(root: Path) -> Path:
     """``$XDG_DATA_HOME/tooldeck/locations/<dirname>-<hash>``: per-root, outside the tree."""
-    base = Path(os.environ.get("XDG_DATA_HOME") or Path.home() / ".local" / "share")
+    from tooldeck.host.config.config_files import user_data_dir
+
     digest = hashlib.sha256(str(root).encode()).hexdigest()[:12]
-    return base / "tooldeck" / "locations" / f"{root.name or 'root'}-{digest}"
+    return user_data_dir() / "locations" / f"{root.name or 'root'}-{digest}"
 
 
 @public

@@ -24,7 +24,7 @@ from typing import Any
 
 from tooldeck._public import public
 from tooldeck.errors import ConfigError
-from tooldeck.host.config.config_files import ConfigSource, config_sources
+from tooldeck.host.config.config_files import ConfigSource, config_sources, user_data_dir
 from tooldeck.host.config.files import locked, unwritten, write_atomically
 from tooldeck.host.trust.items import TrustItem, changes_between, fingerprint
 from tooldeck.host.trust.project import TrustStatus, explicit_trust, project_items
@@ -36,8 +36,7 @@ Entry = dict[str, Any]
 
 def trust_store_path() -> Path:
     """``$XDG_DATA_HOME/tooldeck/trust.json`` (``~/.local/share/...`` when unset)."""
-    base = Path(os.environ.get("XDG_DATA_HOME") or Path.home() / ".local" / "share")
-    return base / "tooldeck" / "trust.json"
+    return user_data_dir() / "trust.json"
 
 
 class TrustStore:

@@ -3,8 +3,11 @@ server's tools without starting it.
 
 Starting a server is the cost of every short command (a few seconds each for real
 servers), while its listing rarely changes. One JSON file per server lives in
-``<data_dir>/mcp-listings/``. An entry is used only while it still describes the same
-server and is fresh:
+``<data_dir>/mcp-listings/``, and for a server only the user config names (the same
+server in every folder: its paths resolve in the user config's folder) in the user's
+``$XDG_DATA_HOME/tooldeck/mcp-listings/``, so a folder opened for the first time mounts it
+without starting it too. An entry is used only while it still describes the same server
+and is fresh:
 
 - its key matches: a digest of the server's config (command, env, cwd, url, headers,
   ...) and of the code it runs (the resolved program and every argument that names an
@@ -115,13 +118,16 @@ def wire_tools(tools: Sequence[Any]) -> list[dict[str, Any]]:
 
 
 class ListingCache:
-    """The listings of one Location's servers, under ``<data_dir>/mcp-listings``."""
+    """The listings of one Location's servers, under ``<data_dir>/mcp-listings``, and of
+    the user's own servers under ``<user_dir>/mcp-listings`` when a ``user_dir`` is given."""
 
-    def __init__(self, data_dir: Path) -> None:
+    def __init__(self, data_dir: Path, user_dir: Path | None = None) -> None:
         self.folder = data_dir / FOLDER
+        self.user_folder = user_dir / FOLDER if user_dir is not None else self.folder
 
     def path(self, spec: ServerSpec) -> Path:
-        return self.folder / f"{spec.namespace}.json"
+        folder = self.user_folder if spec.from_user else self.folder
+        return folder / f"{spec.namespace}.json"
 
     def load(self, spec: ServerSpec) -> tuple[CachedListing | None, str | None]:
         """The entry of ``spec`` if one exists for this exact server, with a diagnostic
@@ -160,7 +166,7 @@ class ListingCache:
             "tools": list(tools),
         }
         try:
-            self.folder.mkdir(parents=True, exist_ok=True)
+            self.path(spec).parent.mkdir(parents=True, exist_ok=True)
             write_atomically(self.path(spec), json.dumps(data, ensure_ascii=False))
         except (OSError, TypeError, ValueError) as exc:
             reason = exc.strerror or exc if isinstance(exc, OSError) else exc

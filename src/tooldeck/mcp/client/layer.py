@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from tooldeck.errors import PluginError, UsageError
 from tooldeck.hookspecs import hookimpl
+from tooldeck.host.config.config_files import user_data_dir
 from tooldeck.mcp.client.cache import ListingCache, kept_tools, wire_tools
 from tooldeck.mcp.client.servers import ConfiguredServer, ServerRow, rows, shadowed
 from tooldeck.mcp.client.specs import server_specs
@@ -79,10 +80,12 @@ class McpLayer:
         self._listings = listings
         self._on_start = on_start  # told of every server start (Host.open(on_mcp_start=))
         self._authorizer = authorizer
-        self._cache = ListingCache(location.data_dir)
+        self._cache = ListingCache(location.data_dir, user_data_dir())
         self._servers = [
             ConfiguredServer(spec, "active")
-            for spec in server_specs(location.config.mcp.servers, location.root)
+            for spec in server_specs(
+                location.config.mcp.servers, location.root, location.project.user_servers
+            )
         ]
         self._loop: LoopThread | None = None
         self._lock = threading.Lock()

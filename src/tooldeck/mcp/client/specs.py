@@ -6,7 +6,7 @@ still gets one report row per server saying what to install.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from pathlib import Path
 from typing import NamedTuple
 
@@ -30,6 +30,9 @@ class ServerSpec(NamedTuple):
     ``tooldeck --location`` run, a desktop client, one process serving several)."""
     key_file: Path | None = None
     """``private_key_file``, ``~`` expanded and resolved against the Location root."""
+    from_user: bool = False
+    """Named by the user config alone: the same server in every folder (its listing is
+    kept once for all of them, ``cache.py``)."""
 
     @property
     def plugin_name(self) -> str:
@@ -43,13 +46,18 @@ class ServerSpec(NamedTuple):
         return " ".join(self.config.command or ())
 
 
-def server_specs(servers: Mapping[str, McpServerConfig], root: Path) -> list[ServerSpec]:
-    """One spec per configured server, sorted by name (the order rows are reported in)."""
-    return [_spec(name, servers[name], root) for name in sorted(servers)]
+def server_specs(
+    servers: Mapping[str, McpServerConfig],
+    root: Path,
+    user_servers: Collection[str] = (),
+) -> list[ServerSpec]:
+    """One spec per configured server, sorted by name (the order rows are reported in);
+    ``user_servers``: the names only the user config gives (``ProjectLayer``)."""
+    return [_spec(name, servers[name], root, name in user_servers) for name in sorted(servers)]
 
 
-def _spec(name: str, config: McpServerConfig, root: Path) -> ServerSpec:
+def _spec(name: str, config: McpServerConfig, root: Path, from_user: bool) -> ServerSpec:
     cwd = (root / config.cwd) if config.cwd is not None else root
     key = config.private_key_file
     key_file = (root / Path(key).expanduser()) if key is not None else None
-    return ServerSpec(name, normalize(name), config, cwd, key_file)
+    return ServerSpec(name, normalize(name), config, cwd, key_file, from_user)

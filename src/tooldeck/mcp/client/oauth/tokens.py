@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -43,8 +42,9 @@ FORMAT_VERSION = 1
 
 def oauth_dir() -> Path:
     """``$XDG_DATA_HOME/tooldeck/oauth`` (``~/.local/share/tooldeck/oauth`` when unset)."""
-    base = Path(os.environ.get("XDG_DATA_HOME") or Path.home() / ".local" / "share")
-    return base / "tooldeck" / "oauth"
+    from tooldeck.host.config.config_files import user_data_dir
+
+    return user_data_dir() / "oauth"
 
 
 def token_path(config: McpServerConfig) -> Path:
