@@ -84,6 +84,21 @@ def test_the_location_may_follow_the_command_and_wins_there(tmp_path, capsys, mo
         assert rows["read"]["deferred"] is expected, argv
 
 
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["pending", "show", "ID", "--location", "here"],
+        ["approvals", "migrate", "--location", "here"],
+        ["mcp", "serve", "--location", "here"],
+        ["mcp", "login", "NAME", "--location", "here"],
+        ["--location", "there", "call", "read", "--location", "here"],
+        ["--location", "here", "pending", "show", "ID"],
+    ],
+)
+def test_the_location_is_taken_before_or_after_a_command_or_its_action(argv):
+    assert build_parser(argv).parse_args(argv).location == "here"
+
+
 def test_a_config_error_exits_2_with_the_message_and_no_traceback(project, tooldeck):
     (project / "tooldeck.toml").write_text('[plugins]\ndisable = "x"\n')
     code, _, err = tooldeck("tools")

@@ -192,7 +192,7 @@ def test_migrate_approvals_copies_the_file_into_the_shared_store_once(
     import uuid
 
     from tooldeck import PostgresStore
-    from tooldeck.host.location.location import default_data_dir
+    from tooldeck.host.config.config_files import default_data_dir
 
     schema = f"t_{uuid.uuid4().hex[:16]}"
     monkeypatch.setenv("TOOLDECK_STORE_URL", postgres_dsn)

@@ -42,7 +42,7 @@ def test_json_reports_failures_with_traceback(project, tooldeck, monkeypatch):
 
 
 def test_a_corrupt_approvals_file_is_reported_and_set_aside(project, tooldeck, caplog):
-    from tooldeck.host.location.location import default_data_dir
+    from tooldeck.host.config.config_files import default_data_dir
 
     data = default_data_dir(project.resolve())
     data.mkdir(parents=True)

@@ -14,7 +14,7 @@ import sys
 
 from tooldeck import __version__
 from tooldeck.cli._errors import CommandError, error
-from tooldeck.cli._help import DESCRIPTION, LOCATION_HELP, PROG, print_top_help
+from tooldeck.cli._help import DESCRIPTION, LOCATION_HELP, PROG, accept_location, print_top_help
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (mypy knows it)
 if TYPE_CHECKING:
@@ -58,12 +58,8 @@ def build_parser(argv: Sequence[str] = ()) -> argparse.ArgumentParser:
     for name, summary in COMMANDS.items():
         if name == chosen:
             importlib.import_module(f"tooldeck.cli.{name.replace('-', '_')}").add_parser(commands)
-            if name != "mcp":  # its actions take --location themselves (mcp serve --location)
-                # After the command too (`tooldeck tools --location DIR`); given there, it
-                # wins, and otherwise the one before the command (or ".") stands.
-                commands.choices[name].add_argument(
-                    "--location", metavar="DIR", default=argparse.SUPPRESS, help=LOCATION_HELP
-                )
+            if name != "mcp":  # only its actions take a Location (mcp serve --location)
+                accept_location(commands.choices[name])
         else:
             commands.add_parser(name, help=summary)
     return parser

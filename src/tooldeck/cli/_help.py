@@ -13,11 +13,23 @@ import sys
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (mypy knows it)
 if TYPE_CHECKING:
+    import argparse
     from collections.abc import Mapping, Sequence
 
 PROG = "tooldeck"
 DESCRIPTION = "Host LLM tools as pip-installable plugins."
 LOCATION_HELP = "the project directory (default: the current directory)"
+
+
+def accept_location(parser: argparse.ArgumentParser) -> None:
+    """``--location DIR`` after a command or its action as well as before it: given
+    there it wins, otherwise the one before (or ".") stands (argparse's ``SUPPRESS``
+    leaves the value of the top-level option alone)."""
+    import argparse
+
+    parser.add_argument("--location", metavar="DIR", default=argparse.SUPPRESS, help=LOCATION_HELP)
+
+
 # argparse's own help strings for the two options it adds.
 OPTIONS = (
     ("-h, --help", "show this help message and exit"),

@@ -14,6 +14,7 @@ import argparse
 from typing import Any
 
 from tooldeck.cli._common import location_dir
+from tooldeck.cli._help import accept_location
 
 
 def add_parser(commands: Any) -> None:
@@ -30,6 +31,7 @@ def add_parser(commands: Any) -> None:
         "permissions.json into its store (TOOLDECK_STORE_URL, else its SQLite database) "
         "and keep the file as permissions.json.migrated.",
     )
+    accept_location(migrate)
     migrate.set_defaults(handler=run)
 
 
@@ -37,7 +39,7 @@ def run(args: argparse.Namespace) -> int:
     import os
 
     from tooldeck.cli._store import store_from_env, store_settings
-    from tooldeck.host.location.location import default_data_dir
+    from tooldeck.host.config.config_files import default_data_dir
     from tooldeck.host.store.legacy import LEGACY_NAME, migrate_legacy
     from tooldeck.host.store.sqlite import SqliteStore
 

@@ -14,6 +14,7 @@ from typing import Any
 
 from tooldeck.cli._common import location_dir
 from tooldeck.cli._errors import CommandError
+from tooldeck.cli._help import accept_location
 
 
 def add_parser(commands: Any) -> None:
@@ -30,12 +31,7 @@ def add_parser(commands: Any) -> None:
         "MCP definitions, tools/call runs through tooldeck's session boundary; "
         "clients hear about catalog changes.",
     )
-    serve.add_argument(
-        "--location",
-        metavar="DIR",
-        default=argparse.SUPPRESS,
-        help="the project directory (default: the current directory)",
-    )
+    accept_location(serve)
     serve.add_argument(
         "--http",
         metavar="[HOST:]PORT",

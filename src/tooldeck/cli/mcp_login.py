@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 from tooldeck.cli._browser import open_in_browser
 from tooldeck.cli._common import location_dir
 from tooldeck.cli._errors import CommandError
+from tooldeck.cli._help import accept_location
 
 if TYPE_CHECKING:
     from tooldeck.host.location.location import Location
@@ -38,12 +39,7 @@ def add_parsers(actions: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     )
     for parser, handler in ((login, run_login), (logout, run_logout)):
         parser.add_argument("name", metavar="NAME", help="the server's name in [mcp.servers]")
-        parser.add_argument(
-            "--location",
-            metavar="DIR",
-            default=argparse.SUPPRESS,
-            help="the project directory (default: the current directory)",
-        )
+        accept_location(parser)
         parser.set_defaults(handler=handler)
 
 

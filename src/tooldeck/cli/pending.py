@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from tooldeck.cli._common import location_dir, print_json, table
 from tooldeck.cli._errors import CommandError
+from tooldeck.cli._help import accept_location
 
 if TYPE_CHECKING:
     from tooldeck.host.boundary.pending import PendingCall
@@ -38,6 +39,7 @@ def add_parser(commands: Any) -> None:
     show = actions.add_parser("show", help="show one pending call in full")
     show.add_argument("id", metavar="ID", help="the pending call's id")
     show.add_argument("--json", action="store_true", help="print JSON")
+    accept_location(show)
     parser.set_defaults(handler=run)
 
 
@@ -57,7 +59,7 @@ def open_for_reading(args: argparse.Namespace) -> Store | None:
     import os
 
     from tooldeck.cli._store import store_from_env, store_settings
-    from tooldeck.host.location.location import default_data_dir
+    from tooldeck.host.config.config_files import default_data_dir
     from tooldeck.host.store.sqlite import DATABASE_NAME, SqliteStore
 
     root = location_dir(args).resolve()

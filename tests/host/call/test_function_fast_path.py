@@ -12,6 +12,7 @@ failure with the same text, and call the function with the same arguments.
 from __future__ import annotations
 
 import copy
+import dataclasses
 import inspect
 import json
 from typing import Annotated, Any, Literal
@@ -224,6 +225,24 @@ def test_a_misspelt_argument_is_refused_not_dropped(function, args, where):
     with pytest.raises(ToolFailure, match=f"- {where}: Extra inputs are not permitted"):
         snapshot.execute_sync(ToolCall("c1", fn.name, json.dumps(args)))
     assert snapshot.execute_sync(ToolCall("c2", fn.name, {"to": {"x": 2}, "speed": 3})).output == 6
+
+
+@dataclasses.dataclass
+class Crate:
+    at: Point
+
+
+def ship(crate: Crate) -> int:
+    """Ship."""
+    return crate.at.x
+
+
+def test_a_misspelt_key_of_a_model_behind_a_dataclass_is_refused_too():
+    fn = tool(ship)
+    service = ToolService(Location(".", data_dir="/nonexistent/tooldeck-test"))
+    service.transform(lambda editor: editor.add(fn), source="test")
+    with pytest.raises(ToolFailure, match=r"- crate\.at\.y: Extra inputs are not permitted"):
+        service.snapshot().execute_sync(ToolCall("c1", "ship", {"crate": {"at": {"x": 1, "y": 2}}}))
 
 
 def test_a_tool_whose_input_was_replaced_takes_the_general_path():

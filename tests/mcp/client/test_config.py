@@ -169,19 +169,25 @@ def test_specs_are_sorted_with_provider_safe_namespaces_and_resolved_cwd(tooldec
 
 
 def test_a_user_servers_paths_are_relative_to_the_user_config_folder(tooldeck_env):
+    """A server only the user config names runs in its folder; one the project (trusted)
+    names too, even a user's server it redefines, runs in the Location root."""
     folder = tooldeck_env / "xdg-config" / "tooldeck"
     folder.mkdir(parents=True)
     (folder / "config.toml").write_text(
         '[mcp.servers.here]\ncommand = ["a"]\n'
         '[mcp.servers.tools]\ncommand = ["b"]\ncwd = "tools"\n'
+        '[mcp.servers.mine]\ncommand = ["python", "-m", "mine"]\n'
         '[mcp.servers.web]\nurl = "https://x/mcp"\nauth = "oauth"\ngrant = "client_credentials"\n'
         'client_id = "me"\nprivate_key_file = "keys/web.pem"\n'
     )
-    root = make_project(tooldeck_env / "p", '[mcp.servers.mine]\ncommand = ["c"]\n')
-    from tooldeck.host.config.config_files import load_config
+    root = make_project(tooldeck_env / "p", '[mcp.servers.mine]\ncommand = ["python", "m.py"]\n')
+    from tooldeck.host.config.config_files import config_sources
+    from tooldeck.host.config.layers import layered_config
 
-    specs = {s.name: s for s in server_specs(load_config(root).mcp.servers, root)}
+    config, layer = layered_config(*config_sources(root), trusted=True)
+    specs = {s.name: s for s in server_specs(config.mcp.servers, root, layer.user_servers)}
     assert specs["here"].cwd == folder
     assert specs["tools"].cwd == folder / "tools"
     assert specs["web"].key_file == folder / "keys" / "web.pem"
-    assert specs["mine"].cwd == root
+    assert (specs["mine"].config.command, specs["mine"].cwd) == (("python", "m.py"), root)
+    assert [name for name, spec in specs.items() if spec.from_user] == ["here", "tools", "web"]

@@ -53,7 +53,7 @@ def _arguments_validator(model: type[BaseModel], function: Callable[..., Any]) -
         {name: _typed_field(field, own[name].default) for name, field in fields.items()},
     )
     typed.__pydantic_config__ = ConfigDict(extra="forbid")  # as the model's own keys
-    validators: tuple[Arguments, Arguments] = closed_validators(typed, nested=model)
+    validators: tuple[Arguments, Arguments] = closed_validators(typed)
     from_json, from_python = validators  # a TypedDict's validators give dicts
 
     def arguments(raw: Any) -> dict[str, Any]:

@@ -12,11 +12,12 @@ Merging: tables merge key by key (recursively); arrays of tables concatenate, us
 first; every other value is replaced by the project's. What a Location applies keeps
 the project's permission rules and ``[plugins]`` out of this merge: they combine with
 the user's by laws of their own (``layers.py``), and an untrusted project is narrowed
-first (``host/trust/narrowing.py``). A path a file gives a stdio server (``cwd``,
+first (``host/trust/narrowing.py``). A path a file gives a server (``cwd``,
 ``private_key_file``) is relative to that file's folder: the project's is the Location
-root, the user's is its own folder, which is also where the user's servers run unless
-their ``cwd`` says otherwise, so that no repository a folder opens on can put a
-``calc_server.py`` or a ``.venv/bin/python`` where a user's server would start it.
+root, the user's is its own folder, which is also where a server only the user's file
+names runs unless its ``cwd`` says otherwise (``mcp/client/specs.py``), so that no
+repository a folder opens on can put a ``calc_server.py`` or a ``.venv/bin/python``
+where a user's server would start it.
 Each file is validated on its own first, so an
 error names the file it is in: ``ConfigError(path, dotted.key, "expected ..., got ...")``.
 Validation is strict (TOML has real types: ``"5"`` is not an integer). A valid key whose
@@ -95,6 +96,14 @@ def user_data_dir() -> Path:
     return Path(base) / "tooldeck"
 
 
+def default_data_dir(root: Path) -> Path:
+    """``$XDG_DATA_HOME/tooldeck/locations/<dirname>-<hash>``: per-root, outside the tree."""
+    import hashlib
+
+    digest = hashlib.sha256(str(root).encode()).hexdigest()[:12]
+    return user_data_dir() / "locations" / f"{root.name or 'root'}-{digest}"
+
+
 def user_source() -> ConfigSource | None:
     """The user layer, or ``None`` when the file does not exist."""
     path = user_config_path()
@@ -104,17 +113,15 @@ def user_source() -> ConfigSource | None:
 
 
 def _anchored(data: dict[str, Any], folder: Path) -> dict[str, Any]:
-    """``data`` with each server's paths made absolute against ``folder``, and each stdio
-    server's ``cwd`` defaulting to it; a value of the wrong type is left for validation
-    to name."""
+    """``data`` with each server's paths made absolute against ``folder`` (where a server
+    without ``cwd`` runs is decided after the merge: ``mcp/client/specs.py``); a value of
+    the wrong type is left for validation to name."""
     servers = data.get("mcp", {}).get("servers") if isinstance(data.get("mcp"), dict) else None
     if not isinstance(servers, dict):
         return data
     for entry in servers.values():
         if not isinstance(entry, dict):
             continue
-        if "command" in entry and "url" not in entry:
-            entry.setdefault("cwd", ".")
         for key in ("cwd", "private_key_file"):
             if isinstance(entry.get(key), str):
                 entry[key] = str(folder / Path(entry[key]).expanduser())

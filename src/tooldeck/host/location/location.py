@@ -11,7 +11,6 @@ never consults them.
 
 from __future__ import annotations
 
-import hashlib
 import os
 import threading
 from collections.abc import Callable
@@ -20,6 +19,7 @@ from typing import TYPE_CHECKING
 
 from tooldeck._public import public
 from tooldeck.host.config.config import Config, default_config
+from tooldeck.host.config.config_files import default_data_dir
 from tooldeck.host.config.layers import NO_PROJECT, ProjectLayer
 from tooldeck.host.permissions.policy import CurrentPolicy
 
@@ -32,14 +32,6 @@ if TYPE_CHECKING:
     from tooldeck.host.permissions.permission import PermissionService
     from tooldeck.host.permissions.request import Asker
     from tooldeck.host.store.base import Store
-
-
-def default_data_dir(root: Path) -> Path:
-    """``$XDG_DATA_HOME/tooldeck/locations/<dirname>-<hash>``: per-root, outside the tree."""
-    from tooldeck.host.config.config_files import user_data_dir
-
-    digest = hashlib.sha256(str(root).encode()).hexdigest()[:12]
-    return user_data_dir() / "locations" / f"{root.name or 'root'}-{digest}"
 
 
 @public

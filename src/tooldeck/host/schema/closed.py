@@ -7,36 +7,36 @@ own validator would drop that key silently (pydantic's default ``extra`` is
 input is validated with pydantic's ``extra="forbid"``: the instance is still the tool's
 own model class, and the extra key is refused with its name.
 
-That override reaches every model in the input, so it is used only when none of them
-allows extra keys: where one does (``extra="allow"``: its schema is open, and must stay
-so), the input is validated by the models' own settings. Where every one forbids them
-already (``tool(fn)``'s own input of plain values), the model's validators are used as
-they are, which saves the override's cost on each call (``bench/RESULTS.md``).
+That override reaches every model, dataclass and ``TypedDict`` in the input, so it is
+used only when none of them allows extra keys: where one does (``extra="allow"``: its
+schema is open, and must stay so), the input is validated by their own settings. Where
+every one forbids them already (``tool(fn)``'s own input of plain values), the
+validators are used as they are, which saves the override's cost on each call
+(``bench/RESULTS.md``). Which settings an input holds is read from its pydantic-core
+schema, where pydantic has already resolved every annotation, alias and generic.
 """
 
 from __future__ import annotations
 
-import typing
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
-from pydantic import BaseModel
-from typing_extensions import get_type_hints, is_typeddict
+from pydantic import BaseModel, TypeAdapter
 
 Validate = Callable[[Any], Any]
 
 
-def closed_validators(source: Any, nested: Any = None) -> tuple[Validate, Validate]:
-    """The validators of JSON text and of Python data for ``source`` (a model class, or a
-    ``TypedDict`` whose fields are ``nested``'s, a model's), refusing extra keys."""
+def closed_validators(source: Any) -> tuple[Validate, Validate]:
+    """The validators of JSON text and of Python data for ``source`` (a model class, a
+    ``TypeAdapter``, or a type such as a ``TypedDict``), refusing extra keys."""
     if isinstance(source, type) and issubclass(source, BaseModel):
-        core = source.__pydantic_validator__
+        source.__pydantic_validator__.validate_json  # noqa: B018 - builds a deferred model
+        core, schema = source.__pydantic_validator__, source.__pydantic_core_schema__
     else:
-        from pydantic import TypeAdapter
-
-        core = TypeAdapter(source).validator  # pydantic-core's own, without the wrapper call
-    settings = extra_settings(source) | extra_settings(nested)
-    if "allow" in settings or settings == {"forbid"}:  # open somewhere, or closed already
+        adapter = source if isinstance(source, TypeAdapter) else TypeAdapter(source)
+        core, schema = adapter.validator, adapter.core_schema
+    settings = set(extra_settings(schema))
+    if "allow" in settings or settings <= {"forbid"}:  # open somewhere, or closed already
         return core.validate_json, core.validate_python
     return _forbidding(core.validate_json), _forbidding(core.validate_python)
 
@@ -50,35 +50,26 @@ def _forbidding(validate: Callable[..., Any]) -> Validate:
     return closed
 
 
-def extra_settings(annotation: Any, seen: set[int] | None = None) -> set[str | None]:
-    """The ``extra`` setting of each model, pydantic dataclass and ``TypedDict`` in
-    ``annotation`` (a type, or a generic alias of types); ``None`` is pydantic's default
-    (``"ignore"``)."""
-    seen = set() if seen is None else seen
-    if annotation is None or id(annotation) in seen:
-        return set()
-    seen.add(id(annotation))
-    settings: set[str | None] = set()
-    config = getattr(annotation, "__pydantic_config__", None)
-    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
-        settings.add(annotation.model_config.get("extra"))
-        parts = [field.annotation for field in annotation.model_fields.values()]
-    elif is_typeddict(annotation):
-        settings.add((config or {}).get("extra"))
-        parts = list(_hints(annotation).values())
-    else:
-        if config is not None:  # a pydantic dataclass
-            settings.add(config.get("extra"))
-        parts = list(typing.get_args(annotation))
-    for part in parts:
-        settings |= extra_settings(part, seen)
-    return settings
+_OBJECTS = frozenset({"model", "dataclass", "typed-dict"})
+"""The pydantic-core schemas that take keys: each has an ``extra`` setting."""
 
 
-def _hints(annotation: Any) -> dict[str, Any]:
-    """A ``TypedDict``'s field types; none where they cannot be resolved (pydantic then
-    validates it by its own settings, as it would anyway)."""
-    try:
-        return get_type_hints(annotation, include_extras=True)
-    except Exception:  # any failure to resolve them means no fields are known
-        return {}
+def extra_settings(schema: Any) -> Iterator[str]:
+    """The ``extra`` setting of each object a pydantic-core ``schema`` validates (a
+    model, a dataclass, a ``TypedDict``, wherever it is nested): ``"ignore"`` (also
+    where none is set: pydantic's default), ``"forbid"`` or ``"allow"``."""
+    if isinstance(schema, list):
+        for item in schema:
+            yield from extra_settings(item)
+        return
+    if not isinstance(schema, dict):
+        return
+    kind = schema.get("type")
+    if kind in _OBJECTS:
+        config = schema.get("config") or {}
+        yield schema.get("extra_behavior") or config.get("extra_fields_behavior") or "ignore"
+    elif kind in ("model-fields", "dataclass-args") and "extra_behavior" in schema:
+        yield schema["extra_behavior"]
+    for key, value in schema.items():
+        if key not in ("metadata", "config", "cls", "ref"):
+            yield from extra_settings(value)

@@ -84,12 +84,10 @@ def input_validators(source: Any) -> InputValidators:
     if is_model_class(source) or is_type_adapter(source):
         # pydantic-core parses and validates JSON in one pass; its errors are translated
         # by the boundary, so the bound methods are used as they are (no wrapper call).
-        # A model refuses the extra keys its closed schema refuses (``closed.py``).
-        if is_model_class(source):
-            from tooldeck.host.schema.closed import closed_validators
+        # They refuse the extra keys their closed schema refuses (``closed.py``).
+        from tooldeck.host.schema.closed import closed_validators
 
-            return InputValidators(*closed_validators(source))
-        return InputValidators(source.validator.validate_json, source.validator.validate_python)
+        return InputValidators(*closed_validators(source))
     if source is None:
         return InputValidators(_empty_input, _empty_input)
     checker = _schema_input(source)

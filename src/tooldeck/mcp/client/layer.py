@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from tooldeck.errors import PluginError, UsageError
 from tooldeck.hookspecs import hookimpl
-from tooldeck.host.config.config_files import user_data_dir
+from tooldeck.host.config.config_files import default_data_dir, user_data_dir
 from tooldeck.mcp.client.cache import ListingCache, kept_tools, wire_tools
 from tooldeck.mcp.client.servers import ConfiguredServer, ServerRow, rows, shadowed
 from tooldeck.mcp.client.specs import server_specs
@@ -80,7 +80,10 @@ class McpLayer:
         self._listings = listings
         self._on_start = on_start  # told of every server start (Host.open(on_mcp_start=))
         self._authorizer = authorizer
-        self._cache = ListingCache(location.data_dir, user_data_dir())
+        # A user's own servers share one folder of listings, unless the host chose where
+        # this Location keeps its data (then everything stays there).
+        default = location.data_dir == default_data_dir(location.root)
+        self._cache = ListingCache(location.data_dir, user_data_dir() if default else None)
         self._servers = [
             ConfiguredServer(spec, "active")
             for spec in server_specs(

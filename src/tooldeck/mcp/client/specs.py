@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 from tooldeck.host.config.config import McpServerConfig
+from tooldeck.host.config.config_files import user_config_path
 from tooldeck.host.registry.names import normalize
 
 
@@ -25,11 +26,12 @@ class ServerSpec(NamedTuple):
     cwd: Path
     """The command's working directory: ``cwd`` resolved against the folder of the file
     that named the server (a user server's paths are made absolute as its file is read:
-    ``config_files.user_source``), the Location root by default. Never the host
+    ``config_files.user_source``); without one, the user config's folder for a server
+    only the user config names (``from_user``), else the Location root. Never the host
     process's own directory, which says nothing about the project (a
     ``tooldeck --location`` run, a desktop client, one process serving several)."""
     key_file: Path | None = None
-    """``private_key_file``, ``~`` expanded and resolved against the Location root."""
+    """``private_key_file``, ``~`` expanded and resolved as ``cwd`` is."""
     from_user: bool = False
     """Named by the user config alone: the same server in every folder (its listing is
     kept once for all of them, ``cache.py``)."""
@@ -57,7 +59,8 @@ def server_specs(
 
 
 def _spec(name: str, config: McpServerConfig, root: Path, from_user: bool) -> ServerSpec:
-    cwd = (root / config.cwd) if config.cwd is not None else root
+    home = user_config_path().parent if from_user else root  # where the server is named
+    cwd = (root / config.cwd) if config.cwd is not None else home
     key = config.private_key_file
     key_file = (root / Path(key).expanduser()) if key is not None else None
     return ServerSpec(name, normalize(name), config, cwd, key_file, from_user)
