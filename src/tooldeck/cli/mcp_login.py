@@ -133,4 +133,4 @@ def _server(args: argparse.Namespace, *, signing_in: bool) -> tuple[ServerSpec, 
         location.close()
         raise CommandError(problem)
     assert config is not None
-    return server_specs({args.name: config}, root)[0], location
+    return server_specs({args.name: config}, root, location.project.user_servers)[0], location

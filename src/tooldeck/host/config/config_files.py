@@ -12,13 +12,7 @@ Merging: tables merge key by key (recursively); arrays of tables concatenate, us
 first; every other value is replaced by the project's. What a Location applies keeps
 the project's permission rules and ``[plugins]`` out of this merge: they combine with
 the user's by laws of their own (``layers.py``), and an untrusted project is narrowed
-first (``host/trust/narrowing.py``). A path a file gives a server (``cwd``,
-``private_key_file``) is relative to that file's folder: the project's is the Location
-root, the user's is its own folder, which is also where a server only the user's file
-names runs unless its ``cwd`` says otherwise (``mcp/client/specs.py``), so that no
-repository a folder opens on can put a ``calc_server.py`` or a ``.venv/bin/python``
-where a user's server would start it.
-Each file is validated on its own first, so an
+first (``host/trust/narrowing.py``). Each file is validated on its own first, so an
 error names the file it is in: ``ConfigError(path, dotted.key, "expected ..., got ...")``.
 Validation is strict (TOML has real types: ``"5"`` is not an integer). A valid key whose
 feature this version does not have (``config.NOT_YET_AVAILABLE``) is an error too, rather
@@ -107,25 +101,7 @@ def default_data_dir(root: Path) -> Path:
 def user_source() -> ConfigSource | None:
     """The user layer, or ``None`` when the file does not exist."""
     path = user_config_path()
-    if not path.is_file():
-        return None
-    return ConfigSource(_shown(path), "", _anchored(read_toml(path), path.parent))
-
-
-def _anchored(data: dict[str, Any], folder: Path) -> dict[str, Any]:
-    """``data`` with each server's paths made absolute against ``folder`` (where a server
-    without ``cwd`` runs is decided after the merge: ``mcp/client/specs.py``); a value of
-    the wrong type is left for validation to name."""
-    servers = data.get("mcp", {}).get("servers") if isinstance(data.get("mcp"), dict) else None
-    if not isinstance(servers, dict):
-        return data
-    for entry in servers.values():
-        if not isinstance(entry, dict):
-            continue
-        for key in ("cwd", "private_key_file"):
-            if isinstance(entry.get(key), str):
-                entry[key] = str(folder / Path(entry[key]).expanduser())
-    return data
+    return ConfigSource(_shown(path), "", read_toml(path)) if path.is_file() else None
 
 
 def project_source(root: Path) -> ConfigSource | None:

@@ -165,16 +165,17 @@ class ListingCache:
             "notes": list(notes),
             "tools": list(tools),
         }
+        path = self.path(spec)
         try:
-            self.path(spec).parent.mkdir(parents=True, exist_ok=True)
-            write_atomically(self.path(spec), json.dumps(data, ensure_ascii=False))
+            path.parent.mkdir(parents=True, exist_ok=True)
+            write_atomically(path, json.dumps(data, ensure_ascii=False))
         except (OSError, TypeError, ValueError) as exc:
             reason = exc.strerror or exc if isinstance(exc, OSError) else exc
             log.warning(
                 "cannot keep the tool listing of MCP server %r in %s: %s (the old entry, if "
                 "any, is unchanged)",
                 spec.name,
-                self.path(spec),
+                path,
                 reason,
             )
 

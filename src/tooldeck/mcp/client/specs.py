@@ -25,11 +25,12 @@ class ServerSpec(NamedTuple):
     config: McpServerConfig
     cwd: Path
     """The command's working directory: ``cwd`` resolved against the folder of the file
-    that named the server (a user server's paths are made absolute as its file is read:
-    ``config_files.user_source``); without one, the user config's folder for a server
-    only the user config names (``from_user``), else the Location root. Never the host
-    process's own directory, which says nothing about the project (a
-    ``tooldeck --location`` run, a desktop client, one process serving several)."""
+    that named the server, or that folder itself: the user config's for a server only
+    the user config names (``from_user``), else the Location root. So no repository a
+    folder opens on can put a ``calc_server.py`` or a ``.venv/bin/python`` where a
+    user's server would start it. Never the host process's own directory, which says
+    nothing about the project (a ``tooldeck --location`` run, a desktop client, one
+    process serving several)."""
     key_file: Path | None = None
     """``private_key_file``, ``~`` expanded and resolved as ``cwd`` is."""
     from_user: bool = False
@@ -60,7 +61,7 @@ def server_specs(
 
 def _spec(name: str, config: McpServerConfig, root: Path, from_user: bool) -> ServerSpec:
     home = user_config_path().parent if from_user else root  # where the server is named
-    cwd = (root / config.cwd) if config.cwd is not None else home
+    cwd = (home / Path(config.cwd).expanduser()) if config.cwd is not None else home
     key = config.private_key_file
-    key_file = (root / Path(key).expanduser()) if key is not None else None
+    key_file = (home / Path(key).expanduser()) if key is not None else None
     return ServerSpec(name, normalize(name), config, cwd, key_file, from_user)
